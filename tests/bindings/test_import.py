@@ -1,0 +1,24 @@
+import sys
+
+import tether
+from tether import _tether
+
+
+def test_extension_is_the_built_one():
+    assert _tether.__file__.endswith("_tether.so")
+    assert tether.__file__.startswith(_tether.__file__.rsplit("/", 2)[0])
+
+
+def test_parse_roundtrip_goes_through_mlir():
+    out = _tether._parse_roundtrip("func.func @f(%x: i32) -> i32 { return %x : i32 }")
+    assert "func.func @f(%arg0: i32) -> i32" in out
+    assert "return %arg0 : i32" in out
+
+
+def test_parse_error_is_an_exception():
+    try:
+        _tether._parse_roundtrip("func.func @")
+    except ValueError as e:
+        assert "parse" in str(e)
+    else:
+        raise AssertionError("no exception")

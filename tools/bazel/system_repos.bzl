@@ -1,0 +1,128 @@
+"""System dependencies of tether as local Bazel repositories.
+
+Each repository exposes one cc_library named after the repository (@bdwgc, @mlir, @libclang, @cjson,
+@libelf, @python). The files come from Debian packages installed by tools/setup.sh. When a file a
+repository needs is missing, the repository still loads, but every target in it fails to build with
+one line that names the Debian package to install; there is no Starlark stack trace.
+"""
+
+def _missing_build(ctx, missing):
+    """A BUILD file whose every target fails with one clear line."""
+    msg = "tether: missing system dependency @{repo}: {path} not found; install the Debian package {pkg} (tools/setup.sh installs everything)".format(
+        repo = ctx.name,
+        path = missing,
+        pkg = ctx.attr.debian_package,
+    )
+    targets = [ctx.name] + ctx.attr.extra_targets
+    lines = [
+        'package(default_visibility = ["//visibility:public"])',
+        "",
+        "genrule(",
+        '    name = "missing_dependency",',
+        '    outs = ["missing_dependency.h"],',
+        "    cmd = \"echo '%s' >&2; exit 1\"," % msg,
+        ")",
+    ]
+    for t in targets:
+        lines += [
+            "",
+            "cc_library(",
+            '    name = "%s",' % t,
+            '    hdrs = [":missing_dependency"],',
+            ")",
+        ]
+    return "\n".join(lines) + "\n"
+
+def _first_missing(ctx, paths):
+    for p in paths:
+        if not ctx.path(p).exists:
+            return p
+    return None
+
+def _system_library_impl(ctx):
+    missing = _first_missing(ctx, ctx.attr.required)
+    if missing:
+        ctx.file("BUILD.bazel", _missing_build(ctx, missing))
+        ctx.file("defs.bzl", "")
+        return
+    for name, target in ctx.attr.symlinks.items():
+        ctx.symlink(target, name)
+    ctx.file("BUILD.bazel", 'package(default_visibility = ["//visibility:public"])\n\n' + ctx.attr.build_file_content)
+
+system_library = repository_rule(
+    implementation = _system_library_impl,
+    doc = "A library installed by a Debian package, as a local repository.",
+    local = True,
+    attrs = {
+        "debian_package": attr.string(mandatory = True, doc = "The package that provides the files."),
+        "required": attr.string_list(doc = "Absolute paths that must exist."),
+        "symlinks": attr.string_dict(doc = "Repository-relative name -> absolute path to link there."),
+        "build_file_content": attr.string(mandatory = True),
+        "extra_targets": attr.string_list(doc = "Targets besides the main one that must fail when missing."),
+    },
+)
+
+_PY_QUERY = """
+import sys, sysconfig
+print(sys.executable)
+print(sysconfig.get_paths()["include"])
+print(sysconfig.get_config_var("EXT_SUFFIX"))
+print("%d.%d" % sys.version_info[:2])
+"""
+
+def _python_impl(ctx):
+    interpreter = ctx.os.environ.get("TETHER_PYTHON", "")
+    if not interpreter:
+        interpreter = "/usr/bin/python3"
+        if not ctx.path(interpreter).exists:
+            found = ctx.which("python3")
+            interpreter = str(found) if found else interpreter
+    if not ctx.path(interpreter).exists:
+        ctx.file("BUILD.bazel", _missing_build(ctx, interpreter))
+        ctx.file("defs.bzl", 'PYTHON = None\nEXT_SUFFIX = ".so"\n')
+        return
+    res = ctx.execute([interpreter, "-c", _PY_QUERY])
+    if res.return_code != 0:
+        ctx.file("BUILD.bazel", _missing_build(ctx, interpreter + " (it did not run: " + res.stderr.strip().replace("'", "") + ")"))
+        ctx.file("defs.bzl", 'PYTHON = None\nEXT_SUFFIX = ".so"\n')
+        return
+    lines = res.stdout.strip().split("\n")
+    info = {"executable": lines[0], "include": lines[1], "ext_suffix": lines[2], "version": lines[3]}
+    header = info["include"] + "/Python.h"
+    if not ctx.path(header).exists:
+        ctx.file("BUILD.bazel", _missing_build(ctx, header))
+        ctx.file("defs.bzl", 'PYTHON = "%s"\nEXT_SUFFIX = ".so"\n' % info["executable"])
+        return
+    ctx.symlink(info["include"], "include")
+    ctx.file("python3.sh", "#!/bin/sh\nexec '%s' \"$@\"\n" % info["executable"], executable = True)
+    ctx.file("defs.bzl", 'PYTHON = "%s"\nPYTHON_VERSION = "%s"\nEXT_SUFFIX = "%s"\n' % (
+        info["executable"],
+        info["version"],
+        info["ext_suffix"],
+    ))
+    ctx.file("BUILD.bazel", """package(default_visibility = ["//visibility:public"])
+
+# Headers of {exe} (Python {ver}), the interpreter that runs the tests.
+cc_library(
+    name = "python",
+    hdrs = glob(["include/**/*.h"]),
+    includes = ["include"],
+)
+
+# The interpreter itself, for tests: `$(location @python//:python3) -m pytest ...`.
+sh_binary(
+    name = "python3",
+    srcs = ["python3.sh"],
+)
+""".format(exe = info["executable"], ver = info["version"]))
+
+python_repository = repository_rule(
+    implementation = _python_impl,
+    doc = "Headers and interpreter of the python3 that runs the tests ($TETHER_PYTHON, else /usr/bin/python3, else python3 on PATH).",
+    local = True,
+    environ = ["TETHER_PYTHON", "PATH"],
+    attrs = {
+        "debian_package": attr.string(default = "python3-dev"),
+        "extra_targets": attr.string_list(default = ["python3"]),
+    },
+)
