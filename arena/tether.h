@@ -1,8 +1,38 @@
-/* tether: handles to MLIR IR in a Boehm-GC heap. (Foundation version; see docs/arena-api.md.) */
+/* tether.h: handles to MLIR IR that cannot dangle.
+ *
+ * Every MLIR object a binding hands out is reached through a handle allocated in a Boehm-GC heap.
+ * A handle keeps its root (the operation, region or block that owns the tree it lives in) and its
+ * arena (the MlirContext) alive; when nothing reaches a root any more, its IR is destroyed at the
+ * next safe point. Erasing IR invalidates every handle into it. An invalid handle answers every
+ * call with TETHER_EINVALID and a reason; no function dereferences freed IR.
+ *
+ * Conventions (after the MLIR C API and bdwgc):
+ *  - Functions return a status: TETHER_OK (0) or a negative error. Results go through out-params,
+ *    which are left untouched on failure.
+ *  - A NULL handle or out-param is TETHER_EARG. An invalid handle is TETHER_EINVALID.
+ *  - Handles are GC objects: keep them in memory the collector scans (stack, registers, GC heap).
+ *    To store one in memory the collector does not scan (malloc, a Python object), pin it.
+ *  - "Safe point": the call may first destroy IR of the same arena that no handle reaches. That
+ *    never affects IR you can reach through a handle. Every function taking an arena or IR handle
+ *    is a safe point unless marked [no safe point].
+ *  - "May destroy IR": the call itself destroys IR it was asked to (erase).
+ *  - Raw access: tether_op_get() & co. give the MLIR object for use with the MLIR C API. It stays
+ *    valid while the handle is reachable and valid: keep the handle alive until the last use
+ *    (tether_keep_alive). Structural changes (create, insert, move, detach, erase, clone, operand
+ *    changes, passes) go through tether; after changing structure through the raw C API, call
+ *    tether_revalidate().
+ *
+ * Threads: an arena and everything reached from it are used by one thread at a time (the caller
+ * serializes, e.g. with the GIL). Different arenas may be used concurrently from different
+ * threads. Any thread is registered with the collector on its first tether call and unregistered
+ * when it exits. See docs/ownership.md.
+ */
 #ifndef TETHER_H
 #define TETHER_H
 
 #include <mlir-c/IR.h>
+#include <mlir-c/Pass.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -10,43 +40,343 @@
 extern "C" {
 #endif
 
-#define TETHER_STATUS_LIST(X)                                                                      \
-  X(TETHER_OK, 0, "ok")                                                                            \
-  X(TETHER_EINVALID, -1, "handle is invalid")                                                      \
-  X(TETHER_EARG, -2, "invalid argument")                                                           \
-  X(TETHER_EPARSE, -3, "MLIR could not parse the input")                                           \
-  X(TETHER_ENOMEM, -4, "out of memory")
+/* ---------------------------------------------------------------------------------------------
+ * Status codes and invalidity reasons.
+ */
+
+#define TETHER_STATUS_LIST(X)                                                                     \
+  X(TETHER_OK, 0, "ok")                                                                           \
+  X(TETHER_EINVALID, -1, "the handle is invalid")                                                 \
+  X(TETHER_EARG, -2, "invalid argument")                                                          \
+  X(TETHER_EPARSE, -3, "MLIR could not parse the input")                                          \
+  X(TETHER_EVERIFY, -4, "the operation does not verify")                                          \
+  X(TETHER_ENOMEM, -5, "out of memory")                                                           \
+  X(TETHER_ERANGE, -6, "index out of range")                                                      \
+  X(TETHER_ESTATE, -7, "the object is not in a state that allows this")                           \
+  X(TETHER_EBUSY, -8, "results of the operation are still used outside it")                      \
+  X(TETHER_ECONTEXT, -9, "objects of different arenas or contexts were mixed")                    \
+  X(TETHER_EPASS, -10, "the pass pipeline failed")
 
 typedef enum {
-#define TETHER__ENUM(name, value, text) name = value,
-  TETHER_STATUS_LIST(TETHER__ENUM)
-#undef TETHER__ENUM
+#define TETHER__STATUS_ENUM(name, value, text) name = value,
+  TETHER_STATUS_LIST(TETHER__STATUS_ENUM)
+#undef TETHER__STATUS_ENUM
 } tether_status;
 
-/// Text for a status code; never NULL.
+/// Text for a status code; never NULL. [no safe point]
 const char *tether_strerror(int status);
+/// Name of a status code ("TETHER_EINVALID"); never NULL. [no safe point]
+const char *tether_status_name(int status);
+
+#define TETHER_REASON_LIST(X)                                                                     \
+  X(TETHER_REASON_NONE, 0, "valid")                                                               \
+  X(TETHER_REASON_ERASED, 1, "the object was erased")                                            \
+  X(TETHER_REASON_PARENT_ERASED, 2, "an ancestor of the object was erased")                      \
+  X(TETHER_REASON_REMOVED, 3, "the object was removed by a pass or another change to the IR")    \
+  X(TETHER_REASON_DESTROYED, 4, "the IR the object belonged to was destroyed")
+
+typedef enum {
+#define TETHER__REASON_ENUM(name, value, text) name = value,
+  TETHER_REASON_LIST(TETHER__REASON_ENUM)
+#undef TETHER__REASON_ENUM
+} tether_reason;
+
+/// Text for a reason; never NULL. [no safe point]
+const char *tether_reason_text(tether_reason reason);
+
+/* ---------------------------------------------------------------------------------------------
+ * Handle types. IR handles (op, region, block, value) are interned: at most one handle per MLIR
+ * object while it is alive, so pointer equality of handles is identity of the IR. Context-owned
+ * objects (type, attribute, location) are plain values that keep their arena alive.
+ */
 
 typedef struct tether_arena tether_arena;
 typedef struct tether_op tether_op;
+typedef struct tether_region tether_region;
+typedef struct tether_block tether_block;
+typedef struct tether_value tether_value;
+typedef struct tether_type tether_type;
+typedef struct tether_attr tether_attr;
+typedef struct tether_loc tether_loc;
 
-/// Creates an arena over a new MlirContext with every upstream dialect registered. The arena
-/// lives while any handle reaches it. Returns TETHER_OK and sets *out, or an error (*out
-/// untouched).
+typedef enum {
+  TETHER_KIND_OP = 0,
+  TETHER_KIND_REGION = 1,
+  TETHER_KIND_BLOCK = 2,
+  TETHER_KIND_VALUE = 3,
+  TETHER_KIND_COUNT = 4
+} tether_kind;
+
+/// Keeps `handle` reachable up to this point (use after the last use of a raw object taken from
+/// it). [no safe point]
+#define tether_keep_alive(handle) tether__keep_alive((const void *)(handle))
+void tether__keep_alive(const void *handle);
+
+/* ---------------------------------------------------------------------------------------------
+ * Arenas. An arena owns (or adopts) one MlirContext and lives while any handle reaches it. When it
+ * becomes unreachable, its remaining IR and then its context are destroyed at a later safe point.
+ */
+
+/// Creates an arena over a new MlirContext with every upstream dialect registered (loaded on
+/// demand). The arena owns the context. On success sets *out.
 int tether_arena_create(tether_arena **out);
 
-/// Parses `len` bytes of MLIR assembly into a new root operation owned by the returned handle.
-int tether_module_parse(tether_arena *a, const char *asm_text, size_t len, tether_op **out);
+/// Creates an arena over an existing context. With take_ownership the arena destroys the context
+/// when it dies; otherwise the caller must keep the context alive longer than every handle.
+/// A context must be adopted by at most one live arena.
+int tether_arena_adopt(MlirContext ctx, bool take_ownership, tether_arena **out);
 
-/// Prints the operation through `cb`. TETHER_EINVALID on an invalid handle.
-int tether_op_print(tether_op *op, MlirStringCallback cb, void *user);
+/// The arena's context (borrowed; valid while the arena is reachable). [no safe point]
+MlirContext tether_arena_context(tether_arena *a);
 
-/// Safe point: full collection, then destroys every root no handle reaches.
-void tether_collect(void);
+/// Text of the MLIR diagnostics emitted by the last failing call on this arena ("" if none).
+/// Valid until the next call on the arena. [no safe point]
+const char *tether_arena_last_error(tether_arena *a);
 
-/// Number of live root operations across all arenas.
-intptr_t tether_live_roots(void);
+/// Allows operations of unregistered dialects in the arena's context.
+int tether_arena_allow_unregistered(tether_arena *a, bool allow);
+
+/* ---------------------------------------------------------------------------------------------
+ * Roots: parsing and creating IR. Every new root is owned by the returned handle.
+ */
+
+/// Parses a module (top-level operations are wrapped in an implicit builtin.module). The module
+/// is a new root. TETHER_EPARSE on bad input (diagnostics in tether_arena_last_error).
+int tether_module_parse(tether_arena *a, const char *text, size_t len, tether_op **out);
+
+/// Parses exactly one operation (no implicit module). New root.
+int tether_op_parse(tether_arena *a, const char *text, size_t len, tether_op **out);
+
+/// Creates an empty builtin.module at `loc` (NULL: unknown location). New root.
+int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out);
+
+/// Creates an operation from a full MlirOperationState. Operands must be values of IR alive in
+/// this arena, successors blocks alive in this arena. Regions in the state must be detached
+/// regions created by tether_region_create; ownership of them moves to the new operation and their
+/// handles now refer to its regions. The new operation is a root. TETHER_ECONTEXT when anything
+/// belongs to another context; TETHER_EARG when a region is not a detached tether region or
+/// result types could not be inferred (diagnostics in tether_arena_last_error).
+int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out);
+
+/// Creates a detached, empty region. Its handle owns it until it is attached to an operation.
+int tether_region_create(tether_arena *a, tether_region **out);
+
+/// Creates a detached block with n argument types and locations (locs may be NULL: unknown).
+/// Its handle owns it until it is appended to a region.
+int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types, const MlirLocation *locs,
+                        tether_block **out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Guarded access: the MLIR object behind a handle, or TETHER_EINVALID. [no safe point]
+ */
+
+int tether_op_get(tether_op *op, MlirOperation *out);
+int tether_region_get(tether_region *r, MlirRegion *out);
+int tether_block_get(tether_block *b, MlirBlock *out);
+int tether_value_get(tether_value *v, MlirValue *out);
+
+/// TETHER_REASON_NONE for a valid handle of any IR kind, else why it is invalid. [no safe point]
+tether_reason tether_handle_reason(const void *handle);
+/// True if the IR handle is valid. [no safe point]
+bool tether_handle_is_valid(const void *handle);
+/// The kind of an IR handle. [no safe point]
+tether_kind tether_handle_kind(const void *handle);
+/// The arena of a valid IR handle, else NULL. [no safe point]
+tether_arena *tether_handle_arena(const void *handle);
+
+/// A binding's back-pointer on an IR handle (e.g. its wrapper object), not traced by the
+/// collector. Invalidation keeps it. [no safe point]
+void tether_handle_set_user(void *handle, void *user);
+void *tether_handle_get_user(const void *handle);
+
+/// Raw-pointer wrapping: the interned handle of an MLIR object that belongs to IR alive in this
+/// arena (found by walking up to its root). TETHER_EARG if the object is in no live root of the
+/// arena. The object must not have been freed: this cannot be checked.
+int tether_op_wrap(tether_arena *a, MlirOperation raw, tether_op **out);
+int tether_block_wrap(tether_arena *a, MlirBlock raw, tether_block **out);
+int tether_region_wrap(tether_arena *a, MlirRegion raw, tether_region **out);
+int tether_value_wrap(tether_arena *a, MlirValue raw, tether_value **out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Navigation. Every result is the interned handle (same pointer for the same IR object); "none"
+ * results (no parent, end of list) are TETHER_OK with *out = NULL.
+ */
+
+/// The operation containing op, or NULL for a root.
+int tether_op_parent(tether_op *op, tether_op **out);
+/// The block containing op, or NULL.
+int tether_op_block(tether_op *op, tether_block **out);
+/// True if op is the root of its tree (it owns its IR).
+int tether_op_is_root(tether_op *op, bool *out);
+int tether_op_num_regions(tether_op *op, intptr_t *out);
+int tether_op_region(tether_op *op, intptr_t i, tether_region **out);
+int tether_op_num_operands(tether_op *op, intptr_t *out);
+int tether_op_operand(tether_op *op, intptr_t i, tether_value **out);
+int tether_op_num_results(tether_op *op, intptr_t *out);
+int tether_op_result(tether_op *op, intptr_t i, tether_value **out);
+int tether_op_num_successors(tether_op *op, intptr_t *out);
+int tether_op_successor(tether_op *op, intptr_t i, tether_block **out);
+/// The next / previous operation in the same block, or NULL.
+int tether_op_next(tether_op *op, tether_op **out);
+int tether_op_prev(tether_op *op, tether_op **out);
+
+/// The operation owning region r, or NULL for a detached region.
+int tether_region_parent(tether_region *r, tether_op **out);
+int tether_region_num_blocks(tether_region *r, intptr_t *out);
+/// Block i of the region (O(i)).
+int tether_region_block(tether_region *r, intptr_t i, tether_block **out);
+int tether_region_first_block(tether_region *r, tether_block **out);
+
+/// The region containing block b, or NULL for a detached block.
+int tether_block_parent(tether_block *b, tether_region **out);
+/// The operation owning b's region, or NULL.
+int tether_block_parent_op(tether_block *b, tether_op **out);
+int tether_block_next(tether_block *b, tether_block **out);
+int tether_block_num_ops(tether_block *b, intptr_t *out);
+/// Operation i of the block (O(i)).
+int tether_block_op(tether_block *b, intptr_t i, tether_op **out);
+int tether_block_first_op(tether_block *b, tether_op **out);
+/// The block's terminator, or NULL if its last operation is not one.
+int tether_block_terminator(tether_block *b, tether_op **out);
+int tether_block_num_args(tether_block *b, intptr_t *out);
+int tether_block_arg(tether_block *b, intptr_t i, tether_value **out);
+/// Appends an argument; returns its handle.
+int tether_block_add_arg(tether_block *b, MlirType type, MlirLocation loc, tether_value **out);
+
+/// True if v is an operation result (else a block argument).
+int tether_value_is_result(tether_value *v, bool *out);
+/// The operation defining a result, or NULL for a block argument.
+int tether_value_owner_op(tether_value *v, tether_op **out);
+/// The block owning an argument, or NULL for a result.
+int tether_value_owner_block(tether_value *v, tether_block **out);
+/// Result number or argument number.
+int tether_value_index(tether_value *v, intptr_t *out);
+
+/* ---------------------------------------------------------------------------------------------
+ * Structural mutation. Ownership moves with the IR: a root inserted somewhere stops being a root
+ * and its handles now keep the new tree alive; a detached operation becomes a root.
+ */
+
+/// Inserts root op at position pos of block b (pos == number of ops: append). op must be a root
+/// (TETHER_ESTATE otherwise: detach it or use tether_op_move_*); TETHER_EARG if b is inside op.
+int tether_block_insert_op(tether_block *b, intptr_t pos, tether_op *op);
+int tether_block_append_op(tether_block *b, tether_op *op);
+/// Moves op (a root or inside any tree of the arena) right before / after ref.
+int tether_op_move_before(tether_op *op, tether_op *ref);
+int tether_op_move_after(tether_op *op, tether_op *ref);
+/// Removes op from its block; it becomes a root owned by its handle. No-op for a root.
+int tether_op_detach(tether_op *op);
+/// Appends detached block b to region r; the block's ownership moves to the region's tree.
+/// TETHER_ESTATE if b already belongs to a region.
+int tether_region_append_block(tether_region *r, tether_block *b);
+/// Inserts detached block b at position pos of r.
+int tether_region_insert_block(tether_region *r, intptr_t pos, tether_block *b);
+/// Erases op and everything in it, now. op becomes invalid with TETHER_REASON_ERASED, every
+/// handle into it with TETHER_REASON_PARENT_ERASED. TETHER_EBUSY (nothing changes) if a result
+/// of op or of an op inside it is still used outside op. May destroy IR.
+int tether_op_erase(tether_op *op);
+/// Clones op (with its regions) into a new root.
+int tether_op_clone(tether_op *op, tether_op **out);
+/// Replaces operand i of op.
+int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v);
+/// Replaces every use of `of` with `with`.
+int tether_value_replace_all_uses(tether_value *of, tether_value *with);
+
+/// Verifies op. TETHER_EVERIFY with diagnostics in tether_arena_last_error.
+int tether_op_verify(tether_op *op);
+/// Prints op through cb (flags may be NULL: default printing).
+int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback cb, void *user);
+
+typedef enum { TETHER_WALK_PRE_ORDER = 0, TETHER_WALK_POST_ORDER = 1 } tether_walk_order;
+/// Calls cb on op and every operation nested in it. cb returns 0 to go on, nonzero to stop (the
+/// walk then returns that value). cb may mutate the IR: operations it invalidated are skipped.
+int tether_op_walk(tether_op *op, tether_walk_order order, int (*cb)(tether_op *, void *),
+                   void *user);
+
+/// Runs pm on op, then revalidates op's tree: handles of objects a pass removed become invalid
+/// (TETHER_REASON_REMOVED), the others keep their identity. TETHER_EPASS if the pipeline failed
+/// (the tree is revalidated anyway). May destroy IR.
+int tether_op_run_passes(tether_op *op, MlirPassManager pm);
+
+/// After changing the structure of the tree containing `handle` through the raw C API:
+/// invalidates (TETHER_REASON_REMOVED) the handles whose objects are no longer in the tree. An
+/// object freed and replaced by another at the same address with the same operation name cannot
+/// be told apart (docs/ownership.md).
+int tether_revalidate(void *handle);
+
+/* ---------------------------------------------------------------------------------------------
+ * Context-owned objects. A handle keeps its arena alive; the MLIR value is immortal within it.
+ */
+
+int tether_type_parse(tether_arena *a, const char *text, size_t len, tether_type **out);
+/// Wraps a type of the arena's context (TETHER_ECONTEXT for another context).
+int tether_type_wrap(tether_arena *a, MlirType raw, tether_type **out);
+int tether_type_get(tether_type *t, MlirType *out);
+int tether_attr_parse(tether_arena *a, const char *text, size_t len, tether_attr **out);
+int tether_attr_wrap(tether_arena *a, MlirAttribute raw, tether_attr **out);
+int tether_attr_get(tether_attr *t, MlirAttribute *out);
+int tether_loc_wrap(tether_arena *a, MlirLocation raw, tether_loc **out);
+int tether_loc_unknown(tether_arena *a, tether_loc **out);
+int tether_loc_get(tether_loc *t, MlirLocation *out);
+/// The arena of a type/attribute/location handle. [no safe point]
+tether_arena *tether_type_arena(tether_type *t);
+tether_arena *tether_attr_arena(tether_attr *t);
+tether_arena *tether_loc_arena(tether_loc *t);
+
+/* ---------------------------------------------------------------------------------------------
+ * Pins: keep a handle (of any kind, or an arena) alive from memory the collector does not scan.
+ * Thread-safe. [no safe point]
+ */
+
+/// Pins obj; returns a slot id (>= 0) for tether_unpin, or TETHER_ENOMEM / TETHER_EARG.
+intptr_t tether_pin(void *obj);
+/// Releases a pin. Unknown slots are ignored.
+void tether_unpin(intptr_t slot);
+
+/* ---------------------------------------------------------------------------------------------
+ * Collection, safe points, counters.
+ */
+
+/// Safe point for arena a (NULL: only what needs no arena): runs queued finalizations and destroys
+/// the unreachable IR of a, and of arenas that are themselves unreachable. Cheap when nothing is
+/// queued. May destroy IR.
+void tether_safepoint(tether_arena *a);
+
+/// Full collection: collects repeatedly (clearing what it can of the stack) until no more roots
+/// or arenas become unreachable, destroying them; a may be NULL. May destroy IR. Conservative GC:
+/// an object referenced from a stale stack slot may survive; see docs/ownership.md.
+void tether_collect(tether_arena *a);
+
+/// Called (from the thread that ran a collection, without locks) when finalizations were queued:
+/// bindings use it to schedule a safe point (Python: Py_AddPendingCall). NULL: none.
+void tether_set_notifier(void (*fn)(void));
+
+typedef struct {
+  intptr_t handles[TETHER_KIND_COUNT]; /* live interned IR handles by kind */
+  intptr_t roots;                      /* live roots (trees) */
+  intptr_t pending;                    /* roots queued for destruction at the next safe point */
+  intptr_t stuck;                      /* unreachable roots kept because of a cycle of uses */
+  intptr_t destroyed;                  /* roots destroyed so far */
+} tether_arena_stats;
+
+/// Counters of one arena. [no safe point]
+int tether_arena_get_stats(tether_arena *a, tether_arena_stats *out);
+
+typedef struct {
+  intptr_t arenas;          /* arenas not yet destroyed */
+  intptr_t arenas_pending;  /* unreachable arenas waiting for a safe point */
+  intptr_t pins;            /* live pins */
+  intptr_t threads;         /* threads tether registered with the collector and that still run */
+} tether_global_stats;
+
+/// Process-wide counters. [no safe point]
+void tether_get_global_stats(tether_global_stats *out);
+
+/// Stops all IR destruction for the rest of the process (called at exit automatically; bindings
+/// call it when their runtime shuts down). [no safe point]
+void tether_shutdown(void);
 
 #ifdef __cplusplus
 }
 #endif
-#endif
+#endif /* TETHER_H */

@@ -1,5 +1,191 @@
+/* Private declarations of libtether, shared by its subsystems:
+ *   core.c   collector setup, thread registration, pins, safe points, finalizers, counters
+ *   table.c  the per-tree intern table and the per-arena table of roots
+ *   tree.c   trees (one per root): interning, merging, moving, invalidating, destroying, deps
+ *   ir.c     the public IR API (parse, create, navigate, mutate)
+ *   context.c arenas, diagnostics, and context-owned objects (types, attributes, locations)
+ *
+ * The object graph the collector sees (-> is a pointer it traces):
+ *   user's handle -> tree -> arena          every IR handle keeps its tree and its arena alive
+ *   tree -> intern table -> handles         a tree keeps every handle into it alive: handle memory
+ *                                           lives exactly as long as its tree, so the table never
+ *                                           holds a pointer to freed memory
+ *   tree -> deps (other trees)              a tree whose IR uses values or blocks of another tree
+ *   arena -> pending trees                  queued by finalizers, destroyed at safe points
+ * Trees and arenas are finalizable without order (GC_register_finalizer_no_order, with Java-style
+ * marking so everything they reach survives until the finalizer ran); the cycle tree -> table ->
+ * handle -> tree is therefore harmless, and tether orders destruction itself (users of a tree's
+ * values first, the context last). The only pointers the collector does not see are the arena's
+ * table of roots (an index, emptied when a tree dies) and MLIR's own memory.
+ */
 #ifndef TETHER_INTERNAL_H
 #define TETHER_INTERNAL_H
+
 #include "tether.h"
+
 #include <gc/gc.h>
-#endif
+#include <mlir-c/Diagnostics.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* ---- handles -------------------------------------------------------------------------------- */
+
+/* bits: valid   -> tree pointer | kind (bits 0-1) | SEEN (bit 2)
+ *       invalid -> reason << 4  | kind (bits 0-1) | INVALID (bit 3) */
+#define TETHER__KIND_MASK ((uintptr_t)3)
+#define TETHER__SEEN ((uintptr_t)4)
+#define TETHER__INVALID ((uintptr_t)8)
+#define TETHER__LOW_MASK ((uintptr_t)15)
+
+typedef struct tether__tree tether__tree;
+
+typedef struct tether__handle {
+  void *raw;      /* the MLIR object while valid; NULL once invalid */
+  uintptr_t bits; /* see above */
+  void *user;     /* binding back-pointer (not traced: it points outside the GC heap) */
+  const void *fp; /* op: its name identifier (a fingerprint against address reuse);
+                     region: its parent operation (the C API cannot ask), NULL when detached */
+} tether__handle;
+
+#define TETHER__H(p) ((tether__handle *)(p))
+
+static inline int tether__kind(const tether__handle *h) { return (int)(h->bits & TETHER__KIND_MASK); }
+static inline int tether__valid(const tether__handle *h) { return !(h->bits & TETHER__INVALID); }
+static inline tether__tree *tether__tree_of(const tether__handle *h) {
+  return (h->bits & TETHER__INVALID) ? NULL : (tether__tree *)(h->bits & ~TETHER__LOW_MASK);
+}
+
+/* ---- trees ---------------------------------------------------------------------------------- */
+
+enum { TETHER__TREE_LIVE, TETHER__TREE_PENDING, TETHER__TREE_MERGED, TETHER__TREE_DEAD };
+
+struct tether__tree {
+  tether_arena *arena;
+  void *root;                /* raw root object: an MlirOperation, MlirRegion or MlirBlock */
+  tether__handle **slots;    /* intern table (GC memory: keeps the handles alive) */
+  tether__tree **deps;       /* trees whose IR this tree uses (GC memory) */
+  tether__tree *merged_into; /* state MERGED: the tree that absorbed this one */
+  tether__tree *next;        /* link in the arena's pending or stuck list */
+  uint32_t cap, used;        /* intern table capacity (power of two) and entries */
+  uint32_t ndeps, capdeps;
+  intptr_t counts[TETHER_KIND_COUNT];
+  uint8_t root_kind; /* TETHER_KIND_OP / REGION / BLOCK */
+  uint8_t state;
+  uint8_t mark; /* scratch while draining */
+};
+
+/* ---- arenas --------------------------------------------------------------------------------- */
+
+typedef struct {
+  void *key;
+  tether__tree *tree;
+} tether__rootent;
+
+enum { TETHER__ARENA_LIVE, TETHER__ARENA_PENDING, TETHER__ARENA_DEAD };
+
+struct tether_arena {
+  MlirContext ctx;
+  pthread_mutex_t lock;      /* guards pending and the diagnostics buffer */
+  tether__tree *pending;     /* queued by finalizers (any thread), drained at safe points */
+  tether__tree *stuck;       /* unreachable trees in a cycle of uses: kept, counted */
+  tether_arena *next_dead;   /* link in the global list of unreachable arenas */
+  tether__rootent *roots;    /* malloc: raw root -> tree (not traced: an index only) */
+  uint32_t rcap, rused;
+  char *diag; /* malloc: diagnostics text of the current call */
+  size_t diag_len, diag_cap;
+  MlirDiagnosticHandlerID diag_id;
+  int capturing;
+  tether_arena_stats stats;
+  uint8_t owns_ctx;
+  uint8_t state;
+};
+
+typedef struct tether__ctxobj {
+  void *raw;
+  tether_arena *arena;
+} tether__ctxobj;
+
+/* ---- core.c --------------------------------------------------------------------------------- */
+
+extern _Thread_local int tether__thread_ready;
+extern atomic_int tether__finalizers_queued;
+extern atomic_int tether__is_shutdown;
+
+void tether__thread_setup(void);
+void tether__safepoint_slow(tether_arena *a);
+void *tether__alloc(size_t size); /* GC_MALLOC, counting for the GC-stress mode */
+void tether__tree_finalizer(void *obj, void *cd);
+void tether__arena_finalizer(void *obj, void *cd);
+void tether__arena_registered(void); /* counts a new arena */
+
+/* Every public entry point that takes an arena or IR handle starts here: registers the thread on
+ * first use, then runs queued finalizations and destructions for arena a (a may be NULL). */
+static inline void tether__enter(tether_arena *a) {
+  if (!tether__thread_ready) tether__thread_setup();
+  if (atomic_load_explicit(&tether__finalizers_queued, memory_order_relaxed) ||
+      (a && __atomic_load_n(&a->pending, __ATOMIC_ACQUIRE)))
+    tether__safepoint_slow(a);
+}
+
+/* ---- table.c -------------------------------------------------------------------------------- */
+
+tether__handle *tether__table_find(tether__tree *t, void *raw, int kind);
+int tether__table_insert(tether__tree *t, tether__handle *h);
+/* Makes room for `extra` more entries, so the inserts that follow cannot fail. */
+int tether__table_reserve(tether__tree *t, uint32_t extra);
+void tether__table_remove(tether__tree *t, tether__handle *h);
+
+tether__tree *tether__roots_get(tether_arena *a, void *key);
+int tether__roots_put(tether_arena *a, void *key, tether__tree *t);
+void tether__roots_remove(tether_arena *a, void *key);
+void tether__roots_free(tether_arena *a);
+
+/* ---- tree.c --------------------------------------------------------------------------------- */
+
+/* A new live tree for a raw root; registers its finalizer and its entry in the roots table. */
+tether__tree *tether__tree_new(tether_arena *a, int root_kind, void *root);
+/* The interned handle of raw (kind) in tree t, created if needed; NULL only when out of memory. */
+tether__handle *tether__intern(tether__tree *t, int kind, void *raw);
+/* The same; for a region, `parent` is its parent operation (NULL: detached or unknown). */
+tether__handle *tether__intern_with(tether__tree *t, int kind, void *raw, void *parent);
+/* The tree containing a raw IR object of the arena (walking up to its root), or NULL. */
+tether__tree *tether__find_tree(tether_arena *a, int kind, void *raw);
+/* The handle of raw: looked up in t first, else in the tree that contains it. NULL if none. */
+tether__handle *tether__intern_any(tether__tree *t, int kind, void *raw);
+/* Follows merges. */
+tether__tree *tether__tree_resolve(tether__tree *t);
+/* Records that t uses IR of d. */
+int tether__add_dep(tether__tree *t, tether__tree *d);
+/* Absorbs tree `from` into `into` (its root was attached inside `into`). */
+void tether__merge(tether__tree *from, tether__tree *into);
+/* Moves the handles of the op subtree `op` from tree `from` to tree `to`, and records deps for
+ * uses that cross between the subtree and the rest. */
+int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op);
+/* Whether any result or block argument inside op is used outside it. */
+int tether__used_outside(MlirOperation op);
+/* Records deps of tree t on the trees of every value used inside op but defined outside it. */
+int tether__record_operand_deps(tether__tree *t, MlirOperation op);
+/* Invalidates every handle of t inside op (op's own handle gets `self_reason`). */
+void tether__invalidate_subtree(tether__tree *t, MlirOperation op, int self_reason);
+/* Invalidates all handles of t and destroys its IR (t must be live, pending or stuck). */
+void tether__tree_destroy(tether__tree *t, int reason);
+/* Revalidates t after outside mutation. */
+void tether__tree_revalidate(tether__tree *t);
+/* Sets a handle invalid with a reason (removing it from its tree's table first is the caller's). */
+void tether__handle_invalidate(tether__handle *h, int reason);
+/* Drains a's pending trees in dependency order; returns how many were destroyed. */
+intptr_t tether__drain_pending(tether_arena *a);
+/* Cancels a pending destruction (an object of the tree was reached through a raw pointer). */
+void tether__tree_resurrect(tether__tree *t);
+/* True if op x is `anc` or nested inside it. */
+int tether__op_is_inside(MlirOperation x, MlirOperation anc);
+
+/* ---- context.c ------------------------------------------------------------------------------ */
+
+void tether__diag_begin(tether_arena *a);
+void tether__diag_end(tether_arena *a);
+/* Destroys an unreachable arena whose trees are all gone; returns 0 if it must wait. */
+int tether__arena_destroy(tether_arena *a);
+int tether__check_ctx(tether_arena *a, MlirContext c);
+
+#endif /* TETHER_INTERNAL_H */

@@ -1,0 +1,858 @@
+/* ir.c: the public IR API: parsing and creating roots, guarded access, navigation, mutation.
+ *
+ * Invariant: every function checks its handles before touching MLIR (NULL -> TETHER_EARG, invalid
+ * -> TETHER_EINVALID), and every raw object it hands to MLIR comes from a valid handle or from
+ * navigation inside a tree that a valid handle keeps alive. Structural changes keep the tree
+ * invariants of tree.c: handles move with ownership, and cross-tree uses are recorded as deps.
+ */
+#include "tether_internal.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/Interfaces.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- checks ---------------------------------------------------------------------------------- */
+
+static int check(const void *p, int kind, tether__handle **h, tether__tree **t) {
+  if (!p) return TETHER_EARG;
+  tether__handle *x = TETHER__H(p);
+  if (tether__kind(x) != kind) return TETHER_EARG;
+  if (!tether__valid(x)) return TETHER_EINVALID;
+  *h = x;
+  *t = tether__tree_of(x);
+  tether__enter((*t)->arena);
+  return TETHER_OK;
+}
+
+#define CHECK(p, kind, h, t)                                                                      \
+  do {                                                                                            \
+    int rc_ = check((p), (kind), &(h), &(t));                                                     \
+    if (rc_ != TETHER_OK) return rc_;                                                             \
+  } while (0)
+
+#define OUT(o)                                                                                    \
+  do {                                                                                            \
+    if (!(o)) return TETHER_EARG;                                                                 \
+  } while (0)
+
+static inline MlirOperation OP(tether__handle *h) { return (MlirOperation){h->raw}; }
+static inline MlirRegion REG(tether__handle *h) { return (MlirRegion){h->raw}; }
+static inline MlirBlock BLK(tether__handle *h) { return (MlirBlock){h->raw}; }
+static inline MlirValue VAL(tether__handle *h) { return (MlirValue){h->raw}; }
+
+/* Interns a possibly-null raw object of tree t into *out (NULL stays NULL). */
+static int give(tether__tree *t, int kind, void *raw, void **out) {
+  if (!raw) {
+    *out = NULL;
+    return TETHER_OK;
+  }
+  tether__handle *h = tether__intern(t, kind, raw);
+  if (!h) return TETHER_ENOMEM;
+  *out = h;
+  return TETHER_OK;
+}
+
+static int give_any(tether__tree *t, int kind, void *raw, void **out) {
+  if (!raw) {
+    *out = NULL;
+    return TETHER_OK;
+  }
+  tether__handle *h = tether__intern_any(t, kind, raw);
+  if (!h) return TETHER_ENOMEM;
+  *out = h;
+  return TETHER_OK;
+}
+
+/* A new root tree for raw op, and its handle. On failure the op is destroyed. */
+static int new_root_op(tether_arena *a, MlirOperation op, tether_op **out) {
+  tether__tree *t = tether__tree_new(a, TETHER_KIND_OP, op.ptr);
+  if (!t) {
+    mlirOperationDestroy(op);
+    return TETHER_ENOMEM;
+  }
+  return give(t, TETHER_KIND_OP, op.ptr, (void **)out);
+}
+
+/* ---- roots ----------------------------------------------------------------------------------- */
+
+int tether_module_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
+  if (!a || !text || !out) return TETHER_EARG;
+  tether__enter(a);
+  tether__diag_begin(a);
+  MlirModule m = mlirModuleCreateParse(a->ctx, (MlirStringRef){text, len});
+  tether__diag_end(a);
+  if (mlirModuleIsNull(m)) return TETHER_EPARSE;
+  return new_root_op(a, mlirModuleGetOperation(m), out);
+}
+
+int tether_op_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
+  if (!a || !text || !out) return TETHER_EARG;
+  tether__enter(a);
+  tether__diag_begin(a);
+  MlirOperation op = mlirOperationCreateParse(a->ctx, (MlirStringRef){text, len},
+                                              mlirStringRefCreateFromCString("<tether>"));
+  tether__diag_end(a);
+  if (mlirOperationIsNull(op)) return TETHER_EPARSE;
+  return new_root_op(a, op, out);
+}
+
+int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out) {
+  if (!a || !out) return TETHER_EARG;
+  tether__enter(a);
+  MlirLocation l = mlirLocationUnknownGet(a->ctx);
+  if (loc) {
+    tether_loc_get(loc, &l);
+    if (tether__check_ctx(a, mlirLocationGetContext(l)) != TETHER_OK) return TETHER_ECONTEXT;
+  }
+  return new_root_op(a, mlirModuleGetOperation(mlirModuleCreateEmpty(l)), out);
+}
+
+int tether_region_create(tether_arena *a, tether_region **out) {
+  if (!a || !out) return TETHER_EARG;
+  tether__enter(a);
+  MlirRegion r = mlirRegionCreate();
+  tether__tree *t = tether__tree_new(a, TETHER_KIND_REGION, r.ptr);
+  if (!t) {
+    mlirRegionDestroy(r);
+    return TETHER_ENOMEM;
+  }
+  return give(t, TETHER_KIND_REGION, r.ptr, (void **)out);
+}
+
+int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types, const MlirLocation *locs,
+                        tether_block **out) {
+  if (!a || !out || n < 0 || (n > 0 && !types)) return TETHER_EARG;
+  tether__enter(a);
+  MlirLocation *l = malloc((size_t)(n ? n : 1) * sizeof *l);
+  if (!l) return TETHER_ENOMEM;
+  for (intptr_t i = 0; i < n; i++) {
+    if (mlirTypeIsNull(types[i]) || tether__check_ctx(a, mlirTypeGetContext(types[i])) ||
+        (locs && (mlirLocationIsNull(locs[i]) ||
+                  tether__check_ctx(a, mlirLocationGetContext(locs[i]))))) {
+      free(l);
+      return mlirTypeIsNull(types[i]) ? TETHER_EARG : TETHER_ECONTEXT;
+    }
+    l[i] = locs ? locs[i] : mlirLocationUnknownGet(a->ctx);
+  }
+  MlirBlock b = mlirBlockCreate(n, types, l);
+  free(l);
+  tether__tree *t = tether__tree_new(a, TETHER_KIND_BLOCK, b.ptr);
+  if (!t) {
+    mlirBlockDestroy(b);
+    return TETHER_ENOMEM;
+  }
+  return give(t, TETHER_KIND_BLOCK, b.ptr, (void **)out);
+}
+
+/* Copies n elements into a fresh malloc array (mlirOperationCreate frees its state's arrays). */
+static void *dup_array(const void *src, intptr_t n, size_t size, int *rc) {
+  if (n <= 0) return NULL;
+  void *p = malloc((size_t)n * size);
+  if (!p) {
+    *rc = TETHER_ENOMEM;
+    return NULL;
+  }
+  memcpy(p, src, (size_t)n * size);
+  return p;
+}
+
+static void collect_types(intptr_t n, MlirType *types, void *ud) {
+  MlirOperationState *st = ud;
+  st->results = malloc((size_t)(n ? n : 1) * sizeof(MlirType));
+  if (!st->results) return;
+  memcpy(st->results, types, (size_t)n * sizeof(MlirType));
+  st->nResults = n;
+}
+
+int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out) {
+  if (!a || !state || !out || !state->name.data || state->name.length == 0) return TETHER_EARG;
+  tether__enter(a);
+  MlirContext ctx = a->ctx;
+  if (mlirLocationIsNull(state->location)) return TETHER_EARG;
+  if (tether__check_ctx(a, mlirLocationGetContext(state->location))) return TETHER_ECONTEXT;
+  if ((state->nResults && !state->results) || (state->nOperands && !state->operands) ||
+      (state->nRegions && !state->regions) || (state->nSuccessors && !state->successors) ||
+      (state->nAttributes && !state->attributes) || state->nResults < 0 || state->nOperands < 0 ||
+      state->nRegions < 0 || state->nSuccessors < 0 || state->nAttributes < 0)
+    return TETHER_EARG;
+  for (intptr_t i = 0; i < state->nResults; i++) {
+    if (mlirTypeIsNull(state->results[i])) return TETHER_EARG;
+    if (tether__check_ctx(a, mlirTypeGetContext(state->results[i]))) return TETHER_ECONTEXT;
+  }
+  for (intptr_t i = 0; i < state->nAttributes; i++) {
+    if (mlirAttributeIsNull(state->attributes[i].attribute) || !state->attributes[i].name.ptr)
+      return TETHER_EARG;
+    if (tether__check_ctx(a, mlirAttributeGetContext(state->attributes[i].attribute)))
+      return TETHER_ECONTEXT;
+  }
+  /* Trees this op will use or absorb, kept in GC memory so none can be finalized meanwhile. */
+  intptr_t ntrees = state->nOperands + state->nSuccessors + state->nRegions;
+  tether__tree **trees = tether__alloc((size_t)(ntrees ? ntrees : 1) * sizeof *trees);
+  if (!trees) return TETHER_ENOMEM;
+  intptr_t k = 0;
+  for (intptr_t i = 0; i < state->nOperands; i++, k++) {
+    if (mlirValueIsNull(state->operands[i])) return TETHER_EARG;
+    trees[k] = tether__find_tree(a, TETHER_KIND_VALUE, (void *)state->operands[i].ptr);
+    if (!trees[k]) return TETHER_EARG;
+  }
+  for (intptr_t i = 0; i < state->nSuccessors; i++, k++) {
+    if (mlirBlockIsNull(state->successors[i])) return TETHER_EARG;
+    trees[k] = tether__find_tree(a, TETHER_KIND_BLOCK, (void *)state->successors[i].ptr);
+    if (!trees[k]) return TETHER_EARG;
+  }
+  for (intptr_t i = 0; i < state->nRegions; i++, k++) {
+    tether__tree *rt = tether__roots_get(a, (void *)state->regions[i].ptr);
+    if (!rt || rt->root_kind != TETHER_KIND_REGION) return TETHER_EARG; /* not a detached region */
+    for (intptr_t j = state->nOperands + state->nSuccessors; j < k; j++)
+      if (trees[j] == rt) return TETHER_EARG; /* the same region twice */
+    if (rt->state == TETHER__TREE_PENDING) tether__tree_resurrect(rt);
+    trees[k] = rt;
+  }
+
+  /* Load the op's dialect so a registered op is not created as an unregistered one. */
+  const char *dot = memchr(state->name.data, '.', state->name.length);
+  if (dot)
+    mlirContextGetOrLoadDialect(ctx, (MlirStringRef){state->name.data, (size_t)(dot - state->name.data)});
+
+  int rc = TETHER_OK;
+  MlirOperationState st = *state;
+  st.results = NULL;
+  st.nResults = 0;
+  st.enableResultTypeInference = false;
+  tether__diag_begin(a);
+  if (state->enableResultTypeInference) {
+    /* Infer here, before anything is consumed: a failure must not lose the caller's regions. */
+    if (!mlirContextIsRegisteredOperation(ctx, state->name) ||
+        !mlirOperationImplementsInterfaceStatic(state->name, ctx, mlirInferTypeOpInterfaceTypeID())) {
+      tether__diag_end(a);
+      return TETHER_EARG;
+    }
+    MlirAttribute dict = mlirDictionaryAttrGet(ctx, state->nAttributes, state->attributes);
+    MlirLogicalResult ok = mlirInferTypeOpInterfaceInferReturnTypes(
+        state->name, ctx, state->location, state->nOperands, state->operands, dict, NULL,
+        state->nRegions, state->regions, collect_types, &st);
+    if (mlirLogicalResultIsFailure(ok) || (st.nResults && !st.results)) {
+      free(st.results);
+      tether__diag_end(a);
+      return mlirLogicalResultIsFailure(ok) ? TETHER_EARG : TETHER_ENOMEM;
+    }
+  } else {
+    st.results = dup_array(state->results, state->nResults, sizeof(MlirType), &rc);
+    st.nResults = state->nResults;
+  }
+  st.operands = dup_array(state->operands, state->nOperands, sizeof(MlirValue), &rc);
+  st.regions = dup_array(state->regions, state->nRegions, sizeof(MlirRegion), &rc);
+  st.successors = dup_array(state->successors, state->nSuccessors, sizeof(MlirBlock), &rc);
+  st.attributes = dup_array(state->attributes, state->nAttributes, sizeof(MlirNamedAttribute), &rc);
+  if (rc != TETHER_OK) {
+    free(st.results);
+    free(st.operands);
+    free(st.regions);
+    free(st.successors);
+    free(st.attributes);
+    tether__diag_end(a);
+    return rc;
+  }
+  MlirOperation op = mlirOperationCreate(&st);
+  tether__diag_end(a);
+  if (mlirOperationIsNull(op)) return TETHER_EARG;
+
+  tether__tree *t = tether__tree_new(a, TETHER_KIND_OP, op.ptr);
+  tether__handle *h = t ? tether__intern(t, TETHER_KIND_OP, op.ptr) : NULL;
+  if (!h) {
+    /* Out of memory: the regions are inside op now. Destroy op, and forget the region trees. */
+    for (intptr_t i = 0; i < state->nRegions; i++) {
+      tether__tree *rt = trees[state->nOperands + state->nSuccessors + i];
+      tether__roots_remove(a, rt->root);
+      rt->root = NULL; /* tether__tree_destroy then destroys no IR */
+      tether__tree_destroy(rt, TETHER_REASON_DESTROYED);
+    }
+    if (t) tether__tree_destroy(t, TETHER_REASON_DESTROYED);
+    else mlirOperationDestroy(op);
+    return TETHER_ENOMEM;
+  }
+  for (intptr_t i = 0; i < state->nRegions; i++) {
+    tether__tree *rt = trees[state->nOperands + state->nSuccessors + i];
+    /* MLIR moved the region's blocks into the op's region i and freed the detached region: the
+     * region's handle now stands for the op's region. */
+    tether__handle *rh = tether__table_find(rt, rt->root, TETHER_KIND_REGION);
+    if (rh) {
+      tether__table_remove(rt, rh);
+      rh->raw = mlirOperationGetRegion(op, i).ptr;
+      rh->fp = op.ptr;
+      tether__table_insert(rt, rh);
+    }
+    tether__merge(rt, t);
+  }
+  for (intptr_t i = 0; i < state->nOperands + state->nSuccessors; i++) tether__add_dep(t, trees[i]);
+  tether_keep_alive(trees);
+  *out = (tether_op *)h;
+  return TETHER_OK;
+}
+
+/* ---- guarded access and handle queries ------------------------------------------------------- */
+
+static int get_raw(const void *p, int kind, void **out) {
+  if (!p || !out) return TETHER_EARG;
+  const tether__handle *h = TETHER__H(p);
+  if (tether__kind(h) != kind) return TETHER_EARG;
+  if (!tether__valid(h)) return TETHER_EINVALID;
+  *out = h->raw;
+  return TETHER_OK;
+}
+
+int tether_op_get(tether_op *op, MlirOperation *out) {
+  return get_raw(op, TETHER_KIND_OP, out ? (void **)&out->ptr : NULL);
+}
+int tether_region_get(tether_region *r, MlirRegion *out) {
+  return get_raw(r, TETHER_KIND_REGION, out ? (void **)&out->ptr : NULL);
+}
+int tether_block_get(tether_block *b, MlirBlock *out) {
+  return get_raw(b, TETHER_KIND_BLOCK, out ? (void **)&out->ptr : NULL);
+}
+int tether_value_get(tether_value *v, MlirValue *out) {
+  return get_raw(v, TETHER_KIND_VALUE, out ? (void **)&out->ptr : NULL);
+}
+
+tether_reason tether_handle_reason(const void *handle) {
+  if (!handle) return TETHER_REASON_NONE;
+  const tether__handle *h = TETHER__H(handle);
+  return tether__valid(h) ? TETHER_REASON_NONE : (tether_reason)(h->bits >> 4);
+}
+
+bool tether_handle_is_valid(const void *handle) {
+  return handle && tether__valid(TETHER__H(handle));
+}
+
+tether_kind tether_handle_kind(const void *handle) {
+  return handle ? (tether_kind)tether__kind(TETHER__H(handle)) : TETHER_KIND_OP;
+}
+
+tether_arena *tether_handle_arena(const void *handle) {
+  if (!handle || !tether__valid(TETHER__H(handle))) return NULL;
+  return tether__tree_of(TETHER__H(handle))->arena;
+}
+
+void tether_handle_set_user(void *handle, void *user) {
+  if (handle) TETHER__H(handle)->user = user;
+}
+
+void *tether_handle_get_user(const void *handle) {
+  return handle ? TETHER__H(handle)->user : NULL;
+}
+
+static int wrap(tether_arena *a, int kind, void *raw, void **out) {
+  if (!a || !raw || !out) return TETHER_EARG;
+  tether__enter(a);
+  tether__tree *t = tether__find_tree(a, kind, raw);
+  if (!t) return TETHER_EARG;
+  return give(t, kind, raw, out);
+}
+
+int tether_op_wrap(tether_arena *a, MlirOperation raw, tether_op **out) {
+  return wrap(a, TETHER_KIND_OP, raw.ptr, (void **)out);
+}
+int tether_block_wrap(tether_arena *a, MlirBlock raw, tether_block **out) {
+  return wrap(a, TETHER_KIND_BLOCK, raw.ptr, (void **)out);
+}
+int tether_region_wrap(tether_arena *a, MlirRegion raw, tether_region **out) {
+  return wrap(a, TETHER_KIND_REGION, raw.ptr, (void **)out);
+}
+int tether_value_wrap(tether_arena *a, MlirValue raw, tether_value **out) {
+  return wrap(a, TETHER_KIND_VALUE, (void *)raw.ptr, (void **)out);
+}
+
+/* ---- navigation ------------------------------------------------------------------------------ */
+
+#define NAV_PROLOGUE(p, kind)                                                                     \
+  tether__handle *h;                                                                              \
+  tether__tree *t;                                                                                \
+  OUT(out);                                                                                       \
+  CHECK(p, kind, h, t)
+
+int tether_op_parent(tether_op *op, tether_op **out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  return give(t, TETHER_KIND_OP, mlirOperationGetParentOperation(OP(h)).ptr, (void **)out);
+}
+
+int tether_op_block(tether_op *op, tether_block **out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  return give(t, TETHER_KIND_BLOCK, mlirOperationGetBlock(OP(h)).ptr, (void **)out);
+}
+
+int tether_op_is_root(tether_op *op, bool *out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  *out = t->root == h->raw;
+  return TETHER_OK;
+}
+
+int tether_op_num_regions(tether_op *op, intptr_t *out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  *out = mlirOperationGetNumRegions(OP(h));
+  return TETHER_OK;
+}
+
+int tether_op_region(tether_op *op, intptr_t i, tether_region **out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  if (i < 0 || i >= mlirOperationGetNumRegions(OP(h))) return TETHER_ERANGE;
+  tether__handle *r = tether__intern_with(t, TETHER_KIND_REGION, mlirOperationGetRegion(OP(h), i).ptr, h->raw);
+  if (!r) return TETHER_ENOMEM;
+  *out = (tether_region *)r;
+  return TETHER_OK;
+}
+
+int tether_op_num_operands(tether_op *op, intptr_t *out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  *out = mlirOperationGetNumOperands(OP(h));
+  return TETHER_OK;
+}
+
+int tether_op_operand(tether_op *op, intptr_t i, tether_value **out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  if (i < 0 || i >= mlirOperationGetNumOperands(OP(h))) return TETHER_ERANGE;
+  return give_any(t, TETHER_KIND_VALUE, (void *)mlirOperationGetOperand(OP(h), i).ptr,
+                  (void **)out);
+}
+
+int tether_op_num_results(tether_op *op, intptr_t *out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  *out = mlirOperationGetNumResults(OP(h));
+  return TETHER_OK;
+}
+
+int tether_op_result(tether_op *op, intptr_t i, tether_value **out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  if (i < 0 || i >= mlirOperationGetNumResults(OP(h))) return TETHER_ERANGE;
+  return give(t, TETHER_KIND_VALUE, (void *)mlirOperationGetResult(OP(h), i).ptr, (void **)out);
+}
+
+int tether_op_num_successors(tether_op *op, intptr_t *out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  *out = mlirOperationGetNumSuccessors(OP(h));
+  return TETHER_OK;
+}
+
+int tether_op_successor(tether_op *op, intptr_t i, tether_block **out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  if (i < 0 || i >= mlirOperationGetNumSuccessors(OP(h))) return TETHER_ERANGE;
+  return give_any(t, TETHER_KIND_BLOCK, mlirOperationGetSuccessor(OP(h), i).ptr, (void **)out);
+}
+
+int tether_op_next(tether_op *op, tether_op **out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  if (mlirBlockIsNull(mlirOperationGetBlock(OP(h)))) {
+    *out = NULL;
+    return TETHER_OK;
+  }
+  return give(t, TETHER_KIND_OP, mlirOperationGetNextInBlock(OP(h)).ptr, (void **)out);
+}
+
+int tether_op_prev(tether_op *op, tether_op **out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  MlirBlock b = mlirOperationGetBlock(OP(h));
+  if (mlirBlockIsNull(b)) {
+    *out = NULL;
+    return TETHER_OK;
+  }
+  MlirOperation prev = {NULL};
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationEqual(o, OP(h));
+       o = mlirOperationGetNextInBlock(o))
+    prev = o;
+  return give(t, TETHER_KIND_OP, prev.ptr, (void **)out);
+}
+
+int tether_region_parent(tether_region *r, tether_op **out) {
+  NAV_PROLOGUE(r, TETHER_KIND_REGION);
+  void *parent = (void *)h->fp;
+  if (!parent) {
+    MlirBlock b = mlirRegionGetFirstBlock(REG(h));
+    parent = mlirBlockIsNull(b) ? NULL : mlirBlockGetParentOperation(b).ptr;
+  }
+  return give(t, TETHER_KIND_OP, parent, (void **)out);
+}
+
+int tether_region_num_blocks(tether_region *r, intptr_t *out) {
+  NAV_PROLOGUE(r, TETHER_KIND_REGION);
+  intptr_t n = 0;
+  for (MlirBlock b = mlirRegionGetFirstBlock(REG(h)); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+    n++;
+  *out = n;
+  return TETHER_OK;
+}
+
+int tether_region_block(tether_region *r, intptr_t i, tether_block **out) {
+  NAV_PROLOGUE(r, TETHER_KIND_REGION);
+  if (i < 0) return TETHER_ERANGE;
+  MlirBlock b = mlirRegionGetFirstBlock(REG(h));
+  for (intptr_t k = 0; k < i && !mlirBlockIsNull(b); k++) b = mlirBlockGetNextInRegion(b);
+  if (mlirBlockIsNull(b)) return TETHER_ERANGE;
+  return give(t, TETHER_KIND_BLOCK, b.ptr, (void **)out);
+}
+
+int tether_region_first_block(tether_region *r, tether_block **out) {
+  NAV_PROLOGUE(r, TETHER_KIND_REGION);
+  return give(t, TETHER_KIND_BLOCK, mlirRegionGetFirstBlock(REG(h)).ptr, (void **)out);
+}
+
+int tether_block_parent(tether_block *b, tether_region **out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  MlirRegion r = mlirBlockGetParentRegion(BLK(h));
+  if (mlirRegionIsNull(r)) {
+    *out = NULL;
+    return TETHER_OK;
+  }
+  tether__handle *rh = tether__intern_with(t, TETHER_KIND_REGION, r.ptr, mlirBlockGetParentOperation(BLK(h)).ptr);
+  if (!rh) return TETHER_ENOMEM;
+  *out = (tether_region *)rh;
+  return TETHER_OK;
+}
+
+int tether_block_parent_op(tether_block *b, tether_op **out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  return give(t, TETHER_KIND_OP, mlirBlockGetParentOperation(BLK(h)).ptr, (void **)out);
+}
+
+int tether_block_next(tether_block *b, tether_block **out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  if (mlirRegionIsNull(mlirBlockGetParentRegion(BLK(h)))) {
+    *out = NULL;
+    return TETHER_OK;
+  }
+  return give(t, TETHER_KIND_BLOCK, mlirBlockGetNextInRegion(BLK(h)).ptr, (void **)out);
+}
+
+int tether_block_num_ops(tether_block *b, intptr_t *out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  intptr_t n = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(BLK(h)); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    n++;
+  *out = n;
+  return TETHER_OK;
+}
+
+int tether_block_op(tether_block *b, intptr_t i, tether_op **out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  if (i < 0) return TETHER_ERANGE;
+  MlirOperation o = mlirBlockGetFirstOperation(BLK(h));
+  for (intptr_t k = 0; k < i && !mlirOperationIsNull(o); k++) o = mlirOperationGetNextInBlock(o);
+  if (mlirOperationIsNull(o)) return TETHER_ERANGE;
+  return give(t, TETHER_KIND_OP, o.ptr, (void **)out);
+}
+
+int tether_block_first_op(tether_block *b, tether_op **out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  return give(t, TETHER_KIND_OP, mlirBlockGetFirstOperation(BLK(h)).ptr, (void **)out);
+}
+
+int tether_block_terminator(tether_block *b, tether_op **out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  return give(t, TETHER_KIND_OP, mlirBlockGetTerminator(BLK(h)).ptr, (void **)out);
+}
+
+int tether_block_num_args(tether_block *b, intptr_t *out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  *out = mlirBlockGetNumArguments(BLK(h));
+  return TETHER_OK;
+}
+
+int tether_block_arg(tether_block *b, intptr_t i, tether_value **out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  if (i < 0 || i >= mlirBlockGetNumArguments(BLK(h))) return TETHER_ERANGE;
+  return give(t, TETHER_KIND_VALUE, (void *)mlirBlockGetArgument(BLK(h), i).ptr, (void **)out);
+}
+
+int tether_block_add_arg(tether_block *b, MlirType type, MlirLocation loc, tether_value **out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  if (mlirTypeIsNull(type) || mlirLocationIsNull(loc)) return TETHER_EARG;
+  if (tether__check_ctx(t->arena, mlirTypeGetContext(type)) ||
+      tether__check_ctx(t->arena, mlirLocationGetContext(loc)))
+    return TETHER_ECONTEXT;
+  return give(t, TETHER_KIND_VALUE, (void *)mlirBlockAddArgument(BLK(h), type, loc).ptr,
+              (void **)out);
+}
+
+int tether_value_is_result(tether_value *v, bool *out) {
+  NAV_PROLOGUE(v, TETHER_KIND_VALUE);
+  *out = mlirValueIsAOpResult(VAL(h));
+  return TETHER_OK;
+}
+
+int tether_value_owner_op(tether_value *v, tether_op **out) {
+  NAV_PROLOGUE(v, TETHER_KIND_VALUE);
+  void *raw = mlirValueIsAOpResult(VAL(h)) ? mlirOpResultGetOwner(VAL(h)).ptr : NULL;
+  return give(t, TETHER_KIND_OP, raw, (void **)out);
+}
+
+int tether_value_owner_block(tether_value *v, tether_block **out) {
+  NAV_PROLOGUE(v, TETHER_KIND_VALUE);
+  void *raw = mlirValueIsABlockArgument(VAL(h)) ? mlirBlockArgumentGetOwner(VAL(h)).ptr : NULL;
+  return give(t, TETHER_KIND_BLOCK, raw, (void **)out);
+}
+
+int tether_value_index(tether_value *v, intptr_t *out) {
+  NAV_PROLOGUE(v, TETHER_KIND_VALUE);
+  *out = mlirValueIsAOpResult(VAL(h)) ? mlirOpResultGetResultNumber(VAL(h))
+                                      : mlirBlockArgumentGetArgNumber(VAL(h));
+  return TETHER_OK;
+}
+
+/* ---- structural mutation --------------------------------------------------------------------- */
+
+static int is_root_op(tether__handle *h, tether__tree *t) {
+  return t->root_kind == TETHER_KIND_OP && t->root == h->raw;
+}
+
+int tether_block_insert_op(tether_block *b, intptr_t pos, tether_op *op) {
+  tether__handle *bh, *oh;
+  tether__tree *bt, *ot;
+  CHECK(b, TETHER_KIND_BLOCK, bh, bt);
+  CHECK(op, TETHER_KIND_OP, oh, ot);
+  if (bt->arena != ot->arena) return TETHER_ECONTEXT;
+  if (!is_root_op(oh, ot)) return TETHER_ESTATE;
+  if (bt == ot) return TETHER_EARG; /* the block is inside the operation */
+  intptr_t n = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(BLK(bh)); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    n++;
+  if (pos < 0 || pos > n) return TETHER_ERANGE;
+  mlirBlockInsertOwnedOperation(BLK(bh), pos, OP(oh));
+  tether__merge(ot, bt);
+  return TETHER_OK;
+}
+
+int tether_block_append_op(tether_block *b, tether_op *op) {
+  tether__handle *bh, *oh;
+  tether__tree *bt, *ot;
+  CHECK(b, TETHER_KIND_BLOCK, bh, bt);
+  CHECK(op, TETHER_KIND_OP, oh, ot);
+  if (bt->arena != ot->arena) return TETHER_ECONTEXT;
+  if (!is_root_op(oh, ot)) return TETHER_ESTATE;
+  if (bt == ot) return TETHER_EARG;
+  mlirBlockAppendOwnedOperation(BLK(bh), OP(oh));
+  tether__merge(ot, bt);
+  return TETHER_OK;
+}
+
+static int move_op(tether_op *op, tether_op *ref, int after) {
+  tether__handle *oh, *rh;
+  tether__tree *ot, *rt;
+  CHECK(op, TETHER_KIND_OP, oh, ot);
+  CHECK(ref, TETHER_KIND_OP, rh, rt);
+  if (ot->arena != rt->arena) return TETHER_ECONTEXT;
+  if (oh == rh || tether__op_is_inside(OP(rh), OP(oh))) return TETHER_EARG;
+  MlirBlock b = mlirOperationGetBlock(OP(rh));
+  if (mlirBlockIsNull(b)) return TETHER_ESTATE; /* ref is in no block */
+  if (is_root_op(oh, ot)) {
+    if (after) mlirBlockInsertOwnedOperationAfter(b, OP(rh), OP(oh));
+    else mlirBlockInsertOwnedOperationBefore(b, OP(rh), OP(oh));
+    tether__merge(ot, rt);
+    return TETHER_OK;
+  }
+  if (after) mlirOperationMoveAfter(OP(oh), OP(rh));
+  else mlirOperationMoveBefore(OP(oh), OP(rh));
+  return ot == rt ? TETHER_OK : tether__move_subtree(ot, rt, OP(oh));
+}
+
+int tether_op_move_before(tether_op *op, tether_op *ref) { return move_op(op, ref, 0); }
+int tether_op_move_after(tether_op *op, tether_op *ref) { return move_op(op, ref, 1); }
+
+int tether_op_detach(tether_op *op) {
+  tether__handle *h;
+  tether__tree *t;
+  CHECK(op, TETHER_KIND_OP, h, t);
+  if (mlirBlockIsNull(mlirOperationGetBlock(OP(h)))) return TETHER_OK;
+  tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_OP, h->raw);
+  if (!nt) return TETHER_ENOMEM;
+  mlirOperationRemoveFromParent(OP(h));
+  return tether__move_subtree(t, nt, OP(h));
+}
+
+static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int append) {
+  tether__handle *rh, *bh;
+  tether__tree *rt, *bt;
+  CHECK(r, TETHER_KIND_REGION, rh, rt);
+  CHECK(b, TETHER_KIND_BLOCK, bh, bt);
+  if (rt->arena != bt->arena) return TETHER_ECONTEXT;
+  if (!(bt->root_kind == TETHER_KIND_BLOCK && bt->root == bh->raw)) return TETHER_ESTATE;
+  if (rt == bt) return TETHER_EARG; /* the region is inside the block */
+  if (append) {
+    mlirRegionAppendOwnedBlock(REG(rh), BLK(bh));
+  } else {
+    intptr_t n = 0;
+    for (MlirBlock x = mlirRegionGetFirstBlock(REG(rh)); !mlirBlockIsNull(x); x = mlirBlockGetNextInRegion(x))
+      n++;
+    if (pos < 0 || pos > n) return TETHER_ERANGE;
+    mlirRegionInsertOwnedBlock(REG(rh), pos, BLK(bh));
+  }
+  tether__merge(bt, rt);
+  return TETHER_OK;
+}
+
+int tether_region_append_block(tether_region *r, tether_block *b) { return insert_block(r, 0, b, 1); }
+int tether_region_insert_block(tether_region *r, intptr_t pos, tether_block *b) {
+  return insert_block(r, pos, b, 0);
+}
+
+int tether_op_erase(tether_op *op) {
+  tether__handle *h;
+  tether__tree *t;
+  CHECK(op, TETHER_KIND_OP, h, t);
+  if (tether__used_outside(OP(h))) return TETHER_EBUSY;
+  if (is_root_op(h, t)) {
+    tether__tree_destroy(t, TETHER_REASON_ERASED);
+    return TETHER_OK;
+  }
+  MlirOperation raw = OP(h);
+  tether__invalidate_subtree(t, raw, TETHER_REASON_ERASED);
+  mlirOperationDestroy(raw);
+  return TETHER_OK;
+}
+
+int tether_op_clone(tether_op *op, tether_op **out) {
+  NAV_PROLOGUE(op, TETHER_KIND_OP);
+  MlirOperation c = mlirOperationClone(OP(h));
+  tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_OP, c.ptr);
+  if (!nt) {
+    mlirOperationDestroy(c);
+    return TETHER_ENOMEM;
+  }
+  tether__handle *ch = tether__intern(nt, TETHER_KIND_OP, c.ptr);
+  if (!ch) return TETHER_ENOMEM;
+  int rc = tether__record_operand_deps(nt, c);
+  if (rc != TETHER_OK) return rc;
+  *out = (tether_op *)ch;
+  return TETHER_OK;
+}
+
+int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v) {
+  tether__handle *oh, *vh;
+  tether__tree *ot, *vt;
+  CHECK(op, TETHER_KIND_OP, oh, ot);
+  CHECK(v, TETHER_KIND_VALUE, vh, vt);
+  if (ot->arena != vt->arena) return TETHER_ECONTEXT;
+  if (i < 0 || i >= mlirOperationGetNumOperands(OP(oh))) return TETHER_ERANGE;
+  int rc = tether__add_dep(ot, vt);
+  if (rc != TETHER_OK) return rc;
+  mlirOperationSetOperand(OP(oh), i, VAL(vh));
+  return TETHER_OK;
+}
+
+int tether_value_replace_all_uses(tether_value *of, tether_value *with) {
+  tether__handle *oh, *wh;
+  tether__tree *ot, *wt;
+  CHECK(of, TETHER_KIND_VALUE, oh, ot);
+  CHECK(with, TETHER_KIND_VALUE, wh, wt);
+  if (ot->arena != wt->arena) return TETHER_ECONTEXT;
+  for (MlirOpOperand u = mlirValueGetFirstUse(VAL(oh)); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    tether__tree *ut = tether__find_tree(ot->arena, TETHER_KIND_OP, mlirOpOperandGetOwner(u).ptr);
+    if (ut && tether__add_dep(ut, wt) != TETHER_OK) return TETHER_ENOMEM;
+  }
+  mlirValueReplaceAllUsesOfWith(VAL(oh), VAL(wh));
+  return TETHER_OK;
+}
+
+int tether_op_verify(tether_op *op) {
+  tether__handle *h;
+  tether__tree *t;
+  CHECK(op, TETHER_KIND_OP, h, t);
+  tether__diag_begin(t->arena);
+  bool ok = mlirOperationVerify(OP(h));
+  tether__diag_end(t->arena);
+  return ok ? TETHER_OK : TETHER_EVERIFY;
+}
+
+int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback cb, void *user) {
+  tether__handle *h;
+  tether__tree *t;
+  if (!cb) return TETHER_EARG;
+  CHECK(op, TETHER_KIND_OP, h, t);
+  if (flags.ptr) mlirOperationPrintWithFlags(OP(h), flags, cb, user);
+  else mlirOperationPrint(OP(h), cb, user);
+  tether_keep_alive(h);
+  return TETHER_OK;
+}
+
+typedef struct {
+  MlirOperation *ops;
+  size_t n, cap;
+  int oom;
+} oplist;
+
+static MlirWalkResult collect_op(MlirOperation op, void *ud) {
+  oplist *l = ud;
+  if (l->n == l->cap) {
+    size_t ncap = l->cap ? l->cap * 2 : 64;
+    MlirOperation *p = realloc(l->ops, ncap * sizeof *p);
+    if (!p) {
+      l->oom = 1;
+      return MlirWalkResultInterrupt;
+    }
+    l->ops = p;
+    l->cap = ncap;
+  }
+  l->ops[l->n++] = op;
+  return MlirWalkResultAdvance;
+}
+
+int tether_op_walk(tether_op *op, tether_walk_order order, int (*cb)(tether_op *, void *),
+                   void *user) {
+  tether__handle *h;
+  tether__tree *t;
+  if (!cb) return TETHER_EARG;
+  CHECK(op, TETHER_KIND_OP, h, t);
+  oplist l = {0};
+  mlirOperationWalk(OP(h), collect_op, &l,
+                    order == TETHER_WALK_POST_ORDER ? MlirWalkPostOrder : MlirWalkPreOrder);
+  if (l.oom) {
+    free(l.ops);
+    return TETHER_ENOMEM;
+  }
+  /* Handles first: the callback may erase or move operations, which invalidates their handles
+   * but would leave raw pointers dangling. */
+  tether__handle **hs = tether__alloc((l.n ? l.n : 1) * sizeof *hs);
+  if (!hs) {
+    free(l.ops);
+    return TETHER_ENOMEM;
+  }
+  for (size_t i = 0; i < l.n; i++) {
+    hs[i] = tether__intern(t, TETHER_KIND_OP, l.ops[i].ptr);
+    if (!hs[i]) {
+      free(l.ops);
+      return TETHER_ENOMEM;
+    }
+  }
+  free(l.ops);
+  int ret = TETHER_OK;
+  for (size_t i = 0; i < l.n && ret == TETHER_OK; i++)
+    if (tether__valid(hs[i])) ret = cb((tether_op *)hs[i], user);
+  tether_keep_alive(hs);
+  tether_keep_alive(h);
+  return ret;
+}
+
+int tether_op_run_passes(tether_op *op, MlirPassManager pm) {
+  tether__handle *h;
+  tether__tree *t;
+  if (!pm.ptr) return TETHER_EARG;
+  CHECK(op, TETHER_KIND_OP, h, t);
+  tether__diag_begin(t->arena);
+  MlirLogicalResult r = mlirPassManagerRunOnOp(pm, OP(h));
+  tether__diag_end(t->arena);
+  tether__tree_revalidate(t);
+  tether_keep_alive(h);
+  return mlirLogicalResultIsSuccess(r) ? TETHER_OK : TETHER_EPASS;
+}
+
+int tether_revalidate(void *handle) {
+  if (!handle) return TETHER_EARG;
+  tether__handle *h = TETHER__H(handle);
+  if (!tether__valid(h)) return TETHER_EINVALID;
+  tether__tree *t = tether__tree_of(h);
+  tether__enter(t->arena);
+  tether__tree_revalidate(t);
+  tether_keep_alive(h);
+  return TETHER_OK;
+}

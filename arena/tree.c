@@ -1,0 +1,518 @@
+/* tree.c: trees, one per root, and everything that moves handles between them.
+ *
+ * Invariants:
+ *  - Every MLIR object alive in an arena belongs to exactly one tree: the one whose root it is
+ *    nested in. A valid handle is in the intern table of that tree and points to it; an invalid
+ *    handle is in no table and points to no tree.
+ *  - A live tree's root is in its arena's roots table; a merged, pending-then-destroyed or dead
+ *    tree's is not.
+ *  - If IR of tree T uses a value or a block of tree D (D != T), then D is in T's deps (after
+ *    resolving merges), so D cannot become unreachable before T.
+ */
+#include "tether_internal.h"
+
+#include <stdlib.h>
+
+/* ---- walking the IR --------------------------------------------------------------------------- */
+
+typedef void (*visit_fn)(void *raw, int kind, void *ud);
+
+typedef struct {
+  visit_fn fn;
+  void *ud;
+} visit_ctx;
+
+static void visit_block_contents(MlirBlock b, visit_ctx *v, int ops);
+
+static MlirWalkResult visit_op_cb(MlirOperation op, void *ud) {
+  visit_ctx *v = ud;
+  v->fn(op.ptr, TETHER_KIND_OP, v->ud);
+  intptr_t n = mlirOperationGetNumResults(op);
+  for (intptr_t i = 0; i < n; i++) v->fn((void *)mlirOperationGetResult(op, i).ptr, TETHER_KIND_VALUE, v->ud);
+  intptr_t nr = mlirOperationGetNumRegions(op);
+  for (intptr_t i = 0; i < nr; i++) {
+    MlirRegion r = mlirOperationGetRegion(op, i);
+    v->fn(r.ptr, TETHER_KIND_REGION, v->ud);
+    for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      visit_block_contents(b, v, 0);
+  }
+  return MlirWalkResultAdvance;
+}
+
+/* Visits a block and its arguments; with ops, also every operation in it (recursively). */
+static void visit_block_contents(MlirBlock b, visit_ctx *v, int ops) {
+  v->fn(b.ptr, TETHER_KIND_BLOCK, v->ud);
+  intptr_t na = mlirBlockGetNumArguments(b);
+  for (intptr_t i = 0; i < na; i++) v->fn((void *)mlirBlockGetArgument(b, i).ptr, TETHER_KIND_VALUE, v->ud);
+  if (ops)
+    for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+         o = mlirOperationGetNextInBlock(o))
+      mlirOperationWalk(o, visit_op_cb, v, MlirWalkPreOrder);
+}
+
+static void visit_op(MlirOperation op, visit_fn fn, void *ud) {
+  visit_ctx v = {fn, ud};
+  mlirOperationWalk(op, visit_op_cb, &v, MlirWalkPreOrder);
+}
+
+static void visit_tree(tether__tree *t, visit_fn fn, void *ud) {
+  visit_ctx v = {fn, ud};
+  switch (t->root_kind) {
+  case TETHER_KIND_OP:
+    mlirOperationWalk((MlirOperation){t->root}, visit_op_cb, &v, MlirWalkPreOrder);
+    break;
+  case TETHER_KIND_REGION: {
+    MlirRegion r = {t->root};
+    fn(r.ptr, TETHER_KIND_REGION, ud);
+    for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      visit_block_contents(b, &v, 1);
+    break;
+  }
+  case TETHER_KIND_BLOCK:
+    visit_block_contents((MlirBlock){t->root}, &v, 1);
+    break;
+  }
+}
+
+/* Operations walked by visit_op_cb only see nested blocks' arguments through visit_block_contents
+ * with ops == 0, because mlirOperationWalk itself descends into nested operations. */
+
+/* ---- roots ----------------------------------------------------------------------------------- */
+
+typedef struct {
+  int kind;
+  void *ptr;
+} rootref;
+
+/* The C API cannot give a region's parent operation, so climbing goes through blocks. */
+static rootref climb_block(MlirBlock b) {
+  for (;;) {
+    MlirOperation p = mlirBlockGetParentOperation(b);
+    if (mlirOperationIsNull(p)) {
+      MlirRegion r = mlirBlockGetParentRegion(b);
+      return mlirRegionIsNull(r) ? (rootref){TETHER_KIND_BLOCK, b.ptr}
+                                 : (rootref){TETHER_KIND_REGION, r.ptr};
+    }
+    b = mlirOperationGetBlock(p);
+    if (mlirBlockIsNull(b)) return (rootref){TETHER_KIND_OP, p.ptr};
+  }
+}
+
+static rootref climb_op(MlirOperation op) {
+  MlirBlock b = mlirOperationGetBlock(op);
+  if (mlirBlockIsNull(b)) return (rootref){TETHER_KIND_OP, op.ptr};
+  return climb_block(b);
+}
+
+/* A region's root, known only through one of its blocks: an empty region attached to an operation
+ * cannot be climbed from (it is then taken for a detached root, and not found). */
+static rootref climb_region(MlirRegion r) {
+  MlirBlock b = mlirRegionGetFirstBlock(r);
+  if (mlirBlockIsNull(b)) return (rootref){TETHER_KIND_REGION, r.ptr};
+  return climb_block(b);
+}
+
+static rootref climb(int kind, void *raw) {
+  switch (kind) {
+  case TETHER_KIND_OP:
+    return climb_op((MlirOperation){raw});
+  case TETHER_KIND_REGION:
+    return climb_region((MlirRegion){raw});
+  case TETHER_KIND_BLOCK:
+    return climb_block((MlirBlock){raw});
+  default: {
+    MlirValue v = {raw};
+    if (mlirValueIsAOpResult(v)) return climb_op(mlirOpResultGetOwner(v));
+    return climb_block(mlirBlockArgumentGetOwner(v));
+  }
+  }
+}
+
+tether__tree *tether__tree_resolve(tether__tree *t) {
+  while (t && t->state == TETHER__TREE_MERGED) t = t->merged_into;
+  return t;
+}
+
+tether__tree *tether__find_tree(tether_arena *a, int kind, void *raw) {
+  /* A tree the collector found unreachable but whose finalizer has not run yet must be seen as
+   * pending (and resurrected), not handed out as live. */
+  if (GC_should_invoke_finalizers()) GC_invoke_finalizers();
+  rootref r = climb(kind, raw);
+  tether__tree *t = tether__roots_get(a, r.ptr);
+  if (!t || t->root_kind != r.kind) return NULL;
+  if (t->state == TETHER__TREE_PENDING) tether__tree_resurrect(t);
+  return t;
+}
+
+static int unlink_from(tether__tree **list, tether__tree *t) {
+  for (tether__tree **p = list; *p; p = &(*p)->next)
+    if (*p == t) {
+      *p = t->next;
+      t->next = NULL;
+      return 1;
+    }
+  return 0;
+}
+
+void tether__tree_resurrect(tether__tree *t) {
+  tether_arena *a = t->arena;
+  pthread_mutex_lock(&a->lock);
+  if (unlink_from(&a->pending, t))
+    a->stats.pending--;
+  else if (unlink_from(&a->stuck, t))
+    a->stats.stuck--;
+  t->state = TETHER__TREE_LIVE;
+  pthread_mutex_unlock(&a->lock);
+  GC_register_finalizer_no_order(t, tether__tree_finalizer, NULL, NULL, NULL);
+}
+
+tether__tree *tether__tree_new(tether_arena *a, int root_kind, void *root) {
+  tether__tree *t = tether__alloc(sizeof *t);
+  if (!t) return NULL;
+  t->arena = a;
+  t->root = root;
+  t->root_kind = (uint8_t)root_kind;
+  t->state = TETHER__TREE_LIVE;
+  if (tether__roots_put(a, root, t) != TETHER_OK) return NULL;
+  GC_register_finalizer_no_order(t, tether__tree_finalizer, NULL, NULL, NULL);
+  a->stats.roots++;
+  return t;
+}
+
+/* ---- handles --------------------------------------------------------------------------------- */
+
+static inline void set_tree(tether__handle *h, tether__tree *t) {
+  h->bits = (uintptr_t)t | (h->bits & (TETHER__KIND_MASK | TETHER__SEEN));
+}
+
+tether__handle *tether__intern(tether__tree *t, int kind, void *raw) {
+  return tether__intern_with(t, kind, raw, NULL);
+}
+
+tether__handle *tether__intern_with(tether__tree *t, int kind, void *raw, void *parent) {
+  tether__handle *h = tether__table_find(t, raw, kind);
+  if (h) {
+    if (kind == TETHER_KIND_REGION && parent) h->fp = parent;
+    return h;
+  }
+  h = tether__alloc(sizeof *h);
+  if (!h) return NULL;
+  h->raw = raw;
+  h->bits = (uintptr_t)t | (uintptr_t)kind;
+  h->user = NULL;
+  h->fp = kind == TETHER_KIND_OP ? mlirOperationGetName((MlirOperation){raw}).ptr
+                                 : kind == TETHER_KIND_REGION ? parent : NULL;
+  if (tether__table_insert(t, h) != TETHER_OK) return NULL;
+  t->counts[kind]++;
+  t->arena->stats.handles[kind]++;
+  return h;
+}
+
+tether__handle *tether__intern_any(tether__tree *t, int kind, void *raw) {
+  tether__handle *h = tether__table_find(t, raw, kind);
+  if (h) return h;
+  tether__tree *owner = tether__find_tree(t->arena, kind, raw);
+  return owner ? tether__intern(owner, kind, raw) : NULL;
+}
+
+void tether__handle_invalidate(tether__handle *h, int reason) {
+  h->raw = NULL;
+  h->bits = ((uintptr_t)reason << 4) | (h->bits & TETHER__KIND_MASK) | TETHER__INVALID;
+}
+
+/* ---- dependencies ---------------------------------------------------------------------------- */
+
+int tether__add_dep(tether__tree *t, tether__tree *d) {
+  t = tether__tree_resolve(t);
+  d = tether__tree_resolve(d);
+  if (!t || !d || t == d) return TETHER_OK;
+  for (uint32_t i = 0; i < t->ndeps; i++)
+    if (tether__tree_resolve(t->deps[i]) == d) return TETHER_OK;
+  if (t->ndeps == t->capdeps) {
+    uint32_t ncap = t->capdeps ? t->capdeps * 2 : 4;
+    tether__tree **n = tether__alloc(ncap * sizeof *n);
+    if (!n) return TETHER_ENOMEM;
+    for (uint32_t i = 0; i < t->ndeps; i++) n[i] = t->deps[i];
+    t->deps = n;
+    t->capdeps = ncap;
+  }
+  t->deps[t->ndeps++] = d;
+  return TETHER_OK;
+}
+
+int tether__op_is_inside(MlirOperation x, MlirOperation anc) {
+  for (; !mlirOperationIsNull(x); x = mlirOperationGetParentOperation(x))
+    if (mlirOperationEqual(x, anc)) return 1;
+  return 0;
+}
+
+static int value_is_inside(MlirValue v, MlirOperation anc) {
+  if (mlirValueIsAOpResult(v)) return tether__op_is_inside(mlirOpResultGetOwner(v), anc);
+  MlirOperation p = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+  return !mlirOperationIsNull(p) && tether__op_is_inside(p, anc);
+}
+
+typedef struct {
+  MlirOperation anc;
+  tether__tree *t; /* deps target (operand deps) or dep (use deps) */
+  int found;
+  int rc;
+} dep_ctx;
+
+static MlirWalkResult operand_deps_cb(MlirOperation op, void *ud) {
+  dep_ctx *c = ud;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < n; i++) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    if (value_is_inside(v, c->anc)) continue;
+    tether__tree *d = tether__find_tree(c->t->arena, TETHER_KIND_VALUE, (void *)v.ptr);
+    if (d && tether__add_dep(c->t, d) != TETHER_OK) c->rc = TETHER_ENOMEM;
+  }
+  intptr_t ns = mlirOperationGetNumSuccessors(op);
+  for (intptr_t i = 0; i < ns; i++) {
+    MlirBlock b = mlirOperationGetSuccessor(op, i);
+    MlirOperation p = mlirBlockGetParentOperation(b);
+    if (!mlirOperationIsNull(p) && tether__op_is_inside(p, c->anc)) continue;
+    tether__tree *d = tether__find_tree(c->t->arena, TETHER_KIND_BLOCK, b.ptr);
+    if (d && tether__add_dep(c->t, d) != TETHER_OK) c->rc = TETHER_ENOMEM;
+  }
+  return MlirWalkResultAdvance;
+}
+
+int tether__record_operand_deps(tether__tree *t, MlirOperation op) {
+  dep_ctx c = {op, t, 0, TETHER_OK};
+  mlirOperationWalk(op, operand_deps_cb, &c, MlirWalkPreOrder);
+  return c.rc;
+}
+
+/* For every use of v outside c->anc: with c->t set, records that the user's tree depends on c->t;
+ * without, just notes that one exists. */
+static void uses_outside(MlirValue v, dep_ctx *c) {
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation user = mlirOpOperandGetOwner(u);
+    if (tether__op_is_inside(user, c->anc)) continue;
+    c->found = 1;
+    if (!c->t) return;
+    tether__tree *ut = tether__find_tree(c->t->arena, TETHER_KIND_OP, user.ptr);
+    if (ut && tether__add_dep(ut, c->t) != TETHER_OK) c->rc = TETHER_ENOMEM;
+  }
+}
+
+static MlirWalkResult uses_cb(MlirOperation op, void *ud) {
+  dep_ctx *c = ud;
+  intptr_t n = mlirOperationGetNumResults(op);
+  for (intptr_t i = 0; i < n && !(c->found && !c->t); i++) uses_outside(mlirOperationGetResult(op, i), c);
+  intptr_t nr = mlirOperationGetNumRegions(op);
+  for (intptr_t i = 0; i < nr; i++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i)); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b)) {
+      intptr_t na = mlirBlockGetNumArguments(b);
+      for (intptr_t j = 0; j < na; j++) uses_outside(mlirBlockGetArgument(b, j), c);
+    }
+  return (c->found && !c->t) ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+int tether__used_outside(MlirOperation op) {
+  dep_ctx c = {op, NULL, 0, TETHER_OK};
+  mlirOperationWalk(op, uses_cb, &c, MlirWalkPreOrder);
+  return c.found;
+}
+
+/* ---- moving handles between trees ------------------------------------------------------------ */
+
+void tether__merge(tether__tree *from, tether__tree *into) {
+  tether_arena *a = from->arena;
+  /* Room first, so no insert below can fail half-way. Out of memory here leaves `from` a tree of
+   * its own whose root now sits inside `into`: its handles stay valid and alive, only the
+   * accounting of roots is off by one. */
+  if (tether__table_reserve(into, from->used) != TETHER_OK) return;
+  for (uint32_t i = 0; i < from->cap; i++) {
+    tether__handle *h = from->slots[i];
+    if (!h) continue;
+    set_tree(h, into);
+    tether__table_insert(into, h);
+  }
+  for (int k = 0; k < TETHER_KIND_COUNT; k++) into->counts[k] += from->counts[k];
+  for (uint32_t i = 0; i < from->ndeps; i++) tether__add_dep(into, from->deps[i]);
+  GC_register_finalizer_no_order(from, 0, 0, 0, 0);
+  tether__roots_remove(a, from->root);
+  from->state = TETHER__TREE_MERGED;
+  from->merged_into = into;
+  from->slots = NULL;
+  from->deps = NULL;
+  from->cap = from->used = from->ndeps = from->capdeps = 0;
+  a->stats.roots--;
+}
+
+typedef struct {
+  tether__tree *from, *to;
+} move_ctx;
+
+static void move_one(void *raw, int kind, void *ud) {
+  move_ctx *m = ud;
+  tether__handle *h = tether__table_find(m->from, raw, kind);
+  if (!h) return;
+  tether__table_remove(m->from, h);
+  set_tree(h, m->to);
+  tether__table_insert(m->to, h);
+  m->from->counts[kind]--;
+  m->to->counts[kind]++;
+}
+
+int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op) {
+  int rc = tether__table_reserve(to, from->used);
+  if (rc != TETHER_OK) return rc;
+  move_ctx m = {from, to};
+  visit_op(op, move_one, &m);
+  rc = tether__record_operand_deps(to, op);
+  dep_ctx c = {op, to, 0, TETHER_OK};
+  mlirOperationWalk(op, uses_cb, &c, MlirWalkPreOrder);
+  return rc != TETHER_OK ? rc : c.rc;
+}
+
+/* ---- invalidation and destruction ------------------------------------------------------------ */
+
+typedef struct {
+  tether__tree *t;
+  void *self;
+  int self_reason;
+} inval_ctx;
+
+static void invalidate_one(void *raw, int kind, void *ud) {
+  inval_ctx *c = ud;
+  tether__handle *h = tether__table_find(c->t, raw, kind);
+  if (!h) return;
+  tether__table_remove(c->t, h);
+  c->t->counts[kind]--;
+  c->t->arena->stats.handles[kind]--;
+  tether__handle_invalidate(h, raw == c->self ? c->self_reason : TETHER_REASON_PARENT_ERASED);
+}
+
+void tether__invalidate_subtree(tether__tree *t, MlirOperation op, int self_reason) {
+  inval_ctx c = {t, op.ptr, self_reason};
+  visit_op(op, invalidate_one, &c);
+}
+
+void tether__tree_destroy(tether__tree *t, int reason) {
+  tether_arena *a = t->arena;
+  for (uint32_t i = 0; i < t->cap; i++) {
+    tether__handle *h = t->slots[i];
+    if (!h) continue;
+    int r = reason;
+    if (reason == TETHER_REASON_ERASED && h->raw != t->root) r = TETHER_REASON_PARENT_ERASED;
+    tether__handle_invalidate(h, r);
+  }
+  for (int k = 0; k < TETHER_KIND_COUNT; k++) a->stats.handles[k] -= t->counts[k];
+  GC_register_finalizer_no_order(t, 0, 0, 0, 0);
+  if (t->root) tether__roots_remove(a, t->root);
+  if (t->root && !atomic_load(&tether__is_shutdown)) {
+    switch (t->root_kind) {
+    case TETHER_KIND_OP:
+      mlirOperationDestroy((MlirOperation){t->root});
+      break;
+    case TETHER_KIND_REGION:
+      mlirRegionDestroy((MlirRegion){t->root});
+      break;
+    case TETHER_KIND_BLOCK:
+      mlirBlockDestroy((MlirBlock){t->root});
+      break;
+    }
+  }
+  t->state = TETHER__TREE_DEAD;
+  t->root = NULL;
+  t->slots = NULL;
+  t->deps = NULL;
+  t->cap = t->used = t->ndeps = t->capdeps = 0;
+  for (int k = 0; k < TETHER_KIND_COUNT; k++) t->counts[k] = 0;
+  a->stats.roots--;
+  a->stats.destroyed++;
+}
+
+intptr_t tether__drain_pending(tether_arena *a) {
+  pthread_mutex_lock(&a->lock);
+  tether__tree *list = a->pending;
+  a->pending = NULL;
+  /* Stuck trees get another chance: a cycle may have been broken by a resurrection. */
+  tether__tree **tail = &list;
+  while (*tail) tail = &(*tail)->next;
+  *tail = a->stuck;
+  a->stuck = NULL;
+  a->stats.pending = 0;
+  a->stats.stuck = 0;
+  pthread_mutex_unlock(&a->lock);
+
+  intptr_t destroyed = 0;
+  for (;;) {
+    /* A pending tree used by another pending tree waits for that one. */
+    for (tether__tree *t = list; t; t = t->next) t->mark = 0;
+    for (tether__tree *t = list; t; t = t->next)
+      for (uint32_t i = 0; i < t->ndeps; i++) {
+        tether__tree *d = tether__tree_resolve(t->deps[i]);
+        if (d && d != t && d->state == TETHER__TREE_PENDING) d->mark = 1;
+      }
+    int progress = 0;
+    for (tether__tree **p = &list; *p;) {
+      tether__tree *t = *p;
+      if (t->mark) {
+        p = &t->next;
+        continue;
+      }
+      *p = t->next;
+      t->next = NULL;
+      tether__tree_destroy(t, TETHER_REASON_DESTROYED);
+      destroyed++;
+      progress = 1;
+    }
+    if (!progress || !list) break;
+  }
+  if (list) {
+    pthread_mutex_lock(&a->lock);
+    intptr_t n = 0;
+    tether__tree *last = list;
+    for (tether__tree *t = list; t; t = t->next) {
+      n++;
+      last = t;
+    }
+    last->next = a->stuck;
+    a->stuck = list;
+    a->stats.stuck += n;
+    pthread_mutex_unlock(&a->lock);
+  }
+  return destroyed;
+}
+
+/* ---- revalidation ---------------------------------------------------------------------------- */
+
+static void mark_seen(void *raw, int kind, void *ud) {
+  tether__tree *t = ud;
+  tether__handle *h = tether__table_find(t, raw, kind);
+  if (!h) return;
+  if (kind == TETHER_KIND_OP && h->fp != mlirOperationGetName((MlirOperation){raw}).ptr) return;
+  h->bits |= TETHER__SEEN;
+}
+
+void tether__tree_revalidate(tether__tree *t) {
+  visit_tree(t, mark_seen, t);
+  tether__handle **gone = NULL;
+  uint32_t ngone = 0;
+  for (uint32_t i = 0; i < t->cap; i++) {
+    tether__handle *h = t->slots[i];
+    if (!h) continue;
+    if (h->bits & TETHER__SEEN) {
+      h->bits &= ~TETHER__SEEN;
+      continue;
+    }
+    if (!gone) gone = malloc((size_t)t->used * sizeof *gone);
+    if (!gone) return; /* out of memory: the handles stay; the next revalidation retries */
+    gone[ngone++] = h;
+  }
+  for (uint32_t i = 0; i < ngone; i++) {
+    tether__handle *h = gone[i];
+    int kind = tether__kind(h);
+    tether__table_remove(t, h);
+    t->counts[kind]--;
+    t->arena->stats.handles[kind]--;
+    tether__handle_invalidate(h, TETHER_REASON_REMOVED);
+  }
+  free(gone);
+}
