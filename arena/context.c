@@ -89,9 +89,14 @@ static int arena_new(MlirContext ctx, bool owns, tether_arena **out) {
   return TETHER_OK;
 }
 
+static pthread_once_t passes_once = PTHREAD_ONCE_INIT;
+static void register_passes(void) { mlirRegisterAllPasses(); }
+
 int tether_arena_create(tether_arena **out) {
   if (!out) return TETHER_EARG;
   tether__enter(NULL);
+  /* Like upstream's Python package: every upstream pass can be named in a pipeline. */
+  pthread_once(&passes_once, register_passes);
   MlirDialectRegistry reg = mlirDialectRegistryCreate();
   mlirRegisterAllDialects(reg);
   MlirContext ctx = mlirContextCreateWithRegistry(reg, false);

@@ -29,7 +29,7 @@ static PyObject *parse_roundtrip(PyObject *self, PyObject *arg) {
   }
   PyObject *parts = PyList_New(0);
   if (!parts) return NULL;
-  tether_op_print(op, append_to_list, parts);
+  tether_op_print(op, (MlirOpPrintingFlags){NULL}, append_to_list, parts);
   PyObject *empty = PyUnicode_FromString("");
   PyObject *joined = empty ? PyUnicode_Join(empty, parts) : NULL;
   Py_XDECREF(empty);

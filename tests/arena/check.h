@@ -46,6 +46,14 @@ static int check_passed;
     return 0;                                                                                     \
   } while (0)
 
+/* Conservative collection: a pointer left in a register or a stale stack slot can keep one object
+ * alive through a collection. Tests that need one object freed collect repeatedly (each
+ * tether_collect clears the stack below it first) until the condition holds, at most 10 times. */
+#define COLLECT_UNTIL(a, cond)                                                                    \
+  do {                                                                                            \
+    for (int i_ = 0; i_ < 10 && !(cond); i_++) tether_collect(a);                                 \
+  } while (0)
+
 typedef struct {
   char *data;
   size_t len, cap;

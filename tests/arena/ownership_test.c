@@ -1,0 +1,486 @@
+/* Seed 001's ownership rules, one test each, and the structural operations that move ownership. */
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Pass.h>
+#include <mlir-c/Transforms.h>
+
+#include "check.h"
+
+static const char *kModule = "func.func @f(%x: i32) -> i32 {\n"
+                             "  %0 = arith.addi %x, %x : i32\n"
+                             "  %1 = arith.muli %0, %0 : i32\n"
+                             "  return %0 : i32\n"
+                             "}\n";
+
+static __attribute__((noinline)) tether_type *type_only(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_type *t;
+  OK(tether_type_parse(a, "tensor<4xf32>", 13, &t));
+  return t;
+}
+
+/* Rule 1: a type handle keeps its context alive. */
+static void type_outlives_arena_handle(void) {
+  tether_type *t = type_only();
+  tether_collect(NULL);
+  MlirType raw;
+  OK(tether_type_get(t, &raw));
+  CHECK(mlirTypeIsARankedTensor(raw));
+  CHECK(mlirShapedTypeGetDimSize(raw, 0) == 4);
+  tether_arena *a = tether_type_arena(t);
+  CHECK(a && !mlirContextIsNull(tether_arena_context(a)));
+  CHECK(mlirContextEqual(mlirTypeGetContext(raw), tether_arena_context(a)));
+  tether_keep_alive(t);
+}
+
+static __attribute__((noinline)) void make_and_drop_arena(void) {
+  tether_type *t = type_only();
+  CHECK(t);
+}
+
+static void dropped_arenas_are_destroyed(void) {
+  tether_global_stats before, after;
+  tether_collect(NULL);
+  tether_get_global_stats(&before);
+  for (int i = 0; i < 30; i++) make_and_drop_arena();
+  tether_collect(NULL);
+  tether_get_global_stats(&after);
+  printf("  arenas: %ld before, %ld after creating and dropping 30\n", (long)before.arenas,
+         (long)after.arenas);
+  CHECK(after.arenas <= before.arenas + 3);
+}
+
+static __attribute__((noinline)) tether_op *grandchild_only(tether_arena *a) {
+  tether_op *m = parse(a, kModule);
+  return body_op(body_op(m, 0), 1); /* arith.muli inside func inside module */
+}
+
+/* Rule 2: a child keeps its grandparent alive. */
+static void grandchild_keeps_module_alive(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *mul = grandchild_only(a);
+  tether_collect(a);
+  CHECK(stats(a).roots == 1);
+  tether_op *func, *module, *none;
+  OK(tether_op_parent(mul, &func));
+  OK(tether_op_parent(func, &module));
+  OK(tether_op_parent(module, &none));
+  CHECK(none == NULL);
+  CHECK(prints_containing(module, "arith.muli"));
+  CHECK(prints_containing(func, "func.func @f"));
+}
+
+/* Rule 4: a region and a block created off the context, filled, attached; ownership moves. */
+static void detached_region_and_block_attach(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  MlirContext ctx = tether_arena_context(a);
+  MlirType i32 = mlirIntegerTypeGet(ctx, 32);
+  MlirLocation loc = mlirLocationUnknownGet(ctx);
+
+  tether_region *region;
+  tether_block *block;
+  OK(tether_region_create(a, &region));
+  OK(tether_block_create(a, 1, &i32, NULL, &block));
+  CHECK(stats(a).roots == 2);
+  tether_region *none_r;
+  OK(tether_block_parent(block, &none_r));
+  CHECK(none_r == NULL);
+
+  /* return %arg0, created as a root, appended to the detached block. */
+  tether_value *arg;
+  OK(tether_block_arg(block, 0, &arg));
+  MlirValue argv;
+  OK(tether_value_get(arg, &argv));
+  MlirOperationState rs = mlirOperationStateGet(mlirStringRefCreateFromCString("func.return"), loc);
+  rs.nOperands = 1;
+  rs.operands = &argv;
+  tether_op *ret;
+  OK(tether_op_create(a, &rs, &ret));
+  CHECK(stats(a).roots == 3);
+  OK(tether_block_append_op(block, ret));
+  CHECK(stats(a).roots == 2);
+  CHECK_RC(tether_block_append_op(block, ret), TETHER_ESTATE); /* no longer a root */
+
+  OK(tether_region_append_block(region, block));
+  CHECK(stats(a).roots == 1);
+  tether_region *parent_r;
+  OK(tether_block_parent(block, &parent_r));
+  CHECK(parent_r == region);
+
+  /* func.func @g(%arg0: i32) -> i32 owning the region. */
+  MlirType fty = mlirFunctionTypeGet(ctx, 1, &i32, 1, &i32);
+  MlirNamedAttribute attrs[2] = {
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("sym_name")),
+                            mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("g"))),
+      mlirNamedAttributeGet(mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("function_type")),
+                            mlirTypeAttrGet(fty)),
+  };
+  MlirRegion rraw;
+  OK(tether_region_get(region, &rraw));
+  MlirOperationState fs = mlirOperationStateGet(mlirStringRefCreateFromCString("func.func"), loc);
+  fs.nAttributes = 2;
+  fs.attributes = attrs;
+  fs.nRegions = 1;
+  fs.regions = &rraw;
+  tether_op *func;
+  OK(tether_op_create(a, &fs, &func));
+  CHECK(stats(a).roots == 1); /* the region's tree merged into the func's */
+
+  /* The region handle now stands for the func's region; the block and op keep their identity. */
+  tether_region *r0;
+  OK(tether_op_region(func, 0, &r0));
+  CHECK(r0 == region);
+  tether_op *owner;
+  OK(tether_region_parent(region, &owner));
+  CHECK(owner == func);
+  tether_block *b0;
+  OK(tether_region_first_block(region, &b0));
+  CHECK(b0 == block);
+  tether_op *first;
+  OK(tether_block_first_op(block, &first));
+  CHECK(first == ret);
+  tether_op *pr;
+  OK(tether_op_parent(ret, &pr));
+  CHECK(pr == func);
+
+  /* Into a module. */
+  tether_op *m;
+  OK(tether_module_create(a, NULL, &m));
+  tether_region *mr;
+  tether_block *mb;
+  OK(tether_op_region(m, 0, &mr));
+  OK(tether_region_first_block(mr, &mb));
+  OK(tether_block_append_op(mb, func));
+  CHECK(stats(a).roots == 1);
+  OK(tether_op_verify(m));
+  CHECK(prints_containing(m, "func.func @g(%arg0: i32) -> i32"));
+  CHECK(prints_containing(m, "return %arg0 : i32"));
+
+  /* Attaching twice, or into itself, is refused. */
+  CHECK_RC(tether_region_append_block(region, block), TETHER_ESTATE);
+  CHECK_RC(tether_block_append_op(mb, m), TETHER_EARG);   /* into itself */
+  CHECK_RC(tether_block_append_op(mb, func), TETHER_ESTATE); /* not a root */
+}
+
+/* Rule 6: erasing a parent while holding a child. */
+static void erase_parent_invalidates_child(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m = parse(a, kModule);
+  tether_op *func = body_op(m, 0);
+  tether_op *add = body_op(func, 0);
+  tether_value *v;
+  OK(tether_op_result(add, 0, &v));
+  tether_region *r;
+  OK(tether_op_region(func, 0, &r));
+  OK(tether_op_erase(func));
+  CHECK(tether_handle_reason(func) == TETHER_REASON_ERASED);
+  CHECK(tether_handle_reason(add) == TETHER_REASON_PARENT_ERASED);
+  CHECK(tether_handle_reason(v) == TETHER_REASON_PARENT_ERASED);
+  CHECK(tether_handle_reason(r) == TETHER_REASON_PARENT_ERASED);
+  MlirOperation raw;
+  CHECK_RC(tether_op_get(add, &raw), TETHER_EINVALID);
+  tether_op *o;
+  CHECK_RC(tether_op_parent(add, &o), TETHER_EINVALID);
+  CHECK_RC(tether_op_erase(add), TETHER_EINVALID);
+  CHECK_RC(tether_op_detach(func), TETHER_EINVALID);
+  CHECK(print_op(add) == NULL);
+  CHECK(tether_handle_arena(add) == NULL);
+  /* The module lives on, empty. */
+  intptr_t n;
+  tether_block *b;
+  tether_region *mr;
+  OK(tether_op_region(m, 0, &mr));
+  OK(tether_region_first_block(mr, &b));
+  OK(tether_block_num_ops(b, &n));
+  CHECK(n == 0);
+  /* Erasing the root erases everything. */
+  OK(tether_op_erase(m));
+  CHECK(tether_handle_reason(m) == TETHER_REASON_ERASED);
+  CHECK(tether_handle_reason(b) == TETHER_REASON_PARENT_ERASED);
+  CHECK(stats(a).roots == 0);
+}
+
+static void erase_refused_while_results_used(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m = parse(a, kModule);
+  tether_op *func = body_op(m, 0);
+  tether_op *add = body_op(func, 0);
+  CHECK_RC(tether_op_erase(add), TETHER_EBUSY);
+  CHECK(tether_handle_is_valid(add));
+  OK(tether_op_verify(m));
+  tether_op *mul = body_op(func, 1);
+  OK(tether_op_erase(mul)); /* unused */
+  CHECK(!prints_containing(m, "muli"));
+}
+
+static __attribute__((noinline)) tether_op *detach_second(tether_arena *a) {
+  tether_op *m = parse(a, kModule);
+  tether_op *func = body_op(m, 0);
+  tether_op *mul = body_op(func, 1);
+  OK(tether_op_detach(mul));
+  bool root;
+  OK(tether_op_is_root(mul, &root));
+  CHECK(root);
+  tether_op *p;
+  OK(tether_op_parent(mul, &p));
+  CHECK(p == NULL);
+  return mul;
+}
+
+/* A detached op is a root of its own; it uses a value of the module, so it keeps it alive. */
+static void detached_op_is_a_root(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *mul = detach_second(a);
+  tether_collect(a);
+  CHECK(stats(a).roots == 2);
+  CHECK(prints_containing(mul, "arith.muli"));
+  tether_value *opnd;
+  OK(tether_op_operand(mul, 0, &opnd));
+  tether_op *def;
+  OK(tether_value_owner_op(opnd, &def));
+  CHECK(prints_containing(def, "arith.addi"));
+  tether_keep_alive(mul);
+}
+
+static __attribute__((noinline)) tether_op *detach_unused_return(tether_arena *a) {
+  tether_op *m = parse(a, "func.func private @a()\nfunc.func private @b()\n");
+  tether_op *b = body_op(m, 1);
+  OK(tether_op_detach(b));
+  return b;
+}
+
+/* Detach, then drop the old parent: the parent is destroyed, the detached op lives. */
+static void detach_then_drop_parent(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *b = detach_unused_return(a);
+  COLLECT_UNTIL(a, stats(a).roots == 1);
+  CHECK(stats(a).roots == 1);
+  CHECK(stats(a).destroyed == 1);
+  CHECK(prints_containing(b, "func.func private @b()"));
+  tether_keep_alive(b);
+}
+
+static void move_between_trees(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m1 = parse(a, "func.func private @a()\nfunc.func private @b()\n");
+  tether_op *m2 = parse(a, "func.func private @c()\n");
+  tether_op *fa = body_op(m1, 0), *fc = body_op(m2, 0);
+  OK(tether_op_move_after(fa, fc));
+  tether_op *p;
+  OK(tether_op_parent(fa, &p));
+  CHECK(p == m2);
+  CHECK(body_op(m2, 1) == fa);
+  CHECK(prints_containing(m2, "@a"));
+  CHECK(!prints_containing(m1, "@a"));
+  CHECK_RC(tether_op_move_before(m2, fc), TETHER_EARG); /* into itself */
+  CHECK_RC(tether_op_move_before(fa, fa), TETHER_EARG);
+  /* A root moved in becomes part of the tree. */
+  tether_op *m3 = parse(a, "func.func private @d()\n");
+  CHECK(stats(a).roots == 3);
+  tether_op *fd = body_op(m3, 0);
+  OK(tether_op_detach(fd));
+  OK(tether_op_move_before(fd, fc));
+  CHECK(body_op(m2, 0) == fd);
+  OK(tether_op_verify(m2));
+}
+
+static void clone_is_independent(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m = parse(a, kModule);
+  tether_op *c;
+  OK(tether_op_clone(m, &c));
+  CHECK(c != m);
+  CHECK(stats(a).roots == 2);
+  OK(tether_op_erase(m));
+  CHECK(prints_containing(c, "arith.muli"));
+  OK(tether_op_verify(c));
+}
+
+static void passes_invalidate_removed_ops(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m = parse(a, kModule);
+  tether_op *func = body_op(m, 0);
+  tether_op *add = body_op(func, 0);
+  tether_op *mul = body_op(func, 1); /* dead: canonicalize removes it */
+  tether_value *mulres;
+  OK(tether_op_result(mul, 0, &mulres));
+  MlirPassManager pm = mlirPassManagerCreate(tether_arena_context(a));
+  CHECK(mlirLogicalResultIsSuccess(mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(pm),
+      mlirStringRefCreateFromCString("builtin.module(canonicalize)"), strbuf_append,
+      &(strbuf){NULL, 0, 0})));
+  OK(tether_op_run_passes(m, pm));
+  CHECK(tether_handle_reason(mul) == TETHER_REASON_REMOVED);
+  CHECK(tether_handle_reason(mulres) == TETHER_REASON_REMOVED);
+  CHECK(tether_handle_is_valid(add));
+  CHECK(body_op(func, 0) == add); /* identity kept */
+  CHECK(!prints_containing(m, "muli"));
+  /* A pipeline that fails reports it and revalidates anyway. */
+  MlirPassManager bad = mlirPassManagerCreateOnOperation(tether_arena_context(a),
+                                                         mlirStringRefCreateFromCString("func.func"));
+  CHECK_RC(tether_op_run_passes(m, bad), TETHER_EPASS);
+  CHECK(strlen(tether_arena_last_error(a)) > 0);
+  mlirPassManagerDestroy(pm);
+  mlirPassManagerDestroy(bad);
+}
+
+static __attribute__((noinline)) tether_op *op_using_value_of_dropped_module(tether_arena *a) {
+  tether_op *m = parse(a, kModule);
+  tether_op *add = body_op(body_op(m, 0), 0);
+  tether_value *v;
+  OK(tether_op_result(add, 0, &v));
+  MlirValue raw;
+  OK(tether_value_get(v, &raw));
+  MlirOperationState s = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.addi"),
+                                               mlirLocationUnknownGet(tether_arena_context(a)));
+  MlirValue ops[2] = {raw, raw};
+  s.nOperands = 2;
+  s.operands = ops;
+  s.enableResultTypeInference = true;
+  tether_op *n;
+  OK(tether_op_create(a, &s, &n));
+  return n;
+}
+
+/* An op whose operands live in another root keeps that root alive (else destroying it would
+ * leave the op with dangling operands). */
+static void cross_root_operands_keep_root_alive(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *n = op_using_value_of_dropped_module(a);
+  tether_collect(a);
+  CHECK(stats(a).roots == 2);
+  CHECK(prints_containing(n, "arith.addi"));
+  tether_value *r;
+  OK(tether_op_result(n, 0, &r));
+  MlirValue rv;
+  OK(tether_value_get(r, &rv));
+  CHECK(mlirTypeEqual(mlirValueGetType(rv), mlirIntegerTypeGet(tether_arena_context(a), 32)));
+  tether_keep_alive(n);
+}
+
+static void bad_input_is_an_error(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m = NULL;
+  CHECK_RC(tether_module_parse(a, "func.func @", 11, &m), TETHER_EPARSE);
+  CHECK(m == NULL);
+  CHECK(strstr(tether_arena_last_error(a), "error") != NULL);
+  CHECK_RC(tether_module_parse(NULL, "x", 1, &m), TETHER_EARG);
+  CHECK_RC(tether_module_parse(a, NULL, 1, &m), TETHER_EARG);
+  CHECK_RC(tether_module_parse(a, "x", 1, NULL), TETHER_EARG);
+  tether_op *o;
+  CHECK_RC(tether_op_parent(NULL, &o), TETHER_EARG);
+  CHECK_RC(tether_op_erase(NULL), TETHER_EARG);
+  MlirOperation raw;
+  CHECK_RC(tether_op_get(NULL, &raw), TETHER_EARG);
+  tether_type *t;
+  CHECK_RC(tether_type_parse(a, "i33x", 4, &t), TETHER_EPARSE);
+  m = parse(a, kModule);
+  CHECK_RC(tether_op_region(m, 5, &(tether_region *){0}), TETHER_ERANGE);
+  CHECK_RC(tether_op_result(m, 0, &(tether_value *){0}), TETHER_ERANGE);
+  tether_block *b;
+  CHECK_RC(tether_region_block(NULL, 0, &b), TETHER_EARG);
+  /* Values from another context are refused. */
+  tether_arena *other;
+  OK(tether_arena_create(&other));
+  MlirOperationState s = mlirOperationStateGet(mlirStringRefCreateFromCString("test.op"),
+                                               mlirLocationUnknownGet(tether_arena_context(other)));
+  CHECK_RC(tether_op_create(a, &s, &o), TETHER_ECONTEXT);
+  tether_op *om = parse(other, kModule);
+  CHECK_RC(tether_op_move_before(body_op(om, 0), body_op(m, 0)), TETHER_ECONTEXT);
+  /* Inference on an op without the interface fails cleanly. */
+  MlirOperationState s2 = mlirOperationStateGet(mlirStringRefCreateFromCString("test.unknown"),
+                                                mlirLocationUnknownGet(tether_arena_context(a)));
+  s2.enableResultTypeInference = true;
+  CHECK_RC(tether_op_create(a, &s2, &o), TETHER_EARG);
+  /* A region handed over twice is refused before anything is consumed. */
+  tether_region *r;
+  OK(tether_region_create(a, &r));
+  MlirRegion rr[2];
+  OK(tether_region_get(r, &rr[0]));
+  rr[1] = rr[0];
+  MlirOperationState s3 = mlirOperationStateGet(mlirStringRefCreateFromCString("test.two"),
+                                                mlirLocationUnknownGet(tether_arena_context(a)));
+  s3.nRegions = 2;
+  s3.regions = rr;
+  CHECK_RC(tether_op_create(a, &s3, &o), TETHER_EARG);
+  CHECK(tether_handle_is_valid(r));
+}
+
+static int count_cb(tether_op *op, void *ud) {
+  (void)op;
+  ++*(int *)ud;
+  return 0;
+}
+
+static int erase_muli_cb(tether_op *op, void *ud) {
+  (void)ud;
+  MlirOperation raw;
+  if (tether_op_get(op, &raw) != TETHER_OK) return 1;
+  if (mlirStringRefEqual(mlirIdentifierStr(mlirOperationGetName(raw)),
+                         mlirStringRefCreateFromCString("arith.muli")))
+    return tether_op_erase(op);
+  return 0;
+}
+
+static void walk_visits_and_tolerates_mutation(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m = parse(a, kModule);
+  int n = 0;
+  OK(tether_op_walk(m, TETHER_WALK_PRE_ORDER, count_cb, &n));
+  CHECK(n == 5); /* module, func, addi, muli, return */
+  OK(tether_op_walk(m, TETHER_WALK_POST_ORDER, erase_muli_cb, NULL));
+  CHECK(!prints_containing(m, "muli"));
+  n = 0;
+  OK(tether_op_walk(m, TETHER_WALK_PRE_ORDER, count_cb, &n));
+  CHECK(n == 4);
+}
+
+static void wrap_raw_pointers(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m = parse(a, kModule);
+  tether_op *func = body_op(m, 0);
+  MlirOperation raw;
+  OK(tether_op_get(func, &raw));
+  tether_op *w;
+  OK(tether_op_wrap(a, raw, &w));
+  CHECK(w == func);
+  MlirOperation add = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0)));
+  OK(tether_op_wrap(a, add, &w));
+  CHECK(w == body_op(func, 0));
+  tether_arena *other;
+  OK(tether_arena_create(&other));
+  CHECK_RC(tether_op_wrap(other, add, &w), TETHER_EARG);
+}
+
+int main(void) {
+  RUN(type_outlives_arena_handle);
+  RUN(dropped_arenas_are_destroyed);
+  RUN(grandchild_keeps_module_alive);
+  RUN(detached_region_and_block_attach);
+  RUN(erase_parent_invalidates_child);
+  RUN(erase_refused_while_results_used);
+  RUN(detached_op_is_a_root);
+  RUN(detach_then_drop_parent);
+  RUN(move_between_trees);
+  RUN(clone_is_independent);
+  RUN(passes_invalidate_removed_ops);
+  RUN(cross_root_operands_keep_root_alive);
+  RUN(bad_input_is_an_error);
+  RUN(walk_visits_and_tolerates_mutation);
+  RUN(wrap_raw_pointers);
+  DONE();
+}
