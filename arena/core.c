@@ -21,6 +21,7 @@ static long gc_stress_every; /* TETHER_GC_STRESS=N: a full collection every N al
 static atomic_long alloc_count;
 static atomic_long threads_registered;
 static _Thread_local int in_safepoint;
+static _Thread_local int initialized_here;
 
 /* Dead arenas (GC-visible through this static). Guarded by dead_lock. */
 static pthread_mutex_t dead_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -76,6 +77,7 @@ static void thread_exit(void *arg) {
 static void at_exit(void) { tether_shutdown(); }
 
 static void init(void) {
+  initialized_here = 1;
   GC_INIT();
   GC_allow_register_threads();
   GC_set_finalize_on_demand(1);
@@ -97,6 +99,12 @@ void tether__thread_setup(void) {
       pthread_setspecific(thread_key, (void *)1);
       atomic_fetch_add(&threads_registered, 1);
     }
+  } else if (initialized_here) {
+    /* GC_INIT registered this thread. If it is not the process's main thread it will exit, and a
+     * registered thread that exits makes every later collection fail: unregister it then too.
+     * (The main thread's key destructor never runs: exit() does not run them.) */
+    pthread_setspecific(thread_key, (void *)1);
+    atomic_fetch_add(&threads_registered, 1);
   }
   tether__thread_ready = 1;
 }

@@ -98,7 +98,10 @@ static void address_reuse_never_meets_stale_handles(void) {
     CHECK(!prints_containing(stale[k], "func"));
   }
   printf("  in %d of %d rounds the new func.func got the address of an erased one\n", reused, ROUNDS);
-  CHECK(reused > 0); /* the scenario really happened */
+#ifndef __SANITIZE_ADDRESS__
+  /* The scenario really happened (ASan's quarantine delays reuse on purpose, so not there). */
+  CHECK(reused > 0);
+#endif
   CHECK(prints_containing(keep, "@keep"));
   free(stale);
   free(stale_addr);
