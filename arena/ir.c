@@ -36,10 +36,10 @@ static int check(const void *p, int kind, tether__handle **h, tether__tree **t) 
     if (!(o)) return TETHER_EARG;                                                                 \
   } while (0)
 
-static inline MlirOperation OP(tether__handle *h) { return (MlirOperation){h->raw}; }
-static inline MlirRegion REG(tether__handle *h) { return (MlirRegion){h->raw}; }
-static inline MlirBlock BLK(tether__handle *h) { return (MlirBlock){h->raw}; }
-static inline MlirValue VAL(tether__handle *h) { return (MlirValue){h->raw}; }
+static inline MlirOperation OP(tether__handle *h) { return (MlirOperation){tether__raw(h)}; }
+static inline MlirRegion REG(tether__handle *h) { return (MlirRegion){tether__raw(h)}; }
+static inline MlirBlock BLK(tether__handle *h) { return (MlirBlock){tether__raw(h)}; }
+static inline MlirValue VAL(tether__handle *h) { return (MlirValue){tether__raw(h)}; }
 
 /* Interns a possibly-null raw object of tree t into *out (NULL stays NULL). */
 static int give(tether__tree *t, int kind, void *raw, void **out) {
@@ -279,8 +279,8 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
     tether__handle *rh = tether__table_find(rt, rt->root, TETHER_KIND_REGION);
     if (rh) {
       tether__table_remove(rt, rh);
-      rh->raw = mlirOperationGetRegion(op, i).ptr;
-      rh->fp = op.ptr;
+      tether__set_raw(rh, mlirOperationGetRegion(op, i).ptr);
+      tether__set_region_parent(rh, op.ptr);
       tether__table_insert(rt, rh);
     }
     tether__merge(rt, t);
@@ -298,7 +298,7 @@ static int get_raw(const void *p, int kind, void **out) {
   const tether__handle *h = TETHER__H(p);
   if (tether__kind(h) != kind) return TETHER_EARG;
   if (!tether__valid(h)) return TETHER_EINVALID;
-  *out = h->raw;
+  *out = tether__raw(h);
   return TETHER_OK;
 }
 
@@ -335,11 +335,11 @@ tether_arena *tether_handle_arena(const void *handle) {
 }
 
 void tether_handle_set_user(void *handle, void *user) {
-  if (handle) TETHER__H(handle)->user = user;
+  if (handle) TETHER__H(handle)->huser = ~(uintptr_t)user;
 }
 
 void *tether_handle_get_user(const void *handle) {
-  return handle ? TETHER__H(handle)->user : NULL;
+  return handle ? (void *)~TETHER__H(handle)->huser : NULL;
 }
 
 static int wrap(tether_arena *a, int kind, void *raw, void **out) {
@@ -383,7 +383,7 @@ int tether_op_block(tether_op *op, tether_block **out) {
 
 int tether_op_is_root(tether_op *op, bool *out) {
   NAV_PROLOGUE(op, TETHER_KIND_OP);
-  *out = t->root == h->raw;
+  *out = t->root == tether__raw(h);
   return TETHER_OK;
 }
 
@@ -396,7 +396,8 @@ int tether_op_num_regions(tether_op *op, intptr_t *out) {
 int tether_op_region(tether_op *op, intptr_t i, tether_region **out) {
   NAV_PROLOGUE(op, TETHER_KIND_OP);
   if (i < 0 || i >= mlirOperationGetNumRegions(OP(h))) return TETHER_ERANGE;
-  tether__handle *r = tether__intern_with(t, TETHER_KIND_REGION, mlirOperationGetRegion(OP(h), i).ptr, h->raw);
+  tether__handle *r = tether__intern_with(t, TETHER_KIND_REGION, mlirOperationGetRegion(OP(h), i).ptr,
+                                          tether__raw(h));
   if (!r) return TETHER_ENOMEM;
   *out = (tether_region *)r;
   return TETHER_OK;
@@ -464,7 +465,7 @@ int tether_op_prev(tether_op *op, tether_op **out) {
 
 int tether_region_parent(tether_region *r, tether_op **out) {
   NAV_PROLOGUE(r, TETHER_KIND_REGION);
-  void *parent = (void *)h->fp;
+  void *parent = tether__region_parent(h);
   if (!parent) {
     MlirBlock b = mlirRegionGetFirstBlock(REG(h));
     parent = mlirBlockIsNull(b) ? NULL : mlirBlockGetParentOperation(b).ptr;
@@ -601,7 +602,7 @@ int tether_value_index(tether_value *v, intptr_t *out) {
 /* ---- structural mutation --------------------------------------------------------------------- */
 
 static int is_root_op(tether__handle *h, tether__tree *t) {
-  return t->root_kind == TETHER_KIND_OP && t->root == h->raw;
+  return t->root_kind == TETHER_KIND_OP && t->root == tether__raw(h);
 }
 
 int tether_block_insert_op(tether_block *b, intptr_t pos, tether_op *op) {
@@ -663,7 +664,7 @@ int tether_op_detach(tether_op *op) {
   tether__tree *t;
   CHECK(op, TETHER_KIND_OP, h, t);
   if (mlirBlockIsNull(mlirOperationGetBlock(OP(h)))) return TETHER_OK;
-  tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_OP, h->raw);
+  tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_OP, tether__raw(h));
   if (!nt) return TETHER_ENOMEM;
   mlirOperationRemoveFromParent(OP(h));
   return tether__move_subtree(t, nt, OP(h));
@@ -675,7 +676,7 @@ static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int app
   CHECK(r, TETHER_KIND_REGION, rh, rt);
   CHECK(b, TETHER_KIND_BLOCK, bh, bt);
   if (rt->arena != bt->arena) return TETHER_ECONTEXT;
-  if (!(bt->root_kind == TETHER_KIND_BLOCK && bt->root == bh->raw)) return TETHER_ESTATE;
+  if (!(bt->root_kind == TETHER_KIND_BLOCK && bt->root == tether__raw(bh))) return TETHER_ESTATE;
   if (rt == bt) return TETHER_EARG; /* the region is inside the block */
   if (append) {
     mlirRegionAppendOwnedBlock(REG(rh), BLK(bh));

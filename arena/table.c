@@ -13,8 +13,16 @@
 
 #include <stdlib.h>
 
+/* Keeps locality: MLIR allocates neighbouring IR at neighbouring addresses, and walks visit it in
+ * that order, so neighbouring slots are probed one after the other. Bits above 2^24 are folded in
+ * so that distant allocations do not pile up on the same slots. */
 static inline size_t hash_ptr(const void *p, int kind) {
-  uint64_t x = (uint64_t)(uintptr_t)p ^ ((uint64_t)kind << 1);
+  uintptr_t x = (uintptr_t)p >> 4;
+  return (size_t)(x ^ (x >> 20) ^ ((uintptr_t)kind << 2));
+}
+
+static inline size_t hash_root(const void *p) {
+  uint64_t x = (uint64_t)(uintptr_t)p;
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
   x ^= x >> 33;
@@ -24,15 +32,16 @@ static inline size_t hash_ptr(const void *p, int kind) {
 tether__handle *tether__table_find(tether__tree *t, void *raw, int kind) {
   if (!t->cap) return NULL;
   size_t mask = t->cap - 1;
+  uintptr_t hraw = ~(uintptr_t)raw;
   for (size_t i = hash_ptr(raw, kind) & mask;; i = (i + 1) & mask) {
     tether__handle *h = t->slots[i];
     if (!h) return NULL;
-    if (h->raw == raw && tether__kind(h) == kind) return h;
+    if (h->hraw == hraw && tether__kind(h) == kind) return h;
   }
 }
 
 static void place(tether__handle **slots, size_t mask, tether__handle *h) {
-  size_t i = hash_ptr(h->raw, tether__kind(h)) & mask;
+  size_t i = hash_ptr(tether__raw(h), tether__kind(h)) & mask;
   while (slots[i]) i = (i + 1) & mask;
   slots[i] = h;
 }
@@ -61,7 +70,7 @@ int tether__table_insert(tether__tree *t, tether__handle *h) {
 void tether__table_remove(tether__tree *t, tether__handle *h) {
   if (!t->cap) return;
   size_t mask = t->cap - 1;
-  size_t i = hash_ptr(h->raw, tether__kind(h)) & mask;
+  size_t i = hash_ptr(tether__raw(h), tether__kind(h)) & mask;
   while (t->slots[i] != h) {
     if (!t->slots[i]) return;
     i = (i + 1) & mask;
@@ -73,7 +82,7 @@ void tether__table_remove(tether__tree *t, tether__handle *h) {
     j = (j + 1) & mask;
     tether__handle *e = t->slots[j];
     if (!e) break;
-    size_t k = hash_ptr(e->raw, tether__kind(e)) & mask;
+    size_t k = hash_ptr(tether__raw(e), tether__kind(e)) & mask;
     int between = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
     if (!between) {
       t->slots[i] = e;
@@ -89,14 +98,14 @@ void tether__table_remove(tether__tree *t, tether__handle *h) {
 tether__tree *tether__roots_get(tether_arena *a, void *key) {
   if (!a->rcap) return NULL;
   size_t mask = a->rcap - 1;
-  for (size_t i = hash_ptr(key, 0) & mask;; i = (i + 1) & mask) {
+  for (size_t i = hash_root(key) & mask;; i = (i + 1) & mask) {
     if (!a->roots[i].key) return NULL;
     if (a->roots[i].key == key) return a->roots[i].tree;
   }
 }
 
 static void root_place(tether__rootent *r, size_t mask, tether__rootent e) {
-  size_t i = hash_ptr(e.key, 0) & mask;
+  size_t i = hash_root(e.key) & mask;
   while (r[i].key) i = (i + 1) & mask;
   r[i] = e;
 }
@@ -120,7 +129,7 @@ int tether__roots_put(tether_arena *a, void *key, tether__tree *t) {
 void tether__roots_remove(tether_arena *a, void *key) {
   if (!a->rcap || !key) return;
   size_t mask = a->rcap - 1;
-  size_t i = hash_ptr(key, 0) & mask;
+  size_t i = hash_root(key) & mask;
   while (a->roots[i].key != key) {
     if (!a->roots[i].key) return;
     i = (i + 1) & mask;
@@ -129,7 +138,7 @@ void tether__roots_remove(tether_arena *a, void *key) {
   for (;;) {
     j = (j + 1) & mask;
     if (!a->roots[j].key) break;
-    size_t k = hash_ptr(a->roots[j].key, 0) & mask;
+    size_t k = hash_root(a->roots[j].key) & mask;
     int between = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
     if (!between) {
       a->roots[i] = a->roots[j];

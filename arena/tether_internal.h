@@ -39,13 +39,29 @@
 
 typedef struct tether__tree tether__tree;
 
+/* The MLIR and binding pointers are stored complemented, so the collector, which scans every word
+ * of a handle, rejects them at once instead of looking them up in its heap map: they never point
+ * into the GC heap. 24 bytes, which the collector serves from its 32-byte size class. */
 typedef struct tether__handle {
-  void *raw;      /* the MLIR object while valid; NULL once invalid */
-  uintptr_t bits; /* see above */
-  void *user;     /* binding back-pointer (not traced: it points outside the GC heap) */
-  const void *fp; /* op: its name identifier (a fingerprint against address reuse);
-                     region: its parent operation (the C API cannot ask), NULL when detached */
+  uintptr_t hraw;  /* ~(MLIR object) while valid; ~0 (NULL) once invalid */
+  uintptr_t bits;  /* see above */
+  uintptr_t huser; /* ~(binding back-pointer): not traced, it points outside the GC heap */
 } tether__handle;
+
+/* Region handles also remember their parent operation: the C API cannot ask a region for it. */
+typedef struct tether__region_handle {
+  tether__handle h;
+  uintptr_t hparent; /* ~(parent operation), ~0 (NULL) when detached */
+} tether__region_handle;
+
+static inline void *tether__raw(const tether__handle *h) { return (void *)~h->hraw; }
+static inline void tether__set_raw(tether__handle *h, const void *raw) { h->hraw = ~(uintptr_t)raw; }
+static inline void *tether__region_parent(const tether__handle *h) {
+  return (void *)~((const tether__region_handle *)h)->hparent;
+}
+static inline void tether__set_region_parent(tether__handle *h, const void *op) {
+  ((tether__region_handle *)h)->hparent = ~(uintptr_t)op;
+}
 
 #define TETHER__H(p) ((tether__handle *)(p))
 

@@ -192,16 +192,15 @@ tether__handle *tether__intern(tether__tree *t, int kind, void *raw) {
 tether__handle *tether__intern_with(tether__tree *t, int kind, void *raw, void *parent) {
   tether__handle *h = tether__table_find(t, raw, kind);
   if (h) {
-    if (kind == TETHER_KIND_REGION && parent) h->fp = parent;
+    if (kind == TETHER_KIND_REGION && parent) tether__set_region_parent(h, parent);
     return h;
   }
-  h = tether__alloc(sizeof *h);
+  h = tether__alloc(kind == TETHER_KIND_REGION ? sizeof(tether__region_handle) : sizeof *h);
   if (!h) return NULL;
-  h->raw = raw;
+  tether__set_raw(h, raw);
   h->bits = (uintptr_t)t | (uintptr_t)kind;
-  h->user = NULL;
-  h->fp = kind == TETHER_KIND_OP ? mlirOperationGetName((MlirOperation){raw}).ptr
-                                 : kind == TETHER_KIND_REGION ? parent : NULL;
+  tether_handle_set_user(h, NULL);
+  if (kind == TETHER_KIND_REGION) tether__set_region_parent(h, parent);
   if (tether__table_insert(t, h) != TETHER_OK) return NULL;
   t->counts[kind]++;
   t->arena->stats.handles[kind]++;
@@ -216,7 +215,7 @@ tether__handle *tether__intern_any(tether__tree *t, int kind, void *raw) {
 }
 
 void tether__handle_invalidate(tether__handle *h, int reason) {
-  h->raw = NULL;
+  tether__set_raw(h, NULL);
   h->bits = ((uintptr_t)reason << 4) | (h->bits & TETHER__KIND_MASK) | TETHER__INVALID;
 }
 
@@ -399,7 +398,7 @@ void tether__tree_destroy(tether__tree *t, int reason) {
     tether__handle *h = t->slots[i];
     if (!h) continue;
     int r = reason;
-    if (reason == TETHER_REASON_ERASED && h->raw != t->root) r = TETHER_REASON_PARENT_ERASED;
+    if (reason == TETHER_REASON_ERASED && tether__raw(h) != t->root) r = TETHER_REASON_PARENT_ERASED;
     tether__handle_invalidate(h, r);
   }
   for (int k = 0; k < TETHER_KIND_COUNT; k++) a->stats.handles[k] -= t->counts[k];
@@ -486,9 +485,7 @@ intptr_t tether__drain_pending(tether_arena *a) {
 static void mark_seen(void *raw, int kind, void *ud) {
   tether__tree *t = ud;
   tether__handle *h = tether__table_find(t, raw, kind);
-  if (!h) return;
-  if (kind == TETHER_KIND_OP && h->fp != mlirOperationGetName((MlirOperation){raw}).ptr) return;
-  h->bits |= TETHER__SEEN;
+  if (h) h->bits |= TETHER__SEEN;
 }
 
 void tether__tree_revalidate(tether__tree *t) {
