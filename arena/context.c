@@ -84,7 +84,7 @@ static int arena_new(MlirContext ctx, bool owns, tether_arena **out) {
   pthread_mutex_init(&a->lock, NULL);
   a->diag_id = mlirContextAttachDiagnosticHandler(ctx, diag_handler, a, NULL);
   GC_register_finalizer_no_order(a, tether__arena_finalizer, NULL, NULL, NULL);
-  tether__arena_registered();
+  tether__arena_registered(a);
   *out = a;
   return TETHER_OK;
 }
@@ -136,7 +136,22 @@ int tether__arena_destroy(tether_arena *a) {
   a->diag_len = a->diag_cap = 0;
   a->state = TETHER__ARENA_DEAD;
   pthread_mutex_destroy(&a->lock);
+  tether__arena_unregistered(a);
   return 1;
+}
+
+void tether_arena_set_user(tether_arena *a, void *user) {
+  if (a) a->user = user;
+}
+
+void *tether_arena_get_user(tether_arena *a) { return a ? a->user : NULL; }
+
+void tether_arena_foreach_root(tether_arena *a, void (*cb)(tether_kind, void *, void *), void *user) {
+  if (!a || !cb) return;
+  for (uint32_t i = 0; i < a->rcap; i++) {
+    tether__tree *t = a->roots[i].tree;
+    if (a->roots[i].key && t->state == TETHER__TREE_LIVE) cb((tether_kind)t->root_kind, t->root, user);
+  }
 }
 
 int tether__check_ctx(tether_arena *a, MlirContext c) {

@@ -151,7 +151,43 @@ void tether__arena_finalizer(void *obj, void *cd) {
   pthread_mutex_unlock(&dead_lock);
 }
 
-void tether__arena_registered(void) { atomic_fetch_add(&arenas_live, 1); }
+/* Registry of arenas not yet destroyed, for tether_safepoint_all. malloc memory: it must not keep
+ * arenas alive. An arena leaves it when destroyed, so every entry points to allocated memory
+ * (a finalized arena stays allocated on the dead list until destroyed). */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static tether_arena **registry;
+static intptr_t registry_len, registry_cap;
+
+void tether__arena_registered(tether_arena *a) {
+  atomic_fetch_add(&arenas_live, 1);
+  pthread_mutex_lock(&registry_lock);
+  if (registry_len == registry_cap) {
+    intptr_t ncap = registry_cap ? registry_cap * 2 : 16;
+    tether_arena **n = realloc(registry, (size_t)ncap * sizeof *n);
+    if (n) {
+      registry = n;
+      registry_cap = ncap;
+    }
+  }
+  if (registry_len < registry_cap) {
+    a->registry_slot = registry_len;
+    registry[registry_len++] = a;
+  } else {
+    a->registry_slot = -1; /* out of memory: only tether_safepoint_all misses it */
+  }
+  pthread_mutex_unlock(&registry_lock);
+}
+
+void tether__arena_unregistered(tether_arena *a) {
+  pthread_mutex_lock(&registry_lock);
+  intptr_t i = a->registry_slot;
+  if (i >= 0 && i < registry_len && registry[i] == a) {
+    registry[i] = registry[--registry_len];
+    registry[i]->registry_slot = i;
+  }
+  a->registry_slot = -1;
+  pthread_mutex_unlock(&registry_lock);
+}
 
 /* ---- safe points ----------------------------------------------------------------------------- */
 
@@ -201,6 +237,34 @@ void tether_safepoint(tether_arena *a) {
   tether__safepoint_slow(a);
 }
 
+/* Drains the pending trees of every live arena (the caller serializes all arenas). */
+static intptr_t drain_all(void) {
+  intptr_t done = 0;
+  pthread_mutex_lock(&registry_lock);
+  intptr_t n = registry_len;
+  tether_arena **copy = n ? malloc((size_t)n * sizeof *copy) : NULL;
+  if (copy) memcpy(copy, registry, (size_t)n * sizeof *copy);
+  pthread_mutex_unlock(&registry_lock);
+  /* The copy is malloc memory: keep the arenas reachable while we work on them. */
+  tether_arena **pinned = copy ? GC_MALLOC((size_t)n * sizeof *pinned) : NULL;
+  if (pinned) memcpy(pinned, copy, (size_t)n * sizeof *pinned);
+  free(copy);
+  for (intptr_t i = 0; pinned && i < n; i++)
+    if (pinned[i]->state == TETHER__ARENA_LIVE && __atomic_load_n(&pinned[i]->pending, __ATOMIC_ACQUIRE))
+      done += tether__drain_pending(pinned[i]);
+  GC_reachable_here(pinned);
+  return done;
+}
+
+void tether_safepoint_all(void) {
+  if (!tether__thread_ready) tether__thread_setup();
+  if (in_safepoint) return;
+  in_safepoint = 1;
+  safepoint_work(NULL);
+  if (!atomic_load(&tether__is_shutdown)) drain_all();
+  in_safepoint = 0;
+}
+
 /* Overwrites a stretch of this thread's stack below the caller, so stale copies of pointers
  * left there by earlier calls do not keep objects alive. */
 static __attribute__((noinline)) void clear_stack(void) {
@@ -220,6 +284,22 @@ void tether_collect(tether_arena *a) {
     GC_gcollect();
     atomic_store(&tether__finalizers_queued, 1);
     idle = safepoint_work(a) ? 0 : idle + 1;
+  }
+  in_safepoint = 0;
+}
+
+void tether_collect_all(void) {
+  if (!tether__thread_ready) tether__thread_setup();
+  if (in_safepoint) return;
+  in_safepoint = 1;
+  int idle = 0;
+  for (int round = 0; round < 64 && idle < 2; round++) {
+    clear_stack();
+    GC_gcollect();
+    atomic_store(&tether__finalizers_queued, 1);
+    intptr_t done = safepoint_work(NULL);
+    if (!atomic_load(&tether__is_shutdown)) done += drain_all();
+    idle = done ? 0 : idle + 1;
   }
   in_safepoint = 0;
 }

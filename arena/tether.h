@@ -136,6 +136,15 @@ const char *tether_arena_last_error(tether_arena *a);
 /// Allows operations of unregistered dialects in the arena's context.
 int tether_arena_allow_unregistered(tether_arena *a, bool allow);
 
+/// A binding's back-pointer on the arena (e.g. its context object), not traced. [no safe point]
+void tether_arena_set_user(tether_arena *a, void *user);
+void *tether_arena_get_user(tether_arena *a);
+
+/// Calls cb(kind, raw root, user) for every live root of the arena (an MlirOperation, MlirRegion or
+/// MlirBlock pointer by kind). cb must not call tether. [no safe point]
+void tether_arena_foreach_root(tether_arena *a, void (*cb)(tether_kind kind, void *root, void *user),
+                               void *user);
+
 /* ---------------------------------------------------------------------------------------------
  * Roots: parsing and creating IR. Every new root is owned by the returned handle.
  */
@@ -342,10 +351,17 @@ void tether_unpin(intptr_t slot);
 /// queued. May destroy IR.
 void tether_safepoint(tether_arena *a);
 
+/// For runtimes in which one lock serializes every arena (Python's GIL): a safe point for all
+/// live arenas at once. May destroy IR.
+void tether_safepoint_all(void);
+
 /// Full collection: collects repeatedly (clearing what it can of the stack) until no more roots
 /// or arenas become unreachable, destroying them; a may be NULL. May destroy IR. Conservative GC:
 /// an object referenced from a stale stack slot may survive; see docs/ownership.md.
 void tether_collect(tether_arena *a);
+
+/// tether_collect for all live arenas at once (same condition as tether_safepoint_all).
+void tether_collect_all(void);
 
 /// Called (from the thread that ran a collection, without locks) when finalizations were queued:
 /// bindings use it to schedule a safe point (Python: Py_AddPendingCall). NULL: none.

@@ -111,6 +111,8 @@ struct tether_arena {
   size_t diag_len, diag_cap;
   MlirDiagnosticHandlerID diag_id;
   int capturing;
+  void *user;              /* binding back-pointer (not traced) */
+  intptr_t registry_slot;  /* index in core.c's registry of live arenas */
   tether_arena_stats stats;
   uint8_t owns_ctx;
   uint8_t state;
@@ -132,7 +134,8 @@ void tether__safepoint_slow(tether_arena *a);
 void *tether__alloc(size_t size); /* GC_MALLOC, counting for the GC-stress mode */
 void tether__tree_finalizer(void *obj, void *cd);
 void tether__arena_finalizer(void *obj, void *cd);
-void tether__arena_registered(void); /* counts a new arena */
+void tether__arena_registered(tether_arena *a);   /* counts a new arena, enters the registry */
+void tether__arena_unregistered(tether_arena *a); /* leaves the registry (destroyed) */
 
 /* Every public entry point that takes an arena or IR handle starts here: registers the thread on
  * first use, then runs queued finalizations and destructions for arena a (a may be NULL). */
