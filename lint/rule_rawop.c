@@ -112,6 +112,7 @@ typedef struct ctx {
   int is_accessor;  /* the function being walked is itself an accessor */
   CXCursor defer;   /* raw access being bound or stored: no immediate use check */
   int in_lambda;
+  CXSourceLocation lambda_at; /* the innermost lambda being walked */
 } ctx;
 
 static int stmt(ctx *c, CXCursor s, facts *st);
@@ -237,61 +238,184 @@ static char *spelling_of_range(CXTranslationUnit tu, CXSourceRange r, int drop_l
   return s;
 }
 
-static int is_ident_tail(char ch) {
-  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+static CXCursor first_expr_child(CXCursor e) {
+  kids ks = children(e);
+  CXCursor r = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n; i++)
+    if (is_expr_kind(clang_getCursorKind(ks.v[i]))) {
+      r = ks.v[i];
+      break;
+    }
+  free(ks.v);
+  return r;
+}
+
+static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth);
+
+/* The object an overloaded operator-> is applied to (its first argument). */
+static CXCursor arrow_object(CXCursor call) {
+  CXCursor fn = clang_getCursorReferenced(call);
+  kids ks = children(call);
+  CXCursor r = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n && clang_Cursor_isNull(r); i++) {
+    CXCursor k = ks.v[i];
+    if (!is_expr_kind(clang_getCursorKind(k))) continue;
+    CXCursor kref = clang_getCursorReferenced(strip(k));
+    if (!clang_Cursor_isNull(kref) && clang_equalCursors(kref, fn) &&
+        clang_getCursorKind(strip(k)) == CXCursor_DeclRefExpr)
+      continue;
+    r = k;
+  }
+  free(ks.v);
+  return r;
+}
+
+static int is_arrow_call(CXCursor e) {
+  if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
+  CXString n = clang_getCursorSpelling(e);
+  int yes = strcmp(clang_getCString(n), "operator->") == 0;
+  clang_disposeString(n);
+  return yes;
+}
+
+/* Spelling built from the AST, not from tokens, so it is the same inside and outside macros:
+ * "self", "self.parentOperation", "parentOperation" (for this->parentOperation), "p->blk". */
+static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth) {
+  if (depth > 32) {
+    tether__buf_puts(b, "?");
+    return;
+  }
+  enum CXCursorKind k = clang_getCursorKind(e);
+  switch (k) {
+  case CXCursor_CXXThisExpr:
+    tether__buf_puts(b, "this");
+    return;
+  case CXCursor_DeclRefExpr: {
+    CXString n = clang_getCursorSpelling(e);
+    tether__buf_puts(b, clang_getCString(n));
+    clang_disposeString(n);
+    return;
+  }
+  case CXCursor_ParenExpr:
+  case CXCursor_UnexposedExpr: {
+    CXCursor in = first_expr_child(e);
+    if (clang_Cursor_isNull(in)) break;
+    spell_into(c, in, b, depth + 1);
+    return;
+  }
+  case CXCursor_UnaryOperator: {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
+    CXCursor in = first_expr_child(e);
+    if (clang_Cursor_isNull(in) || (op != CXUnaryOperator_Deref && op != CXUnaryOperator_AddrOf))
+      break;
+    tether__buf inner = {0};
+    spell_into(c, in, &inner, depth + 1);
+    if (inner.p && strcmp(inner.p, "this") == 0 && op == CXUnaryOperator_Deref) {
+      tether__buf_puts(b, "this");
+    } else {
+      tether__buf_puts(b, op == CXUnaryOperator_Deref ? "*" : "&");
+      tether__buf_puts(b, inner.p ? inner.p : "?");
+    }
+    tether__buf_free(&inner);
+    return;
+  }
+  case CXCursor_MemberRefExpr: {
+    CXString n = clang_getCursorSpelling(e);
+    CXCursor base = first_expr_child(e);
+    tether__buf bb = {0};
+    int arrow = 0;
+    if (!clang_Cursor_isNull(base)) {
+      CXCursor sb = base;
+      while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
+             clang_getCursorKind(sb) == CXCursor_ParenExpr) {
+        CXCursor in = first_expr_child(sb);
+        if (clang_Cursor_isNull(in)) break;
+        sb = in;
+      }
+      if (is_arrow_call(sb)) {
+        CXCursor obj = arrow_object(sb);
+        if (!clang_Cursor_isNull(obj)) spell_into(c, obj, &bb, depth + 1);
+        arrow = 1;
+      } else {
+        spell_into(c, sb, &bb, depth + 1);
+        CXType t = clang_getCursorType(sb);
+        arrow = t.kind == CXType_Pointer;
+      }
+    }
+    if (bb.p && strcmp(bb.p, "this") != 0 && bb.p[0]) {
+      tether__buf_puts(b, bb.p);
+      tether__buf_puts(b, arrow ? "->" : ".");
+    }
+    tether__buf_puts(b, clang_getCString(n));
+    tether__buf_free(&bb);
+    clang_disposeString(n);
+    return;
+  }
+  case CXCursor_CallExpr: {
+    kids ks = children(e);
+    CXCursor first = ks.n ? ks.v[0] : clang_getNullCursor();
+    free(ks.v);
+    if (is_arrow_call(e)) {
+      CXCursor obj = arrow_object(e);
+      if (!clang_Cursor_isNull(obj)) {
+        spell_into(c, obj, b, depth + 1);
+        tether__buf_puts(b, "->");
+        return;
+      }
+    }
+    if (!clang_Cursor_isNull(first) && clang_getCursorKind(first) == CXCursor_MemberRefExpr) {
+      spell_into(c, first, b, depth + 1);
+      tether__buf_puts(b, "()");
+      return;
+    }
+    CXString n = clang_getCursorSpelling(e);
+    tether__buf_puts(b, clang_getCString(n));
+    tether__buf_puts(b, "()");
+    clang_disposeString(n);
+    return;
+  }
+  default:
+    break;
+  }
+  /* Anything else: its tokens, when they are all in the main file. */
+  CXSourceRange r = clang_getCursorExtent(e);
+  CXFile f1 = NULL, f2 = NULL;
+  unsigned o1 = 0, o2 = 0;
+  clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &o1);
+  clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &o2);
+  if (f1 && f1 == f2 && o2 >= o1 && o2 - o1 < 256) {
+    char *s = spelling_of_range(c->tu, r, 0);
+    tether__buf_puts(b, s ? s : "?");
+    free(s);
+  } else {
+    tether__buf_puts(b, "?");
+  }
 }
 
 static char *spelling(ctx *c, CXCursor e) {
-  return spelling_of_range(c->tu, clang_getCursorExtent(e), 0);
+  tether__buf b = {0};
+  spell_into(c, e, &b, 0);
+  if (!b.p) tether__buf_puts(&b, "?");
+  if (b.p) normalise(b.p);
+  return b.p;
 }
 
 /* The wrapper a member expression is applied to ("self" in self.get(), "this" when implicit). */
 static char *member_base(ctx *c, CXCursor m) {
-  CXToken *toks = NULL;
-  unsigned n = 0;
-  CXSourceRange r = clang_getCursorExtent(m);
-  clang_tokenize(c->tu, r, &toks, &n);
-  CXString member = clang_getCursorSpelling(m);
-  const char *ms = clang_getCString(member);
-  char *out = NULL;
-  int is_operator = strncmp(ms, "operator", 8) == 0 && !is_ident_tail(ms[8]);
-  /* Index of the token that starts the member name: the last one, or "operator". */
-  unsigned name_at = n;
-  if (is_operator) {
-    for (unsigned i = 0; i < n; i++) {
-      CXString t = clang_getTokenSpelling(c->tu, toks[i]);
-      if (strcmp(clang_getCString(t), "operator") == 0) name_at = i;
-      clang_disposeString(t);
-    }
-    if (name_at == n && n > 0) {
-      /* An implicit conversion: the member expression spans just the converted object. */
-      out = spelling_of_range(c->tu, r, 0);
-    }
-  } else if (n >= 1) {
-    CXString last = clang_getTokenSpelling(c->tu, toks[n - 1]);
-    if (strcmp(clang_getCString(last), ms) == 0) name_at = n - 1;
-    clang_disposeString(last);
+  CXCursor base = first_expr_child(m);
+  if (clang_Cursor_isNull(base)) return tether__strdup("this");
+  CXCursor sb = base;
+  while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
+         clang_getCursorKind(sb) == CXCursor_ParenExpr) {
+    CXCursor in = first_expr_child(sb);
+    if (clang_Cursor_isNull(in)) break;
+    sb = in;
   }
-  if (!out && name_at < n) {
-    if (name_at == 0) {
-      out = tether__strdup("this");
-    } else if (name_at >= 2) {
-      CXString sep = clang_getTokenSpelling(c->tu, toks[name_at - 1]);
-      const char *ss = clang_getCString(sep);
-      int is_sep = strcmp(ss, ".") == 0 || strcmp(ss, "->") == 0;
-      clang_disposeString(sep);
-      if (is_sep) out = tokens_string(c->tu, toks, 0, name_at - 1);
-    }
+  if (is_arrow_call(sb)) {
+    CXCursor obj = arrow_object(sb);
+    if (!clang_Cursor_isNull(obj)) return spelling(c, obj);
   }
-  clang_disposeString(member);
-  if (toks) clang_disposeTokens(c->tu, toks, n);
-  if (out) return out;
-  /* Fallback (macro expansions and the like): the first child expression. */
-  kids ks = children(m);
-  for (size_t i = 0; i < ks.n && !out; i++)
-    if (is_expr_kind(clang_getCursorKind(ks.v[i]))) out = spelling(c, ks.v[i]);
-  free(ks.v);
-  return out ? out : tether__strdup("this");
+  return spelling(c, sb);
 }
 
 /* "Class" and "member" of a referenced declaration. Returns 0 when it has no class. */
@@ -318,6 +442,7 @@ static int lists_match(const tether__strlist *l, const char *cls, const char *me
 
 typedef struct rawacc {
   int is_raw;
+  CXCursor node; /* where the walk meets the access (the member expression) */
   char *wrapper;
   char via[320];
 } rawacc;
@@ -340,6 +465,7 @@ static rawacc classify_member_raw(ctx *c, CXCursor e) {
       decl_names(ref, cls, sizeof cls, mem, sizeof mem);
       if (!lists_match(&c->p->raw_accessors, cls, mem)) return r;
       r.is_raw = 1;
+      r.node = e;
       r.wrapper = spelling(c, e); /* implicit conversion: the converted expression itself */
       snprintf(r.via, sizeof r.via, "%s::%s", cls, mem);
       return r;
@@ -359,6 +485,7 @@ static rawacc classify_member_raw(ctx *c, CXCursor e) {
     return r;
   }
   r.is_raw = 1;
+  r.node = target;
   r.wrapper = member_base(c, target);
   return r;
 }
@@ -449,7 +576,7 @@ static rawval raw_value(ctx *c, CXCursor e) {
     snprintf(v.via, sizeof v.via, "%s", r.via);
     v.access = start_of(s);
     v.from_access = 1;
-    v.node = s;
+    v.node = r.node;
   }
   return v;
 }
@@ -781,15 +908,38 @@ static void member_event(ctx *c, CXCursor m, facts *st) {
 
 static void lambda(ctx *c, CXCursor e, facts *st);
 
-static void assign(ctx *c, CXCursor e, facts *st) {
+/* A class's copy/move assignment call `a = b`: its two operands, without the operator itself. */
+static int operator_assign(CXCursor e, CXCursor *lhs, CXCursor *rhs) {
+  CXCursor fn = clang_getCursorReferenced(e);
+  if (clang_getCursorKind(fn) != CXCursor_CXXMethod) return 0;
+  CXString n = clang_getCursorSpelling(fn);
+  int is_assign = strcmp(clang_getCString(n), "operator=") == 0;
+  clang_disposeString(n);
+  if (!is_assign) return 0;
   kids ks = children(e);
-  if (ks.n != 2) {
-    for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
-    free(ks.v);
-    return;
+  CXCursor ops[2];
+  size_t nops = 0;
+  for (size_t i = 0; i < ks.n; i++) {
+    CXCursor k = ks.v[i];
+    CXCursor sk = strip(k);
+    if (clang_getCursorKind(sk) == CXCursor_DeclRefExpr &&
+        clang_equalCursors(clang_getCursorReferenced(sk), fn))
+      continue; /* the operator function itself */
+    if (clang_getCursorKind(k) == CXCursor_MemberRefExpr &&
+        clang_equalCursors(clang_getCursorReferenced(k), fn))
+      continue; /* a.operator=(b) spelled out */
+    if (nops < 2) ops[nops] = k;
+    nops++;
   }
-  CXCursor lhs = ks.v[0], rhs = ks.v[1];
   free(ks.v);
+  if (nops != 2) return 0;
+  *lhs = ops[0];
+  *rhs = ops[1];
+  return 1;
+}
+
+/* An assignment `lhs = rhs` (built-in, or a class's operator= call `e`). */
+static void assign(ctx *c, CXCursor e, CXCursor lhs, CXCursor rhs, facts *st) {
   int local = 0;
   CXCursor local_var = clang_getNullCursor();
   char *where = store_target(c, lhs, &local, &local_var);
@@ -889,7 +1039,7 @@ static void declref(ctx *c, CXCursor e, facts *st) {
   if (!b || b->kind != BIND_RAW) return;
   size_t idx = (size_t)(b - c->b);
   if (c->in_lambda && idx < c->fn_base) {
-    report_escape(c, b->access, b->wrapper, b->via, "is captured by a lambda");
+    report_escape(c, c->lambda_at, b->wrapper, b->via, "is captured by a lambda");
     return;
   }
   if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, e)) return;
@@ -918,9 +1068,15 @@ static void expr(ctx *c, CXCursor e, facts *st) {
     walk_children(c, e, st);
     member_event(c, e, st);
     return;
-  case CXCursor_CallExpr:
+  case CXCursor_CallExpr: {
+    CXCursor lhs, rhs;
+    if (operator_assign(e, &lhs, &rhs)) {
+      assign(c, e, lhs, rhs, st);
+      return;
+    }
     call(c, e, st);
     return;
+  }
   case CXCursor_DeclRefExpr:
     declref(c, e, st);
     return;
@@ -930,7 +1086,13 @@ static void expr(ctx *c, CXCursor e, facts *st) {
   case CXCursor_BinaryOperator: {
     enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
     if (op == CXBinaryOperator_Assign) {
-      assign(c, e, st);
+      kids ks = children(e);
+      if (ks.n == 2) {
+        assign(c, e, ks.v[0], ks.v[1], st);
+      } else {
+        for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
+      }
+      free(ks.v);
       return;
     }
     if (op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr) {
@@ -1351,6 +1513,8 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
     size_t saved_base = c->fn_base;
     int saved_lambda = c->in_lambda, saved_acc = c->is_accessor;
     CXCursor saved_defer = c->defer;
+    CXSourceLocation saved_at = c->lambda_at;
+    c->lambda_at = start_of(e);
     c->fn_base = c->nb;
     c->in_lambda = 1;
     c->is_accessor = 0;
@@ -1368,6 +1532,7 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
     c->in_lambda = saved_lambda;
     c->is_accessor = saved_acc;
     c->defer = saved_defer;
+    c->lambda_at = saved_at;
   }
 }
 
