@@ -637,7 +637,7 @@ static void walk(tether_lint_run *run, const char *path, int named) {
       } else {
         run_msg(run, 0, "warning: %s: dangling symlink, skipped", path);
       }
-      if (named) run->errors++;
+      if (named) run_msg(run, 1, "%s: cannot follow the symlink", path);
       return;
     }
     run_msg(run, 1, "%s: %s", path, strerror(errno));
@@ -899,7 +899,12 @@ static int run_workers(tether_lint_run *run, int jobs) {
 
 static char *find_root(const tether_lint_options *o, const char *cwd) {
   char buf[PATH_MAX];
-  if (o->root) return tether__strdup(realpath(o->root, buf) ? buf : o->root);
+  if (o->root) {
+    /* Lexical, like the paths of findings: no symlink resolution on either side. */
+    if (o->root[0] == '/') return tether__strdup(o->root);
+    snprintf(buf, sizeof buf, "%s/%s", cwd, o->root);
+    return tether__strdup(buf);
+  }
   snprintf(buf, sizeof buf, "%s", cwd);
   for (;;) {
     char cand[PATH_MAX + 8];

@@ -85,9 +85,10 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
       cJSON *conf = cJSON_AddObjectToObject(rule, "defaultConfiguration");
       cJSON_AddStringToObject(conf, "level", "warning");
     }
-  char rootslash[PATH_MAX + 2];
-  snprintf(rootslash, sizeof rootslash, "%s%s", r->root,
-           r->root[strlen(r->root) - 1] == '/' ? "" : "/");
+  char rootabs[PATH_MAX * 2], rootslash[PATH_MAX * 2 + 2];
+  normalise(r->cwd, r->root, rootabs, sizeof rootabs);
+  snprintf(rootslash, sizeof rootslash, "%s%s", rootabs,
+           rootabs[strlen(rootabs) - 1] == '/' ? "" : "/");
   char *rooturi = uri_encode(rootslash);
   cJSON *bases = cJSON_AddObjectToObject(run, "originalUriBaseIds");
   cJSON *srcroot = cJSON_AddObjectToObject(bases, "%SRCROOT%");
