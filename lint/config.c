@@ -218,8 +218,7 @@ static int add_status(parser *ps, void *target, char *item) {
   char *end1 = NULL, *end2 = NULL;
   long w = strtol(a, &end1, 10), o = strtol(b, &end2, 10);
   if (!*a || !*b || *end1 || *end2 || w < 0 || o < 0 || w > 31 || o > 31 || w == o)
-    return fail(ps, "status-accessor '%s': argument indexes must be distinct numbers 0..31",
-                name);
+    return fail(ps, "status-accessor '%s': argument indexes must be distinct numbers 0..31", name);
   tether_lint_profile *p = ps->profile;
   for (size_t i = 0; i < p->nstatus; i++)
     if (strcmp(p->status[i].name, name) == 0) {
@@ -298,8 +297,7 @@ static int parse_pair(parser *ps, char *key, char *value) {
   if (strcmp(key, "guard") == 0) return for_each_item(ps, value, add_entry, &p->guards);
   if (strcmp(key, "valid-predicate") == 0)
     return for_each_item(ps, value, add_entry, &p->predicates);
-  if (strcmp(key, "invalidator") == 0)
-    return for_each_item(ps, value, add_entry, &p->invalidators);
+  if (strcmp(key, "invalidator") == 0) return for_each_item(ps, value, add_entry, &p->invalidators);
   if (strcmp(key, "ok-status") == 0) return for_each_item(ps, value, add_ident, &p->ok_status);
   if (strcmp(key, "status-accessor") == 0) {
     /* Items contain commas inside parentheses: split on commas at depth 0. */
@@ -357,8 +355,8 @@ int tether__config_parse(tether_lint_config *cfg, const char *name, const char *
   return 0;
 }
 
-static int check_members(const tether_lint_profile *p, const tether__strlist *l,
-                          const char *what, char *err, size_t errlen) {
+static int check_members(const tether_lint_profile *p, const tether__strlist *l, const char *what,
+                         char *err, size_t errlen) {
   for (size_t i = 0; i < l->n; i++) {
     const char *e = l->v[i];
     const char *sep = strstr(e, "::");
@@ -372,7 +370,8 @@ static int check_members(const tether_lint_profile *p, const tether__strlist *l,
     /* Namespace-qualified classes: the last component names the wrapper. */
     const char *last = strrchr(cls, ':');
     if (last && tether__strlist_has(&p->wrappers, last + 1)) continue;
-    snprintf(err, errlen, "profile '%s': %s '%s' names class '%s', which is not a wrapper of the profile",
+    snprintf(err, errlen,
+             "profile '%s': %s '%s' names class '%s', which is not a wrapper of the profile",
              p->name, what, e, cls);
     return -1;
   }
@@ -404,8 +403,8 @@ int tether__config_validate(const tether_lint_config *cfg, char *err, size_t err
       return -1;
     }
     if (p->nstatus && !p->ok_status.n) {
-      snprintf(err, errlen, "%s: profile '%s' has status-accessor entries but no ok-status",
-               where, p->name);
+      snprintf(err, errlen, "%s: profile '%s' has status-accessor entries but no ok-status", where,
+               p->name);
       return -1;
     }
   }
@@ -425,7 +424,8 @@ int tether__profile_merge(const tether_lint_config *cfg, tether_lint_profile *ou
   for (size_t j = 0; j < cfg->nprofiles; j++) {
     const tether_lint_profile *p = &cfg->profiles[j];
     if (cfg->profiles_set && !tether__strlist_has(&cfg->profiles_selected, p->name)) continue;
-    if (union_list(&out->wrappers, &p->wrappers) || union_list(&out->raw_accessors, &p->raw_accessors) ||
+    if (union_list(&out->wrappers, &p->wrappers) ||
+        union_list(&out->raw_accessors, &p->raw_accessors) ||
         union_list(&out->raw_fields, &p->raw_fields) ||
         union_list(&out->guarded_accessors, &p->guarded_accessors) ||
         union_list(&out->guards, &p->guards) || union_list(&out->predicates, &p->predicates) ||
@@ -468,8 +468,7 @@ int tether__profile_match(const tether__strlist *l, const char *cls, const char 
     if (elen == cl && strncmp(e, cls, cl) == 0) return 1;
     /* "ns::Class::m" matches class "Class"; "Class::m" matches class "ns::Class". */
     if (elen > cl && strncmp(e + elen - cl, cls, cl) == 0 && e[elen - cl - 1] == ':') return 1;
-    if (cl > elen && strncmp(cls + cl - elen, e, elen) == 0 && cls[cl - elen - 1] == ':')
-      return 1;
+    if (cl > elen && strncmp(cls + cl - elen, e, elen) == 0 && cls[cl - elen - 1] == ':') return 1;
   }
   return 0;
 }

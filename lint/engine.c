@@ -226,8 +226,7 @@ static void file_msg(tether_lint_file *f, int is_error, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  tether__buf_printf(&f->msgs, "tether-lint: %s%s: %s\n", is_error ? "error: " : "", f->path,
-                     msg);
+  tether__buf_printf(&f->msgs, "tether-lint: %s%s: %s\n", is_error ? "error: " : "", f->path, msg);
   if (is_error) f->errors++;
 }
 
@@ -241,8 +240,10 @@ static char *dir_of(const char *path) {
     free(d);
     return tether__strdup(".");
   }
-  if (slash == d) slash[1] = '\0';
-  else *slash = '\0';
+  if (slash == d)
+    slash[1] = '\0';
+  else
+    *slash = '\0';
   return d;
 }
 
@@ -264,8 +265,10 @@ static char *find_config(const char *start) {
     if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) return tether__strdup(cand);
     char *slash = strrchr(buf, '/');
     if (!slash || strcmp(buf, "/") == 0) return NULL;
-    if (slash == buf) strcpy(buf, "/");
-    else *slash = '\0';
+    if (slash == buf)
+      strcpy(buf, "/");
+    else
+      *slash = '\0';
   }
 }
 
@@ -312,8 +315,7 @@ static int load_config(tether_lint_run *run) {
     return -1;
   }
   /* Rules: all on; then config disable, config enable, --disable, --enable. */
-  const tether__strlist *layers[4] = {&run->cfg.disable, &run->cfg.enable, &o->disable,
-                                      &o->enable};
+  const tether__strlist *layers[4] = {&run->cfg.disable, &run->cfg.enable, &o->disable, &o->enable};
   for (int layer = 0; layer < 4; layer++) {
     int disabling = layer % 2 == 0;
     for (size_t i = 0; i < layers[layer]->n; i++) {
@@ -409,9 +411,12 @@ static int validate_compile_db(tether_lint_run *run, const char *file) {
       cJSON *fil = cJSON_GetObjectItemCaseSensitive(it, "file");
       cJSON *cmd = cJSON_GetObjectItemCaseSensitive(it, "command");
       cJSON *args = cJSON_GetObjectItemCaseSensitive(it, "arguments");
-      if (!cJSON_IsObject(it)) why = "is not an object";
-      else if (!cJSON_IsString(dir)) why = "has no \"directory\" string";
-      else if (!cJSON_IsString(fil)) why = "has no \"file\" string";
+      if (!cJSON_IsObject(it))
+        why = "is not an object";
+      else if (!cJSON_IsString(dir))
+        why = "has no \"directory\" string";
+      else if (!cJSON_IsString(fil))
+        why = "has no \"file\" string";
       else if (!cJSON_IsString(cmd) && !cJSON_IsArray(args))
         why = "has neither \"command\" nor \"arguments\"";
       if (why) {
@@ -492,7 +497,7 @@ static int is_cxx_source(const char *path) {
   base = base ? base + 1 : path;
   const char *dot = strrchr(base, '.');
   if (!dot) return 0;
-  static const char *const exts[] = {".c",  ".cc",  ".cpp", ".cxx", ".c++", ".C",  ".h",
+  static const char *const exts[] = {".c",  ".cc",  ".cpp", ".cxx", ".c++", ".C",   ".h",
                                      ".hh", ".hpp", ".hxx", ".h++", ".H",   ".inc", ".ipp"};
   for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
     if (strcmp(dot, exts[i]) == 0) return 1;
@@ -596,7 +601,11 @@ static const tether_lint_family *claim(const char *path, int *kind) {
     const tether_lint_family *fam = tether__families[i];
     if (!fam->claims || !(fam->inputs & (TETHER_LINT_IN_TEXT | TETHER_LINT_IN_ELF))) continue;
     if (fam->claims(path, head, hl)) {
-      *kind = (fam->inputs & TETHER_LINT_IN_ELF) && hl >= 4 && memcmp(head, "\x7f" "ELF", 4) == 0
+      *kind = (fam->inputs & TETHER_LINT_IN_ELF) && hl >= 4 &&
+                      memcmp(head,
+                             "\x7f"
+                             "ELF",
+                             4) == 0
                   ? INPUT_ELF
                   : INPUT_TEXT;
       return fam;
@@ -684,7 +693,7 @@ static void walk(tether_lint_run *run, const char *path, int named) {
   tether__strlist names = {0};
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue; /* hidden entries, ".git", "." and ".." */
+    if (e->d_name[0] == '.') continue;                  /* hidden entries, ".git", "." and ".." */
     if (strncmp(e->d_name, "bazel-", 6) == 0) continue; /* Bazel's output symlinks */
     tether__strlist_push(&names, e->d_name);
   }
@@ -812,8 +821,7 @@ static void analyse_tu(tether_lint_file *f, CXIndex index) {
   }
   if (nerr) {
     f->compile_errors = nerr;
-    file_msg(f, 0, "%d compile error(s), analysed as far as the AST goes; first: %s", nerr,
-             first);
+    file_msg(f, 0, "%d compile error(s), analysed as far as the AST goes; first: %s", nerr, first);
   }
   for (size_t i = 0; i < tether__nfamilies; i++) {
     const tether_lint_family *fam = tether__families[i];
@@ -822,7 +830,8 @@ static void analyse_tu(tether_lint_file *f, CXIndex index) {
     for (size_t r = 0; r < fam->nrules; r++)
       if (tether__file_rule_enabled(f, fam->rules[r].id)) any = 1;
     if (!any) continue;
-    if (fam->check_tu(f, run->state[i], tu) != 0) file_msg(f, 1, "rule family %s failed", fam->name);
+    if (fam->check_tu(f, run->state[i], tu) != 0)
+      file_msg(f, 1, "rule family %s failed", fam->name);
   }
   f->analysed = 1;
   clang_disposeTranslationUnit(tu);
@@ -913,8 +922,10 @@ static char *find_root(const tether_lint_options *o, const char *cwd) {
     if (stat(cand, &st) == 0) return tether__strdup(buf);
     char *slash = strrchr(buf, '/');
     if (!slash || strcmp(buf, "/") == 0) break;
-    if (slash == buf) strcpy(buf, "/");
-    else *slash = '\0';
+    if (slash == buf)
+      strcpy(buf, "/");
+    else
+      *slash = '\0';
   }
   return tether__strdup(cwd);
 }
@@ -954,8 +965,7 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
       for (size_t j = 0; j < tether__families[i]->nrules; j++) {
         const tether_lint_rule_info *r = &tether__families[i]->rules[j];
         fprintf(out, "%-18s %-8s %s\n", r->id,
-                tether__strlist_has(&run.disabled, r->id) ? "disabled" : "enabled",
-                r->short_desc);
+                tether__strlist_has(&run.disabled, r->id) ? "disabled" : "enabled", r->short_desc);
       }
     status = 0;
     goto done;
@@ -1021,9 +1031,12 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
   char *root = find_root(o, cwd);
   tether_lint_report rep = {all, n, &sum, root ? root : cwd, cwd};
   int werr = 0;
-  if (o->format == TETHER_FMT_TEXT) werr = tether__report_text(&rep, out);
-  else if (o->format == TETHER_FMT_JSON) werr = tether__report_json(&rep, out);
-  else werr = tether__report_sarif(&rep, out);
+  if (o->format == TETHER_FMT_TEXT)
+    werr = tether__report_text(&rep, out);
+  else if (o->format == TETHER_FMT_JSON)
+    werr = tether__report_json(&rep, out);
+  else
+    werr = tether__report_sarif(&rep, out);
   FILE *sumf = o->format == TETHER_FMT_TEXT ? out : err;
   fprintf(sumf, "tether-lint: %zu file(s) analysed, %zu finding(s), %zu suppressed, %zu error(s)\n",
           sum.files, sum.findings, sum.suppressed, sum.errors);

@@ -115,9 +115,9 @@ const tether_lint_status_accessor *tether__profile_status(const tether_lint_prof
 
 /// The kinds of input a rule family can take.
 enum {
-  TETHER_LINT_IN_TU = 1u,    /* C/C++ translation units, parsed by libclang */
-  TETHER_LINT_IN_TEXT = 2u,  /* build files (CMake, Bazel BUILD, ...), read as text */
-  TETHER_LINT_IN_ELF = 4u,   /* built objects and shared libraries */
+  TETHER_LINT_IN_TU = 1u,   /* C/C++ translation units, parsed by libclang */
+  TETHER_LINT_IN_TEXT = 2u, /* build files (CMake, Bazel BUILD, ...), read as text */
+  TETHER_LINT_IN_ELF = 4u,  /* built objects and shared libraries */
 };
 
 typedef struct tether_lint_rule_info {
@@ -163,7 +163,8 @@ int tether__file_rule_enabled(const tether_lint_file *f, const char *rule);
 /// Reports a finding at a libclang location (its expansion location). Findings outside the main
 /// file of the translation unit are dropped; NOLINT comments are honoured here.
 void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
-                       const char *rule, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+                       const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /// Reports a finding at a line/column of the file being analysed (text and ELF families).
 void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));

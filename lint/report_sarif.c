@@ -27,8 +27,10 @@ static char *uri_encode(const char *s) {
 /* Lexically normalised absolute path: no ".", "..", or doubled slashes. */
 static void normalise(const char *cwd, const char *path, char *out, size_t outlen) {
   char tmp[PATH_MAX * 2];
-  if (path[0] == '/') snprintf(tmp, sizeof tmp, "%s", path);
-  else snprintf(tmp, sizeof tmp, "%s/%s", cwd, path);
+  if (path[0] == '/')
+    snprintf(tmp, sizeof tmp, "%s", path);
+  else
+    snprintf(tmp, sizeof tmp, "%s/%s", cwd, path);
   char *parts[1024];
   size_t n = 0;
   char *save = NULL;
@@ -70,7 +72,8 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
   cJSON *driver = cJSON_AddObjectToObject(tool, "driver");
   cJSON_AddStringToObject(driver, "name", "tether-lint");
   cJSON_AddStringToObject(driver, "version", TETHER_LINT_VERSION);
-  cJSON_AddStringToObject(driver, "informationUri", "https://github.com/tether/tether/blob/main/docs/lint.md");
+  cJSON_AddStringToObject(driver, "informationUri",
+                          "https://github.com/tether/tether/blob/main/docs/lint.md");
   cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
   for (size_t i = 0; i < tether__nfamilies; i++)
     for (size_t j = 0; j < tether__families[i]->nrules; j++) {

@@ -6,8 +6,8 @@
 int tether__report_text(const tether_lint_report *r, FILE *out) {
   for (size_t i = 0; i < r->n; i++) {
     const tether_lint_finding *f = &r->findings[i];
-    fprintf(out, "%s:%u:%u: warning: %s [%s]\n    hint: %s\n", f->file, f->line, f->col,
-            f->message, f->rule, f->hint);
+    fprintf(out, "%s:%u:%u: warning: %s [%s]\n    hint: %s\n", f->file, f->line, f->col, f->message,
+            f->rule, f->hint);
   }
   return ferror(out) ? -1 : 0;
 }

@@ -16,16 +16,14 @@
 #include <string.h>
 
 static const tether_lint_rule_info rawop_rules[] = {
-    {"raw-op-unguarded",
-     "Raw MLIR handle taken from a wrapper without a validity guard",
+    {"raw-op-unguarded", "Raw MLIR handle taken from a wrapper without a validity guard",
      "A raw IR handle (operation, block, region or value) is taken from a binding's wrapper object "
      "through an accessor or field that does not check validity, on a path where no validity guard "
      "on the same wrapper dominates the use. If the wrapper's IR was erased or its parent freed, "
      "the raw handle dangles and using it crashes the process.",
      "guard the wrapper first: call its guard (e.g. self.checkValid()), return early when it is "
      "invalid, or check the accessor's status against TETHER_OK before using the handle"},
-    {"raw-op-escape",
-     "Raw MLIR handle from a wrapper stored where it outlives the guard",
+    {"raw-op-escape", "Raw MLIR handle from a wrapper stored where it outlives the guard",
      "A raw IR handle taken from a wrapper is stored in a field, a global or static variable, a "
      "lambda capture, or returned to a caller. The validity check (if any) only held where it was "
      "made; the stored copy can outlive the IR it points to and dangle later.",
@@ -94,9 +92,9 @@ static void facts_replace(facts *dst, facts *src) {
 enum { BIND_RAW, BIND_STATUS };
 
 typedef struct binding {
-  CXCursor var;   /* the local variable holding the raw handle (or the status) */
-  char *wrapper;  /* spelling of the wrapper it came from */
-  char *via;      /* accessor description, for messages */
+  CXCursor var;  /* the local variable holding the raw handle (or the status) */
+  char *wrapper; /* spelling of the wrapper it came from */
+  char *via;     /* accessor description, for messages */
   CXSourceLocation access;
   int kind;
   int reported;
@@ -108,9 +106,9 @@ typedef struct ctx {
   const tether_lint_profile *p;
   binding *b;
   size_t nb, cap;
-  size_t fn_base;   /* bindings below this index belong to enclosing functions */
-  int is_accessor;  /* the function being walked is itself an accessor */
-  CXCursor defer;   /* raw access being bound or stored: no immediate use check */
+  size_t fn_base;  /* bindings below this index belong to enclosing functions */
+  int is_accessor; /* the function being walked is itself an accessor */
+  CXCursor defer;  /* raw access being bound or stored: no immediate use check */
   int in_lambda;
   CXSourceLocation lambda_at; /* the innermost lambda being walked */
 } ctx;
@@ -685,8 +683,7 @@ static enum CXChildVisitResult find_noreturn_attr(CXCursor k, CXCursor parent, C
   for (unsigned i = 0; i < n; i++) {
     CXString s = clang_getTokenSpelling(tu, toks[i]);
     const char *t = clang_getCString(s);
-    if (strcmp(t, "noreturn") == 0 || strcmp(t, "__noreturn__") == 0 ||
-        strcmp(t, "_Noreturn") == 0)
+    if (strcmp(t, "noreturn") == 0 || strcmp(t, "__noreturn__") == 0 || strcmp(t, "_Noreturn") == 0)
       *(int *)d = 1;
     clang_disposeString(s);
   }
@@ -698,10 +695,10 @@ static int is_noreturn_call(CXCursor call) {
   if (clang_getCursorKind(call) != CXCursor_CallExpr) return 0;
   CXCursor fn = clang_getCursorReferenced(call);
   if (clang_Cursor_isNull(fn)) return 0;
-  static const char *const known[] = {"abort",         "exit",          "_Exit",
-                                      "quick_exit",    "terminate",     "__builtin_unreachable",
-                                      "__builtin_trap", "longjmp",      "siglongjmp",
-                                      "Py_FatalError", "__cxa_throw"};
+  static const char *const known[] = {"abort",          "exit",       "_Exit",
+                                      "quick_exit",     "terminate",  "__builtin_unreachable",
+                                      "__builtin_trap", "longjmp",    "siglongjmp",
+                                      "Py_FatalError",  "__cxa_throw"};
   CXString s = clang_getCursorSpelling(fn);
   const char *name = clang_getCString(s);
   int yes = 0;
@@ -814,10 +811,14 @@ static void cond_facts(ctx *c, CXCursor e, facts *t, facts *f) {
         w = status_wrapper(c, a);
       } else if (is_ok_constant(c, a)) {
         w = status_wrapper(c, b);
-        if (op == CXBinaryOperator_LT) op = CXBinaryOperator_GT;
-        else if (op == CXBinaryOperator_GT) op = CXBinaryOperator_LT;
-        else if (op == CXBinaryOperator_LE) op = CXBinaryOperator_GE;
-        else if (op == CXBinaryOperator_GE) op = CXBinaryOperator_LE;
+        if (op == CXBinaryOperator_LT)
+          op = CXBinaryOperator_GT;
+        else if (op == CXBinaryOperator_GT)
+          op = CXBinaryOperator_LT;
+        else if (op == CXBinaryOperator_LE)
+          op = CXBinaryOperator_GE;
+        else if (op == CXBinaryOperator_GE)
+          op = CXBinaryOperator_LE;
       }
       if (w) {
         if (op == CXBinaryOperator_EQ || op == CXBinaryOperator_GE) facts_add(t, w);
@@ -888,8 +889,8 @@ static void member_event(ctx *c, CXCursor m, facts *st) {
     return;
   char cls[128], mem[160];
   decl_names(ref, cls, sizeof cls, mem, sizeof mem);
-  if (rk != CXCursor_FieldDecl && (lists_match(&c->p->guards, cls, mem) ||
-                                   lists_match(&c->p->guarded_accessors, cls, mem))) {
+  if (rk != CXCursor_FieldDecl &&
+      (lists_match(&c->p->guards, cls, mem) || lists_match(&c->p->guarded_accessors, cls, mem))) {
     char *w = member_base(c, m);
     facts_add(st, w);
     free(w);
@@ -1147,8 +1148,8 @@ static void expr(ctx *c, CXCursor e, facts *st) {
 
 /* Does the source between two cursors contain an `else` token? */
 static int else_between(ctx *c, CXCursor a, CXCursor b) {
-  CXSourceRange r =
-      clang_getRange(clang_getRangeEnd(clang_getCursorExtent(a)), clang_getRangeStart(clang_getCursorExtent(b)));
+  CXSourceRange r = clang_getRange(clang_getRangeEnd(clang_getCursorExtent(a)),
+                                   clang_getRangeStart(clang_getCursorExtent(b)));
   CXToken *toks = NULL;
   unsigned n = 0;
   clang_tokenize(c->tu, r, &toks, &n);
@@ -1287,8 +1288,10 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
     kids ks = children(s);
     if (ks.n >= 2) {
       CXCursor cond = ks.v[ks.n - 2];
-      if (clang_getCursorKind(cond) == CXCursor_VarDecl) stmt(c, cond, st);
-      else expr(c, cond, st);
+      if (clang_getCursorKind(cond) == CXCursor_VarDecl)
+        stmt(c, cond, st);
+      else
+        expr(c, cond, st);
       facts t = {0}, f = {0};
       cond_facts(c, cond, &t, &f);
       facts inner = facts_copy(st);
@@ -1389,8 +1392,10 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
   case CXCursor_DeclStmt: {
     kids ks = children(s);
     for (size_t i = 0; i < ks.n; i++) {
-      if (clang_getCursorKind(ks.v[i]) == CXCursor_VarDecl) var_decl(c, ks.v[i], st);
-      else analyze_decl(c, ks.v[i]);
+      if (clang_getCursorKind(ks.v[i]) == CXCursor_VarDecl)
+        var_decl(c, ks.v[i], st);
+      else
+        analyze_decl(c, ks.v[i]);
     }
     free(ks.v);
     return 0;
