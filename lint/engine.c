@@ -911,8 +911,9 @@ static char *find_root(const tether_lint_options *o, const char *cwd) {
   if (o->root) {
     /* Lexical, like the paths of findings: no symlink resolution on either side. */
     if (o->root[0] == '/') return tether__strdup(o->root);
-    snprintf(buf, sizeof buf, "%s/%s", cwd, o->root);
-    return tether__strdup(buf);
+    tether__buf b = {0};
+    if (tether__buf_printf(&b, "%s/%s", cwd, o->root) != 0) return NULL;
+    return b.p;
   }
   snprintf(buf, sizeof buf, "%s", cwd);
   for (;;) {
@@ -1003,13 +1004,13 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
   }
   for (size_t i = 0; i < run.ninputs; i++) {
     tether_lint_file *f = &run.inputs[i];
-    memcpy(all + n, f->v, f->n * sizeof *all);
+    if (f->n) memcpy(all + n, f->v, f->n * sizeof *all);
     n += f->n;
     free(f->v);
     f->v = NULL;
     f->n = 0;
   }
-  memcpy(all + n, run.v, run.n * sizeof *all);
+  if (run.n) memcpy(all + n, run.v, run.n * sizeof *all);
   n += run.n;
   free(run.v);
   run.v = NULL;
