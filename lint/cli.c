@@ -1,0 +1,189 @@
+/* The tether-lint command line.
+ *
+ * Invariant: tether__cli_parse reads only argv[1..argc-1], keeps pointers into argv (it copies
+ * nothing it does not own), and turns every malformed command line into a one-line message and
+ * -1; it never prints and never exits, so it can be fuzzed. */
+#include "lint/lint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tether__cli_usage(FILE *f) {
+  fputs("usage: tether-lint [options] PATH...\n"
+        "\n"
+        "Checks C/C++ binding sources for raw MLIR handles used without a validity guard.\n"
+        "PATHs are files or directories (walked recursively).\n"
+        "\n"
+        "options:\n"
+        "  -p DIR                      read compile flags from DIR/compile_commands.json\n"
+        "  --compile-commands FILE     read compile flags from FILE (a compile_commands.json)\n"
+        "  --format text|json|sarif    output format (default: text)\n"
+        "  --config FILE               configuration file (default: nearest .tether-lint\n"
+        "                              upward from the first PATH)\n"
+        "  --enable RULE[,RULE]        enable rules (all are enabled by default)\n"
+        "  --disable RULE[,RULE]       disable rules\n"
+        "  --root DIR                  directory SARIF URIs are relative to (default: the git\n"
+        "                              top-level of the current directory, else the current\n"
+        "                              directory)\n"
+        "  -j N, --jobs N              analyse N translation units in parallel (default: 1)\n"
+        "  --list-rules                print the rules and exit\n"
+        "  --list-profiles             print the effective profiles (config syntax) and exit\n"
+        "  --version                   print the version and the libclang version and exit\n"
+        "  -h, --help                  print this help and exit\n"
+        "\n"
+        "exit status: 0 no findings, 1 findings, 2 the tool could not do its job.\n",
+        f);
+}
+
+/* Takes the value of an option given as "--opt VALUE", "--opt=VALUE" or (short) "-pVALUE". */
+static int take_value(int argc, char **argv, int *i, const char *opt, size_t optlen,
+                      const char **val, char *err, size_t errlen) {
+  const char *a = argv[*i];
+  if (a[optlen] == '=' && optlen > 2) {
+    *val = a + optlen + 1;
+  } else if (a[optlen] != '\0') {
+    *val = a + optlen; /* -pDIR, -j4 */
+  } else if (*i + 1 < argc) {
+    *val = argv[++*i];
+  } else {
+    snprintf(err, errlen, "option '%s' needs a value", opt);
+    return -1;
+  }
+  if (!**val) {
+    snprintf(err, errlen, "option '%s' needs a non-empty value", opt);
+    return -1;
+  }
+  return 0;
+}
+
+/* Matches "--name", "--name=..." (long) or "-x", "-xVALUE" (short). Returns the option length. */
+static size_t match(const char *a, const char *name, int takes_value) {
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0) return 0;
+  if (a[n] == '\0') return n;
+  if (!takes_value) return 0;
+  if (name[1] == '-') return a[n] == '=' ? n : 0;
+  return n;
+}
+
+static int add_rules(tether__strlist *l, const char *val, const char *opt, char *err,
+                     size_t errlen) {
+  char buf[512];
+  if (strlen(val) >= sizeof buf) {
+    snprintf(err, errlen, "%s: value too long", opt);
+    return -1;
+  }
+  strcpy(buf, val);
+  char *save = NULL;
+  int any = 0;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (strcmp(t, "all") != 0 && !tether__rule_find(t, NULL)) {
+      snprintf(err, errlen, "%s: unknown rule '%.100s' (see --list-rules)", opt, t);
+      return -1;
+    }
+    if (tether__strlist_add_unique(l, t) != 0) {
+      snprintf(err, errlen, "out of memory");
+      return -1;
+    }
+    any = 1;
+  }
+  if (!any) {
+    snprintf(err, errlen, "%s: no rule named", opt);
+    return -1;
+  }
+  return 0;
+}
+
+void tether__cli_free(tether_lint_options *o) {
+  tether__strlist_free(&o->enable);
+  tether__strlist_free(&o->disable);
+  tether__strlist_free(&o->paths);
+}
+
+int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, size_t errlen) {
+  memset(o, 0, sizeof *o);
+  o->action = TETHER_ACT_LINT;
+  o->format = TETHER_FMT_TEXT;
+  int only_paths = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *val = NULL;
+    size_t n;
+    if (!a) break;
+    if (only_paths || a[0] != '-' || strcmp(a, "-") == 0) {
+      if (!*a) {
+        snprintf(err, errlen, "empty path argument");
+        return -1;
+      }
+      if (tether__strlist_push(&o->paths, a) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+      }
+      continue;
+    }
+    if (strcmp(a, "--") == 0) {
+      only_paths = 1;
+    } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      o->action = TETHER_ACT_HELP;
+    } else if (strcmp(a, "--version") == 0) {
+      o->action = TETHER_ACT_VERSION;
+    } else if (strcmp(a, "--list-rules") == 0) {
+      o->action = TETHER_ACT_LIST_RULES;
+    } else if (strcmp(a, "--list-profiles") == 0) {
+      o->action = TETHER_ACT_LIST_PROFILES;
+    } else if ((n = match(a, "--compile-commands", 1))) {
+      if (take_value(argc, argv, &i, "--compile-commands", n, &val, err, errlen)) return -1;
+      o->compile_db_file = val;
+    } else if ((n = match(a, "-p", 1))) {
+      if (take_value(argc, argv, &i, "-p", n, &val, err, errlen)) return -1;
+      o->compile_db_dir = val;
+    } else if ((n = match(a, "--format", 1))) {
+      if (take_value(argc, argv, &i, "--format", n, &val, err, errlen)) return -1;
+      if (strcmp(val, "text") == 0) {
+        o->format = TETHER_FMT_TEXT;
+      } else if (strcmp(val, "json") == 0) {
+        o->format = TETHER_FMT_JSON;
+      } else if (strcmp(val, "sarif") == 0) {
+        o->format = TETHER_FMT_SARIF;
+      } else {
+        snprintf(err, errlen, "--format: unknown format '%.100s' (expected text, json or sarif)",
+                 val);
+        return -1;
+      }
+    } else if ((n = match(a, "--config", 1))) {
+      if (take_value(argc, argv, &i, "--config", n, &val, err, errlen)) return -1;
+      o->config = val;
+    } else if ((n = match(a, "--root", 1))) {
+      if (take_value(argc, argv, &i, "--root", n, &val, err, errlen)) return -1;
+      o->root = val;
+    } else if ((n = match(a, "--enable", 1))) {
+      if (take_value(argc, argv, &i, "--enable", n, &val, err, errlen)) return -1;
+      if (add_rules(&o->enable, val, "--enable", err, errlen)) return -1;
+    } else if ((n = match(a, "--disable", 1))) {
+      if (take_value(argc, argv, &i, "--disable", n, &val, err, errlen)) return -1;
+      if (add_rules(&o->disable, val, "--disable", err, errlen)) return -1;
+    } else if ((n = match(a, "--jobs", 1)) || (n = match(a, "-j", 1))) {
+      const char *opt = a[1] == '-' ? "--jobs" : "-j";
+      if (take_value(argc, argv, &i, opt, n, &val, err, errlen)) return -1;
+      char *end = NULL;
+      long j = strtol(val, &end, 10);
+      if (*end || j < 1 || j > 256) {
+        snprintf(err, errlen, "%s: expected a number from 1 to 256, got '%.50s'", opt, val);
+        return -1;
+      }
+      o->jobs = (int)j;
+    } else {
+      snprintf(err, errlen, "unknown option '%.100s' (see --help)", a);
+      return -1;
+    }
+  }
+  if (o->compile_db_dir && o->compile_db_file) {
+    snprintf(err, errlen, "-p and --compile-commands cannot be used together");
+    return -1;
+  }
+  if (o->action == TETHER_ACT_LINT && o->paths.n == 0) {
+    snprintf(err, errlen, "no PATH given (see --help)");
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,1615 @@
+/* Rule family "rawop": raw-op-unguarded and raw-op-escape.
+ *
+ * Invariant: every function body in the main file (lambda bodies included, each as a function of
+ * its own) is walked once, in evaluation order, carrying the set of wrapper expressions known to be
+ * valid on every path to the current point (a must-analysis over structured control flow). A
+ * wrapper enters the set through a guard (guard call, guarded accessor, a condition that proves
+ * validity on the branch taken, or an early exit on the invalid branch) and leaves it when the
+ * wrapper is reassigned or invalidated; the set after an if/?:/try is the intersection of its
+ * branches, a loop or switch body never adds to the set after it, and a label empties it. Wrapper
+ * identity is the expression's token spelling ("self", "this", "this->parentOperation" is
+ * "parentOperation"). Anything the walk does not model makes the set smaller, never larger, so the
+ * approximation can only add findings, not hide them. */
+#include "lint/lint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const tether_lint_rule_info rawop_rules[] = {
+    {"raw-op-unguarded", "Raw MLIR handle taken from a wrapper without a validity guard",
+     "A raw IR handle (operation, block, region or value) is taken from a binding's wrapper object "
+     "through an accessor or field that does not check validity, on a path where no validity guard "
+     "on the same wrapper dominates the use. If the wrapper's IR was erased or its parent freed, "
+     "the raw handle dangles and using it crashes the process.",
+     "guard the wrapper first: call its guard (e.g. self.checkValid()), return early when it is "
+     "invalid, or check the accessor's status against TETHER_OK before using the handle"},
+    {"raw-op-escape", "Raw MLIR handle from a wrapper stored where it outlives the guard",
+     "A raw IR handle taken from a wrapper is stored in a field, a global or static variable, a "
+     "lambda capture, or returned to a caller. The validity check (if any) only held where it was "
+     "made; the stored copy can outlive the IR it points to and dangle later.",
+     "keep the wrapper (or a tether handle) instead of the raw handle, and take the raw handle "
+     "again, after a guard, where it is used"},
+};
+
+#define RULE_UNGUARDED "raw-op-unguarded"
+#define RULE_ESCAPE "raw-op-escape"
+
+/* ---- fact sets ------------------------------------------------------------------------------- */
+
+typedef tether__strlist facts;
+
+static facts facts_copy(const facts *a) {
+  facts r = {0};
+  for (size_t i = 0; i < a->n; i++) tether__strlist_push(&r, a->v[i]);
+  return r;
+}
+
+static void facts_add(facts *a, const char *w) {
+  if (w && *w) tether__strlist_add_unique(a, w);
+}
+
+static void facts_union(facts *a, const facts *b) {
+  for (size_t i = 0; i < b->n; i++) facts_add(a, b->v[i]);
+}
+
+static void facts_remove(facts *a, const char *w) {
+  size_t k = 0;
+  size_t wl = strlen(w);
+  for (size_t i = 0; i < a->n; i++) {
+    /* Removing "op" also removes "op.x" and "op->x": they were derived from the old object. */
+    const char *s = a->v[i];
+    int derived = strncmp(s, w, wl) == 0 && (s[wl] == '\0' || s[wl] == '.' || s[wl] == '-');
+    if (derived) {
+      free(a->v[i]);
+    } else {
+      a->v[k++] = a->v[i];
+    }
+  }
+  a->n = k;
+}
+
+/* a := a ∩ b */
+static void facts_intersect(facts *a, const facts *b) {
+  size_t k = 0;
+  for (size_t i = 0; i < a->n; i++) {
+    if (tether__strlist_has(b, a->v[i])) {
+      a->v[k++] = a->v[i];
+    } else {
+      free(a->v[i]);
+    }
+  }
+  a->n = k;
+}
+
+static void facts_replace(facts *dst, facts *src) {
+  tether__strlist_free(dst);
+  *dst = *src;
+  memset(src, 0, sizeof *src);
+}
+
+/* ---- per-function context -------------------------------------------------------------------- */
+
+enum { BIND_RAW, BIND_STATUS };
+
+typedef struct binding {
+  CXCursor var;  /* the local variable holding the raw handle (or the status) */
+  char *wrapper; /* spelling of the wrapper it came from */
+  char *via;     /* accessor description, for messages */
+  CXSourceLocation access;
+  int kind;
+  int reported;
+} binding;
+
+typedef struct ctx {
+  tether_lint_file *f;
+  CXTranslationUnit tu;
+  const tether_lint_profile *p;
+  binding *b;
+  size_t nb, cap;
+  size_t fn_base;  /* bindings below this index belong to enclosing functions */
+  int is_accessor; /* the function being walked is itself an accessor */
+  CXCursor defer;  /* raw access being bound or stored: no immediate use check */
+  int in_lambda;
+  CXSourceLocation lambda_at; /* the innermost lambda being walked */
+} ctx;
+
+static int stmt(ctx *c, CXCursor s, facts *st);
+static void expr(ctx *c, CXCursor e, facts *st);
+static void analyze_decl(ctx *c, CXCursor d);
+
+/* ---- cursor helpers -------------------------------------------------------------------------- */
+
+typedef struct kids {
+  CXCursor *v;
+  size_t n, cap;
+} kids;
+
+static enum CXChildVisitResult collect(CXCursor k, CXCursor parent, CXClientData data) {
+  (void)parent;
+  kids *ks = data;
+  if (ks->n == ks->cap) {
+    size_t cap = ks->cap ? ks->cap * 2 : 8;
+    CXCursor *v = realloc(ks->v, cap * sizeof *v);
+    if (!v) return CXChildVisit_Break;
+    ks->v = v;
+    ks->cap = cap;
+  }
+  ks->v[ks->n++] = k;
+  return CXChildVisit_Continue;
+}
+
+static kids children(CXCursor c) {
+  kids ks = {0};
+  clang_visitChildren(c, collect, &ks);
+  return ks;
+}
+
+static int is_expr_kind(enum CXCursorKind k) { return clang_isExpression(k); }
+
+/* Strips implicit wrappers: parentheses, implicit casts, copy/move constructions. */
+static CXCursor strip(CXCursor e) {
+  for (int guard = 0; guard < 64; guard++) {
+    enum CXCursorKind k = clang_getCursorKind(e);
+    if (k == CXCursor_ParenExpr || k == CXCursor_UnexposedExpr || k == CXCursor_CStyleCastExpr ||
+        k == CXCursor_CXXStaticCastExpr || k == CXCursor_CXXFunctionalCastExpr ||
+        k == CXCursor_CXXConstCastExpr || k == CXCursor_CXXReinterpretCastExpr) {
+      kids ks = children(e);
+      CXCursor next = clang_getNullCursor();
+      for (size_t i = 0; i < ks.n; i++)
+        if (is_expr_kind(clang_getCursorKind(ks.v[i]))) next = ks.v[i];
+      free(ks.v);
+      if (clang_Cursor_isNull(next)) return e;
+      e = next;
+      continue;
+    }
+    if (k == CXCursor_CallExpr) {
+      CXCursor ref = clang_getCursorReferenced(e);
+      if (clang_getCursorKind(ref) == CXCursor_Constructor) {
+        kids ks = children(e);
+        CXCursor only = ks.n == 1 ? ks.v[0] : clang_getNullCursor();
+        free(ks.v);
+        if (!clang_Cursor_isNull(only) && is_expr_kind(clang_getCursorKind(only))) {
+          e = only;
+          continue;
+        }
+      }
+    }
+    return e;
+  }
+  return e;
+}
+
+/* Normalises a wrapper spelling in place: outer parentheses, "(*this)." and "this->" go. */
+static void normalise(char *s) {
+  for (;;) {
+    size_t len = strlen(s);
+    if (len >= 2 && s[0] == '(' && s[len - 1] == ')') {
+      int depth = 0, whole = 1;
+      for (size_t i = 0; i < len; i++) {
+        if (s[i] == '(') depth++;
+        if (s[i] == ')') depth--;
+        if (depth == 0 && i + 1 < len) whole = 0;
+      }
+      if (whole) {
+        memmove(s, s + 1, len - 2);
+        s[len - 2] = '\0';
+        continue;
+      }
+    }
+    if (strncmp(s, "this->", 6) == 0 && s[6]) {
+      memmove(s, s + 6, strlen(s + 6) + 1);
+      continue;
+    }
+    if (strncmp(s, "(*this).", 8) == 0 && s[8]) {
+      memmove(s, s + 8, strlen(s + 8) + 1);
+      continue;
+    }
+    if (strcmp(s, "*this") == 0) {
+      strcpy(s, "this");
+      continue;
+    }
+    break;
+  }
+}
+
+/* Concatenated spelling of tokens [from, to), normalised. */
+static char *tokens_string(CXTranslationUnit tu, CXToken *toks, unsigned from, unsigned to) {
+  tether__buf b = {0};
+  for (unsigned i = from; i < to && b.n < 256; i++) {
+    CXString s = clang_getTokenSpelling(tu, toks[i]);
+    tether__buf_puts(&b, clang_getCString(s));
+    clang_disposeString(s);
+  }
+  if (!b.p) tether__buf_puts(&b, "");
+  if (b.p) normalise(b.p);
+  return b.p;
+}
+
+/* Concatenated token spelling of a source range, normalised ("this->x" -> "x"). */
+static char *spelling_of_range(CXTranslationUnit tu, CXSourceRange r, int drop_last) {
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  clang_tokenize(tu, r, &toks, &n);
+  unsigned end = n > (unsigned)drop_last ? n - (unsigned)drop_last : 0;
+  char *s = tokens_string(tu, toks, 0, end);
+  if (toks) clang_disposeTokens(tu, toks, n);
+  return s;
+}
+
+static CXCursor first_expr_child(CXCursor e) {
+  kids ks = children(e);
+  CXCursor r = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n; i++)
+    if (is_expr_kind(clang_getCursorKind(ks.v[i]))) {
+      r = ks.v[i];
+      break;
+    }
+  free(ks.v);
+  return r;
+}
+
+static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth);
+
+/* The object an overloaded operator-> is applied to (its first argument). */
+static CXCursor arrow_object(CXCursor call) {
+  CXCursor fn = clang_getCursorReferenced(call);
+  kids ks = children(call);
+  CXCursor r = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n && clang_Cursor_isNull(r); i++) {
+    CXCursor k = ks.v[i];
+    if (!is_expr_kind(clang_getCursorKind(k))) continue;
+    CXCursor kref = clang_getCursorReferenced(strip(k));
+    if (!clang_Cursor_isNull(kref) && clang_equalCursors(kref, fn) &&
+        clang_getCursorKind(strip(k)) == CXCursor_DeclRefExpr)
+      continue;
+    r = k;
+  }
+  free(ks.v);
+  return r;
+}
+
+static int is_arrow_call(CXCursor e) {
+  if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
+  CXString n = clang_getCursorSpelling(e);
+  int yes = strcmp(clang_getCString(n), "operator->") == 0;
+  clang_disposeString(n);
+  return yes;
+}
+
+/* Spelling built from the AST, not from tokens, so it is the same inside and outside macros:
+ * "self", "self.parentOperation", "parentOperation" (for this->parentOperation), "p->blk". */
+static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth) {
+  if (depth > 32) {
+    tether__buf_puts(b, "?");
+    return;
+  }
+  enum CXCursorKind k = clang_getCursorKind(e);
+  switch (k) {
+  case CXCursor_CXXThisExpr:
+    tether__buf_puts(b, "this");
+    return;
+  case CXCursor_DeclRefExpr: {
+    CXString n = clang_getCursorSpelling(e);
+    tether__buf_puts(b, clang_getCString(n));
+    clang_disposeString(n);
+    return;
+  }
+  case CXCursor_ParenExpr:
+  case CXCursor_UnexposedExpr: {
+    CXCursor in = first_expr_child(e);
+    if (clang_Cursor_isNull(in)) break;
+    spell_into(c, in, b, depth + 1);
+    return;
+  }
+  case CXCursor_UnaryOperator: {
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
+    CXCursor in = first_expr_child(e);
+    if (clang_Cursor_isNull(in) || (op != CXUnaryOperator_Deref && op != CXUnaryOperator_AddrOf))
+      break;
+    tether__buf inner = {0};
+    spell_into(c, in, &inner, depth + 1);
+    if (inner.p && strcmp(inner.p, "this") == 0 && op == CXUnaryOperator_Deref) {
+      tether__buf_puts(b, "this");
+    } else {
+      tether__buf_puts(b, op == CXUnaryOperator_Deref ? "*" : "&");
+      tether__buf_puts(b, inner.p ? inner.p : "?");
+    }
+    tether__buf_free(&inner);
+    return;
+  }
+  case CXCursor_MemberRefExpr: {
+    CXString n = clang_getCursorSpelling(e);
+    CXCursor base = first_expr_child(e);
+    tether__buf bb = {0};
+    int arrow = 0;
+    if (!clang_Cursor_isNull(base)) {
+      CXCursor sb = base;
+      while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
+             clang_getCursorKind(sb) == CXCursor_ParenExpr) {
+        CXCursor in = first_expr_child(sb);
+        if (clang_Cursor_isNull(in)) break;
+        sb = in;
+      }
+      if (is_arrow_call(sb)) {
+        CXCursor obj = arrow_object(sb);
+        if (!clang_Cursor_isNull(obj)) spell_into(c, obj, &bb, depth + 1);
+        arrow = 1;
+      } else {
+        spell_into(c, sb, &bb, depth + 1);
+        CXType t = clang_getCursorType(sb);
+        arrow = t.kind == CXType_Pointer;
+      }
+    }
+    if (bb.p && strcmp(bb.p, "this") != 0 && bb.p[0]) {
+      tether__buf_puts(b, bb.p);
+      tether__buf_puts(b, arrow ? "->" : ".");
+    }
+    tether__buf_puts(b, clang_getCString(n));
+    tether__buf_free(&bb);
+    clang_disposeString(n);
+    return;
+  }
+  case CXCursor_CallExpr: {
+    kids ks = children(e);
+    CXCursor first = ks.n ? ks.v[0] : clang_getNullCursor();
+    free(ks.v);
+    if (is_arrow_call(e)) {
+      CXCursor obj = arrow_object(e);
+      if (!clang_Cursor_isNull(obj)) {
+        spell_into(c, obj, b, depth + 1);
+        tether__buf_puts(b, "->");
+        return;
+      }
+    }
+    if (!clang_Cursor_isNull(first) && clang_getCursorKind(first) == CXCursor_MemberRefExpr) {
+      spell_into(c, first, b, depth + 1);
+      tether__buf_puts(b, "()");
+      return;
+    }
+    CXString n = clang_getCursorSpelling(e);
+    tether__buf_puts(b, clang_getCString(n));
+    tether__buf_puts(b, "()");
+    clang_disposeString(n);
+    return;
+  }
+  default:
+    break;
+  }
+  /* Anything else: its tokens, when they are all in the main file. */
+  CXSourceRange r = clang_getCursorExtent(e);
+  CXFile f1 = NULL, f2 = NULL;
+  unsigned o1 = 0, o2 = 0;
+  clang_getSpellingLocation(clang_getRangeStart(r), &f1, NULL, NULL, &o1);
+  clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &o2);
+  if (f1 && f1 == f2 && o2 >= o1 && o2 - o1 < 256) {
+    char *s = spelling_of_range(c->tu, r, 0);
+    tether__buf_puts(b, s ? s : "?");
+    free(s);
+  } else {
+    tether__buf_puts(b, "?");
+  }
+}
+
+static char *spelling(ctx *c, CXCursor e) {
+  tether__buf b = {0};
+  spell_into(c, e, &b, 0);
+  if (!b.p) tether__buf_puts(&b, "?");
+  if (b.p) normalise(b.p);
+  return b.p;
+}
+
+/* The wrapper a member expression is applied to ("self" in self.get(), "this" when implicit). */
+static char *member_base(ctx *c, CXCursor m) {
+  CXCursor base = first_expr_child(m);
+  if (clang_Cursor_isNull(base)) return tether__strdup("this");
+  CXCursor sb = base;
+  while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
+         clang_getCursorKind(sb) == CXCursor_ParenExpr) {
+    CXCursor in = first_expr_child(sb);
+    if (clang_Cursor_isNull(in)) break;
+    sb = in;
+  }
+  if (is_arrow_call(sb)) {
+    CXCursor obj = arrow_object(sb);
+    if (!clang_Cursor_isNull(obj)) return spelling(c, obj);
+  }
+  return spelling(c, sb);
+}
+
+/* "Class" and "member" of a referenced declaration. Returns 0 when it has no class. */
+static void decl_names(CXCursor decl, char *cls, size_t clen, char *mem, size_t mlen) {
+  CXString m = clang_getCursorSpelling(decl);
+  snprintf(mem, mlen, "%s", clang_getCString(m));
+  clang_disposeString(m);
+  cls[0] = '\0';
+  CXCursor parent = clang_getCursorSemanticParent(decl);
+  enum CXCursorKind pk = clang_getCursorKind(parent);
+  if (pk == CXCursor_ClassDecl || pk == CXCursor_StructDecl || pk == CXCursor_ClassTemplate ||
+      pk == CXCursor_ClassTemplatePartialSpecialization || pk == CXCursor_UnionDecl) {
+    CXString s = clang_getCursorSpelling(parent);
+    snprintf(cls, clen, "%s", clang_getCString(s));
+    clang_disposeString(s);
+  }
+}
+
+static int lists_match(const tether__strlist *l, const char *cls, const char *mem) {
+  return tether__profile_match(l, cls[0] ? cls : NULL, mem);
+}
+
+/* ---- classification -------------------------------------------------------------------------- */
+
+typedef struct rawacc {
+  int is_raw;
+  CXCursor node; /* where the walk meets the access (the member expression) */
+  char *wrapper;
+  char via[320];
+} rawacc;
+
+/* Is `e` (already stripped) a raw access through a member (method, field, conversion)? */
+static rawacc classify_member_raw(ctx *c, CXCursor e) {
+  rawacc r = {0};
+  enum CXCursorKind k = clang_getCursorKind(e);
+  CXCursor target = e;
+  if (k == CXCursor_CallExpr) {
+    kids ks = children(e);
+    CXCursor first = ks.n ? ks.v[0] : clang_getNullCursor();
+    free(ks.v);
+    if (!clang_Cursor_isNull(first) && clang_getCursorKind(first) == CXCursor_MemberRefExpr) {
+      target = first;
+    } else {
+      CXCursor ref = clang_getCursorReferenced(e);
+      if (clang_getCursorKind(ref) != CXCursor_ConversionFunction) return r;
+      char cls[128], mem[160];
+      decl_names(ref, cls, sizeof cls, mem, sizeof mem);
+      if (!lists_match(&c->p->raw_accessors, cls, mem)) return r;
+      r.is_raw = 1;
+      r.node = e;
+      r.wrapper = spelling(c, e); /* implicit conversion: the converted expression itself */
+      snprintf(r.via, sizeof r.via, "%s::%s", cls, mem);
+      return r;
+    }
+  }
+  if (clang_getCursorKind(target) != CXCursor_MemberRefExpr) return r;
+  CXCursor ref = clang_getCursorReferenced(target);
+  enum CXCursorKind rk = clang_getCursorKind(ref);
+  char cls[128], mem[160];
+  decl_names(ref, cls, sizeof cls, mem, sizeof mem);
+  if (rk == CXCursor_FieldDecl && lists_match(&c->p->raw_fields, cls, mem)) {
+    snprintf(r.via, sizeof r.via, "field %s::%s", cls, mem);
+  } else if ((rk == CXCursor_CXXMethod || rk == CXCursor_ConversionFunction) &&
+             lists_match(&c->p->raw_accessors, cls, mem)) {
+    snprintf(r.via, sizeof r.via, "%s::%s()", cls, mem);
+  } else {
+    return r;
+  }
+  r.is_raw = 1;
+  r.node = target;
+  r.wrapper = member_base(c, target);
+  return r;
+}
+
+static binding *find_binding(ctx *c, CXCursor declref) {
+  CXCursor ref = clang_getCursorReferenced(declref);
+  if (clang_Cursor_isNull(ref)) return NULL;
+  for (size_t i = c->nb; i-- > 0;)
+    if (clang_equalCursors(c->b[i].var, ref)) return &c->b[i];
+  return NULL;
+}
+
+static const tether_lint_status_accessor *status_call(ctx *c, CXCursor e) {
+  if (clang_getCursorKind(e) != CXCursor_CallExpr) return NULL;
+  CXCursor ref = clang_getCursorReferenced(e);
+  if (clang_getCursorKind(ref) != CXCursor_FunctionDecl) return NULL;
+  CXString s = clang_getCursorSpelling(ref);
+  const tether_lint_status_accessor *sa = tether__profile_status(c->p, clang_getCString(s));
+  clang_disposeString(s);
+  return sa;
+}
+
+static void add_binding(ctx *c, CXCursor var, const char *wrapper, const char *via,
+                        CXSourceLocation access, int kind) {
+  if (c->nb == c->cap) {
+    size_t cap = c->cap ? c->cap * 2 : 16;
+    binding *v = realloc(c->b, cap * sizeof *v);
+    if (!v) return;
+    c->b = v;
+    c->cap = cap;
+  }
+  binding *b = &c->b[c->nb++];
+  b->var = var;
+  b->wrapper = tether__strdup(wrapper);
+  b->via = tether__strdup(via);
+  b->access = access;
+  b->kind = kind;
+  b->reported = 0;
+}
+
+static CXSourceLocation start_of(CXCursor e) {
+  return clang_getRangeStart(clang_getCursorExtent(e));
+}
+
+static void report_unguarded(ctx *c, CXSourceLocation at, const char *wrapper, const char *via) {
+  tether__report_tu(c->f, c->tu, at, RULE_UNGUARDED,
+                    "raw handle taken from '%s' through %s is used where no validity check of "
+                    "'%s' dominates it",
+                    wrapper, via, wrapper);
+}
+
+static void report_escape(ctx *c, CXSourceLocation at, const char *wrapper, const char *via,
+                          const char *where) {
+  tether__report_tu(c->f, c->tu, at, RULE_ESCAPE,
+                    "raw handle taken from '%s' through %s %s, where it outlives any validity "
+                    "check",
+                    wrapper, via, where);
+}
+
+/* If `e` (stripped) is a raw value (raw access or a variable bound to one), describe it. */
+typedef struct rawval {
+  int yes;
+  char *wrapper; /* owned when from_access */
+  char via[320];
+  CXSourceLocation access;
+  int from_access;
+  CXCursor node;
+} rawval;
+
+static rawval raw_value(ctx *c, CXCursor e) {
+  rawval v = {0};
+  CXCursor s = strip(e);
+  if (clang_getCursorKind(s) == CXCursor_DeclRefExpr) {
+    binding *b = find_binding(c, s);
+    if (b && b->kind == BIND_RAW) {
+      v.yes = 1;
+      v.wrapper = tether__strdup(b->wrapper);
+      snprintf(v.via, sizeof v.via, "%s", b->via);
+      v.access = b->access;
+      v.node = s;
+    }
+    return v;
+  }
+  rawacc r = classify_member_raw(c, s);
+  if (r.is_raw) {
+    v.yes = 1;
+    v.wrapper = r.wrapper;
+    snprintf(v.via, sizeof v.via, "%s", r.via);
+    v.access = start_of(s);
+    v.from_access = 1;
+    v.node = r.node;
+  }
+  return v;
+}
+
+/* ---- storage classification ----------------------------------------------------------------- */
+
+static int is_function_kind(enum CXCursorKind k) {
+  return k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod || k == CXCursor_Constructor ||
+         k == CXCursor_Destructor || k == CXCursor_ConversionFunction ||
+         k == CXCursor_FunctionTemplate || k == CXCursor_LambdaExpr;
+}
+
+static int var_is_local_automatic(CXCursor var) {
+  if (clang_getCursorKind(var) != CXCursor_VarDecl && clang_getCursorKind(var) != CXCursor_ParmDecl)
+    return 0;
+  if (clang_getCursorKind(var) == CXCursor_ParmDecl) return 1;
+  if (clang_Cursor_getStorageClass(var) == CX_SC_Static) return 0;
+  if (clang_getCursorTLSKind(var) != CXTLS_None) return 0;
+  return is_function_kind(clang_getCursorKind(clang_getCursorSemanticParent(var)));
+}
+
+/* Where does an assignment to `lhs` store? NULL: a local (no escape); else a description. */
+static char *store_target(ctx *c, CXCursor lhs, int *is_local_var, CXCursor *local) {
+  CXCursor s = strip(lhs);
+  *is_local_var = 0;
+  enum CXCursorKind k = clang_getCursorKind(s);
+  tether__buf b = {0};
+  if (k == CXCursor_DeclRefExpr) {
+    CXCursor var = clang_getCursorReferenced(s);
+    CXString n = clang_getCursorSpelling(var);
+    if (var_is_local_automatic(var)) {
+      CXType t = clang_getCursorType(var);
+      if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference ||
+          clang_getCursorKind(var) == CXCursor_ParmDecl) {
+        /* Writing through a reference parameter or reference: the caller's storage. */
+        if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
+          tether__buf_printf(&b, "is stored through reference '%s'", clang_getCString(n));
+        else
+          *is_local_var = 1, *local = var;
+      } else {
+        *is_local_var = 1;
+        *local = var;
+      }
+    } else if (clang_getCursorKind(var) == CXCursor_VarDecl) {
+      tether__buf_printf(&b, "is stored in %s variable '%s'",
+                         clang_Cursor_getStorageClass(var) == CX_SC_Static ? "static" : "global",
+                         clang_getCString(n));
+    }
+    clang_disposeString(n);
+    return b.p;
+  }
+  if (k == CXCursor_MemberRefExpr) {
+    CXCursor field = clang_getCursorReferenced(s);
+    if (clang_getCursorKind(field) == CXCursor_VarDecl) { /* static data member */
+      CXString n = clang_getCursorSpelling(field);
+      tether__buf_printf(&b, "is stored in static member '%s'", clang_getCString(n));
+      clang_disposeString(n);
+      return b.p;
+    }
+    if (clang_getCursorKind(field) != CXCursor_FieldDecl) return NULL;
+    /* A field of a local object (s.f with s a local by value) dies with the function. */
+    kids ks = children(s);
+    CXCursor base = ks.n ? strip(ks.v[0]) : clang_getNullCursor();
+    free(ks.v);
+    char *base_sp = member_base(c, s);
+    int arrow = 0;
+    {
+      char *full = spelling(c, s);
+      size_t bl = strlen(base_sp);
+      arrow = strncmp(full, base_sp, bl) == 0 && strncmp(full + bl, "->", 2) == 0;
+      free(full);
+    }
+    if (!clang_Cursor_isNull(base) && clang_getCursorKind(base) == CXCursor_DeclRefExpr && !arrow) {
+      CXCursor var = clang_getCursorReferenced(base);
+      CXType t = clang_getCursorType(var);
+      if (var_is_local_automatic(var) && clang_getCursorKind(var) == CXCursor_VarDecl &&
+          t.kind != CXType_LValueReference && t.kind != CXType_RValueReference) {
+        free(base_sp);
+        return NULL;
+      }
+    }
+    CXString n = clang_getCursorSpelling(field);
+    tether__buf_printf(&b, "is stored in field '%s' of '%s'", clang_getCString(n), base_sp);
+    clang_disposeString(n);
+    free(base_sp);
+    return b.p;
+  }
+  if (k == CXCursor_UnaryOperator) { /* *out = raw: the caller's storage */
+    char *sp = spelling(c, s);
+    tether__buf_printf(&b, "is stored through '%s'", sp);
+    free(sp);
+    return b.p;
+  }
+  return NULL;
+}
+
+/* ---- noreturn ------------------------------------------------------------------------------- */
+
+static enum CXChildVisitResult find_noreturn_attr(CXCursor k, CXCursor parent, CXClientData d) {
+  (void)parent;
+  if (!clang_isAttribute(clang_getCursorKind(k))) return CXChildVisit_Continue;
+  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(k);
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  clang_tokenize(tu, clang_getCursorExtent(k), &toks, &n);
+  for (unsigned i = 0; i < n; i++) {
+    CXString s = clang_getTokenSpelling(tu, toks[i]);
+    const char *t = clang_getCString(s);
+    if (strcmp(t, "noreturn") == 0 || strcmp(t, "__noreturn__") == 0 || strcmp(t, "_Noreturn") == 0)
+      *(int *)d = 1;
+    clang_disposeString(s);
+  }
+  if (toks) clang_disposeTokens(tu, toks, n);
+  return *(int *)d ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+static int is_noreturn_call(CXCursor call) {
+  if (clang_getCursorKind(call) != CXCursor_CallExpr) return 0;
+  CXCursor fn = clang_getCursorReferenced(call);
+  if (clang_Cursor_isNull(fn)) return 0;
+  static const char *const known[] = {"abort",          "exit",       "_Exit",
+                                      "quick_exit",     "terminate",  "__builtin_unreachable",
+                                      "__builtin_trap", "longjmp",    "siglongjmp",
+                                      "Py_FatalError",  "__cxa_throw"};
+  CXString s = clang_getCursorSpelling(fn);
+  const char *name = clang_getCString(s);
+  int yes = 0;
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (strcmp(name, known[i]) == 0) yes = 1;
+  clang_disposeString(s);
+  if (yes) return 1;
+  CXType t = clang_getCursorType(fn);
+  CXString ts = clang_getTypeSpelling(t);
+  if (strstr(clang_getCString(ts), "noreturn")) yes = 1;
+  clang_disposeString(ts);
+  if (yes) return 1;
+  clang_visitChildren(fn, find_noreturn_attr, &yes);
+  return yes;
+}
+
+/* ---- conditions ----------------------------------------------------------------------------- */
+
+static int is_ok_constant(ctx *c, CXCursor e) {
+  CXCursor s = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (k == CXCursor_IntegerLiteral) {
+    char *sp = spelling(c, s);
+    int zero = strcmp(sp, "0") == 0;
+    free(sp);
+    return zero;
+  }
+  if (k == CXCursor_DeclRefExpr) {
+    CXString n = clang_getCursorSpelling(s);
+    int ok = tether__strlist_has(&c->p->ok_status, clang_getCString(n));
+    clang_disposeString(n);
+    return ok;
+  }
+  return 0;
+}
+
+/* If `e` is a status (accessor call, assignment of one, or a status variable), its wrapper. */
+static char *status_wrapper(ctx *c, CXCursor e) {
+  CXCursor s = strip(e);
+  if (clang_getCursorKind(s) == CXCursor_BinaryOperator &&
+      clang_getCursorBinaryOperatorKind(s) == CXBinaryOperator_Assign) {
+    kids ks = children(s);
+    CXCursor rhs = ks.n == 2 ? ks.v[1] : clang_getNullCursor();
+    free(ks.v);
+    if (clang_Cursor_isNull(rhs)) return NULL;
+    s = strip(rhs);
+  }
+  const tether_lint_status_accessor *sa = status_call(c, s);
+  if (sa) {
+    if ((int)clang_Cursor_getNumArguments(s) <= sa->wrapper_arg) return NULL;
+    return spelling(c, clang_Cursor_getArgument(s, (unsigned)sa->wrapper_arg));
+  }
+  if (clang_getCursorKind(s) == CXCursor_DeclRefExpr) {
+    binding *b = find_binding(c, s);
+    if (b && b->kind == BIND_STATUS) return tether__strdup(b->wrapper);
+  }
+  return NULL;
+}
+
+/* Facts that hold when `e` is true (t) and when it is false (f). */
+static void cond_facts(ctx *c, CXCursor e, facts *t, facts *f) {
+  CXCursor s = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_LNot) {
+    kids ks = children(s);
+    if (ks.n == 1) cond_facts(c, ks.v[0], f, t);
+    free(ks.v);
+    return;
+  }
+  if (k == CXCursor_BinaryOperator) {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(s);
+    kids ks = children(s);
+    if (ks.n != 2) {
+      free(ks.v);
+      return;
+    }
+    CXCursor a = ks.v[0], b = ks.v[1];
+    free(ks.v);
+    if (op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr) {
+      facts ta = {0}, fa = {0}, tb = {0}, fb = {0};
+      cond_facts(c, a, &ta, &fa);
+      cond_facts(c, b, &tb, &fb);
+      if (op == CXBinaryOperator_LAnd) {
+        facts_union(t, &ta);
+        facts_union(t, &tb);
+        facts_intersect(&fa, &fb);
+        facts_union(f, &fa);
+      } else {
+        facts_intersect(&ta, &tb);
+        facts_union(t, &ta);
+        facts_union(f, &fa);
+        facts_union(f, &fb);
+      }
+      tether__strlist_free(&ta);
+      tether__strlist_free(&fa);
+      tether__strlist_free(&tb);
+      tether__strlist_free(&fb);
+      return;
+    }
+    if (op == CXBinaryOperator_Assign) {
+      char *w = status_wrapper(c, s);
+      if (w) facts_add(f, w); /* (rc = get(...)): nonzero means failure */
+      free(w);
+      return;
+    }
+    if (op == CXBinaryOperator_EQ || op == CXBinaryOperator_NE || op == CXBinaryOperator_LT ||
+        op == CXBinaryOperator_GE || op == CXBinaryOperator_GT || op == CXBinaryOperator_LE) {
+      char *w = NULL;
+      if (is_ok_constant(c, b)) {
+        w = status_wrapper(c, a);
+      } else if (is_ok_constant(c, a)) {
+        w = status_wrapper(c, b);
+        if (op == CXBinaryOperator_LT)
+          op = CXBinaryOperator_GT;
+        else if (op == CXBinaryOperator_GT)
+          op = CXBinaryOperator_LT;
+        else if (op == CXBinaryOperator_LE)
+          op = CXBinaryOperator_GE;
+        else if (op == CXBinaryOperator_GE)
+          op = CXBinaryOperator_LE;
+      }
+      if (w) {
+        if (op == CXBinaryOperator_EQ || op == CXBinaryOperator_GE) facts_add(t, w);
+        if (op == CXBinaryOperator_NE || op == CXBinaryOperator_LT) facts_add(f, w);
+      }
+      free(w);
+    }
+    return;
+  }
+  /* A bare status: nonzero is an error. */
+  char *w = status_wrapper(c, s);
+  if (w) {
+    facts_add(f, w);
+    free(w);
+    return;
+  }
+  /* w.valid, w.isValid(), isValid(w). */
+  CXCursor target = s;
+  if (k == CXCursor_CallExpr) {
+    kids ks = children(s);
+    if (ks.n && clang_getCursorKind(ks.v[0]) == CXCursor_MemberRefExpr) target = ks.v[0];
+    free(ks.v);
+  }
+  if (clang_getCursorKind(target) == CXCursor_MemberRefExpr) {
+    CXCursor ref = clang_getCursorReferenced(target);
+    char cls[128], mem[160];
+    decl_names(ref, cls, sizeof cls, mem, sizeof mem);
+    if (lists_match(&c->p->predicates, cls, mem)) {
+      char *base = member_base(c, target);
+      facts_add(t, base);
+      free(base);
+    }
+    return;
+  }
+  if (k == CXCursor_CallExpr && clang_Cursor_getNumArguments(s) >= 1) {
+    CXCursor ref = clang_getCursorReferenced(s);
+    if (clang_getCursorKind(ref) != CXCursor_FunctionDecl) return;
+    CXString n = clang_getCursorSpelling(ref);
+    int pred = tether__profile_match(&c->p->predicates, NULL, clang_getCString(n));
+    clang_disposeString(n);
+    if (pred) {
+      char *w = spelling(c, clang_Cursor_getArgument(s, 0));
+      facts_add(t, w);
+      free(w);
+    }
+  }
+}
+
+/* ---- expressions ---------------------------------------------------------------------------- */
+
+static void check_use(ctx *c, CXCursor node, const char *wrapper, const char *via,
+                      CXSourceLocation at, const facts *st) {
+  if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, node)) return;
+  if (!tether__strlist_has(st, wrapper)) report_unguarded(c, at, wrapper, via);
+}
+
+static void walk_children(ctx *c, CXCursor e, facts *st) {
+  kids ks = children(e);
+  for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
+  free(ks.v);
+}
+
+/* A guard-like event on a member call or a free function call. */
+static void member_event(ctx *c, CXCursor m, facts *st) {
+  CXCursor ref = clang_getCursorReferenced(m);
+  enum CXCursorKind rk = clang_getCursorKind(ref);
+  if (rk != CXCursor_CXXMethod && rk != CXCursor_ConversionFunction && rk != CXCursor_FieldDecl)
+    return;
+  char cls[128], mem[160];
+  decl_names(ref, cls, sizeof cls, mem, sizeof mem);
+  if (rk != CXCursor_FieldDecl &&
+      (lists_match(&c->p->guards, cls, mem) || lists_match(&c->p->guarded_accessors, cls, mem))) {
+    char *w = member_base(c, m);
+    facts_add(st, w);
+    free(w);
+    return;
+  }
+  if (rk != CXCursor_FieldDecl && lists_match(&c->p->invalidators, cls, mem)) {
+    char *w = member_base(c, m);
+    facts_remove(st, w);
+    free(w);
+    return;
+  }
+  rawacc r = classify_member_raw(c, m);
+  if (r.is_raw) check_use(c, m, r.wrapper, r.via, start_of(m), st);
+  free(r.wrapper);
+}
+
+static void lambda(ctx *c, CXCursor e, facts *st);
+
+/* A class's copy/move assignment call `a = b`: its two operands, without the operator itself. */
+static int operator_assign(CXCursor e, CXCursor *lhs, CXCursor *rhs) {
+  CXCursor fn = clang_getCursorReferenced(e);
+  if (clang_getCursorKind(fn) != CXCursor_CXXMethod) return 0;
+  CXString n = clang_getCursorSpelling(fn);
+  int is_assign = strcmp(clang_getCString(n), "operator=") == 0;
+  clang_disposeString(n);
+  if (!is_assign) return 0;
+  kids ks = children(e);
+  CXCursor ops[2];
+  size_t nops = 0;
+  for (size_t i = 0; i < ks.n; i++) {
+    CXCursor k = ks.v[i];
+    CXCursor sk = strip(k);
+    if (clang_getCursorKind(sk) == CXCursor_DeclRefExpr &&
+        clang_equalCursors(clang_getCursorReferenced(sk), fn))
+      continue; /* the operator function itself */
+    if (clang_getCursorKind(k) == CXCursor_MemberRefExpr &&
+        clang_equalCursors(clang_getCursorReferenced(k), fn))
+      continue; /* a.operator=(b) spelled out */
+    if (nops < 2) ops[nops] = k;
+    nops++;
+  }
+  free(ks.v);
+  if (nops != 2) return 0;
+  *lhs = ops[0];
+  *rhs = ops[1];
+  return 1;
+}
+
+/* An assignment `lhs = rhs` (built-in, or a class's operator= call `e`). */
+static void assign(ctx *c, CXCursor e, CXCursor lhs, CXCursor rhs, facts *st) {
+  int local = 0;
+  CXCursor local_var = clang_getNullCursor();
+  char *where = store_target(c, lhs, &local, &local_var);
+  rawval rv = raw_value(c, rhs);
+  const tether_lint_status_accessor *sa = status_call(c, strip(rhs));
+  CXCursor saved = c->defer;
+  if (rv.yes && (local || rv.node.kind == CXCursor_DeclRefExpr)) c->defer = rv.node;
+  expr(c, rhs, st);
+  c->defer = saved;
+  /* The left side: walk the base of a member, not the member itself (writing is not a use). */
+  CXCursor ls = strip(lhs);
+  if (clang_getCursorKind(ls) == CXCursor_MemberRefExpr) {
+    walk_children(c, ls, st);
+  } else if (clang_getCursorKind(ls) != CXCursor_DeclRefExpr) {
+    expr(c, lhs, st);
+  }
+  if (rv.yes && where) report_escape(c, start_of(e), rv.wrapper, rv.via, where);
+  if (local && !clang_Cursor_isNull(local_var)) {
+    if (rv.yes) {
+      add_binding(c, local_var, rv.wrapper, rv.via, rv.access, BIND_RAW);
+    } else if (sa) {
+      CXCursor call = strip(rhs);
+      if ((int)clang_Cursor_getNumArguments(call) > sa->wrapper_arg) {
+        char *w = spelling(c, clang_Cursor_getArgument(call, (unsigned)sa->wrapper_arg));
+        add_binding(c, local_var, w, sa->name, start_of(call), BIND_STATUS);
+        free(w);
+      }
+    }
+    /* Reassigning a wrapper variable forgets what was known about it. */
+    char *name = spelling(c, ls);
+    facts_remove(st, name);
+    free(name);
+  }
+  free(where);
+  free(rv.wrapper);
+}
+
+static void call(ctx *c, CXCursor e, facts *st) {
+  const tether_lint_status_accessor *sa = status_call(c, e);
+  CXCursor ref = clang_getCursorReferenced(e);
+  kids ks = children(e);
+  int has_member = ks.n && clang_getCursorKind(ks.v[0]) == CXCursor_MemberRefExpr;
+  if (!has_member && clang_getCursorKind(ref) == CXCursor_ConversionFunction) {
+    /* Implicit conversion operator (e.g. MlirRegion r = pyRegion;): the source is hidden. */
+    rawacc r = classify_member_raw(c, e);
+    if (r.is_raw) check_use(c, e, r.wrapper, r.via, start_of(e), st);
+    free(r.wrapper);
+    char cls[128], mem[160];
+    decl_names(ref, cls, sizeof cls, mem, sizeof mem);
+    if (lists_match(&c->p->guarded_accessors, cls, mem)) {
+      char *w = spelling(c, e);
+      facts_add(st, w);
+      free(w);
+    }
+  }
+  for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
+  free(ks.v);
+  if (sa) {
+    int nargs = clang_Cursor_getNumArguments(e);
+    if (nargs > sa->wrapper_arg && nargs > sa->out_arg) {
+      char *w = spelling(c, clang_Cursor_getArgument(e, (unsigned)sa->wrapper_arg));
+      CXCursor out = strip(clang_Cursor_getArgument(e, (unsigned)sa->out_arg));
+      if (clang_getCursorKind(out) == CXCursor_UnaryOperator &&
+          clang_getCursorUnaryOperatorKind(out) == CXUnaryOperator_AddrOf) {
+        kids ok = children(out);
+        CXCursor v = ok.n == 1 ? strip(ok.v[0]) : clang_getNullCursor();
+        free(ok.v);
+        if (!clang_Cursor_isNull(v) && clang_getCursorKind(v) == CXCursor_DeclRefExpr) {
+          char via[320];
+          snprintf(via, sizeof via, "%s()", sa->name);
+          add_binding(c, clang_getCursorReferenced(v), w, via, start_of(e), BIND_RAW);
+        }
+      }
+      free(w);
+    }
+    return;
+  }
+  if (!has_member && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
+      clang_Cursor_getNumArguments(e) >= 1) {
+    CXString n = clang_getCursorSpelling(ref);
+    const char *name = clang_getCString(n);
+    int guard = tether__profile_match(&c->p->guards, NULL, name) ||
+                tether__profile_match(&c->p->guarded_accessors, NULL, name);
+    int inval = tether__profile_match(&c->p->invalidators, NULL, name);
+    clang_disposeString(n);
+    if (guard || inval) {
+      char *w = spelling(c, clang_Cursor_getArgument(e, 0));
+      if (guard) facts_add(st, w);
+      if (inval) facts_remove(st, w);
+      free(w);
+    }
+  }
+}
+
+static void declref(ctx *c, CXCursor e, facts *st) {
+  binding *b = find_binding(c, e);
+  if (!b || b->kind != BIND_RAW) return;
+  size_t idx = (size_t)(b - c->b);
+  if (c->in_lambda && idx < c->fn_base) {
+    report_escape(c, c->lambda_at, b->wrapper, b->via, "is captured by a lambda");
+    return;
+  }
+  if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, e)) return;
+  if (!b->reported && !tether__strlist_has(st, b->wrapper)) {
+    b->reported = 1;
+    report_unguarded(c, b->access, b->wrapper, b->via);
+  }
+}
+
+static void expr(ctx *c, CXCursor e, facts *st) {
+  enum CXCursorKind k = clang_getCursorKind(e);
+  if (clang_isStatement(k) && !clang_isExpression(k)) {
+    stmt(c, e, st);
+    return;
+  }
+  if (clang_isDeclaration(k)) {
+    if (k == CXCursor_VarDecl) {
+      facts tmp = facts_copy(st);
+      stmt(c, e, &tmp); /* handled like a declaration statement */
+      facts_replace(st, &tmp);
+    }
+    return;
+  }
+  switch (k) {
+  case CXCursor_MemberRefExpr:
+    walk_children(c, e, st);
+    member_event(c, e, st);
+    return;
+  case CXCursor_CallExpr: {
+    CXCursor lhs, rhs;
+    if (operator_assign(e, &lhs, &rhs)) {
+      assign(c, e, lhs, rhs, st);
+      return;
+    }
+    call(c, e, st);
+    return;
+  }
+  case CXCursor_DeclRefExpr:
+    declref(c, e, st);
+    return;
+  case CXCursor_LambdaExpr:
+    lambda(c, e, st);
+    return;
+  case CXCursor_BinaryOperator: {
+    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+    if (op == CXBinaryOperator_Assign) {
+      kids ks = children(e);
+      if (ks.n == 2) {
+        assign(c, e, ks.v[0], ks.v[1], st);
+      } else {
+        for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
+      }
+      free(ks.v);
+      return;
+    }
+    if (op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr) {
+      kids ks = children(e);
+      if (ks.n == 2) {
+        expr(c, ks.v[0], st);
+        facts t = {0}, f = {0};
+        cond_facts(c, ks.v[0], &t, &f);
+        facts right = facts_copy(st);
+        facts_union(&right, op == CXBinaryOperator_LAnd ? &t : &f);
+        expr(c, ks.v[1], &right);
+        tether__strlist_free(&right);
+        tether__strlist_free(&t);
+        tether__strlist_free(&f);
+      }
+      free(ks.v);
+      return;
+    }
+    walk_children(c, e, st);
+    return;
+  }
+  case CXCursor_ConditionalOperator: {
+    kids ks = children(e);
+    if (ks.n == 3) {
+      expr(c, ks.v[0], st);
+      facts t = {0}, f = {0};
+      cond_facts(c, ks.v[0], &t, &f);
+      facts a = facts_copy(st), b = facts_copy(st);
+      facts_union(&a, &t);
+      facts_union(&b, &f);
+      expr(c, ks.v[1], &a);
+      expr(c, ks.v[2], &b);
+      facts_intersect(&a, &b);
+      facts_union(st, &a);
+      tether__strlist_free(&a);
+      tether__strlist_free(&b);
+      tether__strlist_free(&t);
+      tether__strlist_free(&f);
+    } else {
+      for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
+    }
+    free(ks.v);
+    return;
+  }
+  default:
+    walk_children(c, e, st);
+    return;
+  }
+}
+
+/* ---- statements ----------------------------------------------------------------------------- */
+
+/* Does the source between two cursors contain an `else` token? */
+static int else_between(ctx *c, CXCursor a, CXCursor b) {
+  CXSourceRange r = clang_getRange(clang_getRangeEnd(clang_getCursorExtent(a)),
+                                   clang_getRangeStart(clang_getCursorExtent(b)));
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  clang_tokenize(c->tu, r, &toks, &n);
+  int yes = 0;
+  for (unsigned i = 0; i < n && !yes; i++) {
+    CXString s = clang_getTokenSpelling(c->tu, toks[i]);
+    yes = strcmp(clang_getCString(s), "else") == 0;
+    clang_disposeString(s);
+  }
+  if (toks) clang_disposeTokens(c->tu, toks, n);
+  return yes;
+}
+
+static int if_stmt(ctx *c, CXCursor s, facts *st) {
+  kids ks = children(s);
+  CXCursor init = clang_getNullCursor(), cond, then_s, else_s = clang_getNullCursor();
+  if (ks.n < 2) {
+    free(ks.v);
+    return 0;
+  }
+  if (ks.n == 2) {
+    cond = ks.v[0];
+    then_s = ks.v[1];
+  } else if (ks.n == 3 && else_between(c, ks.v[1], ks.v[2])) {
+    cond = ks.v[0];
+    then_s = ks.v[1];
+    else_s = ks.v[2];
+  } else if (ks.n == 3) {
+    init = ks.v[0];
+    cond = ks.v[1];
+    then_s = ks.v[2];
+  } else {
+    init = ks.v[ks.n - 4];
+    cond = ks.v[ks.n - 3];
+    then_s = ks.v[ks.n - 2];
+    else_s = ks.v[ks.n - 1];
+  }
+  free(ks.v);
+  if (!clang_Cursor_isNull(init)) stmt(c, init, st);
+  if (clang_getCursorKind(cond) == CXCursor_VarDecl) {
+    stmt(c, cond, st);
+  } else {
+    expr(c, cond, st);
+  }
+  facts t = {0}, f = {0};
+  if (clang_getCursorKind(cond) != CXCursor_VarDecl) cond_facts(c, cond, &t, &f);
+  facts a = facts_copy(st), b = facts_copy(st);
+  facts_union(&a, &t);
+  facts_union(&b, &f);
+  int then_exits = stmt(c, then_s, &a);
+  int else_exits = clang_Cursor_isNull(else_s) ? 0 : stmt(c, else_s, &b);
+  int exits = 0;
+  if (then_exits && else_exits) {
+    exits = 1;
+  } else if (then_exits) {
+    facts_replace(st, &b);
+  } else if (else_exits) {
+    facts_replace(st, &a);
+  } else {
+    facts_intersect(&a, &b);
+    facts_replace(st, &a);
+  }
+  tether__strlist_free(&a);
+  tether__strlist_free(&b);
+  tether__strlist_free(&t);
+  tether__strlist_free(&f);
+  return exits;
+}
+
+static void var_decl(ctx *c, CXCursor d, facts *st) {
+  kids ks = children(d);
+  CXCursor init = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n; i++)
+    if (is_expr_kind(clang_getCursorKind(ks.v[i]))) init = ks.v[i];
+  free(ks.v);
+  if (clang_Cursor_isNull(init)) return;
+  rawval rv = raw_value(c, init);
+  int automatic = var_is_local_automatic(d);
+  CXCursor saved = c->defer;
+  if (rv.yes && automatic) c->defer = rv.node;
+  expr(c, init, st);
+  c->defer = saved;
+  if (rv.yes) {
+    if (automatic) {
+      add_binding(c, d, rv.wrapper, rv.via, rv.access, BIND_RAW);
+    } else {
+      CXString n = clang_getCursorSpelling(d);
+      char where[300];
+      snprintf(where, sizeof where, "is stored in %s variable '%s'",
+               clang_Cursor_getStorageClass(d) == CX_SC_Static ? "static" : "global",
+               clang_getCString(n));
+      clang_disposeString(n);
+      report_escape(c, start_of(d), rv.wrapper, rv.via, where);
+    }
+  } else if (automatic) {
+    CXCursor call_c = strip(init);
+    const tether_lint_status_accessor *sa = status_call(c, call_c);
+    if (sa && (int)clang_Cursor_getNumArguments(call_c) > sa->wrapper_arg) {
+      char *w = spelling(c, clang_Cursor_getArgument(call_c, (unsigned)sa->wrapper_arg));
+      add_binding(c, d, w, sa->name, start_of(call_c), BIND_STATUS);
+      free(w);
+    }
+  }
+  free(rv.wrapper);
+}
+
+static int loop_body(ctx *c, CXCursor body, const facts *st) {
+  facts inner = facts_copy(st);
+  stmt(c, body, &inner);
+  tether__strlist_free(&inner);
+  return 0;
+}
+
+static int stmt(ctx *c, CXCursor s, facts *st) {
+  enum CXCursorKind k = clang_getCursorKind(s);
+  switch (k) {
+  case CXCursor_CompoundStmt: {
+    kids ks = children(s);
+    int exits = 0;
+    for (size_t i = 0; i < ks.n; i++) {
+      if (exits) {
+        /* Unreachable code: analysed, but nothing is known there. */
+        facts none = {0};
+        stmt(c, ks.v[i], &none);
+        tether__strlist_free(&none);
+        continue;
+      }
+      if (stmt(c, ks.v[i], st)) exits = 1;
+    }
+    free(ks.v);
+    return exits;
+  }
+  case CXCursor_IfStmt:
+    return if_stmt(c, s, st);
+  case CXCursor_WhileStmt: {
+    kids ks = children(s);
+    if (ks.n >= 2) {
+      CXCursor cond = ks.v[ks.n - 2];
+      if (clang_getCursorKind(cond) == CXCursor_VarDecl)
+        stmt(c, cond, st);
+      else
+        expr(c, cond, st);
+      facts t = {0}, f = {0};
+      cond_facts(c, cond, &t, &f);
+      facts inner = facts_copy(st);
+      facts_union(&inner, &t);
+      loop_body(c, ks.v[ks.n - 1], &inner);
+      tether__strlist_free(&inner);
+      tether__strlist_free(&t);
+      tether__strlist_free(&f);
+    }
+    free(ks.v);
+    return 0;
+  }
+  case CXCursor_DoStmt:
+  case CXCursor_ForStmt:
+  case CXCursor_CXXForRangeStmt:
+  case CXCursor_SwitchStmt: {
+    /* Everything inside runs zero or more times (or from any case label): nothing flows out. */
+    kids ks = children(s);
+    facts inner = facts_copy(st);
+    for (size_t i = 0; i < ks.n; i++) {
+      if (clang_isExpression(clang_getCursorKind(ks.v[i])) && k == CXCursor_SwitchStmt && i == 0)
+        expr(c, ks.v[i], st);
+      else
+        stmt(c, ks.v[i], &inner);
+    }
+    tether__strlist_free(&inner);
+    free(ks.v);
+    return 0;
+  }
+  case CXCursor_CaseStmt:
+  case CXCursor_DefaultStmt:
+  case CXCursor_LabelStmt: {
+    /* Reached by a jump: facts from the fall-through path do not hold. */
+    if (k == CXCursor_LabelStmt) {
+      tether__strlist_free(st);
+    }
+    kids ks = children(s);
+    int exits = 0;
+    for (size_t i = 0; i < ks.n; i++) {
+      if (clang_isExpression(clang_getCursorKind(ks.v[i])) && k == CXCursor_CaseStmt && i == 0)
+        continue; /* the case value */
+      exits = stmt(c, ks.v[i], st);
+    }
+    free(ks.v);
+    return exits;
+  }
+  case CXCursor_ReturnStmt: {
+    kids ks = children(s);
+    if (ks.n >= 1) {
+      rawval rv = raw_value(c, ks.v[0]);
+      expr(c, ks.v[0], st);
+      if (rv.yes && !c->is_accessor)
+        report_escape(c, start_of(s), rv.wrapper, rv.via, "is returned to the caller");
+      free(rv.wrapper);
+    }
+    free(ks.v);
+    return 1;
+  }
+  case CXCursor_BreakStmt:
+  case CXCursor_ContinueStmt:
+  case CXCursor_GotoStmt:
+  case CXCursor_IndirectGotoStmt:
+    return 1;
+  case CXCursor_CXXTryStmt: {
+    kids ks = children(s);
+    facts entry = facts_copy(st);
+    int all_exit = 1;
+    facts out = {0};
+    int have_out = 0;
+    for (size_t i = 0; i < ks.n; i++) {
+      facts cur = facts_copy(&entry);
+      int exits = stmt(c, ks.v[i], &cur);
+      if (!exits) {
+        all_exit = 0;
+        if (!have_out) {
+          facts_replace(&out, &cur);
+          have_out = 1;
+        } else {
+          facts_intersect(&out, &cur);
+        }
+      }
+      tether__strlist_free(&cur);
+    }
+    free(ks.v);
+    if (have_out) facts_replace(st, &out);
+    tether__strlist_free(&out);
+    tether__strlist_free(&entry);
+    return all_exit && ks.n > 0;
+  }
+  case CXCursor_CXXCatchStmt: {
+    kids ks = children(s);
+    int exits = 0;
+    for (size_t i = 0; i < ks.n; i++)
+      if (clang_getCursorKind(ks.v[i]) == CXCursor_CompoundStmt) exits = stmt(c, ks.v[i], st);
+    free(ks.v);
+    return exits;
+  }
+  case CXCursor_DeclStmt: {
+    kids ks = children(s);
+    for (size_t i = 0; i < ks.n; i++) {
+      if (clang_getCursorKind(ks.v[i]) == CXCursor_VarDecl)
+        var_decl(c, ks.v[i], st);
+      else
+        analyze_decl(c, ks.v[i]);
+    }
+    free(ks.v);
+    return 0;
+  }
+  case CXCursor_VarDecl:
+    var_decl(c, s, st);
+    return 0;
+  case CXCursor_NullStmt:
+    return 0;
+  case CXCursor_CXXThrowExpr:
+    walk_children(c, s, st);
+    return 1;
+  default:
+    break;
+  }
+  if (clang_isExpression(k)) {
+    expr(c, s, st);
+    CXCursor e = strip(s);
+    if (clang_getCursorKind(e) == CXCursor_CXXThrowExpr) return 1;
+    if (is_noreturn_call(e)) return 1;
+    return 0;
+  }
+  /* Other statements (asm, SEH, ...): walk their children as statements. */
+  kids ks = children(s);
+  for (size_t i = 0; i < ks.n; i++) stmt(c, ks.v[i], st);
+  free(ks.v);
+  return 0;
+}
+
+/* ---- functions ------------------------------------------------------------------------------ */
+
+static int is_exempt(ctx *c, CXCursor fn) {
+  char cls[128], mem[160];
+  decl_names(fn, cls, sizeof cls, mem, sizeof mem);
+  const tether_lint_profile *p = c->p;
+  return lists_match(&p->raw_accessors, cls, mem) || lists_match(&p->guarded_accessors, cls, mem) ||
+         lists_match(&p->guards, cls, mem) || lists_match(&p->predicates, cls, mem) ||
+         lists_match(&p->invalidators, cls, mem);
+}
+
+static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
+  (void)outer;
+  size_t saved_base = c->fn_base, saved_nb = c->nb;
+  int saved_acc = c->is_accessor, saved_lambda = c->in_lambda;
+  CXCursor saved_defer = c->defer;
+  c->fn_base = c->nb;
+  c->is_accessor = 0;
+  c->in_lambda = is_lambda;
+  c->defer = clang_getNullCursor();
+  facts st = {0};
+  kids ks = children(fn);
+  CXCursor pending_field = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n; i++) {
+    enum CXCursorKind k = clang_getCursorKind(ks.v[i]);
+    if (k == CXCursor_CompoundStmt) {
+      stmt(c, ks.v[i], &st);
+    } else if (k == CXCursor_MemberRef) {
+      pending_field = ks.v[i];
+    } else if (is_expr_kind(k) && !is_lambda) {
+      /* Constructor initializers. */
+      rawval rv = raw_value(c, ks.v[i]);
+      expr(c, ks.v[i], &st);
+      if (rv.yes && !clang_Cursor_isNull(pending_field)) {
+        CXString n = clang_getCursorSpelling(pending_field);
+        char where[300];
+        snprintf(where, sizeof where, "is stored in field '%s'", clang_getCString(n));
+        clang_disposeString(n);
+        report_escape(c, start_of(pending_field), rv.wrapper, rv.via, where);
+      }
+      free(rv.wrapper);
+      pending_field = clang_getNullCursor();
+    }
+  }
+  free(ks.v);
+  tether__strlist_free(&st);
+  for (size_t i = saved_nb; i < c->nb; i++) {
+    free(c->b[i].wrapper);
+    free(c->b[i].via);
+  }
+  c->nb = saved_nb;
+  c->fn_base = saved_base;
+  c->is_accessor = saved_acc;
+  c->in_lambda = saved_lambda;
+  c->defer = saved_defer;
+}
+
+static void lambda(ctx *c, CXCursor e, facts *st) {
+  kids ks = children(e);
+  CXCursor body = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n; i++) {
+    enum CXCursorKind k = clang_getCursorKind(ks.v[i]);
+    if (k == CXCursor_CompoundStmt) {
+      body = ks.v[i];
+    } else if (k == CXCursor_VariableRef) {
+      /* An explicit capture of a variable holding a raw handle. */
+      CXCursor ref = clang_getCursorReferenced(ks.v[i]);
+      for (size_t j = c->nb; j-- > 0;)
+        if (clang_equalCursors(c->b[j].var, ref) && c->b[j].kind == BIND_RAW) {
+          report_escape(c, start_of(e), c->b[j].wrapper, c->b[j].via, "is captured by a lambda");
+          break;
+        }
+    } else if (is_expr_kind(k)) {
+      /* Init-captures ([r = self.get()]) and implicit captures, evaluated where the lambda is. */
+      rawval rv = raw_value(c, ks.v[i]);
+      if (rv.yes) {
+        report_escape(c, start_of(e), rv.wrapper, rv.via, "is captured by a lambda");
+        CXCursor saved = c->defer;
+        if (!rv.from_access) c->defer = rv.node;
+        expr(c, ks.v[i], st);
+        c->defer = saved;
+      } else {
+        expr(c, ks.v[i], st);
+      }
+      free(rv.wrapper);
+    }
+  }
+  free(ks.v);
+  if (!clang_Cursor_isNull(body)) {
+    /* The body runs later, maybe after the wrapper died: it starts knowing nothing. */
+    size_t saved_base = c->fn_base;
+    int saved_lambda = c->in_lambda, saved_acc = c->is_accessor;
+    CXCursor saved_defer = c->defer;
+    CXSourceLocation saved_at = c->lambda_at;
+    c->lambda_at = start_of(e);
+    c->fn_base = c->nb;
+    c->in_lambda = 1;
+    c->is_accessor = 0;
+    c->defer = clang_getNullCursor();
+    facts inner = {0};
+    size_t saved_nb = c->nb;
+    stmt(c, body, &inner);
+    tether__strlist_free(&inner);
+    for (size_t i = saved_nb; i < c->nb; i++) {
+      free(c->b[i].wrapper);
+      free(c->b[i].via);
+    }
+    c->nb = saved_nb;
+    c->fn_base = saved_base;
+    c->in_lambda = saved_lambda;
+    c->is_accessor = saved_acc;
+    c->defer = saved_defer;
+    c->lambda_at = saved_at;
+  }
+}
+
+static enum CXChildVisitResult visit_decl(CXCursor d, CXCursor parent, CXClientData data) {
+  (void)parent;
+  ctx *c = data;
+  if (!clang_Location_isFromMainFile(clang_getCursorLocation(d))) return CXChildVisit_Continue;
+  analyze_decl(c, d);
+  return CXChildVisit_Continue;
+}
+
+static void analyze_decl(ctx *c, CXCursor d) {
+  enum CXCursorKind k = clang_getCursorKind(d);
+  switch (k) {
+  case CXCursor_Namespace:
+  case CXCursor_LinkageSpec:
+  case CXCursor_ClassDecl:
+  case CXCursor_StructDecl:
+  case CXCursor_UnionDecl:
+  case CXCursor_ClassTemplate:
+  case CXCursor_ClassTemplatePartialSpecialization:
+  case CXCursor_UnexposedDecl:
+    clang_visitChildren(d, visit_decl, c);
+    return;
+  case CXCursor_FunctionDecl:
+  case CXCursor_CXXMethod:
+  case CXCursor_Constructor:
+  case CXCursor_Destructor:
+  case CXCursor_ConversionFunction:
+  case CXCursor_FunctionTemplate:
+    if (!clang_isCursorDefinition(d) || is_exempt(c, d)) return;
+    function_body(c, d, 0, NULL);
+    return;
+  case CXCursor_VarDecl: {
+    /* A namespace-scope variable: its initializer runs once, outside any function. */
+    facts st = {0};
+    size_t saved_nb = c->nb;
+    var_decl(c, d, &st);
+    tether__strlist_free(&st);
+    for (size_t i = saved_nb; i < c->nb; i++) {
+      free(c->b[i].wrapper);
+      free(c->b[i].via);
+    }
+    c->nb = saved_nb;
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu) {
+  (void)state;
+  ctx c;
+  memset(&c, 0, sizeof c);
+  c.f = f;
+  c.tu = tu;
+  c.p = tether__file_profile(f);
+  c.defer = clang_getNullCursor();
+  clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_decl, &c);
+  for (size_t i = 0; i < c.nb; i++) {
+    free(c.b[i].wrapper);
+    free(c.b[i].via);
+  }
+  free(c.b);
+  return 0;
+}
+
+const tether_lint_family tether__family_rawop = {
+    .name = "rawop",
+    .inputs = TETHER_LINT_IN_TU,
+    .rules = rawop_rules,
+    .nrules = sizeof rawop_rules / sizeof rawop_rules[0],
+    .check_tu = rawop_check_tu,
+};
