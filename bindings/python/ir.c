@@ -8,6 +8,7 @@
 #include "tether_py.h"
 
 #include <mlir-c/BuiltinAttributes.h>
+#include <string.h>
 
 /* ---- wrapping -------------------------------------------------------------------------------- */
 
@@ -118,11 +119,33 @@ static int resolve_context(PyObject *o, tether_arena **out) {
     if (rc_ != TETHER_OK) return RAISE_RC(rc_, (h));                                              \
   } while (0)
 
+/* Operation names repeat: a direct-mapped cache from the name's identifier (unique per name in a
+ * context) to its str. The strong references are bounded by the cache size. */
+enum { NAME_CACHE = 512 };
+static struct {
+  const void *id;
+  PyObject *str;
+} name_cache[NAME_CACHE];
+
 static PyObject *op_name(TpHandle *self, void *c) {
   (void)c;
   SELF_OP(self, raw);
-  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(raw));
-  return PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
+  MlirIdentifier id = mlirOperationGetName(raw);
+  MlirStringRef s = mlirIdentifierStr(id);
+  size_t slot = ((uintptr_t)id.ptr >> 4) % NAME_CACHE;
+  if (name_cache[slot].id == id.ptr) {
+    Py_ssize_t n;
+    const char *cached = PyUnicode_AsUTF8AndSize(name_cache[slot].str, &n);
+    if (cached && (size_t)n == s.length && !memcmp(cached, s.data, s.length))
+      return Py_NewRef(name_cache[slot].str);
+  }
+  PyObject *str = PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
+  if (!str) return NULL;
+  /* An identifier of a destroyed context may be reused by another one for another name: so a hit
+   * also compares the text. */
+  Py_XSETREF(name_cache[slot].str, Py_NewRef(str));
+  name_cache[slot].id = id.ptr;
+  return str;
 }
 
 static PyObject *op_operands(TpHandle *self, void *c) {
