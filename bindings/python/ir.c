@@ -733,6 +733,13 @@ static PyObject *block_add_argument(TpHandle *self, PyObject *args) {
   return tp_wrap_value(v);
 }
 
+static PyObject *block_terminator(TpHandle *self, PyObject *unused) {
+  (void)unused;
+  tether_op *t;
+  CALL(tether_block_terminator(self->h, &t), self->h);
+  return tp_wrap_op(t);
+}
+
 static PyObject *block_str(TpHandle *self) {
   SELF_BLOCK(self, raw);
   tp_strbuf b = {0};
@@ -744,6 +751,7 @@ static PyMethodDef block_methods[] = {
     {"append", (PyCFunction)block_append, METH_O,
      "Appends a detached operation (a root) to the block; ownership moves to the block."},
     {"add_argument", (PyCFunction)block_add_argument, METH_VARARGS, NULL},
+    {"_terminator", (PyCFunction)block_terminator, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1447,7 +1455,8 @@ static PyObject *fn_op_create(PyObject *m, PyObject *args) {
     if (rc == TETHER_EARG) {
       PyErr_Format(PyExc_ValueError,
                    "invalid operation state for '%U': operands, successors and regions must be "
-                   "alive in this context, and regions detached");
+                   "alive in this context, and regions detached",
+                   name);
       goto done;
     }
     if (rc != TETHER_OK) {

@@ -185,11 +185,11 @@ class InsertionPoint:
     def at_block_terminator(block):
         if not isinstance(block, Block):
             raise TypeError("block must be a Block")
-        ops = block.operations
-        if not len(ops):
+        term = block._terminator()
+        if term is None:
             raise ValueError("the block has no terminator")
         ip = InsertionPoint(block)
-        ip._ref = ops[len(ops) - 1]
+        ip._ref = term
         return ip
 
     @property
@@ -201,7 +201,9 @@ class InsertionPoint:
         return self._ref
 
     def insert(self, operation):
-        op = operation.operation if not isinstance(operation, Operation) else operation
+        op = operation if isinstance(operation, Operation) else getattr(operation, "operation", None)
+        if not isinstance(op, Operation):
+            raise TypeError(f"insert takes an Operation, not {type(operation).__name__}")
         if self._ref is not None:
             op.move_before(self._ref)
         else:
