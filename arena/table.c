@@ -40,6 +40,24 @@ tether__handle *tether__table_find(tether__tree *t, void *raw, int kind) {
   }
 }
 
+tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32_t *slot) {
+  size_t mask = t->cap - 1;
+  uintptr_t hraw = ~(uintptr_t)raw;
+  for (size_t i = hash_ptr(raw, kind) & mask;; i = (i + 1) & mask) {
+    tether__handle *h = t->slots[i];
+    if (!h) {
+      *slot = (uint32_t)i;
+      return NULL;
+    }
+    if (h->hraw == hraw && tether__kind(h) == kind) return h;
+  }
+}
+
+void tether__table_fill(tether__tree *t, uint32_t slot, tether__handle *h) {
+  t->slots[slot] = h;
+  t->used++;
+}
+
 static void place(tether__handle **slots, size_t mask, tether__handle *h) {
   size_t i = hash_ptr(tether__raw(h), tether__kind(h)) & mask;
   while (slots[i]) i = (i + 1) & mask;

@@ -150,6 +150,10 @@ static inline void tether__enter(tether_arena *a) {
 
 tether__handle *tether__table_find(tether__tree *t, void *raw, int kind);
 int tether__table_insert(tether__tree *t, tether__handle *h);
+/* With room reserved for one more entry: the handle of (raw, kind), or NULL and the empty slot
+ * where it belongs, to be filled by tether__table_fill before the table changes. */
+tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32_t *slot);
+void tether__table_fill(tether__tree *t, uint32_t slot, tether__handle *h);
 /* Makes room for `extra` more entries, so the inserts that follow cannot fail. */
 int tether__table_reserve(tether__tree *t, uint32_t extra);
 void tether__table_remove(tether__tree *t, tether__handle *h);

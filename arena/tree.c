@@ -190,18 +190,22 @@ tether__handle *tether__intern(tether__tree *t, int kind, void *raw) {
 }
 
 tether__handle *tether__intern_with(tether__tree *t, int kind, void *raw, void *parent) {
-  tether__handle *h = tether__table_find(t, raw, kind);
+  /* One probe: room first, then either the existing handle or the slot for a new one. */
+  if (tether__table_reserve(t, 1) != TETHER_OK) return NULL;
+  uint32_t slot;
+  tether__handle *h = tether__table_probe(t, raw, kind, &slot);
   if (h) {
     if (kind == TETHER_KIND_REGION && parent) tether__set_region_parent(h, parent);
     return h;
   }
+  /* The allocation may collect, but collections never touch the table: the slot stays right. */
   h = tether__alloc(kind == TETHER_KIND_REGION ? sizeof(tether__region_handle) : sizeof *h);
   if (!h) return NULL;
   tether__set_raw(h, raw);
   h->bits = (uintptr_t)t | (uintptr_t)kind;
-  tether_handle_set_user(h, NULL);
+  h->huser = ~(uintptr_t)0;
   if (kind == TETHER_KIND_REGION) tether__set_region_parent(h, parent);
-  if (tether__table_insert(t, h) != TETHER_OK) return NULL;
+  tether__table_fill(t, slot, h);
   t->counts[kind]++;
   t->arena->stats.handles[kind]++;
   return h;
