@@ -135,6 +135,8 @@ Location.unknown = staticmethod(lambda context=None: _tether._make_loc(_resolve_
 def _loc_file(filename, line, col, context=None):
     if not isinstance(filename, str):
         raise TypeError("filename must be a str")
+    if not isinstance(line, int) or not isinstance(col, int):
+        raise TypeError("line and col must be int")
     return _tether._make_loc(_resolve_context(context), "file", filename, int(line), int(col))
 
 
@@ -337,6 +339,7 @@ def _op_create(name, results=None, operands=None, attributes=None, successors=No
         raise TypeError(f"attributes must be a dict, not {type(attributes).__name__}")
     if not isinstance(regions, int) and not isinstance(regions, (list, tuple)):
         raise TypeError("regions must be an int or a list of Region")
+    _check_ip(ip)
     op = _tether._op_create(ctx, name, results, operands, attributes, successors, regions, loc,
                             bool(infer_type))
     if ip is None:
@@ -344,6 +347,11 @@ def _op_create(name, results=None, operands=None, attributes=None, successors=No
     if ip is not None:
         ip.insert(op)
     return op
+
+
+def _check_ip(ip):
+    if ip is not None and not isinstance(ip, InsertionPoint):
+        raise TypeError(f"ip must be an InsertionPoint, not {type(ip).__name__}")
 
 
 Operation.create = staticmethod(_op_create)
@@ -368,6 +376,8 @@ Operation.__repr__ = lambda self: (
 
 
 def _walk(self, callback, walk_order=WalkOrder.POST_ORDER):
+    if not isinstance(walk_order, int):
+        raise TypeError(f"walk_order must be a WalkOrder, not {type(walk_order).__name__}")
     return Operation._c_walk(self, callback, int(walk_order))
 
 
@@ -400,8 +410,10 @@ class _Typed:
     _kinds = ()
 
     def __new__(cls, cast_from):
-        kind = cls._kind_of(cast_from) if isinstance(cast_from, cls._family) else None
-        if kind not in cls._kinds:
+        if not isinstance(cast_from, cls._family):
+            raise TypeError(f"{cls.__name__}() takes a {cls._family.__name__}, "
+                            f"not {type(cast_from).__name__}")
+        if cls._kind_of(cast_from) not in cls._kinds:
             raise ValueError(f"cannot cast {cast_from!r} to {cls.__name__}")
         return cls._family.__new__(cls, cast_from)
 

@@ -1,0 +1,93 @@
+"""Shared fixtures and helpers for the tether.ir test suite (issue 4).
+
+Helpers are exposed as fixtures so test files need no import path tricks:
+
+- `ctx`: a fresh `ir.Context`, entered (so `ir.Context.current` is it) for the test's duration.
+- `collect_until(pred, tries=10)`: calls `tether.collect()` until `pred()` holds, at most `tries`
+  times; returns the final value of `pred()`. The collector is conservative, so tests never assume
+  that one collection frees one object.
+- `run_snippet(code, timeout=120)`: runs `code` in a fresh interpreter (`sys.executable`, same
+  environment incl. PYTHONPATH) and asserts that it did not crash: exit code 0, and no
+  "Segmentation fault" / "Fatal Python error" / "Assertion" / "Traceback" on stderr. Returns the
+  CompletedProcess (stdout/stderr as text).
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import tether
+from tether import ir
+
+CRASH_MARKERS = (
+    "Segmentation fault",
+    "Fatal Python error",
+    "Assertion",
+    "Aborted",
+    "core dumped",
+    "LLVM ERROR",
+    "Traceback",
+)
+
+def _collect_until(pred, tries=10):
+    result = pred()
+    for _ in range(tries):
+        if result:
+            return result
+        tether.collect()
+        result = pred()
+    return result
+
+
+def _snippet_env():
+    env = dict(os.environ)
+    env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+    # Faulthandler turns a crash into a "Fatal Python error" report on stderr, so a crash is
+    # visible even if the exit status were swallowed.
+    env["PYTHONFAULTHANDLER"] = "1"
+    return env
+
+
+def _run_snippet(code, timeout=120, check=True, allow_stderr=False):
+    code = textwrap.dedent(code)
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", code],
+            env=_snippet_env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"snippet hung (>{timeout}s):\n{code}\nstdout: {e.stdout!r}\nstderr: {e.stderr!r}")
+    if check:
+        numbered = "\n".join(f"{i + 1:4d} {line}" for i, line in enumerate(code.splitlines()))
+        detail = (f"\n--- rc={proc.returncode} ---\n--- stderr ---\n{proc.stderr[-6000:]}"
+                  f"\n--- stdout ---\n{proc.stdout[-3000:]}\n--- code ---\n{numbered}")
+        assert proc.returncode == 0, "snippet failed" + detail
+        for marker in CRASH_MARKERS:
+            if allow_stderr and marker == "Traceback":
+                continue
+            assert marker not in proc.stderr, f"snippet crashed ({marker})" + detail
+        if not allow_stderr:
+            assert proc.stderr == "", "snippet wrote to stderr" + detail
+    return proc
+
+
+@pytest.fixture
+def ctx():
+    with ir.Context() as c:
+        yield c
+
+
+@pytest.fixture
+def collect_until():
+    return _collect_until
+
+
+@pytest.fixture
+def run_snippet():
+    return _run_snippet
