@@ -68,6 +68,11 @@ int tether__table_reserve(tether__tree *t, uint32_t extra) {
   if ((size_t)(t->used + extra) * 8 <= (size_t)t->cap * 7) return TETHER_OK;
   uint32_t ncap = t->cap ? t->cap : 8;
   while ((size_t)(t->used + extra) * 8 > (size_t)ncap * 7) ncap *= 2;
+  /* A table that doubles will soon hold that many more handles. If the heap has no room for them,
+   * grow it now: otherwise the allocations that fill the table trigger collection after
+   * collection, each marking every handle made so far. */
+  size_t need = (size_t)(ncap - t->cap) * (32 + sizeof(tether__handle *));
+  if (ncap >= 65536 && GC_get_free_bytes() < need) GC_expand_hp(need - GC_get_free_bytes());
   tether__handle **n = tether__alloc((size_t)ncap * sizeof *n);
   if (!n) return TETHER_ENOMEM;
   for (uint32_t i = 0; i < t->cap; i++)
