@@ -6,8 +6,10 @@
  * wrapper enters the set through a guard (guard call, guarded accessor, a condition that proves
  * validity on the branch taken, or an early exit on the invalid branch) and leaves it when the
  * wrapper is reassigned or invalidated; the set after an if/?:/try is the intersection of its
- * branches, a loop or switch body never adds to the set after it, and a label empties it. Wrapper
- * identity is the expression's token spelling ("self", "this", "this->parentOperation" is
+ * branches, a loop or switch body never adds to the set after it (but what it removed is removed
+ * after it; a do/while(0) body is a block), and a label empties it. The set also holds status facts
+ * ("local rc holds the status of an accessor called on w"), which a check of rc turns into w.
+ * Wrapper identity is the expression's token spelling ("self", "this", "this->parentOperation" is
  * "parentOperation"). Anything the walk does not model makes the set smaller, never larger, so the
  * approximation can only add findings, not hide them. */
 #include "lint/lint.h"
@@ -52,12 +54,28 @@ static void facts_union(facts *a, const facts *b) {
   for (size_t i = 0; i < b->n; i++) facts_add(a, b->v[i]);
 }
 
+/* Besides wrapper spellings, a fact set holds status facts: "local variable V holds the status
+ * of a status accessor called on wrapper W", spelled STATUS_TAG V-key STATUS_TAG W. They are
+ * must-facts like the others (a join keeps them only when every path established them), and they
+ * die when V or W is written. A wrapper spelling never starts with STATUS_TAG. */
+#define STATUS_TAG '\x01'
+
+/* The wrapper part of a status fact, or NULL for a wrapper fact. */
+static const char *status_fact_wrapper(const char *s) {
+  if (s[0] != STATUS_TAG) return NULL;
+  const char *w = strchr(s + 1, STATUS_TAG);
+  return w ? w + 1 : NULL;
+}
+
 static void facts_remove(facts *a, const char *w) {
   size_t k = 0;
   size_t wl = strlen(w);
   for (size_t i = 0; i < a->n; i++) {
-    /* Removing "op" also removes "op.x" and "op->x": they were derived from the old object. */
+    /* Removing "op" also removes "op.x" and "op->x": they were derived from the old object. A
+     * status fact about "op" (or "op.x") goes with it: the status was about the old object. */
     const char *s = a->v[i];
+    const char *sw = status_fact_wrapper(s);
+    if (sw) s = sw;
     int derived = strncmp(s, w, wl) == 0 && (s[wl] == '\0' || s[wl] == '.' || s[wl] == '-');
     if (derived) {
       free(a->v[i]);
@@ -89,10 +107,10 @@ static void facts_replace(facts *dst, facts *src) {
 
 /* ---- per-function context -------------------------------------------------------------------- */
 
-enum { BIND_RAW, BIND_STATUS };
+enum { BIND_RAW };
 
 typedef struct binding {
-  CXCursor var;  /* the local variable holding the raw handle (or the status) */
+  CXCursor var;  /* the local variable holding the raw handle */
   char *wrapper; /* spelling of the wrapper it came from */
   char *via;     /* accessor description, for messages */
   CXSourceLocation access;
@@ -111,11 +129,56 @@ typedef struct ctx {
   CXCursor defer;  /* raw access being bound or stored: no immediate use check */
   int in_lambda;
   CXSourceLocation lambda_at; /* the innermost lambda being walked */
+  CXCursor *svars;            /* local variables seen holding a status; a status fact names one */
+  unsigned char *sv_escaped;  /* ... by index; 1 once its address was taken */
+  size_t nsv, capsv;
+  /* Every fact removal of the function so far, in walk order ("w" + wrapper, "s" + status fact
+   * prefix, "*" for all), so that what a loop, switch or try body removed on any of its paths can
+   * be removed after it (or in a handler) too. */
+  tether__strlist kills;
+  const facts *switch_entry; /* the state a `case` label of the innermost switch is reached with */
 } ctx;
 
 static int stmt(ctx *c, CXCursor s, facts *st);
 static void expr(ctx *c, CXCursor e, facts *st);
+
+static void log_kill(ctx *c, char kind, const char *what) {
+  tether__buf b = {0};
+  char k[2] = {kind, '\0'};
+  tether__buf_puts(&b, k);
+  tether__buf_puts(&b, what);
+  if (b.p) tether__strlist_push(&c->kills, b.p);
+  tether__buf_free(&b);
+}
+
+/* The wrapper `w` was written or invalidated: forget what was known about it. */
+static void kill_wrapper(ctx *c, facts *st, const char *w) {
+  log_kill(c, 'w', w);
+  facts_remove(st, w);
+}
+
+/* Removes from `st` whatever was removed anywhere since kill number `from`. */
+static void apply_kills(ctx *c, facts *st, size_t from) {
+  for (size_t i = from; i < c->kills.n; i++) {
+    const char *k = c->kills.v[i];
+    if (k[0] == 'w') {
+      facts_remove(st, k + 1);
+    } else if (k[0] == '*') {
+      tether__strlist_free(st);
+    } else if (k[0] == 's') {
+      size_t pl = strlen(k + 1), n = 0;
+      for (size_t j = 0; j < st->n; j++) {
+        if (strncmp(st->v[j], k + 1, pl) == 0)
+          free(st->v[j]);
+        else
+          st->v[n++] = st->v[j];
+      }
+      st->n = n;
+    }
+  }
+}
 static void analyze_decl(ctx *c, CXCursor d);
+static int var_is_local_automatic(CXCursor var);
 
 /* ---- cursor helpers -------------------------------------------------------------------------- */
 
@@ -506,6 +569,105 @@ static const tether_lint_status_accessor *status_call(ctx *c, CXCursor e) {
   return sa;
 }
 
+/* ---- status facts --------------------------------------------------------------------------- */
+
+/* The local variable `e` names, when it can hold a status fact: an automatic variable of the
+ * function of integer, bool or enum type (not a reference: writing through a reference writes
+ * somewhere else). */
+static CXCursor status_var_of(CXCursor e) {
+  CXCursor s = strip(e);
+  if (clang_getCursorKind(s) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  CXCursor var = clang_getCursorReferenced(s);
+  if (clang_getCursorKind(var) != CXCursor_VarDecl || !var_is_local_automatic(var))
+    return clang_getNullCursor();
+  CXType t = clang_getCanonicalType(clang_getCursorType(var));
+  int scalar = (t.kind >= CXType_Bool && t.kind <= CXType_Int128) || t.kind == CXType_Enum;
+  return scalar ? var : clang_getNullCursor();
+}
+
+/* The index of `var` in c->svars, added when `add`; (size_t)-1 when absent or out of memory. */
+static size_t status_var_index(ctx *c, CXCursor var, int add) {
+  for (size_t i = 0; i < c->nsv; i++)
+    if (clang_equalCursors(c->svars[i], var)) return i;
+  if (!add) return (size_t)-1;
+  if (c->nsv == c->capsv) {
+    size_t cap = c->capsv ? c->capsv * 2 : 16;
+    CXCursor *v = realloc(c->svars, cap * sizeof *v);
+    if (!v) return (size_t)-1;
+    c->svars = v;
+    unsigned char *e = realloc(c->sv_escaped, cap);
+    if (!e) return (size_t)-1;
+    c->sv_escaped = e;
+    c->capsv = cap;
+  }
+  c->svars[c->nsv] = var;
+  c->sv_escaped[c->nsv] = 0;
+  return c->nsv++;
+}
+
+/* The prefix every status fact about variable `idx` starts with. */
+static void status_prefix(char *buf, size_t len, size_t idx) {
+  snprintf(buf, len, "%cv%zu%c", STATUS_TAG, idx, STATUS_TAG);
+}
+
+/* `var` was written (or may have been): what it held no longer holds. */
+static void status_kill(ctx *c, facts *st, CXCursor var) {
+  size_t idx = status_var_index(c, var, 0);
+  if (idx == (size_t)-1) return;
+  char pre[48];
+  status_prefix(pre, sizeof pre, idx);
+  log_kill(c, 's', pre);
+  size_t pl = strlen(pre), k = 0;
+  for (size_t i = 0; i < st->n; i++) {
+    if (strncmp(st->v[i], pre, pl) == 0) {
+      free(st->v[i]);
+    } else {
+      st->v[k++] = st->v[i];
+    }
+  }
+  st->n = k;
+}
+
+/* `var` now holds the status of an accessor called on `wrapper`. */
+static void status_set(ctx *c, facts *st, CXCursor var, const char *wrapper) {
+  status_kill(c, st, var);
+  size_t idx = status_var_index(c, var, 1);
+  if (idx == (size_t)-1 || c->sv_escaped[idx] || !wrapper || !*wrapper) return;
+  tether__buf b = {0};
+  char pre[48];
+  status_prefix(pre, sizeof pre, idx);
+  tether__buf_puts(&b, pre);
+  tether__buf_puts(&b, wrapper);
+  if (b.p) facts_add(st, b.p);
+  tether__buf_free(&b);
+}
+
+/* The wrapper whose status `var` holds on every path to here, or NULL. */
+static char *status_get(ctx *c, const facts *st, CXCursor var) {
+  size_t idx = status_var_index(c, var, 0);
+  if (idx == (size_t)-1 || c->sv_escaped[idx]) return NULL;
+  char pre[48];
+  status_prefix(pre, sizeof pre, idx);
+  size_t pl = strlen(pre);
+  for (size_t i = 0; i < st->n; i++)
+    if (strncmp(st->v[i], pre, pl) == 0) return tether__strdup(st->v[i] + pl);
+  return NULL;
+}
+
+/* The address of `var` was taken: it may be written behind the walk's back from now on. */
+static void status_escape(ctx *c, facts *st, CXCursor var) {
+  status_kill(c, st, var);
+  size_t idx = status_var_index(c, var, 1);
+  if (idx != (size_t)-1) c->sv_escaped[idx] = 1;
+}
+
+/* The wrapper argument's spelling of a status accessor call `call` (stripped), or NULL. */
+static char *status_call_wrapper(ctx *c, CXCursor call) {
+  const tether_lint_status_accessor *sa = status_call(c, call);
+  if (!sa || (int)clang_Cursor_getNumArguments(call) <= sa->wrapper_arg) return NULL;
+  return spelling(c, clang_Cursor_getArgument(call, (unsigned)sa->wrapper_arg));
+}
+
 static void add_binding(ctx *c, CXCursor var, const char *wrapper, const char *via,
                         CXSourceLocation access, int kind) {
   if (c->nb == c->cap) {
@@ -735,8 +897,9 @@ static int is_ok_constant(ctx *c, CXCursor e) {
   return 0;
 }
 
-/* If `e` is a status (accessor call, assignment of one, or a status variable), its wrapper. */
-static char *status_wrapper(ctx *c, CXCursor e) {
+/* If `e` is a status (accessor call, assignment of one, or a local variable that holds one on
+ * every path to here, per the status facts in `st`), the wrapper it is about. */
+static char *status_wrapper(ctx *c, CXCursor e, const facts *st) {
   CXCursor s = strip(e);
   if (clang_getCursorKind(s) == CXCursor_BinaryOperator &&
       clang_getCursorBinaryOperatorKind(s) == CXBinaryOperator_Assign) {
@@ -746,25 +909,20 @@ static char *status_wrapper(ctx *c, CXCursor e) {
     if (clang_Cursor_isNull(rhs)) return NULL;
     s = strip(rhs);
   }
-  const tether_lint_status_accessor *sa = status_call(c, s);
-  if (sa) {
-    if ((int)clang_Cursor_getNumArguments(s) <= sa->wrapper_arg) return NULL;
-    return spelling(c, clang_Cursor_getArgument(s, (unsigned)sa->wrapper_arg));
-  }
-  if (clang_getCursorKind(s) == CXCursor_DeclRefExpr) {
-    binding *b = find_binding(c, s);
-    if (b && b->kind == BIND_STATUS) return tether__strdup(b->wrapper);
-  }
+  if (status_call(c, s)) return status_call_wrapper(c, s);
+  CXCursor var = status_var_of(s);
+  if (!clang_Cursor_isNull(var)) return status_get(c, st, var);
   return NULL;
 }
 
-/* Facts that hold when `e` is true (t) and when it is false (f). */
-static void cond_facts(ctx *c, CXCursor e, facts *t, facts *f) {
+/* Facts that hold when `e` is true (t) and when it is false (f); `st` is the state in which `e`
+ * was evaluated (for the status variables it may name). */
+static void cond_facts(ctx *c, CXCursor e, const facts *st, facts *t, facts *f) {
   CXCursor s = strip(e);
   enum CXCursorKind k = clang_getCursorKind(s);
   if (k == CXCursor_UnaryOperator && clang_getCursorUnaryOperatorKind(s) == CXUnaryOperator_LNot) {
     kids ks = children(s);
-    if (ks.n == 1) cond_facts(c, ks.v[0], f, t);
+    if (ks.n == 1) cond_facts(c, ks.v[0], st, f, t);
     free(ks.v);
     return;
   }
@@ -779,8 +937,8 @@ static void cond_facts(ctx *c, CXCursor e, facts *t, facts *f) {
     free(ks.v);
     if (op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr) {
       facts ta = {0}, fa = {0}, tb = {0}, fb = {0};
-      cond_facts(c, a, &ta, &fa);
-      cond_facts(c, b, &tb, &fb);
+      cond_facts(c, a, st, &ta, &fa);
+      cond_facts(c, b, st, &tb, &fb);
       if (op == CXBinaryOperator_LAnd) {
         facts_union(t, &ta);
         facts_union(t, &tb);
@@ -799,7 +957,7 @@ static void cond_facts(ctx *c, CXCursor e, facts *t, facts *f) {
       return;
     }
     if (op == CXBinaryOperator_Assign) {
-      char *w = status_wrapper(c, s);
+      char *w = status_wrapper(c, s, st);
       if (w) facts_add(f, w); /* (rc = get(...)): nonzero means failure */
       free(w);
       return;
@@ -808,9 +966,9 @@ static void cond_facts(ctx *c, CXCursor e, facts *t, facts *f) {
         op == CXBinaryOperator_GE || op == CXBinaryOperator_GT || op == CXBinaryOperator_LE) {
       char *w = NULL;
       if (is_ok_constant(c, b)) {
-        w = status_wrapper(c, a);
+        w = status_wrapper(c, a, st);
       } else if (is_ok_constant(c, a)) {
-        w = status_wrapper(c, b);
+        w = status_wrapper(c, b, st);
         if (op == CXBinaryOperator_LT)
           op = CXBinaryOperator_GT;
         else if (op == CXBinaryOperator_GT)
@@ -829,7 +987,7 @@ static void cond_facts(ctx *c, CXCursor e, facts *t, facts *f) {
     return;
   }
   /* A bare status: nonzero is an error. */
-  char *w = status_wrapper(c, s);
+  char *w = status_wrapper(c, s, st);
   if (w) {
     facts_add(f, w);
     free(w);
@@ -898,7 +1056,7 @@ static void member_event(ctx *c, CXCursor m, facts *st) {
   }
   if (rk != CXCursor_FieldDecl && lists_match(&c->p->invalidators, cls, mem)) {
     char *w = member_base(c, m);
-    facts_remove(st, w);
+    kill_wrapper(c, st, w);
     free(w);
     return;
   }
@@ -945,7 +1103,7 @@ static void assign(ctx *c, CXCursor e, CXCursor lhs, CXCursor rhs, facts *st) {
   CXCursor local_var = clang_getNullCursor();
   char *where = store_target(c, lhs, &local, &local_var);
   rawval rv = raw_value(c, rhs);
-  const tether_lint_status_accessor *sa = status_call(c, strip(rhs));
+  char *status_of = status_call_wrapper(c, strip(rhs));
   CXCursor saved = c->defer;
   if (rv.yes && (local || rv.node.kind == CXCursor_DeclRefExpr)) c->defer = rv.node;
   expr(c, rhs, st);
@@ -958,24 +1116,76 @@ static void assign(ctx *c, CXCursor e, CXCursor lhs, CXCursor rhs, facts *st) {
     expr(c, lhs, st);
   }
   if (rv.yes && where) report_escape(c, start_of(e), rv.wrapper, rv.via, where);
-  if (local && !clang_Cursor_isNull(local_var)) {
-    if (rv.yes) {
-      add_binding(c, local_var, rv.wrapper, rv.via, rv.access, BIND_RAW);
-    } else if (sa) {
-      CXCursor call = strip(rhs);
-      if ((int)clang_Cursor_getNumArguments(call) > sa->wrapper_arg) {
-        char *w = spelling(c, clang_Cursor_getArgument(call, (unsigned)sa->wrapper_arg));
-        add_binding(c, local_var, w, sa->name, start_of(call), BIND_STATUS);
-        free(w);
-      }
-    }
-    /* Reassigning a wrapper variable forgets what was known about it. */
+  if (local && !clang_Cursor_isNull(local_var) && rv.yes)
+    add_binding(c, local_var, rv.wrapper, rv.via, rv.access, BIND_RAW);
+  /* Writing a wrapper (a variable, a field, through a reference) forgets what was known about it,
+   * including the statuses taken from it. */
+  if (clang_getCursorKind(ls) == CXCursor_DeclRefExpr ||
+      clang_getCursorKind(ls) == CXCursor_MemberRefExpr) {
     char *name = spelling(c, ls);
-    facts_remove(st, name);
+    kill_wrapper(c, st, name);
     free(name);
   }
+  /* Writing a status variable: it now holds this accessor's status, or none. */
+  CXCursor svar = status_var_of(ls);
+  if (!clang_Cursor_isNull(svar)) {
+    if (status_of)
+      status_set(c, st, svar, status_of);
+    else
+      status_kill(c, st, svar);
+  }
+  free(status_of);
   free(where);
   free(rv.wrapper);
+}
+
+/* C++: a status variable passed to a reference parameter may be written by the callee. (C has
+ * no references: an argument is a copy.) */
+static void status_ref_args(ctx *c, CXCursor e, CXCursor fn, facts *st) {
+  CXType ft = clang_getCursorType(fn);
+  if (ft.kind != CXType_FunctionProto) return;
+  int nparams = clang_getNumArgTypes(ft);
+  int nargs = clang_Cursor_getNumArguments(e);
+  /* A member operator call (a >> rc, f(rc) on a functor) lists the object as argument 0. */
+  int shift = clang_getCursorKind(fn) == CXCursor_CXXMethod && nargs == nparams + 1 &&
+              !clang_isFunctionTypeVariadic(ft);
+  for (int i = shift; i < nargs; i++) {
+    CXCursor var = status_var_of(clang_Cursor_getArgument(e, (unsigned)i));
+    if (clang_Cursor_isNull(var) || i - shift >= nparams) continue; /* `...` copies */
+    CXType pt = clang_getArgType(ft, (unsigned)(i - shift));
+    if (pt.kind == CXType_LValueReference || pt.kind == CXType_RValueReference)
+      status_escape(c, st, var);
+  }
+}
+
+typedef struct lambda_refs {
+  ctx *c;
+  facts *st;
+  unsigned from, to; /* the lambda's extent (file offsets) */
+} lambda_refs;
+
+static enum CXChildVisitResult find_outer_refs(CXCursor k, CXCursor parent, CXClientData d) {
+  (void)parent;
+  lambda_refs *lr = d;
+  if (clang_getCursorKind(k) == CXCursor_DeclRefExpr) {
+    CXCursor var = status_var_of(k);
+    if (!clang_Cursor_isNull(var)) {
+      unsigned off = 0;
+      clang_getFileLocation(clang_getCursorLocation(var), NULL, NULL, NULL, &off);
+      if (off < lr->from || off >= lr->to) status_escape(lr->c, lr->st, var);
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+/* C++: a lambda that names a status variable of the enclosing function may write it (by
+ * reference) whenever it is called; that variable's status facts are no longer trusted. */
+static void status_lambda_refs(ctx *c, CXCursor e, facts *st) {
+  CXSourceRange r = clang_getCursorExtent(e);
+  lambda_refs lr = {c, st, 0, 0};
+  clang_getFileLocation(clang_getRangeStart(r), NULL, NULL, NULL, &lr.from);
+  clang_getFileLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &lr.to);
+  clang_visitChildren(e, find_outer_refs, &lr);
 }
 
 static void call(ctx *c, CXCursor e, facts *st) {
@@ -998,6 +1208,7 @@ static void call(ctx *c, CXCursor e, facts *st) {
   }
   for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
   free(ks.v);
+  if (!clang_Cursor_isNull(ref)) status_ref_args(c, e, ref, st);
   if (sa) {
     int nargs = clang_Cursor_getNumArguments(e);
     if (nargs > sa->wrapper_arg && nargs > sa->out_arg) {
@@ -1029,7 +1240,7 @@ static void call(ctx *c, CXCursor e, facts *st) {
     if (guard || inval) {
       char *w = spelling(c, clang_Cursor_getArgument(e, 0));
       if (guard) facts_add(st, w);
-      if (inval) facts_remove(st, w);
+      if (inval) kill_wrapper(c, st, w);
       free(w);
     }
   }
@@ -1101,7 +1312,7 @@ static void expr(ctx *c, CXCursor e, facts *st) {
       if (ks.n == 2) {
         expr(c, ks.v[0], st);
         facts t = {0}, f = {0};
-        cond_facts(c, ks.v[0], &t, &f);
+        cond_facts(c, ks.v[0], st, &t, &f);
         facts right = facts_copy(st);
         facts_union(&right, op == CXBinaryOperator_LAnd ? &t : &f);
         expr(c, ks.v[1], &right);
@@ -1115,12 +1326,38 @@ static void expr(ctx *c, CXCursor e, facts *st) {
     walk_children(c, e, st);
     return;
   }
+  case CXCursor_CompoundAssignOperator: {
+    /* rc |= ...: a status variable no longer holds the accessor's status. */
+    walk_children(c, e, st);
+    kids ks = children(e);
+    if (ks.n == 2) {
+      CXCursor svar = status_var_of(ks.v[0]);
+      if (!clang_Cursor_isNull(svar)) status_kill(c, st, svar);
+    }
+    free(ks.v);
+    return;
+  }
+  case CXCursor_UnaryOperator: {
+    walk_children(c, e, st);
+    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
+    if (op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec ||
+        op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PreDec ||
+        op == CXUnaryOperator_AddrOf) {
+      CXCursor svar = status_var_of(first_expr_child(e));
+      if (clang_Cursor_isNull(svar)) return;
+      if (op == CXUnaryOperator_AddrOf)
+        status_escape(c, st, svar); /* &rc: it may be written anywhere from now on */
+      else
+        status_kill(c, st, svar);
+    }
+    return;
+  }
   case CXCursor_ConditionalOperator: {
     kids ks = children(e);
     if (ks.n == 3) {
       expr(c, ks.v[0], st);
       facts t = {0}, f = {0};
-      cond_facts(c, ks.v[0], &t, &f);
+      cond_facts(c, ks.v[0], st, &t, &f);
       facts a = facts_copy(st), b = facts_copy(st);
       facts_union(&a, &t);
       facts_union(&b, &f);
@@ -1195,7 +1432,14 @@ static int if_stmt(ctx *c, CXCursor s, facts *st) {
     expr(c, cond, st);
   }
   facts t = {0}, f = {0};
-  if (clang_getCursorKind(cond) != CXCursor_VarDecl) cond_facts(c, cond, &t, &f);
+  if (clang_getCursorKind(cond) != CXCursor_VarDecl) {
+    cond_facts(c, cond, st, &t, &f);
+  } else {
+    /* if (int rc = get(h, &raw)) ...: the declared status is the condition; nonzero is an error. */
+    char *w = status_get(c, st, cond);
+    if (w) facts_add(&f, w);
+    free(w);
+  }
   facts a = facts_copy(st), b = facts_copy(st);
   facts_union(&a, &t);
   facts_union(&b, &f);
@@ -1226,6 +1470,13 @@ static void var_decl(ctx *c, CXCursor d, facts *st) {
     if (is_expr_kind(clang_getCursorKind(ks.v[i]))) init = ks.v[i];
   free(ks.v);
   if (clang_Cursor_isNull(init)) return;
+  CXType dt = clang_getCursorType(d);
+  int is_ref = dt.kind == CXType_LValueReference || dt.kind == CXType_RValueReference;
+  if (is_ref) {
+    /* int &r = rc;: rc may be written through r from now on. */
+    CXCursor svar = status_var_of(init);
+    if (!clang_Cursor_isNull(svar)) status_escape(c, st, svar);
+  }
   rawval rv = raw_value(c, init);
   int automatic = var_is_local_automatic(d);
   CXCursor saved = c->defer;
@@ -1245,15 +1496,70 @@ static void var_decl(ctx *c, CXCursor d, facts *st) {
       report_escape(c, start_of(d), rv.wrapper, rv.via, where);
     }
   } else if (automatic) {
-    CXCursor call_c = strip(init);
-    const tether_lint_status_accessor *sa = status_call(c, call_c);
-    if (sa && (int)clang_Cursor_getNumArguments(call_c) > sa->wrapper_arg) {
-      char *w = spelling(c, clang_Cursor_getArgument(call_c, (unsigned)sa->wrapper_arg));
-      add_binding(c, d, w, sa->name, start_of(call_c), BIND_STATUS);
-      free(w);
-    }
+    /* int rc = get(h, &raw); (a variable declared again, e.g. in a loop, starts afresh) */
+    char *w = status_call_wrapper(c, strip(init));
+    if (w && !is_ref)
+      status_set(c, st, d, w);
+    else
+      status_kill(c, st, d);
+    free(w);
   }
   free(rv.wrapper);
+}
+
+/* Is `e` an integer constant expression equal to 0 (`0`, `false`, `(0)`)? */
+static int is_false_constant(CXCursor e) {
+  if (!clang_isExpression(clang_getCursorKind(e))) return 0;
+  CXEvalResult r = clang_Cursor_Evaluate(e);
+  if (!r) return 0;
+  int zero = clang_EvalResult_getKind(r) == CXEval_Int && clang_EvalResult_getAsLongLong(r) == 0;
+  clang_EvalResult_dispose(r);
+  return zero;
+}
+
+/* Does `body` contain a break or continue that leaves the loop it is the body of? A `break`
+ * inside a nested loop or switch, a `continue` inside a nested loop, and anything in a lambda
+ * body belong to them. */
+typedef struct leave_search {
+  int breaks; /* a break counts (not inside a nested switch) */
+  int found;
+} leave_search;
+
+static enum CXChildVisitResult find_leave(CXCursor k, CXCursor parent, CXClientData d) {
+  (void)parent;
+  leave_search *ls = d;
+  switch (clang_getCursorKind(k)) {
+  case CXCursor_BreakStmt:
+    if (!ls->breaks) return CXChildVisit_Continue;
+    ls->found = 1;
+    return CXChildVisit_Break;
+  case CXCursor_ContinueStmt:
+    ls->found = 1;
+    return CXChildVisit_Break;
+  case CXCursor_ForStmt:
+  case CXCursor_WhileStmt:
+  case CXCursor_DoStmt:
+  case CXCursor_CXXForRangeStmt:
+  case CXCursor_LambdaExpr:
+    return CXChildVisit_Continue;
+  case CXCursor_SwitchStmt: {
+    leave_search inner = {0, 0};
+    clang_visitChildren(k, find_leave, &inner);
+    if (!inner.found) return CXChildVisit_Continue;
+    ls->found = 1;
+    return CXChildVisit_Break;
+  }
+  default:
+    return CXChildVisit_Recurse;
+  }
+}
+
+static int leaves_loop(CXCursor body) {
+  enum CXCursorKind k = clang_getCursorKind(body);
+  if (k == CXCursor_BreakStmt || k == CXCursor_ContinueStmt) return 1;
+  leave_search ls = {1, 0};
+  clang_visitChildren(body, find_leave, &ls);
+  return ls.found;
 }
 
 static int loop_body(ctx *c, CXCursor body, const facts *st) {
@@ -1270,6 +1576,13 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
     kids ks = children(s);
     int exits = 0;
     for (size_t i = 0; i < ks.n; i++) {
+      enum CXCursorKind ik = clang_getCursorKind(ks.v[i]);
+      if (exits && c->switch_entry && (ik == CXCursor_CaseStmt || ik == CXCursor_DefaultStmt)) {
+        /* A case label after a break: reached from the switch only. */
+        facts entry = facts_copy(c->switch_entry);
+        facts_replace(st, &entry);
+        exits = 0;
+      }
       if (exits) {
         /* Unreachable code: analysed, but nothing is known there. */
         facts none = {0};
@@ -1293,10 +1606,12 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
       else
         expr(c, cond, st);
       facts t = {0}, f = {0};
-      cond_facts(c, cond, &t, &f);
+      cond_facts(c, cond, st, &t, &f);
       facts inner = facts_copy(st);
       facts_union(&inner, &t);
+      size_t kills_from = c->kills.n;
       loop_body(c, ks.v[ks.n - 1], &inner);
+      apply_kills(c, st, kills_from); /* what any iteration removed is gone afterwards */
       tether__strlist_free(&inner);
       tether__strlist_free(&t);
       tether__strlist_free(&f);
@@ -1304,19 +1619,47 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
     free(ks.v);
     return 0;
   }
-  case CXCursor_DoStmt:
+  case CXCursor_DoStmt: {
+    /* do { ... } while (0) without a break or continue of its own (the usual macro shape): the
+     * body runs exactly once, straight through, so it is a block whose facts flow out. */
+    kids ks = children(s);
+    int once = ks.n == 2 && is_false_constant(ks.v[1]) && !leaves_loop(ks.v[0]);
+    CXCursor body = ks.n ? ks.v[0] : clang_getNullCursor();
+    free(ks.v);
+    if (once) return stmt(c, body, st);
+  }
+    /* fall through */
   case CXCursor_ForStmt:
   case CXCursor_CXXForRangeStmt:
   case CXCursor_SwitchStmt: {
-    /* Everything inside runs zero or more times (or from any case label): nothing flows out. */
+    /* Everything inside runs zero or more times (or from any case label): nothing new flows out,
+     * and whatever any path through it removed is removed after it. */
     kids ks = children(s);
     facts inner = facts_copy(st);
+    facts entry = {0};
+    const facts *saved_entry = c->switch_entry;
+    size_t kills_from = c->kills.n;
     for (size_t i = 0; i < ks.n; i++) {
-      if (clang_isExpression(clang_getCursorKind(ks.v[i])) && k == CXCursor_SwitchStmt && i == 0)
-        expr(c, ks.v[i], st);
-      else
-        stmt(c, ks.v[i], &inner);
+      if (k == CXCursor_SwitchStmt && i + 1 < ks.n) {
+        /* The condition (and a C++17 init statement) run once, before the body. */
+        if (clang_isExpression(clang_getCursorKind(ks.v[i])))
+          expr(c, ks.v[i], st);
+        else
+          stmt(c, ks.v[i], st);
+        continue;
+      }
+      if (k == CXCursor_SwitchStmt) {
+        /* The body: every case label is reached with the state after the condition. */
+        tether__strlist_free(&inner);
+        inner = facts_copy(st);
+        entry = facts_copy(st);
+        c->switch_entry = &entry;
+      }
+      stmt(c, ks.v[i], &inner);
     }
+    c->switch_entry = saved_entry;
+    apply_kills(c, st, kills_from);
+    tether__strlist_free(&entry);
     tether__strlist_free(&inner);
     free(ks.v);
     return 0;
@@ -1324,9 +1667,12 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
   case CXCursor_CaseStmt:
   case CXCursor_DefaultStmt:
   case CXCursor_LabelStmt: {
-    /* Reached by a jump: facts from the fall-through path do not hold. */
+    /* Reached by a jump: facts from the fall-through path do not hold on the other path. */
     if (k == CXCursor_LabelStmt) {
+      log_kill(c, '*', "");
       tether__strlist_free(st);
+    } else if (c->switch_entry) {
+      facts_intersect(st, c->switch_entry);
     }
     kids ks = children(s);
     int exits = 0;
@@ -1361,8 +1707,11 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
     int all_exit = 1;
     facts out = {0};
     int have_out = 0;
+    size_t kills_from = c->kills.n;
     for (size_t i = 0; i < ks.n; i++) {
       facts cur = facts_copy(&entry);
+      /* A handler is entered from anywhere in the try block: what it removed is gone. */
+      if (i > 0) apply_kills(c, &cur, kills_from);
       int exits = stmt(c, ks.v[i], &cur);
       if (!exits) {
         all_exit = 0;
@@ -1445,6 +1794,9 @@ static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
   c->is_accessor = 0;
   c->in_lambda = is_lambda;
   c->defer = clang_getNullCursor();
+  const facts *saved_entry = c->switch_entry;
+  size_t saved_kills = c->kills.n, saved_nsv = c->nsv;
+  c->switch_entry = NULL;
   facts st = {0};
   kids ks = children(fn);
   CXCursor pending_field = clang_getNullCursor();
@@ -1480,9 +1832,13 @@ static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
   c->is_accessor = saved_acc;
   c->in_lambda = saved_lambda;
   c->defer = saved_defer;
+  c->switch_entry = saved_entry;
+  while (c->kills.n > saved_kills) free(c->kills.v[--c->kills.n]);
+  c->nsv = saved_nsv; /* the status variables of this function are out of scope */
 }
 
 static void lambda(ctx *c, CXCursor e, facts *st) {
+  status_lambda_refs(c, e, st);
   kids ks = children(e);
   CXCursor body = clang_getNullCursor();
   for (size_t i = 0; i < ks.n; i++) {
@@ -1519,6 +1875,8 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
     int saved_lambda = c->in_lambda, saved_acc = c->is_accessor;
     CXCursor saved_defer = c->defer;
     CXSourceLocation saved_at = c->lambda_at;
+    const facts *saved_entry = c->switch_entry;
+    c->switch_entry = NULL;
     c->lambda_at = start_of(e);
     c->fn_base = c->nb;
     c->in_lambda = 1;
@@ -1538,6 +1896,7 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
     c->is_accessor = saved_acc;
     c->defer = saved_defer;
     c->lambda_at = saved_at;
+    c->switch_entry = saved_entry;
   }
 }
 
@@ -1603,6 +1962,9 @@ static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu
     free(c.b[i].via);
   }
   free(c.b);
+  free(c.svars);
+  free(c.sv_escaped);
+  tether__strlist_free(&c.kills);
   return 0;
 }
 

@@ -320,19 +320,21 @@ static PyObject *op_clone(TpHandle *self, PyObject *args, PyObject *kw) {
 typedef struct {
   PyObject *callback;
   int failed;
-  MlirOperation skip; /* pre-order: the subtree the callback asked to skip */
+  tether_op *skip; /* pre-order: the subtree the callback asked to skip (a handle, on the stack:
+                      the callback may have erased it, which its handle then says) */
 } walk_ctx;
 
 static int walk_cb(tether_op *op, void *ud) {
   walk_ctx *w = ud;
   MlirOperation raw;
   if (tether_op_get(op, &raw) != TETHER_OK) return 0;
-  if (w->skip.ptr) {
+  MlirOperation skip;
+  if (w->skip && tether_op_get(w->skip, &skip) == TETHER_OK) {
     MlirOperation p = raw;
-    while (!mlirOperationIsNull(p) && !mlirOperationEqual(p, w->skip)) p = mlirOperationGetParentOperation(p);
+    while (!mlirOperationIsNull(p) && !mlirOperationEqual(p, skip)) p = mlirOperationGetParentOperation(p);
     if (!mlirOperationIsNull(p)) return 0;
-    w->skip.ptr = NULL;
   }
+  w->skip = NULL;
   PyObject *o = tp_wrap_op(op);
   if (!o) {
     w->failed = 1;
@@ -351,7 +353,7 @@ static int walk_cb(tether_op *op, void *ud) {
     v = 0;
   }
   if (v == 1) return 1;  /* INTERRUPT */
-  if (v == 2) w->skip = raw; /* SKIP */
+  if (v == 2) w->skip = op; /* SKIP */
   return 0;
 }
 
@@ -361,7 +363,7 @@ static PyObject *op_walk(TpHandle *self, PyObject *args, PyObject *kw) {
   int order = 1; /* upstream's default is POST_ORDER */
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O|i", kwlist, &cb, &order)) return NULL;
   if (!PyCallable_Check(cb)) return tp_type_error("callback", "callable", cb);
-  walk_ctx w = {cb, 0, {NULL}};
+  walk_ctx w = {cb, 0, NULL};
   int rc = tether_op_walk(self->h, order ? TETHER_WALK_POST_ORDER : TETHER_WALK_PRE_ORDER, walk_cb, &w);
   if (w.failed) return NULL;
   if (rc < 0) return RAISE_RC(rc, self->h);
