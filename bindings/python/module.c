@@ -199,6 +199,13 @@ static PyObject *context_load_all(TpContext *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+static PyObject *context_enable_mt(TpContext *self, PyObject *enable) {
+  int on = PyObject_IsTrue(enable);
+  if (on < 0) return NULL;
+  mlirContextEnableMultithreading(tether_arena_context(self->arena), on);
+  Py_RETURN_NONE;
+}
+
 static PyObject *context_is_registered(TpContext *self, PyObject *name) {
   Py_ssize_t n;
   const char *s = PyUnicode_AsUTF8AndSize(name, &n);
@@ -226,6 +233,7 @@ static PyMethodDef context_methods[] = {
      "Live roots (parsed or created operations, detached operations, regions and blocks)."},
     {"load_all_available_dialects", (PyCFunction)context_load_all, METH_NOARGS, NULL},
     {"is_registered_operation", (PyCFunction)context_is_registered, METH_O, NULL},
+    {"enable_multithreading", (PyCFunction)context_enable_mt, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };
 

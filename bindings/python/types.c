@@ -330,7 +330,8 @@ static const attr_kind attr_kinds[] = {
     {"integer", mlirAttributeIsAInteger}, {"float", mlirAttributeIsAFloat},
     {"string", mlirAttributeIsAString}, {"type", mlirAttributeIsAType},
     {"array", mlirAttributeIsAArray},   {"dictionary", mlirAttributeIsADictionary},
-    {"symbol_ref", mlirAttributeIsASymbolRef}, {"dense_elements", mlirAttributeIsADenseElements},
+    {"flat_symbol_ref", mlirAttributeIsAFlatSymbolRef}, {"symbol_ref", mlirAttributeIsASymbolRef},
+    {"dense_elements", mlirAttributeIsADenseElements},
 };
 
 static PyObject *fn_type_kind(PyObject *m, PyObject *t) {
@@ -610,6 +611,45 @@ static PyObject *fn_make_attr(PyObject *m, PyObject *args) {
     if (!tp_arg_type(x, &t, &ta)) return NULL;
     return tp_wrap_attr(ta, mlirTypeAttrGet(t));
   }
+  if (!strcmp(kind, "flat_symbol_ref") && x) {
+    Py_ssize_t n;
+    const char *sym = PyUnicode_AsUTF8AndSize(x, &n);
+    if (!sym) return NULL;
+    return tp_wrap_attr(a, mlirFlatSymbolRefAttrGet(ctx, (MlirStringRef){sym, (size_t)n}));
+  }
+  if (!strcmp(kind, "dictionary") && x) {
+    if (!PyDict_Check(x)) return tp_type_error("value", "a dict of str to Attribute", x);
+    PyObject *items = PyDict_Items(x);
+    if (!items) return NULL;
+    Py_ssize_t k = PyList_GET_SIZE(items);
+    MlirNamedAttribute *v = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *v);
+    if (!v) {
+      Py_DECREF(items);
+      return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+      PyObject *kv = PyList_GET_ITEM(items, i);
+      PyObject *key = PyTuple_GET_ITEM(kv, 0);
+      Py_ssize_t kl;
+      const char *ks = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, &kl) : NULL;
+      MlirAttribute av;
+      tether_arena *ea;
+      if (!ks || !tp_arg_attr(PyTuple_GET_ITEM(kv, 1), &av, &ea) || ea != a) {
+        if (!PyErr_Occurred()) {
+          if (!ks) tp_type_error("key", "a str", key);
+          else tp_raise(TETHER_ECONTEXT, NULL, NULL);
+        }
+        PyMem_Free(v);
+        Py_DECREF(items);
+        return NULL;
+      }
+      v[i] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, (MlirStringRef){ks, (size_t)kl}), av);
+    }
+    MlirAttribute r = mlirDictionaryAttrGet(ctx, k, v);
+    PyMem_Free(v);
+    Py_DECREF(items);
+    return tp_wrap_attr(a, r);
+  }
   if (!strcmp(kind, "array") && x) {
     PyObject *f = PySequence_Fast(x, "ArrayAttr.get takes a sequence of Attribute");
     if (!f) return NULL;
@@ -660,6 +700,23 @@ static PyObject *fn_attr_info(PyObject *m, PyObject *args) {
       return PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
     }
     if (mlirAttributeIsAType(raw)) return tp_wrap_type(a, mlirTypeAttrGetValue(raw));
+    if (mlirAttributeIsAFlatSymbolRef(raw)) {
+      MlirStringRef s = mlirFlatSymbolRefAttrGetValue(raw);
+      return PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
+    }
+  }
+  if (!strcmp(what, "len") && mlirAttributeIsADictionary(raw))
+    return PyLong_FromSsize_t(mlirDictionaryAttrGetNumElements(raw));
+  if (!strcmp(what, "get") && mlirAttributeIsADictionary(raw) && index) {
+    Py_ssize_t n;
+    const char *key = PyUnicode_Check(index) ? PyUnicode_AsUTF8AndSize(index, &n) : NULL;
+    if (!key) return tp_type_error("key", "a str", index);
+    MlirAttribute e = mlirDictionaryAttrGetElementByName(raw, (MlirStringRef){key, (size_t)n});
+    if (mlirAttributeIsNull(e)) {
+      PyErr_SetObject(PyExc_KeyError, index);
+      return NULL;
+    }
+    return tp_wrap_attr(a, e);
   }
   if (!strcmp(what, "len") && mlirAttributeIsAArray(raw))
     return PyLong_FromSsize_t(mlirArrayAttrGetNumElements(raw));

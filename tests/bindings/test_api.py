@@ -651,3 +651,24 @@ def test_attribute_isinstance_and_casts(ctx):
 def test_attribute_parse_error(ctx):
     with pytest.raises(ir.MLIRError):
         ir.Attribute.parse("[1, 2")
+
+
+def test_dict_and_symbol_ref_attributes(ctx):
+    d = ir.DictAttr.get({"a": ir.UnitAttr.get(), "b": ir.StringAttr.get("x")})
+    assert len(d) == 2 and "a" in d and "z" not in d
+    assert isinstance(d["b"], ir.StringAttr) and d["b"].value == "x"
+    with pytest.raises(KeyError):
+        d["z"]
+    with pytest.raises(TypeError):
+        ir.DictAttr.get({"a": 1})
+    f = ir.FlatSymbolRefAttr.get("foo")
+    assert str(f) == "@foo" and f.value == "foo"
+    assert isinstance(ir.Attribute.parse("@bar"), ir.FlatSymbolRefAttr)
+    assert isinstance(ir.Attribute.parse("{x = 1 : i32}"), ir.DictAttr)
+
+
+def test_enable_multithreading_and_opview(ctx):
+    ctx.enable_multithreading(False)
+    m = ir.Module.parse("func.func private @f()")
+    op = m.body.operations[0]
+    assert op.opview is op

@@ -30,7 +30,7 @@ __all__ = [
     "OpResult", "BlockArgument", "Type", "IntegerType", "IndexType", "F16Type", "BF16Type",
     "F32Type", "F64Type", "NoneType", "FunctionType", "RankedTensorType", "MemRefType",
     "VectorType", "Attribute", "IntegerAttr", "FloatAttr", "BoolAttr", "StringAttr", "TypeAttr",
-    "ArrayAttr", "UnitAttr", "MLIRError", "InvalidatedError", "WalkResult", "WalkOrder",
+    "ArrayAttr", "UnitAttr", "DictAttr", "FlatSymbolRefAttr", "MLIRError", "InvalidatedError", "WalkResult", "WalkOrder",
     "OpAttributeMap",
 ]
 
@@ -370,6 +370,7 @@ def _op_print(self, *args, file=None, **kw):
 
 Operation.print = _op_print
 Operation.dump = lambda self: print(self.get_asm())
+Operation.opview = property(lambda self: self, doc="This tether has no OpView classes: the operation.")
 Operation.__repr__ = lambda self: (
     f"<Operation {self.name}>" if self.is_valid else "<Operation (invalid)>"
 )
@@ -593,9 +594,43 @@ ArrayAttr = _attr_class(
     __getitem__=lambda self, i: _tether._attr_info(self, "item", i),
     __iter__=lambda self: (_tether._attr_info(self, "item", i) for i in range(len(self))))
 
+def _flat_symbol_ref_get(value, context=None):
+    if not isinstance(value, str):
+        raise TypeError(f"value must be a str, not {type(value).__name__}")
+    return _tether._make_attr(_resolve_context(context), "flat_symbol_ref", value)
+
+
+FlatSymbolRefAttr = _attr_class("FlatSymbolRefAttr", "flat_symbol_ref",
+                                get=staticmethod(_flat_symbol_ref_get), value=property(_value))
+
+
+def _dict_attr_get(value=None, context=None):
+    value = {} if value is None else value
+    if not isinstance(value, dict):
+        raise TypeError(f"value must be a dict, not {type(value).__name__}")
+    return _tether._make_attr(_resolve_context(context), "dictionary", value)
+
+
+def _dict_getitem(self, key):
+    return _tether._attr_info(self, "get", key)
+
+
+def _dict_contains(self, key):
+    try:
+        _tether._attr_info(self, "get", key)
+        return True
+    except KeyError:
+        return False
+
+
+DictAttr = _attr_class("DictAttr", "dictionary", get=staticmethod(_dict_attr_get),
+                       __len__=lambda self: _tether._attr_info(self, "len"),
+                       __getitem__=_dict_getitem, __contains__=_dict_contains)
+
 _ATTR_CLASSES = {
     "integer": IntegerAttr, "float": FloatAttr, "bool": BoolAttr, "string": StringAttr,
-    "type": TypeAttr, "unit": UnitAttr, "array": ArrayAttr,
+    "type": TypeAttr, "unit": UnitAttr, "array": ArrayAttr, "flat_symbol_ref": FlatSymbolRefAttr,
+    "dictionary": DictAttr,
 }
 
 
