@@ -125,9 +125,12 @@ typedef struct tether__ctxobj {
 
 /* ---- core.c --------------------------------------------------------------------------------- */
 
-extern _Thread_local int tether__thread_ready;
-extern atomic_int tether__finalizers_queued;
-extern atomic_int tether__is_shutdown;
+/* Internal, even inside libtether_capi.so's dynamic symbol table. */
+#define TETHER__HIDDEN __attribute__((visibility("hidden")))
+
+extern TETHER__HIDDEN _Thread_local int tether__thread_ready;
+extern TETHER__HIDDEN atomic_int tether__finalizers_queued;
+extern TETHER__HIDDEN atomic_int tether__is_shutdown;
 
 void tether__thread_setup(void);
 void tether__safepoint_slow(tether_arena *a);
