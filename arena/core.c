@@ -237,6 +237,15 @@ void tether_safepoint(tether_arena *a) {
   tether__safepoint_slow(a);
 }
 
+tether_arena *tether_arena_of_context(MlirContext ctx) {
+  tether_arena *found = NULL;
+  pthread_mutex_lock(&registry_lock);
+  for (intptr_t i = 0; i < registry_len && !found; i++)
+    if (registry[i]->state == TETHER__ARENA_LIVE && registry[i]->ctx.ptr == ctx.ptr) found = registry[i];
+  pthread_mutex_unlock(&registry_lock);
+  return found;
+}
+
 /* Drains the pending trees of every live arena (the caller serializes all arenas). */
 static intptr_t drain_all(void) {
   intptr_t done = 0;

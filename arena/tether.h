@@ -136,6 +136,10 @@ const char *tether_arena_last_error(tether_arena *a);
 /// Allows operations of unregistered dialects in the arena's context.
 int tether_arena_allow_unregistered(tether_arena *a, bool allow);
 
+/// The live arena over ctx, or NULL if none (a linear search: for bindings that receive raw MLIR
+/// objects from other extensions). [no safe point]
+tether_arena *tether_arena_of_context(MlirContext ctx);
+
 /// A binding's back-pointer on the arena (e.g. its context object), not traced. [no safe point]
 void tether_arena_set_user(tether_arena *a, void *user);
 void *tether_arena_get_user(tether_arena *a);

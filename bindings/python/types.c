@@ -763,7 +763,34 @@ static PyObject *fn_make_loc(PyObject *m, PyObject *args) {
   return PyErr_Format(PyExc_ValueError, "unknown location kind '%s' or wrong arguments", kind);
 }
 
+/* Type._CAPICreate / Attribute._CAPICreate: a value another extension made, through the MLIR C
+ * API's capsule convention. Its context must be one of tether's. */
+static PyObject *fn_from_capsule(PyObject *m, PyObject *args) {
+  (void)m;
+  PyObject *cap;
+  int is_attr;
+  if (!PyArg_ParseTuple(args, "Op", &cap, &is_attr)) return NULL;
+  const char *name = is_attr ? "mlir.ir.Attribute._CAPIPtr" : "mlir.ir.Type._CAPIPtr";
+  if (!PyCapsule_IsValid(cap, name)) return PyErr_Format(PyExc_TypeError, "expected a capsule named %s", name);
+  void *p = PyCapsule_GetPointer(cap, name);
+  if (!p) return PyErr_Format(PyExc_ValueError, "the capsule holds a null %s", is_attr ? "attribute" : "type");
+  MlirContext ctx = is_attr ? mlirAttributeGetContext((MlirAttribute){p}) : mlirTypeGetContext((MlirType){p});
+  tether_arena *a = tether_arena_of_context(ctx);
+  if (!a) return PyErr_Format(PyExc_ValueError, "the value belongs to a context that is not a tether Context");
+  return is_attr ? tp_wrap_attr(a, (MlirAttribute){p}) : tp_wrap_type(a, (MlirType){p});
+}
+
+static PyObject *fn_type_typeid(PyObject *m, PyObject *t) {
+  (void)m;
+  MlirType raw;
+  tether_arena *a;
+  if (!tp_arg_type(t, &raw, &a)) return NULL;
+  return PyLong_FromVoidPtr((void *)mlirTypeGetTypeID(raw).ptr);
+}
+
 PyMethodDef tp_type_functions[] = {
+    {"_from_capsule", fn_from_capsule, METH_VARARGS, NULL},
+    {"_type_typeid", fn_type_typeid, METH_O, NULL},
     {"_type_kind", fn_type_kind, METH_O, NULL},
     {"_attr_kind", fn_attr_kind, METH_O, NULL},
     {"_type_parse", fn_type_parse, METH_VARARGS, NULL},

@@ -403,6 +403,9 @@ def _type_parse(text, context=None):
 
 
 Type.parse = staticmethod(_type_parse)
+Type._CAPICreate = staticmethod(lambda capsule: _tether._from_capsule(capsule, False))
+Type.typeid = property(lambda self: _tether._type_typeid(self),
+                       doc="The type's TypeID, as an int (its opaque pointer).")
 
 
 class _Typed:
@@ -523,6 +526,7 @@ def _attr_parse(text, context=None):
 
 
 Attribute.parse = staticmethod(_attr_parse)
+Attribute._CAPICreate = staticmethod(lambda capsule: _tether._from_capsule(capsule, True))
 
 
 def _attr_class(name, kind, **members):

@@ -1,0 +1,16 @@
+// The dstream dialect: the one translation unit that defines its TypeIDs.
+#include "DStream.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include "DStreamDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "DStreamTypes.cpp.inc"
+
+void dstream::DStreamDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "DStreamTypes.cpp.inc"
+      >();
+}

@@ -1,0 +1,92 @@
+"""Seed 002, end to end: a downstream dialect extension next to tether's own.
+
+dstream/_dstream.so links the one shared C-API library (libtether_capi.so) and libMLIR.so, so a
+type it defines is a valid memref element type for tether.ir. dstream_static/_dstream.so carries its
+own static copy of MLIR's IR libraries (linked with --exclude-libs,ALL): two type universes in one
+process, and the same program fails.
+"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "downstream"))
+
+from tether import ir  # noqa: E402
+
+import dstream  # noqa: E402
+
+PROGRAM = """
+import sys
+from tether import ir
+import {pkg} as ext
+with ir.Context() as ctx, ir.Location.unknown():
+    ext.register_dialect()
+    pixel = ext.pixel_type()
+    try:
+        print("OK", ir.MemRefType.get([4], pixel))
+    except ValueError as e:
+        print("FAILED", e)
+        sys.exit(3)
+"""
+
+
+def run(pkg):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.join(HERE, "downstream"), env.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-c", PROGRAM.format(pkg=pkg)], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_memref_of_a_downstream_type():
+    with ir.Context(), ir.Location.unknown():
+        dstream.register_dialect()
+        pixel = dstream.pixel_type()
+        assert str(pixel) == "!dstream.pixel"
+        assert dstream.is_pixel(pixel)
+        memref = ir.MemRefType.get([4], pixel)
+        assert str(memref) == "memref<4x!dstream.pixel>"
+        assert memref.element_type == pixel
+        # And in IR, verified by MLIR itself.
+        m = ir.Module.parse("func.func @f() -> memref<4x!dstream.pixel> {\n"
+                            "  %0 = memref.alloc() : memref<4x!dstream.pixel>\n"
+                            "  return %0 : memref<4x!dstream.pixel>\n}")
+        assert m.operation.verify()
+        assert "memref<4x!dstream.pixel>" in str(m)
+
+
+def test_both_extensions_agree_on_the_typeid():
+    with ir.Context():
+        dstream.register_dialect()
+        pixel = dstream.pixel_type()
+        # The TypeID the context registered the type under (seen through libtether_capi.so) is
+        # the one the downstream extension defines.
+        assert pixel.typeid == dstream.pixel_typeid()
+        assert ir.Type.parse("!dstream.pixel").typeid == dstream.pixel_typeid()
+
+
+def test_the_right_build_succeeds_in_a_fresh_process():
+    r = run("dstream")
+    assert r.returncode == 0, r.stderr
+    assert "OK memref<4x!dstream.pixel>" in r.stdout
+
+
+def test_a_static_copy_of_mlir_makes_the_same_program_fail():
+    r = run("dstream_static")
+    # Two universes: the static copy's MLIRContext code sees the context's builtin dialect under
+    # another TypeID and LLVM stops the process; were it to get further, MemRefType.get would
+    # refuse the type (its MemRefElementTypeInterface has another TypeID).
+    assert r.returncode != 0
+    assert "OK memref" not in r.stdout
+    assert ("register different dialects" in r.stderr or "FAILED" in r.stdout), (r.stdout, r.stderr)
+
+
+def test_two_copies_of_an_interface_typeid_in_one_process():
+    import dstream_static
+    # Loaded side by side (Python loads extensions RTLD_LOCAL): the static copy has its own
+    # TypeID for MemRefElementTypeInterface; the right build shares libMLIR.so's.
+    assert dstream_static.memref_interface_typeid() != dstream.memref_interface_typeid()
+    # The downstream type's own TypeID is defined once per extension: each copy has its own.
+    assert dstream_static.pixel_typeid() != dstream.pixel_typeid()
