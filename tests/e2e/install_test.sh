@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# bazel run //:install -- PREFIX, then build a C program of "another project" with
+# pkg-config --cflags --libs tether, run it, and import the installed Python package.
+set -euo pipefail
+install=$1
+case "$install" in /*) ;; *) install="$PWD/$install" ;; esac
+python=$2
+case "$python" in /*) ;; *) python="$PWD/$python" ;; esac
+prefix="$TEST_TMPDIR/prefix"
+"$install" "$prefix"
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+flags=$(pkg-config --cflags --libs tether)
+echo "pkg-config: $flags"
+cc -std=c11 -Wall -Werror -o "$TEST_TMPDIR/hello" tests/e2e/install/hello.c $flags
+out=$("$TEST_TMPDIR/hello")
+echo "$out"
+grep -q "func.func @hello()" <<<"$out"
+grep -q "hello from an installed tether" <<<"$out"
+# Nothing of the build tree is needed at run time.
+ldd "$TEST_TMPDIR/hello" | grep -q "$prefix/lib/libtether_capi.so"
+py=$(cd "$TEST_TMPDIR" && PYTHONPATH="$prefix/lib/python" "$python" -c '
+from tether import ir
+with ir.Context():
+    print(ir.Module.parse("func.func private @p()"))
+')
+echo "$py"
+grep -q "func.func private @p()" <<<"$py"
+"$install" 2>/dev/null && { echo "FAIL: install without PREFIX succeeded"; exit 1; }
+echo "install_test: 1 passed, 0 failed"

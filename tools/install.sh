@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# bazel run //:install -- PREFIX
+# Installs libtether for other projects: PREFIX/include/tether/tether.h, PREFIX/lib/libtether_capi.so
+# (the MLIR C API and libtether in one shared library), PREFIX/lib/pkgconfig/tether.pc, and the
+# Python package in PREFIX/lib/python/tether. Use: pkg-config --cflags --libs tether.
+set -euo pipefail
+if [ $# -ne 1 ] || [ -z "$1" ]; then
+  echo "usage: bazel run //:install -- PREFIX" >&2
+  exit 2
+fi
+prefix=$1
+# Under `bazel run`, a relative PREFIX means relative to where the user ran Bazel.
+case "$prefix" in
+/*) ;;
+*) prefix="${BUILD_WORKING_DIRECTORY:-$PWD}/$prefix" ;;
+esac
+if [ -n "${RUNFILES_DIR:-}" ] && [ -d "$RUNFILES_DIR/tether" ]; then
+  src="$RUNFILES_DIR/tether"
+elif [ -d "$0.runfiles/tether" ]; then
+  src="$0.runfiles/tether"
+else
+  echo "install: cannot find the built files (run me with bazel run //:install -- PREFIX)" >&2
+  exit 2
+fi
+lib="$src/arena/libtether_capi.so"
+for f in "$lib" "$src/arena/tether.h" "$src/bindings/python/tether/_tether.so"; do
+  [ -f "$f" ] || { echo "install: missing $f" >&2; exit 2; }
+done
+# (cp, not install(1): under Bazel this script itself is an "install" on PATH.)
+put() { cp -f "$2" "$3" && chmod "$1" "$3"; }
+mkdir -p "$prefix/include/tether" "$prefix/lib/pkgconfig" "$prefix/lib/python/tether"
+put 0644 "$src/arena/tether.h" "$prefix/include/tether/tether.h"
+put 0755 "$lib" "$prefix/lib/libtether_capi.so"
+ln -sf libtether_capi.so "$prefix/lib/libtether.so"
+for f in "$src"/bindings/python/tether/*.py "$src/bindings/python/tether/_tether.so"; do
+  put 0644 "$f" "$prefix/lib/python/tether/$(basename "$f")"
+done
+# The extension finds the C-API library next to itself ($ORIGIN).
+put 0755 "$lib" "$prefix/lib/python/tether/libtether_capi.so"
+cat > "$prefix/lib/pkgconfig/tether.pc" <<PC
+prefix=$prefix
+libdir=\${prefix}/lib
+includedir=\${prefix}/include
+
+Name: tether
+Description: Handles to MLIR IR in a Boehm-GC heap, and the MLIR C API in one shared library
+Version: 0.1.0
+Requires.private: bdw-gc
+Cflags: -I\${includedir}/tether -I/usr/lib/llvm-19/include
+Libs: -L\${libdir} -ltether_capi -Wl,-rpath,\${libdir}
+PC
+echo "installed tether into $prefix"
+echo "  C:      pkg-config --cflags --libs tether   (PKG_CONFIG_PATH=$prefix/lib/pkgconfig)"
+echo "  Python: PYTHONPATH=$prefix/lib/python"
