@@ -1,0 +1,194 @@
+"""tether's system dependencies, for this workspace and for any workspace that uses @tether.
+
+    load("@tether//tools/bazel:deps.bzl", "tether_dependencies")
+    tether_dependencies()
+
+declares @bdwgc, @mlir, @libclang, @cjson, @libelf and @python (docs/building.md). The names are
+fixed: tether's BUILD files refer to them.
+"""
+
+load(":system_repos.bzl", "python_repository", "system_library")
+
+LLVM = "/usr/lib/llvm-19"
+
+# The MLIR C API lives in static archives that resolve against libMLIR.so and libLLVM.so.19.1
+# (../shared/ENVIRONMENT.md).
+MLIR_CAPI_ARCHIVES = [
+    "AMDGPU", "Arith", "Async", "ControlFlow", "Conversion", "Debug", "ExecutionEngine", "Func",
+    "GPU", "IR", "IRDL", "Interfaces", "LLVM", "Linalg", "MLProgram", "Math", "MemRef", "NVGPU",
+    "NVVM", "OpenMP", "PDL", "Quant", "ROCDL", "RegisterEverything", "SCF", "SPIRV", "Shape",
+    "SparseTensor", "Target", "Tensor", "TransformDialect", "TransformDialectTransforms",
+    "Transforms", "Vector",
+]
+
+BDWGC_BUILD = """
+# bdwgc 8.2 (threads). Every user must see GC_THREADS; it is not in pkg-config's cflags.
+cc_library(
+    name = "bdwgc",
+    hdrs = glob(["include/gc/*.h"]) + ["include/gc.h"],
+    defines = ["GC_THREADS"],
+    includes = ["include"],
+    linkopts = ["-lgc", "-lpthread", "-ldl"],
+)
+"""
+
+MLIR_BUILD = """
+# MLIR 19 C API headers.
+cc_library(
+    name = "headers",
+    hdrs = glob(["include/mlir-c/**/*.h"]) + [
+        "include/mlir/Config/mlir-config.h",
+        "include/mlir/Conversion/Passes.capi.h.inc",
+        "include/mlir/Transforms/Transforms.capi.h.inc",
+    ],
+    includes = ["include"],
+)
+
+# libMLIR.so and libLLVM.so.19.1, which the C-API archives resolve against.
+cc_library(
+    name = "dylibs",
+    linkopts = [
+        "{llvm}/lib/libMLIR.so",
+        "/lib/x86_64-linux-gnu/libLLVM.so.19.1",
+        "-lstdc++",
+        "-Wl,-rpath,{llvm}/lib",
+    ],
+)
+
+# The C API linked statically from the libMLIRCAPI*.a archives (one group). Every binary that
+# uses this carries its own copy of the C-API glue: fine for a program, wrong for a Python
+# extension next to others (seed 002). tether's own code links //arena:tether instead.
+cc_library(
+    name = "mlir",
+    linkopts = ["-Wl,--start-group"] + [
+        "{llvm}/lib/libMLIRCAPI%s.a" % a for a in {archives}
+    ] + ["-Wl,--end-group"],
+    deps = [":headers", ":dylibs"],
+)
+
+# Every C-API archive, whole: for the one shared C-API library (//arena:libtether_capi.so).
+cc_library(
+    name = "capi_whole_archive",
+    linkopts = ["-Wl,--whole-archive"] + [
+        "{llvm}/lib/libMLIRCAPI%s.a" % a for a in {archives}
+    ] + ["-Wl,--no-whole-archive"],
+    deps = [":headers", ":dylibs"],
+)
+
+# The MLIR C++ headers (with LLVM's), for C++ code that defines dialects.
+cc_library(
+    name = "mlir_cpp_headers",
+    hdrs = glob(["include/mlir/**/*.h", "include/mlir/**/*.inc", "include/mlir/**/*.td", "include/llvm/**/*.h", "include/llvm/**/*.def", "include/llvm/**/*.inc", "include/llvm-c/**/*.h"]),
+    includes = ["include"],
+)
+
+# The TableGen sources of MLIR, for mlir-tblgen in dialects defined with ODS.
+filegroup(
+    name = "td_files",
+    srcs = glob(["include/mlir/**/*.td"]),
+)
+
+exports_files(["bin/mlir-tblgen", "bin/mlir-opt"])
+""".format(llvm = LLVM, archives = MLIR_CAPI_ARCHIVES)
+
+LIBCLANG_BUILD = """
+# libclang 19 (C API).
+cc_library(
+    name = "libclang",
+    hdrs = glob(["include/clang-c/*.h"]),
+    includes = ["include"],
+    linkopts = ["{llvm}/lib/libclang.so", "-Wl,-rpath,{llvm}/lib"],
+)
+""".format(llvm = LLVM)
+
+CJSON_BUILD = """
+cc_library(
+    name = "cjson",
+    hdrs = ["include/cjson/cJSON.h"],
+    includes = ["include"],
+    linkopts = ["-lcjson"],
+)
+"""
+
+LIBELF_BUILD = """
+cc_library(
+    name = "libelf",
+    hdrs = ["include/gelf.h", "include/libelf.h"],
+    includes = ["include"],
+    linkopts = ["-lelf"],
+)
+"""
+
+def tether_dependencies():
+    """Declares the system libraries tether builds against, as local repositories."""
+    system_library(
+        name = "bdwgc",
+        build_file_content = BDWGC_BUILD,
+        debian_package = "libgc-dev",
+        required = [
+            "/usr/include/gc/gc.h",
+            "/usr/lib/x86_64-linux-gnu/libgc.so",
+        ],
+        symlinks = {
+            "include/gc": "/usr/include/gc",
+            "include/gc.h": "/usr/include/gc.h",
+        },
+    )
+
+    system_library(
+        name = "mlir",
+        build_file_content = MLIR_BUILD,
+        debian_package = "libmlir-19-dev",
+        extra_targets = ["mlir_cpp_headers", "headers", "dylibs", "capi_whole_archive"],
+        required = [
+            LLVM + "/include/mlir-c/IR.h",
+            LLVM + "/lib/libMLIRCAPIIR.a",
+            LLVM + "/lib/libMLIR.so",
+            "/lib/x86_64-linux-gnu/libLLVM.so.19.1",
+            LLVM + "/include/llvm/Support/Compiler.h",  # llvm-19-dev
+            LLVM + "/bin/mlir-tblgen",  # mlir-19-tools
+        ],
+        symlinks = {
+            "include": LLVM + "/include",
+            "bin/mlir-tblgen": LLVM + "/bin/mlir-tblgen",
+            "bin/mlir-opt": LLVM + "/bin/mlir-opt",
+        },
+    )
+
+    system_library(
+        name = "libclang",
+        build_file_content = LIBCLANG_BUILD,
+        debian_package = "libclang-19-dev",
+        required = [
+            LLVM + "/include/clang-c/Index.h",
+            LLVM + "/lib/libclang.so",
+        ],
+        symlinks = {"include/clang-c": LLVM + "/include/clang-c"},
+    )
+
+    system_library(
+        name = "cjson",
+        build_file_content = CJSON_BUILD,
+        debian_package = "libcjson-dev",
+        required = [
+            "/usr/include/cjson/cJSON.h",
+            "/usr/lib/x86_64-linux-gnu/libcjson.so",
+        ],
+        symlinks = {"include/cjson": "/usr/include/cjson"},
+    )
+
+    system_library(
+        name = "libelf",
+        build_file_content = LIBELF_BUILD,
+        debian_package = "libelf-dev",
+        required = [
+            "/usr/include/gelf.h",
+            "/usr/lib/x86_64-linux-gnu/libelf.so",
+        ],
+        symlinks = {
+            "include/gelf.h": "/usr/include/gelf.h",
+            "include/libelf.h": "/usr/include/libelf.h",
+        },
+    )
+
+    python_repository(name = "python")
