@@ -687,6 +687,48 @@ static void check_class(ctx *x, CXCursor cls) {
   free(name);
 }
 
+/* The explicit template argument of a call `TypeID::get<T>()`: the first TypeRef after the
+ * name `get` (libclang gives no template arguments for a method specialization). A TemplateRef
+ * first (`get<Outer<Inner>>`) means the argument is a specialization: not followed. */
+typedef struct targ_scan {
+  unsigned get_off;
+  unsigned best_off;
+  CXCursor best;
+  int is_template;
+} targ_scan;
+
+static unsigned offset_of(CXCursor c) {
+  unsigned off = 0;
+  clang_getExpansionLocation(clang_getCursorLocation(c), NULL, NULL, NULL, &off);
+  return off;
+}
+
+static enum CXChildVisitResult find_get_name(CXCursor c, CXCursor parent, CXClientData data) {
+  (void)parent;
+  targ_scan *t = data;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if ((k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr) && spelled(c, "get")) {
+    t->get_off = offset_of(c);
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Recurse;
+}
+
+static enum CXChildVisitResult find_targ(CXCursor c, CXCursor parent, CXClientData data) {
+  (void)parent;
+  targ_scan *t = data;
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k == CXCursor_TypeRef || k == CXCursor_TemplateRef) {
+    unsigned off = offset_of(c);
+    if (off > t->get_off && (clang_Cursor_isNull(t->best) || off < t->best_off)) {
+      t->best = c;
+      t->best_off = off;
+      t->is_template = k == CXCursor_TemplateRef;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
 /* TypeID::get<T>() in the main file, T a class in an anonymous namespace with no TypeID of its
  * own: the name-based fallback gives two such classes of the same name one TypeID. */
 static void check_call(ctx *x, CXCursor call, const where *w) {
@@ -694,11 +736,15 @@ static void check_call(ctx *x, CXCursor call, const where *w) {
   CXCursor ref = clang_getCursorReferenced(call);
   if (clang_Cursor_isNull(ref) || clang_getCursorKind(ref) != CXCursor_CXXMethod) return;
   if (!spelled(clang_getCursorSemanticParent(ref), "TypeID")) return;
-  if (clang_Cursor_getNumTemplateArguments(ref) < 1) return;
-  if (clang_Cursor_getTemplateArgumentKind(ref, 0) != CXTemplateArgumentKind_Type) return;
+  targ_scan ts;
+  memset(&ts, 0, sizeof ts);
+  ts.best = clang_getNullCursor();
+  clang_visitChildren(call, find_get_name, &ts);
+  if (!ts.get_off) return;
+  clang_visitChildren(call, find_targ, &ts);
+  if (clang_Cursor_isNull(ts.best) || ts.is_template) return;
   cover(x, w->line);
-  CXType t = clang_getCanonicalType(clang_Cursor_getTemplateArgumentType(ref, 0));
-  CXCursor decl = clang_getTypeDeclaration(t);
+  CXCursor decl = clang_getCursorReferenced(ts.best);
   if (clang_Cursor_isNull(decl) || !is_class_kind(clang_getCursorKind(decl))) return;
   CXCursor def = clang_getCursorDefinition(decl);
   if (!clang_Cursor_isNull(def)) decl = def;
