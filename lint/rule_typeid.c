@@ -639,6 +639,9 @@ static void check_member(ctx *x, CXCursor v, const where *w, loc_class lc) {
   char what[256];
   if (w->from_macro)
     invocation_text(x->tu, w, what, sizeof what);
+  else if (spelled(cls, "TypeIDResolver"))
+    snprintf(what, sizeof what, "SelfOwningTypeID TypeIDResolver<%s>::%s", key ? key : "",
+             vname ? vname : "");
   else
     snprintf(what, sizeof what, "static SelfOwningTypeID %s", key ? key : "");
   if (in_class && is_def) {
@@ -1234,10 +1237,11 @@ static int typeid_run_end(tether_lint_run *run, void *state) {
         if (st->v[j].kind == FACT_DEFINE && same_class(&st->v[j], a)) defined = 1;
       if (!defined)
         tether__report_run(run, a->file, a->line, a->col, RULE,
-                           "%s declares an explicit TypeID for '%s' that no translation unit of "
-                           "this run defines: without exactly one MLIR_DEFINE_EXPLICIT_TYPE_ID(%s) "
-                           "the link fails, or each shared object resolves it on its own",
-                           a->what, a->key, a->key);
+                           "%s declares TypeID storage for '%s' that no translation unit of this "
+                           "run defines: define it in exactly one .cpp (MLIR_DEFINE_EXPLICIT_TYPE_ID "
+                           "for the macro); until then the link fails, or each shared object "
+                           "resolves it on its own",
+                           a->what, a->key);
       continue;
     }
     if (is_header_path(a->file))
