@@ -54,7 +54,7 @@ struct tether_lint_run {
   void **state;
   tether_lint_finding *v; /* run-level findings (cross-file passes) */
   size_t n, cap;
-  tether__buf msgs; /* run-level messages, printed first */
+  tether__buf msgs;  /* run-level messages, printed first */
   size_t suppressed; /* run-level findings silenced by NOLINT */
   int errors;
   /* Walk state. */

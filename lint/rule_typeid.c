@@ -6,8 +6,8 @@
  * its own copy unless the symbol is exported and interposed, so two Python extensions can see two
  * TypeIDs for one class. The family finds, per translation unit:
  *   - storage in an inline function or variable whose owner has external linkage (the
- *     MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID macro outside an anonymous namespace, or the same
- *     thing written by hand or through a project macro), recognised by what the AST contains, not
+ *     MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID macro outside an anonymous namespace, or the
+ * same thing written by hand or through a project macro), recognised by what the AST contains, not
  *     by the macro's name;
  *   - storage in a function template (one copy per instantiation, vague linkage);
  *   - classes with external linkage that inherit such a resolveTypeID() from a class template;
@@ -39,9 +39,11 @@ static const tether_lint_rule_info typeid_rules[] = {
      "An MLIR TypeID is the address of a static object. When that object has vague linkage (a "
      "function-local static in an inline function or template, an inline variable, a static "
      "member of a class template), every shared object that uses it can carry its own copy: two "
-     "Python extensions that each link the code get two TypeIDs for one class, and isa<>/dyn_cast<> "
+     "Python extensions that each link the code get two TypeIDs for one class, and "
+     "isa<>/dyn_cast<> "
      "across them fails silently. Also reported: an explicit TypeID declared but defined in no "
-     "translation unit of the run, defined in a header, or defined twice, and TypeID::get<T>() on a "
+     "translation unit of the run, defined in a header, or defined twice, and TypeID::get<T>() on "
+     "a "
      "class in an anonymous namespace that has no TypeID of its own (the name-based fallback "
      "confuses two anonymous classes of the same name).",
      "give the class one strong TypeID: MLIR_DECLARE_EXPLICIT_TYPE_ID(ns::Class) in its header (at "
@@ -280,7 +282,7 @@ typedef struct ctx {
   CXFile main_file;
   const char *main_path;
   int main_is_header;
-  tether__strlist specialized; /* classes with an explicit TypeIDResolver<> specialization */
+  tether__strlist specialized;  /* classes with an explicit TypeIDResolver<> specialization */
   tether__strlist own_resolver; /* classes (canonical spelling) that declare resolveTypeID */
   unsigned *lines;              /* main-file lines the AST analysis covered */
   size_t nlines, caplines;
@@ -349,8 +351,7 @@ static int is_static_local(CXCursor v) {
   if (clang_getCursorKind(v) != CXCursor_VarDecl) return 0;
   if (clang_Cursor_getStorageClass(v) != CX_SC_Static) return 0;
   CXCursor p = clang_getCursorSemanticParent(v);
-  return is_function_kind(clang_getCursorKind(p)) ||
-         clang_getCursorKind(p) == CXCursor_LambdaExpr;
+  return is_function_kind(clang_getCursorKind(p)) || clang_getCursorKind(p) == CXCursor_LambdaExpr;
 }
 
 static enum CXChildVisitResult scan_storage(CXCursor c, CXCursor parent, CXClientData data);
@@ -427,7 +428,6 @@ static enum CXChildVisitResult scan_class_storage(CXCursor c, CXCursor parent, C
   }
   return CXChildVisit_Continue;
 }
-
 
 static enum CXChildVisitResult find_resolver_member(CXCursor c, CXCursor parent,
                                                     CXClientData data) {
@@ -592,8 +592,8 @@ static void check_function(ctx *x, CXCursor fn, const where *w) {
              how, oname ? oname : subject, linkage_story(x->main_is_header));
     else
       report(x, fn,
-             "%s of an inline function with external linkage (vague linkage, COMDAT/weak); %s",
-             how, linkage_story(x->main_is_header));
+             "%s of an inline function with external linkage (vague linkage, COMDAT/weak); %s", how,
+             linkage_story(x->main_is_header));
   } else if (x->main_is_header && lk == CXLinkage_Internal &&
              (vague || !oname || in_anonymous_namespace(fn))) {
     report(x, fn,
@@ -931,8 +931,9 @@ static int degraded_scan(ctx *x) {
   size_t size = 0;
   const char *text = clang_getFileContents(x->tu, x->main_file, &size);
   if (!text) return 0;
-  CXSourceRange range = clang_getRange(clang_getLocationForOffset(x->tu, x->main_file, 0),
-                                       clang_getLocationForOffset(x->tu, x->main_file, (unsigned)size));
+  CXSourceRange range =
+      clang_getRange(clang_getLocationForOffset(x->tu, x->main_file, 0),
+                     clang_getLocationForOffset(x->tu, x->main_file, (unsigned)size));
   CXToken *raw = NULL;
   unsigned nraw = 0;
   clang_tokenize(x->tu, range, &raw, &nraw);
@@ -1094,8 +1095,8 @@ static int degraded_scan(ctx *x) {
       char *key = norm_key(arg.p);
       if (key && *key) {
         tether__run_lock(x->st->run);
-        fact_add(x->f, x->st, mk == M_DECLARE ? FACT_DECLARE : FACT_DEFINE, key, what,
-                 x->main_path, line, col, 1);
+        fact_add(x->f, x->st, mk == M_DECLARE ? FACT_DECLARE : FACT_DEFINE, key, what, x->main_path,
+                 line, col, 1);
         tether__run_unlock(x->st->run);
       }
       free(key);
@@ -1214,7 +1215,8 @@ static int typeid_run_begin(tether_lint_run *run, void **state) {
 
 static int same_class(const fact *a, const fact *b) {
   if (strcmp(a->key, b->key) == 0) return 1;
-  return (a->degraded || b->degraded) && strcmp(last_component(a->key), last_component(b->key)) == 0;
+  return (a->degraded || b->degraded) &&
+         strcmp(last_component(a->key), last_component(b->key)) == 0;
 }
 
 static int same_place(const fact *a, const fact *b) {
@@ -1228,20 +1230,20 @@ static int typeid_run_end(tether_lint_run *run, void *state) {
     fact *a = &st->v[i];
     int dup = 0;
     for (size_t j = 0; j < i && !dup; j++)
-      if (st->v[j].kind == a->kind && same_place(&st->v[j], a) && same_class(&st->v[j], a))
-        dup = 1;
+      if (st->v[j].kind == a->kind && same_place(&st->v[j], a) && same_class(&st->v[j], a)) dup = 1;
     if (dup) continue; /* the same header seen from several translation units */
     if (a->kind == FACT_DECLARE) {
       int defined = 0;
       for (size_t j = 0; j < st->n && !defined; j++)
         if (st->v[j].kind == FACT_DEFINE && same_class(&st->v[j], a)) defined = 1;
       if (!defined)
-        tether__report_run(run, a->file, a->line, a->col, RULE,
-                           "%s declares TypeID storage for '%s' that no translation unit of this "
-                           "run defines: define it in exactly one .cpp (MLIR_DEFINE_EXPLICIT_TYPE_ID "
-                           "for the macro); until then the link fails, or each shared object "
-                           "resolves it on its own",
-                           a->what, a->key);
+        tether__report_run(
+            run, a->file, a->line, a->col, RULE,
+            "%s declares TypeID storage for '%s' that no translation unit of this "
+            "run defines: define it in exactly one .cpp (MLIR_DEFINE_EXPLICIT_TYPE_ID "
+            "for the macro); until then the link fails, or each shared object "
+            "resolves it on its own",
+            a->what, a->key);
       continue;
     }
     if (is_header_path(a->file))
