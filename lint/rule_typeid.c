@@ -1150,7 +1150,6 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
   x.main_path = tether__file_path(f);
   x.main_is_header = is_header_path(x.main_path);
   CXCursor root = clang_getTranslationUnitCursor(tu);
-  x.main_file = clang_getFile(tu, clang_getCString(clang_getTranslationUnitSpelling(tu)));
   {
     CXString sp = clang_getTranslationUnitSpelling(tu);
     x.main_file = clang_getFile(tu, clang_getCString(sp));
@@ -1223,9 +1222,27 @@ static int same_place(const fact *a, const fact *b) {
   return a->line == b->line && strcmp(a->real, b->real) == 0;
 }
 
+/* Facts arrive in the order the worker threads finish: sort them so that the output (which copy
+ * of a header's fact is kept, which other definition a message names) does not depend on -j. */
+static int fact_cmp(const void *pa, const void *pb) {
+  const fact *a = pa, *b = pb;
+  int c = strcmp(a->real, b->real);
+  if (c) return c;
+  if (a->line != b->line) return a->line < b->line ? -1 : 1;
+  if (a->col != b->col) return a->col < b->col ? -1 : 1;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  if (a->degraded != b->degraded) return a->degraded < b->degraded ? -1 : 1;
+  c = strcmp(a->key, b->key);
+  if (c) return c;
+  c = strcmp(a->file, b->file);
+  if (c) return c;
+  return strcmp(a->what, b->what);
+}
+
 static int typeid_run_end(tether_lint_run *run, void *state) {
   typeid_state *st = state;
   if (!st) return 0;
+  if (st->n > 1) qsort(st->v, st->n, sizeof *st->v, fact_cmp);
   for (size_t i = 0; i < st->n; i++) {
     fact *a = &st->v[i];
     int dup = 0;
