@@ -285,6 +285,16 @@ static int parse_pair(parser *ps, char *key, char *value) {
       cfg->flags_set = 1;
       return split_words(ps, &cfg->flags, value);
     }
+    if (strcmp(key, "system-headers") == 0) {
+      char *v = trim(value);
+      if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "1") == 0)
+        cfg->system_headers = 1;
+      else if (strcmp(v, "false") == 0 || strcmp(v, "no") == 0 || strcmp(v, "0") == 0)
+        cfg->system_headers = 0;
+      else
+        return fail(ps, "system-headers: expected true or false, not '%s'", v);
+      return 0;
+    }
     return fail(ps, "unknown key '%s' in [lint]", key);
   }
   tether_lint_profile *p = ps->profile;

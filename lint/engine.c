@@ -54,7 +54,8 @@ struct tether_lint_run {
   void **state;
   tether_lint_finding *v; /* run-level findings (cross-file passes) */
   size_t n, cap;
-  tether__buf msgs; /* run-level messages, printed first */
+  tether__buf msgs;  /* run-level messages, printed first */
+  size_t suppressed; /* run-level findings silenced by NOLINT */
   int errors;
   /* Walk state. */
   struct {
@@ -73,6 +74,7 @@ const tether_lint_profile *tether__file_profile(const tether_lint_file *f) {
 int tether__file_rule_enabled(const tether_lint_file *f, const char *rule) {
   return !tether__strlist_has(&f->run->disabled, rule);
 }
+const tether_lint_config *tether__run_config(const tether_lint_run *run) { return &run->cfg; }
 void tether__run_lock(tether_lint_run *run) { pthread_mutex_lock(&run->lock); }
 void tether__run_unlock(tether_lint_run *run) { pthread_mutex_unlock(&run->lock); }
 
@@ -185,6 +187,18 @@ void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const c
 void tether__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
                         const char *rule, const char *fmt, ...) {
   if (tether__strlist_has(&run->disabled, rule)) return;
+  if (file && line) {
+    char *text = NULL;
+    size_t len = 0;
+    if (tether__read_file(file, &text, &len) == 0) {
+      int sup = suppressed(text, len, line, rule);
+      free(text);
+      if (sup) {
+        run->suppressed++;
+        return;
+      }
+    }
+  }
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -228,6 +242,15 @@ static void file_msg(tether_lint_file *f, int is_error, const char *fmt, ...) {
   va_end(ap);
   tether__buf_printf(&f->msgs, "tether-lint: %s%s: %s\n", is_error ? "error: " : "", f->path, msg);
   if (is_error) f->errors++;
+}
+
+void tether__file_note(tether_lint_file *f, const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  file_msg(f, 0, "%s", msg);
 }
 
 /* ---- configuration ------------------------------------------------------------------------ */
@@ -996,6 +1019,7 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
     total += f->n;
   }
   sum.errors += (size_t)run.errors;
+  sum.suppressed += run.suppressed;
   tether_lint_finding *all = calloc(total ? total : 1, sizeof *all);
   size_t n = 0;
   if (!all) {

@@ -83,6 +83,7 @@ typedef struct tether_lint_config {
   tether__strlist enable, disable, exclude, flags, profiles_selected;
   int profiles_set; /* 1 when the config named the active profiles */
   int flags_set;
+  int system_headers; /* [lint] system-headers: rules also look at code in system headers */
   tether_lint_profile *profiles;
   size_t nprofiles;
 } tether_lint_config;
@@ -168,10 +169,17 @@ void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocati
 /// Reports a finding at a line/column of the file being analysed (text and ELF families).
 void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/// Cross-file findings from run_end.
+/// Cross-file findings from run_end. NOLINT comments on `line` of `file` (when it can be read)
+/// are honoured as for per-file findings.
 void tether__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
                         const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+/// A note about this file for the user (stderr, in input order, not an error): e.g. that a rule
+/// analysed it in a degraded mode. Printed as "tether-lint: PATH: MESSAGE".
+void tether__file_note(tether_lint_file *f, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/// The effective configuration of the run (for run_begin hooks).
+const tether_lint_config *tether__run_config(const tether_lint_run *run);
 void tether__run_lock(tether_lint_run *run);
 void tether__run_unlock(tether_lint_run *run);
 
