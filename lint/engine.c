@@ -182,6 +182,16 @@ void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const c
   va_end(ap);
 }
 
+void tether__file_message(tether_lint_file *f, int is_error, const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  tether__buf_printf(&f->msgs, "tether-lint: %s%s: %s\n", is_error ? "error: " : "", f->path, msg);
+  if (is_error) f->errors++;
+}
+
 void tether__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
                         const char *rule, const char *fmt, ...) {
   if (tether__strlist_has(&run->disabled, rule)) return;
@@ -601,13 +611,19 @@ static const tether_lint_family *claim(const char *path, int *kind) {
     const tether_lint_family *fam = tether__families[i];
     if (!fam->claims || !(fam->inputs & (TETHER_LINT_IN_TEXT | TETHER_LINT_IN_ELF))) continue;
     if (fam->claims(path, head, hl)) {
-      *kind = (fam->inputs & TETHER_LINT_IN_ELF) && hl >= 4 &&
-                      memcmp(head,
-                             "\x7f"
-                             "ELF",
-                             4) == 0
-                  ? INPUT_ELF
-                  : INPUT_TEXT;
+      /* A family that takes only ELF inputs gets every file it claims as ELF (so a non-ELF or
+       * truncated file it claimed by name reaches check_elf and is reported there); one that
+       * takes both is told apart by the magic bytes. */
+      int is_elf = hl >= 4 && memcmp(head,
+                                     "\x7f"
+                                     "ELF",
+                                     4) == 0;
+      if (!(fam->inputs & TETHER_LINT_IN_TEXT))
+        *kind = INPUT_ELF;
+      else if (!(fam->inputs & TETHER_LINT_IN_ELF))
+        *kind = INPUT_TEXT;
+      else
+        *kind = is_elf ? INPUT_ELF : INPUT_TEXT;
       return fam;
     }
   }
