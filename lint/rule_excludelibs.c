@@ -111,8 +111,8 @@ static int linkish(const char *s, size_t n) {
 /* A variable or keyword whose values are compile flags (never scanned). */
 static int compileish(const char *s, size_t n) {
   static const char *const subs[] = {
-      "copt",         "cflag",  "cxxflag", "cppflag",     "compile_arg", "compile_opt",
-      "compile_flag", "cxxopt", "define",  "include_dir", NULL};
+      "copt",   "cflag",  "cxxflag",     "cppflag", "compile_arg", "compile_opt", "compile_flag",
+      "cxxopt", "define", "include_dir", "c_args",  "cpp_args",    "cxx_args",    NULL};
   return n > 0 && !linkish(s, n) && name_has(s, n, subs);
 }
 
@@ -812,6 +812,7 @@ static void make_line(excl_ctx *c, const char *s, const char *e) {
   /* Find the assignment operator; a ':' that is not part of ":=" / "::=" first means a rule (or
    * a target-specific assignment after it). */
   for (int pass = 0; pass < 2; pass++) {
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
     const char *name = p;
     while (p < e && !is_space(*p) && *p != '=' && *p != ':' && *p != '+' && *p != '?' && *p != '!')
       p++;
