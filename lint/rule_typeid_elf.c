@@ -110,7 +110,7 @@ static int def_cmp(const void *pa, const void *pb) {
 static int telf_run_end(tether_lint_run *run, void *state) {
   telf_state *s = state;
   if (!s) return 0;
-  qsort(s->v, s->n, sizeof *s->v, def_cmp);
+  if (s->n > 1) qsort(s->v, s->n, sizeof *s->v, def_cmp);
   for (size_t i = 0; i < s->n;) {
     size_t j = i + 1;
     int all_unique = s->v[i].unique;
