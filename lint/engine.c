@@ -184,6 +184,16 @@ void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const c
   va_end(ap);
 }
 
+void tether__file_message(tether_lint_file *f, int is_error, const char *fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  tether__buf_printf(&f->msgs, "tether-lint: %s%s: %s\n", is_error ? "error: " : "", f->path, msg);
+  if (is_error) f->errors++;
+}
+
 void tether__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
                         const char *rule, const char *fmt, ...) {
   if (tether__strlist_has(&run->disabled, rule)) return;
@@ -232,26 +242,6 @@ static void run_msg(tether_lint_run *run, int is_error, const char *fmt, ...) {
   if (is_error) run->errors++;
 }
 
-static void file_msg(tether_lint_file *f, int is_error, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void file_msg(tether_lint_file *f, int is_error, const char *fmt, ...) {
-  char msg[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  tether__buf_printf(&f->msgs, "tether-lint: %s%s: %s\n", is_error ? "error: " : "", f->path, msg);
-  if (is_error) f->errors++;
-}
-
-void tether__file_note(tether_lint_file *f, const char *fmt, ...) {
-  char msg[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  file_msg(f, 0, "%s", msg);
-}
 
 /* ---- configuration ------------------------------------------------------------------------ */
 
@@ -624,13 +614,19 @@ static const tether_lint_family *claim(const char *path, int *kind) {
     const tether_lint_family *fam = tether__families[i];
     if (!fam->claims || !(fam->inputs & (TETHER_LINT_IN_TEXT | TETHER_LINT_IN_ELF))) continue;
     if (fam->claims(path, head, hl)) {
-      *kind = (fam->inputs & TETHER_LINT_IN_ELF) && hl >= 4 &&
-                      memcmp(head,
-                             "\x7f"
-                             "ELF",
-                             4) == 0
-                  ? INPUT_ELF
-                  : INPUT_TEXT;
+      /* A family that takes only ELF inputs gets every file it claims as ELF (so a non-ELF or
+       * truncated file it claimed by name reaches check_elf and is reported there); one that
+       * takes both is told apart by the magic bytes. */
+      int is_elf = hl >= 4 && memcmp(head,
+                                     "\x7f"
+                                     "ELF",
+                                     4) == 0;
+      if (!(fam->inputs & TETHER_LINT_IN_TEXT))
+        *kind = INPUT_ELF;
+      else if (!(fam->inputs & TETHER_LINT_IN_ELF))
+        *kind = INPUT_TEXT;
+      else
+        *kind = is_elf ? INPUT_ELF : INPUT_TEXT;
       return fam;
     }
   }
@@ -761,7 +757,7 @@ static int lang_is_c(const char *path) {
 static void analyse_tu(tether_lint_file *f, CXIndex index) {
   tether_lint_run *run = f->run;
   if (looks_binary(f->path)) {
-    file_msg(f, 1, "binary file (contains NUL bytes), not C/C++ source; not analysed");
+    tether__file_message(f, 1, "binary file (contains NUL bytes), not C/C++ source; not analysed");
     return;
   }
   const char *args[512];
@@ -821,7 +817,7 @@ static void analyse_tu(tether_lint_file *f, CXIndex index) {
   if (rc != CXError_Success || !tu) {
     static const char *const why[] = {"success", "failure", "crashed", "invalid arguments",
                                       "AST read error"};
-    file_msg(f, 1, "libclang could not parse the file (%s)",
+    tether__file_message(f, 1, "libclang could not parse the file (%s)",
              (unsigned)rc < sizeof why / sizeof why[0] ? why[rc] : "unknown error");
     if (tu) clang_disposeTranslationUnit(tu);
     return;
@@ -844,7 +840,7 @@ static void analyse_tu(tether_lint_file *f, CXIndex index) {
   }
   if (nerr) {
     f->compile_errors = nerr;
-    file_msg(f, 0, "%d compile error(s), analysed as far as the AST goes; first: %s", nerr, first);
+    tether__file_message(f, 0, "%d compile error(s), analysed as far as the AST goes; first: %s", nerr, first);
   }
   for (size_t i = 0; i < tether__nfamilies; i++) {
     const tether_lint_family *fam = tether__families[i];
@@ -854,7 +850,7 @@ static void analyse_tu(tether_lint_file *f, CXIndex index) {
       if (tether__file_rule_enabled(f, fam->rules[r].id)) any = 1;
     if (!any) continue;
     if (fam->check_tu(f, run->state[i], tu) != 0)
-      file_msg(f, 1, "rule family %s failed", fam->name);
+      tether__file_message(f, 1, "rule family %s failed", fam->name);
   }
   f->analysed = 1;
   clang_disposeTranslationUnit(tu);
@@ -870,17 +866,17 @@ static void analyse_other(tether_lint_file *f) {
     size_t len = 0;
     int e = tether__read_file(f->path, &text, &len);
     if (e) {
-      file_msg(f, 1, "cannot read: %s", strerror(e));
+      tether__file_message(f, 1, "cannot read: %s", strerror(e));
       return;
     }
     f->contents = text;
     f->contents_len = len;
     if (f->family->check_text && f->family->check_text(f, run->state[idx], text, len) != 0)
-      file_msg(f, 1, "rule family %s failed", f->family->name);
+      tether__file_message(f, 1, "rule family %s failed", f->family->name);
     f->contents = NULL;
     free(text);
   } else if (f->family->check_elf && f->family->check_elf(f, run->state[idx]) != 0) {
-    file_msg(f, 1, "rule family %s failed", f->family->name);
+    tether__file_message(f, 1, "rule family %s failed", f->family->name);
   }
   f->analysed = 1;
 }

@@ -169,15 +169,15 @@ void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocati
 /// Reports a finding at a line/column of the file being analysed (text and ELF families).
 void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/// A message about the file being analysed, printed on stderr as "tether-lint: [error: ]PATH: MSG"
+/// in input order; `is_error` counts as an error (exit status 2), otherwise it is a note.
+void tether__file_message(tether_lint_file *f, int is_error, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /// Cross-file findings from run_end. NOLINT comments on `line` of `file` (when it can be read)
 /// are honoured as for per-file findings.
 void tether__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
                         const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
-/// A note about this file for the user (stderr, in input order, not an error): e.g. that a rule
-/// analysed it in a degraded mode. Printed as "tether-lint: PATH: MESSAGE".
-void tether__file_note(tether_lint_file *f, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 /// The effective configuration of the run (for run_begin hooks).
 const tether_lint_config *tether__run_config(const tether_lint_run *run);
 void tether__run_lock(tether_lint_run *run);

@@ -136,9 +136,13 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
       tether__buf_free(&b);
       free(enc);
     }
-    cJSON *region = cJSON_AddObjectToObject(phys, "region");
-    cJSON_AddNumberToObject(region, "startLine", f->line);
-    cJSON_AddNumberToObject(region, "startColumn", f->col ? f->col : 1);
+    /* Line 0 is a finding about the whole file (a shared object): SARIF's startLine is 1-based,
+     * so such a result has an artifact location and no region. */
+    if (f->line) {
+      cJSON *region = cJSON_AddObjectToObject(phys, "region");
+      cJSON_AddNumberToObject(region, "startLine", f->line);
+      cJSON_AddNumberToObject(region, "startColumn", f->col ? f->col : 1);
+    }
   }
   char *text = cJSON_Print(doc);
   cJSON_Delete(doc);

@@ -1189,12 +1189,12 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
   if (nerr) {
     int used = degraded_scan(&x);
     if (used)
-      tether__file_note(f,
-                        "weak-typeid: degraded mode: the file does not compile, %d TypeID macro "
-                        "use(s) recognised from tokens only (class and namespace scopes from "
-                        "braces; inheritance not checked; wrapper macros only when defined in "
-                        "this file)",
-                        used);
+      tether__file_message(f, 0,
+                           "weak-typeid: degraded mode: the file does not compile, %d TypeID macro "
+                           "use(s) recognised from tokens only (class and namespace scopes from "
+                           "braces; inheritance not checked; wrapper macros only when defined in "
+                           "this file)",
+                           used);
   }
   free(x.cands);
   free(x.lines);

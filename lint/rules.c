@@ -7,10 +7,14 @@
 
 extern const tether_lint_family tether__family_rawop;
 extern const tether_lint_family tether__family_typeid;
+extern const tether_lint_family tether__family_excludelibs;
+extern const tether_lint_family tether__family_typeid_elf;
 
 const tether_lint_family *const tether__families[] = {
     &tether__family_rawop,
     &tether__family_typeid,
+    &tether__family_excludelibs,
+    &tether__family_typeid_elf,
 };
 
 const size_t tether__nfamilies = sizeof tether__families / sizeof tether__families[0];

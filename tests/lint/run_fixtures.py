@@ -7,17 +7,63 @@ Each DIR is linted in one run (with -j 2); DIR/.tether-lint is found by the lint
 discovery when present, otherwise the built-in profiles are used (--config /dev/null). Negative
 cases are the `// case:` markers; the run fails when there are fewer markers than the minimums,
 so the fixture set cannot silently shrink.
+
+Build files carry the markers in their own comment syntax: `# expect: RULE` and `# case:` (CMake,
+Bazel, Make, Meson, Python, TOML; also `#[[ case:` for a CMake bracket comment), and in JSON a
+string on the line, `"comment": "expect: RULE"`. A fixture named `X.fixture` (e.g. BUILD.fixture)
+is linted as `X`: DIR is copied to a temporary directory with the suffix removed, so the fixture
+does not turn its directory into a Bazel package of this workspace.
 """
 import collections
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
-EXPECT = re.compile(r"//\s*expect:\s*([a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)")
-CASE = re.compile(r"//\s*case:")
+EXPECT = re.compile(r"(?://|#|\")\s*expect:\s*([a-z0-9-]+(?:\s*,\s*[a-z0-9-]+)*)")
+CASE = re.compile(r"(?://|#|\"|#\[\[)\s*case:")
 SOURCES = (".c", ".cc", ".cpp", ".h")
+BUILD_FILES = ("CMakeLists.txt", "BUILD", "BUILD.bazel", "Makefile", "meson.build", "setup.py",
+               "pyproject.toml", "compile_commands.json")
+BUILD_SUFFIXES = (".cmake", ".bzl", ".mk")
+
+
+def fixture_file(name):
+    if name.endswith(".fixture"):
+        name = name[: -len(".fixture")]
+    return name.endswith(SOURCES) or name in BUILD_FILES or name.endswith(BUILD_SUFFIXES)
+
+
+def materialise(directory):
+    """DIR itself, or a temporary copy with `.fixture` suffixes removed (and a map back)."""
+    renamed = [
+        os.path.join(root, n)
+        for root, _d, files in os.walk(directory)
+        for n in files
+        if n.endswith(".fixture")
+    ]
+    if not renamed:
+        return directory, lambda p: p
+    tmp = os.path.join(tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR")), "fx")
+    shutil.copytree(directory, tmp)
+    for path in renamed:
+        rel = os.path.relpath(path, directory)
+        os.rename(os.path.join(tmp, rel), os.path.join(tmp, rel[: -len(".fixture")]))
+
+    def back(p):
+        p = os.path.normpath(p)
+        if p.startswith(os.path.normpath(tmp) + os.sep):
+            rel = os.path.relpath(p, tmp)
+            orig = os.path.join(directory, rel)
+            if os.path.exists(orig + ".fixture"):
+                orig += ".fixture"
+            return os.path.normpath(orig)
+        return p
+
+    return tmp, back
 
 
 def expected_in(directory):
@@ -25,7 +71,7 @@ def expected_in(directory):
     cases = 0
     for root, _dirs, files in os.walk(directory):
         for name in sorted(files):
-            if not name.endswith(SOURCES):
+            if not fixture_file(name):
                 continue
             path = os.path.join(root, name)
             with open(path, encoding="utf-8", errors="replace") as f:
@@ -47,7 +93,8 @@ def main():
         want, cases = expected_in(directory)
         total_pos += sum(want.values())
         total_neg += cases
-        cmd = [lint, "--format", "json", "-j", "2", directory]
+        target, back = materialise(directory)
+        cmd = [lint, "--format", "json", "-j", "2", target]
         if not os.path.exists(os.path.join(directory, ".tether-lint")):
             cmd[1:1] = ["--config", "/dev/null"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -56,6 +103,8 @@ def main():
             failures += 1
             continue
         findings = json.loads(proc.stdout)
+        for f in findings:
+            f["file"] = back(f["file"])
         got = collections.Counter(
             (os.path.normpath(f["file"]), f["line"], f["rule"]) for f in findings
         )

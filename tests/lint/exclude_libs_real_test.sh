@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# exclude-libs on the real AddMLIRPython.cmake that libmlir-19-dev installs: upstream MLIR links
+# every Python extension with LINKER:--exclude-libs,ALL. Exactly that line is reported, and the
+# fixture excerpt (tests/lint/fixtures/exclude_libs/cmake/AddMLIRPython_excerpt.cmake) still
+# matches it.
+set -u
+lint=$1
+real=${2:-/usr/lib/llvm-19/lib/cmake/mlir/AddMLIRPython.cmake}
+excerpt=tests/lint/fixtures/exclude_libs/cmake/AddMLIRPython_excerpt.cmake
+t=$TEST_TMPDIR
+fail=0
+check() { if eval "$2"; then echo "ok:   $1"; else echo "FAIL: $1"; fail=1; fi; }
+
+if [ ! -r "$real" ]; then
+  echo "FAIL: $real is not installed (libmlir-19-dev)"
+  exit 1
+fi
+want=$(grep -n -- '--exclude-libs' "$real" | grep -v '^[0-9]*: *#' | cut -d: -f1)
+"$lint" --config /dev/null --format json "$real" >"$t/out" 2>"$t/err"
+rc=$?
+check "the real file: exit 1" "[ $rc -eq 1 ]"
+check "the real file: one finding, at line $want, rule exclude-libs" \
+  "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [(f[\"line\"], f[\"rule\"]) for f in d] == [(int(sys.argv[2]), \"exclude-libs\")], d' $t/out $want"
+flag_real=$(sed -n "${want}p" "$real" | sed 's/^ *//')
+flag_excerpt=$(grep -- '--exclude-libs' "$excerpt" | grep -v '^#' | sed 's/ *# expect:.*//; s/^ *//')
+check "the excerpt's flag line is the real file's ($flag_real)" "[ \"$flag_real\" = \"$flag_excerpt\" ]"
+"$lint" --config /dev/null --format sarif "$real" >"$t/sarif" 2>/dev/null
+check "SARIF: the result has region.startLine $want" \
+  "python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))[\"runs\"][0][\"results\"]; assert r[0][\"ruleId\"]==\"exclude-libs\" and r[0][\"locations\"][0][\"physicalLocation\"][\"region\"][\"startLine\"]==int(sys.argv[2])' $t/sarif $want"
+if [ $fail -ne 0 ]; then
+  cat "$t/out" "$t/err"
+  echo "exclude_libs_real_test: FAILED"
+  exit 1
+fi
+echo "exclude_libs_real_test: passed"
