@@ -60,6 +60,7 @@ void tether__config_free(tether_lint_config *cfg) {
   tether__strlist_free(&cfg->disable);
   tether__strlist_free(&cfg->exclude);
   tether__strlist_free(&cfg->flags);
+  tether__strlist_free(&cfg->extra_flags);
   tether__strlist_free(&cfg->profiles_selected);
   for (size_t i = 0; i < cfg->nprofiles; i++) profile_free(&cfg->profiles[i]);
   free(cfg->profiles);
@@ -284,6 +285,9 @@ static int parse_pair(parser *ps, char *key, char *value) {
     if (strcmp(key, "flags") == 0) {
       cfg->flags_set = 1;
       return split_words(ps, &cfg->flags, value);
+    }
+    if (strcmp(key, "extra-flags") == 0) {
+      return split_words(ps, &cfg->extra_flags, value);
     }
     if (strcmp(key, "system-headers") == 0) {
       char *v = trim(value);

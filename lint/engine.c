@@ -355,7 +355,17 @@ static int load_config(tether_lint_run *run) {
 
 /* ---- compile flags ------------------------------------------------------------------------ */
 
+static size_t base_args(const tether_lint_config *cfg, const char **args, size_t max);
+
+/* The flags of a file without a compilation-database entry: the config's `flags`, else the
+ * defaults; then the config's `extra-flags`. */
 size_t tether__default_args(const tether_lint_config *cfg, const char **args, size_t max) {
+  size_t n = base_args(cfg, args, max);
+  for (size_t i = 0; cfg && i < cfg->extra_flags.n && n < max; i++) args[n++] = cfg->extra_flags.v[i];
+  return n;
+}
+
+static size_t base_args(const tether_lint_config *cfg, const char **args, size_t max) {
   size_t n = 0;
   if (cfg && cfg->flags_set) {
     for (size_t i = 0; i < cfg->flags.n && n < max; i++) args[n++] = cfg->flags.v[i];
@@ -802,8 +812,8 @@ static void analyse_tu(tether_lint_file *f, CXIndex index) {
   } else if (lang_is_c(f->path) && !run->cfg.flags_set) {
     args[nargs++] = "-xc";
     args[nargs++] = "-std=c11";
-    const char *defs[16];
-    size_t nd = tether__default_args(&run->cfg, defs, 16);
+    const char *defs[64];
+    size_t nd = tether__default_args(&run->cfg, defs, 60);
     for (size_t i = 2; i < nd; i++) args[nargs++] = defs[i];
   } else {
     nargs = tether__default_args(&run->cfg, args, 64);

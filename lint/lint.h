@@ -80,7 +80,7 @@ typedef struct tether_lint_profile {
 typedef struct tether_lint_config {
   char *path; /* the file it came from, NULL for built-in defaults only */
   char *dir;  /* directory of `path` (exclude patterns are relative to it) */
-  tether__strlist enable, disable, exclude, flags, profiles_selected;
+  tether__strlist enable, disable, exclude, flags, extra_flags, profiles_selected;
   int profiles_set; /* 1 when the config named the active profiles */
   int flags_set;
   int system_headers; /* [lint] system-headers: rules also look at code in system headers */

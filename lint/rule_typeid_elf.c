@@ -87,11 +87,41 @@ typedef struct telf_def {
   int unique; /* STB_GNU_UNIQUE */
 } telf_def;
 
+typedef struct telf_file_id {
+  dev_t dev;
+  ino_t ino;
+} telf_file_id;
+
 typedef struct telf_state {
   tether_lint_run *run;
   telf_def *v;
   size_t n, cap;
+  telf_file_id *seen; /* objects already read: the same file under two paths is one object */
+  size_t nseen, capseen;
 } telf_state;
+
+/* Records the object's identity; 0 when it was seen before (a symlink, a second path). */
+static int first_sight(telf_state *s, const struct stat *st) {
+  tether__run_lock(s->run);
+  int first = 1;
+  for (size_t i = 0; i < s->nseen && first; i++)
+    if (s->seen[i].dev == st->st_dev && s->seen[i].ino == st->st_ino) first = 0;
+  if (first && s->nseen == s->capseen) {
+    size_t nc = s->capseen ? s->capseen * 2 : 16;
+    telf_file_id *v = realloc(s->seen, nc * sizeof *v);
+    if (v) {
+      s->seen = v;
+      s->capseen = nc;
+    }
+  }
+  if (first && s->nseen < s->capseen) s->seen[s->nseen++] = (telf_file_id){st->st_dev, st->st_ino};
+  tether__run_unlock(s->run);
+  return first;
+}
+
+static int str_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static int telf_run_begin(tether_lint_run *run, void **state) {
   telf_state *s = calloc(1, sizeof *s);
@@ -132,6 +162,7 @@ static int telf_run_end(tether_lint_run *run, void *state) {
     free(s->v[i].file);
   }
   free(s->v);
+  free(s->seen);
   free(s);
   return 0;
 }
@@ -261,6 +292,10 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
   }
   struct stat st;
   size_t shnum = 0, shstrndx;
+  if (fstat(fd, &st) == 0 && !first_sight(s, &st)) {
+    tether__file_message(f, 0, "note: the same file as an earlier input; checked once");
+    goto out;
+  }
   if (fstat(fd, &st) == 0 &&
       (eh.e_shoff > (GElf_Off)st.st_size ||
        (GElf_Off)eh.e_shnum * eh.e_shentsize > (GElf_Off)st.st_size - eh.e_shoff)) {
@@ -310,6 +345,23 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     goto out;
   }
   size_t nsyms = data->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+  /* Guard variables of dynamically initialised function-local statics. A resolveTypeID()::id
+   * with a guard is initialised at run time: the fallback resolver, which gets its value from
+   * MLIR's registry of implicit TypeIDs by type name, so private copies of the variable still
+   * hold the one TypeID. Self-owning inline storage is constant-initialised: no guard. */
+  char **guards = NULL;
+  size_t nguards = 0;
+  for (size_t i = 1; i < nsyms; i++) {
+    GElf_Sym sym;
+    if (!gelf_getsym(data, (int)i, &sym)) break;
+    const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+    if (!name || strncmp(name, "_ZGVZ", 5) != 0 || !strstr(name, "13resolveTypeIDEvE2id")) continue;
+    char **g = realloc(guards, (nguards + 1) * sizeof *g);
+    if (!g) break;
+    guards = g;
+    guards[nguards++] = (char *)name;
+  }
+  if (nguards > 1) qsort(guards, nguards, sizeof *guards, str_cmp);
   int bad_names = 0;
   for (size_t i = 1; i < nsyms; i++) {
     GElf_Sym sym;
@@ -321,6 +373,13 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     if (!name) {
       bad_names++;
       continue;
+    }
+    if (nguards && strncmp(name, "_ZZ", 3) == 0) {
+      char key[4096];
+      if ((size_t)snprintf(key, sizeof key, "_ZGV%s", name + 2) < sizeof key) {
+        const char *kp = key;
+        if (bsearch(&kp, guards, nguards, sizeof *guards, str_cmp)) continue; /* fallback */
+      }
     }
     char *shown = NULL;
     if (!typeid_storage(name, &shown)) continue;
@@ -337,6 +396,7 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     if (remember(s, name, shown, path, bind == STB_GNU_UNIQUE) != 0) rc = -1;
     free(shown);
   }
+  free(guards);
   if (bad_names)
     tether__file_message(f, 1, "%d symbol name(s) outside the string table (truncated?)",
                          bad_names);

@@ -21,7 +21,7 @@ static double now_ns(void) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static void die(const char *what, int rc) {
+static __attribute__((noreturn)) void die(const char *what, int rc) {
   fprintf(stderr, "arena_bench: %s: %s\n", what, tether_strerror(rc));
   exit(2);
 }

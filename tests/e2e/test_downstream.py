@@ -90,3 +90,44 @@ def test_two_copies_of_an_interface_typeid_in_one_process():
     assert dstream_static.memref_interface_typeid() != dstream.memref_interface_typeid()
     # The downstream type's own TypeID is defined once per extension: each copy has its own.
     assert dstream_static.pixel_typeid() != dstream.pixel_typeid()
+
+
+ROOT = os.path.dirname(os.path.dirname(HERE))
+LINT = os.path.join(ROOT, "lint", "tether-lint")
+TETHER_PKG = os.path.join(ROOT, "bindings", "python", "tether")
+
+
+def lint(*paths):
+    return subprocess.run([LINT, "--config", "/dev/null", *paths], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_typeid_elf_passes_the_right_build():
+    r = lint(TETHER_PKG, os.path.join(HERE, "downstream", "dstream"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert " 0 finding(s)" in r.stdout
+
+
+def test_typeid_elf_reports_the_static_copy():
+    r = lint(TETHER_PKG, os.path.join(HERE, "downstream", "dstream_static"))
+    assert r.returncode == 1, r.stdout + r.stderr
+    out = r.stdout
+    assert "[typeid-elf]" in out
+    assert "dstream_static/_dstream.so" in out
+    # Demangled, and about MLIR's own TypeIDs that the static copy duplicated.
+    assert "mlir::detail::TypeIDResolver<mlir::" in out
+    assert "LOCAL binding" in out
+
+
+def test_typeid_elf_counts_a_symlinked_library_once(tmp_path):
+    lib = os.path.join(TETHER_PKG, "libtether_capi.so")
+    os.symlink(lib, tmp_path / "libtether_capi.so")
+    os.symlink(lib, tmp_path / "libtether.so")
+    # A directory (the walk sees one file) ...
+    r = lint(str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "1 file(s) analysed" in r.stdout
+    # ... and two paths named explicitly: one object, no "second copy".
+    r = lint(str(tmp_path / "libtether_capi.so"), str(tmp_path / "libtether.so"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "also defined in" not in r.stdout

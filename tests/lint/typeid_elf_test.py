@@ -14,7 +14,6 @@ LINT = sys.argv[1]
 OBJ = sys.argv[2]
 TMP = os.environ.get("TEST_TMPDIR", "/tmp")
 FOO = "mlir::detail::TypeIDResolver<tether_test::Foo, void>::id"
-FALLBACK = "mlir::detail::TypeIDResolver<tether_test::Fallback, void>::resolveTypeID()::id"
 BAR = "tether_test::ns::Bar::resolveTypeID()::id"
 failures = 0
 
@@ -90,8 +89,10 @@ expect("--exclude-libs,ALL: two LOCAL copies", [excl_a, excl_b],
        [local(excl_a, FOO), local(excl_b, FOO), dup(excl_b, FOO, excl_a)], 1)
 expect("static copies without the flag: two exported copies", [copy_a, copy_b],
        [dup(copy_b, FOO, copy_a)], 1)
-expect("-fvisibility=hidden: explicit and fallback storage hidden, anonymous namespace not "
-       "reported", [hidden], [local(hidden, FOO), local(hidden, FALLBACK)], 1)
+# The fallback's hidden static is initialised from MLIR's name registry (it has a guard
+# variable): a private copy of the variable still holds the one TypeID, so it is not reported.
+expect("-fvisibility=hidden: explicit storage hidden; fallback (name-registered) and anonymous "
+       "namespace not reported", [hidden], [local(hidden, FOO)], 1)
 expect("inline TypeID, STB_GNU_UNIQUE in both (glibc unifies them)", [uniq_a, uniq_b], [], 0)
 expect("inline TypeID, -fno-gnu-unique: two WEAK copies", [weak_a, weak_b],
        [dup(weak_b, BAR, weak_a)], 1)
