@@ -112,9 +112,7 @@ int tether_arena_adopt(MlirContext ctx, bool take_ownership, tether_arena **out)
   return arena_new(ctx, take_ownership, out);
 }
 
-MlirContext tether_arena_context(tether_arena *a) {
-  return a ? a->ctx : (MlirContext){NULL};
-}
+MlirContext tether_arena_context(tether_arena *a) { return a ? a->ctx : (MlirContext){NULL}; }
 
 int tether_arena_allow_unregistered(tether_arena *a, bool allow) {
   if (!a) return TETHER_EARG;
@@ -146,11 +144,13 @@ void tether_arena_set_user(tether_arena *a, void *user) {
 
 void *tether_arena_get_user(tether_arena *a) { return a ? a->user : NULL; }
 
-void tether_arena_foreach_root(tether_arena *a, void (*cb)(tether_kind, void *, void *), void *user) {
+void tether_arena_foreach_root(tether_arena *a, void (*cb)(tether_kind, void *, void *),
+                               void *user) {
   if (!a || !cb) return;
   for (uint32_t i = 0; i < a->rcap; i++) {
     tether__tree *t = a->roots[i].tree;
-    if (a->roots[i].key && t->state == TETHER__TREE_LIVE) cb((tether_kind)t->root_kind, t->root, user);
+    if (a->roots[i].key && t->state == TETHER__TREE_LIVE)
+      cb((tether_kind)t->root_kind, t->root, user);
   }
 }
 

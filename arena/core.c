@@ -31,8 +31,8 @@ static atomic_long arenas_pending;
 
 const char *tether_strerror(int status) {
   switch (status) {
-#define TETHER__CASE(name, value, text)                                                           \
-  case value:                                                                                     \
+#define TETHER__CASE(name, value, text)                                                            \
+  case value:                                                                                      \
     return text;
     TETHER_STATUS_LIST(TETHER__CASE)
 #undef TETHER__CASE
@@ -42,8 +42,8 @@ const char *tether_strerror(int status) {
 
 const char *tether_status_name(int status) {
   switch (status) {
-#define TETHER__CASE(name, value, text)                                                           \
-  case value:                                                                                     \
+#define TETHER__CASE(name, value, text)                                                            \
+  case value:                                                                                      \
     return #name;
     TETHER_STATUS_LIST(TETHER__CASE)
 #undef TETHER__CASE
@@ -53,8 +53,8 @@ const char *tether_status_name(int status) {
 
 const char *tether_reason_text(tether_reason reason) {
   switch (reason) {
-#define TETHER__CASE(name, value, text)                                                           \
-  case value:                                                                                     \
+#define TETHER__CASE(name, value, text)                                                            \
+  case value:                                                                                      \
     return text;
     TETHER_REASON_LIST(TETHER__CASE)
 #undef TETHER__CASE
@@ -241,7 +241,8 @@ tether_arena *tether_arena_of_context(MlirContext ctx) {
   tether_arena *found = NULL;
   pthread_mutex_lock(&registry_lock);
   for (intptr_t i = 0; i < registry_len && !found; i++)
-    if (registry[i]->state == TETHER__ARENA_LIVE && registry[i]->ctx.ptr == ctx.ptr) found = registry[i];
+    if (registry[i]->state == TETHER__ARENA_LIVE && registry[i]->ctx.ptr == ctx.ptr)
+      found = registry[i];
   pthread_mutex_unlock(&registry_lock);
   return found;
 }
@@ -259,7 +260,8 @@ static intptr_t drain_all(void) {
   if (pinned) memcpy(pinned, copy, (size_t)n * sizeof *pinned);
   free(copy);
   for (intptr_t i = 0; pinned && i < n; i++)
-    if (pinned[i]->state == TETHER__ARENA_LIVE && __atomic_load_n(&pinned[i]->pending, __ATOMIC_ACQUIRE))
+    if (pinned[i]->state == TETHER__ARENA_LIVE &&
+        __atomic_load_n(&pinned[i]->pending, __ATOMIC_ACQUIRE))
       done += tether__drain_pending(pinned[i]);
   GC_reachable_here(pinned);
   return done;

@@ -25,15 +25,15 @@ static int check(const void *p, int kind, tether__handle **h, tether__tree **t) 
   return TETHER_OK;
 }
 
-#define CHECK(p, kind, h, t)                                                                      \
-  do {                                                                                            \
-    int rc_ = check((p), (kind), &(h), &(t));                                                     \
-    if (rc_ != TETHER_OK) return rc_;                                                             \
+#define CHECK(p, kind, h, t)                                                                       \
+  do {                                                                                             \
+    int rc_ = check((p), (kind), &(h), &(t));                                                      \
+    if (rc_ != TETHER_OK) return rc_;                                                              \
   } while (0)
 
-#define OUT(o)                                                                                    \
-  do {                                                                                            \
-    if (!(o)) return TETHER_EARG;                                                                 \
+#define OUT(o)                                                                                     \
+  do {                                                                                             \
+    if (!(o)) return TETHER_EARG;                                                                  \
   } while (0)
 
 static inline MlirOperation OP(tether__handle *h) { return (MlirOperation){tether__raw(h)}; }
@@ -120,16 +120,16 @@ int tether_region_create(tether_arena *a, tether_region **out) {
   return give(t, TETHER_KIND_REGION, r.ptr, (void **)out);
 }
 
-int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types, const MlirLocation *locs,
-                        tether_block **out) {
+int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
+                        const MlirLocation *locs, tether_block **out) {
   if (!a || !out || n < 0 || (n > 0 && !types)) return TETHER_EARG;
   tether__enter(a);
   MlirLocation *l = malloc((size_t)(n ? n : 1) * sizeof *l);
   if (!l) return TETHER_ENOMEM;
   for (intptr_t i = 0; i < n; i++) {
     if (mlirTypeIsNull(types[i]) || tether__check_ctx(a, mlirTypeGetContext(types[i])) ||
-        (locs && (mlirLocationIsNull(locs[i]) ||
-                  tether__check_ctx(a, mlirLocationGetContext(locs[i]))))) {
+        (locs &&
+         (mlirLocationIsNull(locs[i]) || tether__check_ctx(a, mlirLocationGetContext(locs[i]))))) {
       free(l);
       return mlirTypeIsNull(types[i]) ? TETHER_EARG : TETHER_ECONTEXT;
     }
@@ -213,7 +213,8 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
   /* Load the op's dialect so a registered op is not created as an unregistered one. */
   const char *dot = memchr(state->name.data, '.', state->name.length);
   if (dot)
-    mlirContextGetOrLoadDialect(ctx, (MlirStringRef){state->name.data, (size_t)(dot - state->name.data)});
+    mlirContextGetOrLoadDialect(
+        ctx, (MlirStringRef){state->name.data, (size_t)(dot - state->name.data)});
 
   int rc = TETHER_OK;
   MlirOperationState st = *state;
@@ -224,7 +225,8 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
   if (state->enableResultTypeInference) {
     /* Infer here, before anything is consumed: a failure must not lose the caller's regions. */
     if (!mlirContextIsRegisteredOperation(ctx, state->name) ||
-        !mlirOperationImplementsInterfaceStatic(state->name, ctx, mlirInferTypeOpInterfaceTypeID())) {
+        !mlirOperationImplementsInterfaceStatic(state->name, ctx,
+                                                mlirInferTypeOpInterfaceTypeID())) {
       tether__diag_end(a);
       return TETHER_EARG;
     }
@@ -268,8 +270,10 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
       rt->root = NULL; /* tether__tree_destroy then destroys no IR */
       tether__tree_destroy(rt, TETHER_REASON_DESTROYED);
     }
-    if (t) tether__tree_destroy(t, TETHER_REASON_DESTROYED);
-    else mlirOperationDestroy(op);
+    if (t)
+      tether__tree_destroy(t, TETHER_REASON_DESTROYED);
+    else
+      mlirOperationDestroy(op);
     return TETHER_ENOMEM;
   }
   for (intptr_t i = 0; i < state->nRegions; i++) {
@@ -363,12 +367,29 @@ int tether_value_wrap(tether_arena *a, MlirValue raw, tether_value **out) {
   return wrap(a, TETHER_KIND_VALUE, (void *)raw.ptr, (void **)out);
 }
 
+/* Positions in MLIR's linked lists (O(n)). */
+static intptr_t count_blocks(MlirRegion r) {
+  intptr_t n = 0;
+  for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b);
+       b = mlirBlockGetNextInRegion(b))
+    n++;
+  return n;
+}
+
+static intptr_t count_ops(MlirBlock b) {
+  intptr_t n = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    n++;
+  return n;
+}
+
 /* ---- navigation ------------------------------------------------------------------------------ */
 
-#define NAV_PROLOGUE(p, kind)                                                                     \
-  tether__handle *h;                                                                              \
-  tether__tree *t;                                                                                \
-  OUT(out);                                                                                       \
+#define NAV_PROLOGUE(p, kind)                                                                      \
+  tether__handle *h;                                                                               \
+  tether__tree *t;                                                                                 \
+  OUT(out);                                                                                        \
   CHECK(p, kind, h, t)
 
 int tether_op_parent(tether_op *op, tether_op **out) {
@@ -396,8 +417,8 @@ int tether_op_num_regions(tether_op *op, intptr_t *out) {
 int tether_op_region(tether_op *op, intptr_t i, tether_region **out) {
   NAV_PROLOGUE(op, TETHER_KIND_OP);
   if (i < 0 || i >= mlirOperationGetNumRegions(OP(h))) return TETHER_ERANGE;
-  tether__handle *r = tether__intern_with(t, TETHER_KIND_REGION, mlirOperationGetRegion(OP(h), i).ptr,
-                                          tether__raw(h));
+  tether__handle *r = tether__intern_with(t, TETHER_KIND_REGION,
+                                          mlirOperationGetRegion(OP(h), i).ptr, tether__raw(h));
   if (!r) return TETHER_ENOMEM;
   *out = (tether_region *)r;
   return TETHER_OK;
@@ -475,10 +496,7 @@ int tether_region_parent(tether_region *r, tether_op **out) {
 
 int tether_region_num_blocks(tether_region *r, intptr_t *out) {
   NAV_PROLOGUE(r, TETHER_KIND_REGION);
-  intptr_t n = 0;
-  for (MlirBlock b = mlirRegionGetFirstBlock(REG(h)); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
-    n++;
-  *out = n;
+  *out = count_blocks(REG(h));
   return TETHER_OK;
 }
 
@@ -503,7 +521,8 @@ int tether_block_parent(tether_block *b, tether_region **out) {
     *out = NULL;
     return TETHER_OK;
   }
-  tether__handle *rh = tether__intern_with(t, TETHER_KIND_REGION, r.ptr, mlirBlockGetParentOperation(BLK(h)).ptr);
+  tether__handle *rh =
+      tether__intern_with(t, TETHER_KIND_REGION, r.ptr, mlirBlockGetParentOperation(BLK(h)).ptr);
   if (!rh) return TETHER_ENOMEM;
   *out = (tether_region *)rh;
   return TETHER_OK;
@@ -525,11 +544,7 @@ int tether_block_next(tether_block *b, tether_block **out) {
 
 int tether_block_num_ops(tether_block *b, intptr_t *out) {
   NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
-  intptr_t n = 0;
-  for (MlirOperation o = mlirBlockGetFirstOperation(BLK(h)); !mlirOperationIsNull(o);
-       o = mlirOperationGetNextInBlock(o))
-    n++;
-  *out = n;
+  *out = count_ops(BLK(h));
   return TETHER_OK;
 }
 
@@ -613,11 +628,7 @@ int tether_block_insert_op(tether_block *b, intptr_t pos, tether_op *op) {
   if (bt->arena != ot->arena) return TETHER_ECONTEXT;
   if (!is_root_op(oh, ot)) return TETHER_ESTATE;
   if (bt == ot) return TETHER_EARG; /* the block is inside the operation */
-  intptr_t n = 0;
-  for (MlirOperation o = mlirBlockGetFirstOperation(BLK(bh)); !mlirOperationIsNull(o);
-       o = mlirOperationGetNextInBlock(o))
-    n++;
-  if (pos < 0 || pos > n) return TETHER_ERANGE;
+  if (pos < 0 || pos > count_ops(BLK(bh))) return TETHER_ERANGE;
   mlirBlockInsertOwnedOperation(BLK(bh), pos, OP(oh));
   tether__merge(ot, bt);
   return TETHER_OK;
@@ -646,13 +657,17 @@ static int move_op(tether_op *op, tether_op *ref, int after) {
   MlirBlock b = mlirOperationGetBlock(OP(rh));
   if (mlirBlockIsNull(b)) return TETHER_ESTATE; /* ref is in no block */
   if (is_root_op(oh, ot)) {
-    if (after) mlirBlockInsertOwnedOperationAfter(b, OP(rh), OP(oh));
-    else mlirBlockInsertOwnedOperationBefore(b, OP(rh), OP(oh));
+    if (after)
+      mlirBlockInsertOwnedOperationAfter(b, OP(rh), OP(oh));
+    else
+      mlirBlockInsertOwnedOperationBefore(b, OP(rh), OP(oh));
     tether__merge(ot, rt);
     return TETHER_OK;
   }
-  if (after) mlirOperationMoveAfter(OP(oh), OP(rh));
-  else mlirOperationMoveBefore(OP(oh), OP(rh));
+  if (after)
+    mlirOperationMoveAfter(OP(oh), OP(rh));
+  else
+    mlirOperationMoveBefore(OP(oh), OP(rh));
   return ot == rt ? TETHER_OK : tether__move_subtree(ot, rt, OP(oh));
 }
 
@@ -681,17 +696,16 @@ static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int app
   if (append) {
     mlirRegionAppendOwnedBlock(REG(rh), BLK(bh));
   } else {
-    intptr_t n = 0;
-    for (MlirBlock x = mlirRegionGetFirstBlock(REG(rh)); !mlirBlockIsNull(x); x = mlirBlockGetNextInRegion(x))
-      n++;
-    if (pos < 0 || pos > n) return TETHER_ERANGE;
+    if (pos < 0 || pos > count_blocks(REG(rh))) return TETHER_ERANGE;
     mlirRegionInsertOwnedBlock(REG(rh), pos, BLK(bh));
   }
   tether__merge(bt, rt);
   return TETHER_OK;
 }
 
-int tether_region_append_block(tether_region *r, tether_block *b) { return insert_block(r, 0, b, 1); }
+int tether_region_append_block(tether_region *r, tether_block *b) {
+  return insert_block(r, 0, b, 1);
+}
 int tether_region_insert_block(tether_region *r, intptr_t pos, tether_block *b) {
   return insert_block(r, pos, b, 0);
 }
@@ -770,8 +784,10 @@ int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback
   tether__tree *t;
   if (!cb) return TETHER_EARG;
   CHECK(op, TETHER_KIND_OP, h, t);
-  if (flags.ptr) mlirOperationPrintWithFlags(OP(h), flags, cb, user);
-  else mlirOperationPrint(OP(h), cb, user);
+  if (flags.ptr)
+    mlirOperationPrintWithFlags(OP(h), flags, cb, user);
+  else
+    mlirOperationPrint(OP(h), cb, user);
   tether_keep_alive(h);
   return TETHER_OK;
 }

@@ -44,17 +44,17 @@ extern "C" {
  * Status codes and invalidity reasons.
  */
 
-#define TETHER_STATUS_LIST(X)                                                                     \
-  X(TETHER_OK, 0, "ok")                                                                           \
-  X(TETHER_EINVALID, -1, "the handle is invalid")                                                 \
-  X(TETHER_EARG, -2, "invalid argument")                                                          \
-  X(TETHER_EPARSE, -3, "MLIR could not parse the input")                                          \
-  X(TETHER_EVERIFY, -4, "the operation does not verify")                                          \
-  X(TETHER_ENOMEM, -5, "out of memory")                                                           \
-  X(TETHER_ERANGE, -6, "index out of range")                                                      \
-  X(TETHER_ESTATE, -7, "the object is not in a state that allows this")                           \
-  X(TETHER_EBUSY, -8, "results of the operation are still used outside it")                      \
-  X(TETHER_ECONTEXT, -9, "objects of different arenas or contexts were mixed")                    \
+#define TETHER_STATUS_LIST(X)                                                                      \
+  X(TETHER_OK, 0, "ok")                                                                            \
+  X(TETHER_EINVALID, -1, "the handle is invalid")                                                  \
+  X(TETHER_EARG, -2, "invalid argument")                                                           \
+  X(TETHER_EPARSE, -3, "MLIR could not parse the input")                                           \
+  X(TETHER_EVERIFY, -4, "the operation does not verify")                                           \
+  X(TETHER_ENOMEM, -5, "out of memory")                                                            \
+  X(TETHER_ERANGE, -6, "index out of range")                                                       \
+  X(TETHER_ESTATE, -7, "the object is not in a state that allows this")                            \
+  X(TETHER_EBUSY, -8, "results of the operation are still used outside it")                        \
+  X(TETHER_ECONTEXT, -9, "objects of different arenas or contexts were mixed")                     \
   X(TETHER_EPASS, -10, "the pass pipeline failed")
 
 typedef enum {
@@ -68,11 +68,11 @@ const char *tether_strerror(int status);
 /// Name of a status code ("TETHER_EINVALID"); never NULL. [no safe point]
 const char *tether_status_name(int status);
 
-#define TETHER_REASON_LIST(X)                                                                     \
-  X(TETHER_REASON_NONE, 0, "valid")                                                               \
-  X(TETHER_REASON_ERASED, 1, "the object was erased")                                            \
-  X(TETHER_REASON_PARENT_ERASED, 2, "an ancestor of the object was erased")                      \
-  X(TETHER_REASON_REMOVED, 3, "the object was removed by a pass or another change to the IR")    \
+#define TETHER_REASON_LIST(X)                                                                      \
+  X(TETHER_REASON_NONE, 0, "valid")                                                                \
+  X(TETHER_REASON_ERASED, 1, "the object was erased")                                              \
+  X(TETHER_REASON_PARENT_ERASED, 2, "an ancestor of the object was erased")                        \
+  X(TETHER_REASON_REMOVED, 3, "the object was removed by a pass or another change to the IR")      \
   X(TETHER_REASON_DESTROYED, 4, "the IR the object belonged to was destroyed")
 
 typedef enum {
@@ -146,8 +146,8 @@ void *tether_arena_get_user(tether_arena *a);
 
 /// Calls cb(kind, raw root, user) for every live root of the arena (an MlirOperation, MlirRegion or
 /// MlirBlock pointer by kind). cb must not call tether. [no safe point]
-void tether_arena_foreach_root(tether_arena *a, void (*cb)(tether_kind kind, void *root, void *user),
-                               void *user);
+void tether_arena_foreach_root(tether_arena *a,
+                               void (*cb)(tether_kind kind, void *root, void *user), void *user);
 
 /* ---------------------------------------------------------------------------------------------
  * Roots: parsing and creating IR. Every new root is owned by the returned handle.
@@ -176,8 +176,8 @@ int tether_region_create(tether_arena *a, tether_region **out);
 
 /// Creates a detached block with n argument types and locations (locs may be NULL: unknown).
 /// Its handle owns it until it is appended to a region.
-int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types, const MlirLocation *locs,
-                        tether_block **out);
+int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
+                        const MlirLocation *locs, tether_block **out);
 
 /* ---------------------------------------------------------------------------------------------
  * Guarded access: the MLIR object behind a handle, or TETHER_EINVALID. [no safe point]
@@ -383,10 +383,10 @@ typedef struct {
 int tether_arena_get_stats(tether_arena *a, tether_arena_stats *out);
 
 typedef struct {
-  intptr_t arenas;          /* arenas not yet destroyed */
-  intptr_t arenas_pending;  /* unreachable arenas waiting for a safe point */
-  intptr_t pins;            /* live pins */
-  intptr_t threads;         /* threads tether registered with the collector and that still run */
+  intptr_t arenas;         /* arenas not yet destroyed */
+  intptr_t arenas_pending; /* unreachable arenas waiting for a safe point */
+  intptr_t pins;           /* live pins */
+  intptr_t threads;        /* threads tether registered with the collector and that still run */
 } tether_global_stats;
 
 /// Process-wide counters. [no safe point]

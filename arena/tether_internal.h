@@ -55,7 +55,9 @@ typedef struct tether__region_handle {
 } tether__region_handle;
 
 static inline void *tether__raw(const tether__handle *h) { return (void *)~h->hraw; }
-static inline void tether__set_raw(tether__handle *h, const void *raw) { h->hraw = ~(uintptr_t)raw; }
+static inline void tether__set_raw(tether__handle *h, const void *raw) {
+  h->hraw = ~(uintptr_t)raw;
+}
 static inline void *tether__region_parent(const tether__handle *h) {
   return (void *)~((const tether__region_handle *)h)->hparent;
 }
@@ -65,7 +67,9 @@ static inline void tether__set_region_parent(tether__handle *h, const void *op) 
 
 #define TETHER__H(p) ((tether__handle *)(p))
 
-static inline int tether__kind(const tether__handle *h) { return (int)(h->bits & TETHER__KIND_MASK); }
+static inline int tether__kind(const tether__handle *h) {
+  return (int)(h->bits & TETHER__KIND_MASK);
+}
 static inline int tether__valid(const tether__handle *h) { return !(h->bits & TETHER__INVALID); }
 static inline tether__tree *tether__tree_of(const tether__handle *h) {
   return (h->bits & TETHER__INVALID) ? NULL : (tether__tree *)(h->bits & ~TETHER__LOW_MASK);
@@ -101,18 +105,18 @@ enum { TETHER__ARENA_LIVE, TETHER__ARENA_PENDING, TETHER__ARENA_DEAD };
 
 struct tether_arena {
   MlirContext ctx;
-  pthread_mutex_t lock;      /* guards pending and the diagnostics buffer */
-  tether__tree *pending;     /* queued by finalizers (any thread), drained at safe points */
-  tether__tree *stuck;       /* unreachable trees in a cycle of uses: kept, counted */
-  tether_arena *next_dead;   /* link in the global list of unreachable arenas */
-  tether__rootent *roots;    /* malloc: raw root -> tree (not traced: an index only) */
+  pthread_mutex_t lock;    /* guards pending and the diagnostics buffer */
+  tether__tree *pending;   /* queued by finalizers (any thread), drained at safe points */
+  tether__tree *stuck;     /* unreachable trees in a cycle of uses: kept, counted */
+  tether_arena *next_dead; /* link in the global list of unreachable arenas */
+  tether__rootent *roots;  /* malloc: raw root -> tree (not traced: an index only) */
   uint32_t rcap, rused;
   char *diag; /* malloc: diagnostics text of the current call */
   size_t diag_len, diag_cap;
   MlirDiagnosticHandlerID diag_id;
   int capturing;
-  void *user;              /* binding back-pointer (not traced) */
-  intptr_t registry_slot;  /* index in core.c's registry of live arenas */
+  void *user;             /* binding back-pointer (not traced) */
+  intptr_t registry_slot; /* index in core.c's registry of live arenas */
   tether_arena_stats stats;
   uint8_t owns_ctx;
   uint8_t state;

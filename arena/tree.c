@@ -13,7 +13,8 @@
 
 #include <stdlib.h>
 
-/* ---- walking the IR --------------------------------------------------------------------------- */
+/* ---- walking the IR ---------------------------------------------------------------------------
+ */
 
 typedef void (*visit_fn)(void *raw, int kind, void *ud);
 
@@ -28,12 +29,14 @@ static MlirWalkResult visit_op_cb(MlirOperation op, void *ud) {
   visit_ctx *v = ud;
   v->fn(op.ptr, TETHER_KIND_OP, v->ud);
   intptr_t n = mlirOperationGetNumResults(op);
-  for (intptr_t i = 0; i < n; i++) v->fn((void *)mlirOperationGetResult(op, i).ptr, TETHER_KIND_VALUE, v->ud);
+  for (intptr_t i = 0; i < n; i++)
+    v->fn((void *)mlirOperationGetResult(op, i).ptr, TETHER_KIND_VALUE, v->ud);
   intptr_t nr = mlirOperationGetNumRegions(op);
   for (intptr_t i = 0; i < nr; i++) {
     MlirRegion r = mlirOperationGetRegion(op, i);
     v->fn(r.ptr, TETHER_KIND_REGION, v->ud);
-    for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+    for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b))
       visit_block_contents(b, v, 0);
   }
   return MlirWalkResultAdvance;
@@ -43,7 +46,8 @@ static MlirWalkResult visit_op_cb(MlirOperation op, void *ud) {
 static void visit_block_contents(MlirBlock b, visit_ctx *v, int ops) {
   v->fn(b.ptr, TETHER_KIND_BLOCK, v->ud);
   intptr_t na = mlirBlockGetNumArguments(b);
-  for (intptr_t i = 0; i < na; i++) v->fn((void *)mlirBlockGetArgument(b, i).ptr, TETHER_KIND_VALUE, v->ud);
+  for (intptr_t i = 0; i < na; i++)
+    v->fn((void *)mlirBlockGetArgument(b, i).ptr, TETHER_KIND_VALUE, v->ud);
   if (ops)
     for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
          o = mlirOperationGetNextInBlock(o))
@@ -64,7 +68,8 @@ static void visit_tree(tether__tree *t, visit_fn fn, void *ud) {
   case TETHER_KIND_REGION: {
     MlirRegion r = {t->root};
     fn(r.ptr, TETHER_KIND_REGION, ud);
-    for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+    for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b))
       visit_block_contents(b, &v, 1);
     break;
   }
@@ -291,7 +296,8 @@ int tether__record_operand_deps(tether__tree *t, MlirOperation op) {
 /* For every use of v outside c->anc: with c->t set, records that the user's tree depends on c->t;
  * without, just notes that one exists. */
 static void uses_outside(MlirValue v, dep_ctx *c) {
-  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+  for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
     MlirOperation user = mlirOpOperandGetOwner(u);
     if (tether__op_is_inside(user, c->anc)) continue;
     c->found = 1;
@@ -304,7 +310,8 @@ static void uses_outside(MlirValue v, dep_ctx *c) {
 static MlirWalkResult uses_cb(MlirOperation op, void *ud) {
   dep_ctx *c = ud;
   intptr_t n = mlirOperationGetNumResults(op);
-  for (intptr_t i = 0; i < n && !(c->found && !c->t); i++) uses_outside(mlirOperationGetResult(op, i), c);
+  for (intptr_t i = 0; i < n && !(c->found && !c->t); i++)
+    uses_outside(mlirOperationGetResult(op, i), c);
   intptr_t nr = mlirOperationGetNumRegions(op);
   for (intptr_t i = 0; i < nr; i++)
     for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i)); !mlirBlockIsNull(b);
@@ -402,7 +409,8 @@ void tether__tree_destroy(tether__tree *t, int reason) {
     tether__handle *h = t->slots[i];
     if (!h) continue;
     int r = reason;
-    if (reason == TETHER_REASON_ERASED && tether__raw(h) != t->root) r = TETHER_REASON_PARENT_ERASED;
+    if (reason == TETHER_REASON_ERASED && tether__raw(h) != t->root)
+      r = TETHER_REASON_PARENT_ERASED;
     tether__handle_invalidate(h, r);
   }
   for (int k = 0; k < TETHER_KIND_COUNT; k++) a->stats.handles[k] -= t->counts[k];

@@ -242,7 +242,6 @@ static void run_msg(tether_lint_run *run, int is_error, const char *fmt, ...) {
   if (is_error) run->errors++;
 }
 
-
 /* ---- configuration ------------------------------------------------------------------------ */
 
 static char *dir_of(const char *path) {
@@ -361,7 +360,8 @@ static size_t base_args(const tether_lint_config *cfg, const char **args, size_t
  * defaults; then the config's `extra-flags`. */
 size_t tether__default_args(const tether_lint_config *cfg, const char **args, size_t max) {
   size_t n = base_args(cfg, args, max);
-  for (size_t i = 0; cfg && i < cfg->extra_flags.n && n < max; i++) args[n++] = cfg->extra_flags.v[i];
+  for (size_t i = 0; cfg && i < cfg->extra_flags.n && n < max; i++)
+    args[n++] = cfg->extra_flags.v[i];
   return n;
 }
 
@@ -828,7 +828,7 @@ static void analyse_tu(tether_lint_file *f, CXIndex index) {
     static const char *const why[] = {"success", "failure", "crashed", "invalid arguments",
                                       "AST read error"};
     tether__file_message(f, 1, "libclang could not parse the file (%s)",
-             (unsigned)rc < sizeof why / sizeof why[0] ? why[rc] : "unknown error");
+                         (unsigned)rc < sizeof why / sizeof why[0] ? why[rc] : "unknown error");
     if (tu) clang_disposeTranslationUnit(tu);
     return;
   }
@@ -850,7 +850,8 @@ static void analyse_tu(tether_lint_file *f, CXIndex index) {
   }
   if (nerr) {
     f->compile_errors = nerr;
-    tether__file_message(f, 0, "%d compile error(s), analysed as far as the AST goes; first: %s", nerr, first);
+    tether__file_message(f, 0, "%d compile error(s), analysed as far as the AST goes; first: %s",
+                         nerr, first);
   }
   for (size_t i = 0; i < tether__nfamilies; i++) {
     const tether_lint_family *fam = tether__families[i];

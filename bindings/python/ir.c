@@ -74,14 +74,14 @@ int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw) {
   return tp_type_error("argument", "an Operation", o), 0;
 }
 
-#define ARG_FN(name, ctype, rawtype, pytype, getter, what)                                        \
-  int name(PyObject *o, ctype **h, rawtype *raw) {                                                \
-    if (!PyObject_TypeCheck(o, tp.pytype)) return tp_type_error("argument", what, o), 0;          \
-    ctype *x = ((TpHandle *)o)->h;                                                                \
-    int rc = getter(x, raw);                                                                      \
-    if (rc != TETHER_OK) return RAISE_RC(rc, x), 0;                                               \
-    *h = x;                                                                                       \
-    return 1;                                                                                     \
+#define ARG_FN(name, ctype, rawtype, pytype, getter, what)                                         \
+  int name(PyObject *o, ctype **h, rawtype *raw) {                                                 \
+    if (!PyObject_TypeCheck(o, tp.pytype)) return tp_type_error("argument", what, o), 0;           \
+    ctype *x = ((TpHandle *)o)->h;                                                                 \
+    int rc = getter(x, raw);                                                                       \
+    if (rc != TETHER_OK) return RAISE_RC(rc, x), 0;                                                \
+    *h = x;                                                                                        \
+    return 1;                                                                                      \
   }
 
 ARG_FN(tp_arg_region, tether_region, MlirRegion, Region, tether_region_get, "a Region")
@@ -106,17 +106,17 @@ static int resolve_context(PyObject *o, tether_arena **out) {
 
 /* ---- Operation ------------------------------------------------------------------------------- */
 
-#define SELF_OP(self, raw)                                                                        \
-  MlirOperation raw;                                                                              \
-  do {                                                                                            \
-    int rc_ = tether_op_get((self)->h, &raw);                                                     \
-    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (self)->h);                                        \
+#define SELF_OP(self, raw)                                                                         \
+  MlirOperation raw;                                                                               \
+  do {                                                                                             \
+    int rc_ = tether_op_get((self)->h, &raw);                                                      \
+    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (self)->h);                                         \
   } while (0)
 
-#define CALL(expr, h)                                                                             \
-  do {                                                                                            \
-    int rc_ = (expr);                                                                             \
-    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (h));                                              \
+#define CALL(expr, h)                                                                              \
+  do {                                                                                             \
+    int rc_ = (expr);                                                                              \
+    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (h));                                               \
   } while (0)
 
 /* Operation names repeat: a direct-mapped cache from the name's identifier (unique per name in a
@@ -221,9 +221,14 @@ static PyObject *op_is_valid(TpHandle *self, void *c) {
 }
 
 static PyObject *op_get_asm(TpHandle *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"binary", "large_elements_limit", "enable_debug_info",
-                           "pretty_debug_info", "print_generic_op_form", "use_local_scope",
-                           "assume_verified", NULL};
+  static char *kwlist[] = {"binary",
+                           "large_elements_limit",
+                           "enable_debug_info",
+                           "pretty_debug_info",
+                           "print_generic_op_form",
+                           "use_local_scope",
+                           "assume_verified",
+                           NULL};
   int binary = 0, debug = 0, pretty = 0, generic = 0, local = 0, assume = 0;
   PyObject *limit = Py_None;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "|pOppppp", kwlist, &binary, &limit, &debug, &pretty,
@@ -233,7 +238,8 @@ static PyObject *op_get_asm(TpHandle *self, PyObject *args, PyObject *kw) {
     PyErr_SetString(PyExc_NotImplementedError, "binary (bytecode) output is not supported");
     return NULL;
   }
-  if (limit != Py_None && !PyLong_Check(limit)) return tp_type_error("large_elements_limit", "an int", limit);
+  if (limit != Py_None && !PyLong_Check(limit))
+    return tp_type_error("large_elements_limit", "an int", limit);
   SELF_OP(self, raw);
   (void)raw;
   MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
@@ -331,7 +337,8 @@ static int walk_cb(tether_op *op, void *ud) {
   MlirOperation skip;
   if (w->skip && tether_op_get(w->skip, &skip) == TETHER_OK) {
     MlirOperation p = raw;
-    while (!mlirOperationIsNull(p) && !mlirOperationEqual(p, skip)) p = mlirOperationGetParentOperation(p);
+    while (!mlirOperationIsNull(p) && !mlirOperationEqual(p, skip))
+      p = mlirOperationGetParentOperation(p);
     if (!mlirOperationIsNull(p)) return 0;
   }
   w->skip = NULL;
@@ -352,7 +359,7 @@ static int walk_cb(tether_op *op, void *ud) {
     PyErr_Clear();
     v = 0;
   }
-  if (v == 1) return 1;  /* INTERRUPT */
+  if (v == 1) return 1;     /* INTERRUPT */
   if (v == 2) w->skip = op; /* SKIP */
   return 0;
 }
@@ -364,7 +371,8 @@ static PyObject *op_walk(TpHandle *self, PyObject *args, PyObject *kw) {
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O|i", kwlist, &cb, &order)) return NULL;
   if (!PyCallable_Check(cb)) return tp_type_error("callback", "callable", cb);
   walk_ctx w = {cb, 0, NULL};
-  int rc = tether_op_walk(self->h, order ? TETHER_WALK_POST_ORDER : TETHER_WALK_PRE_ORDER, walk_cb, &w);
+  int rc =
+      tether_op_walk(self->h, order ? TETHER_WALK_POST_ORDER : TETHER_WALK_PRE_ORDER, walk_cb, &w);
   if (w.failed) return NULL;
   if (rc < 0) return RAISE_RC(rc, self->h);
   Py_RETURN_NONE;
@@ -545,11 +553,11 @@ static PyObject *region_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   return wrap_handle(type, r, 1);
 }
 
-#define SELF_REGION(self)                                                                         \
-  do {                                                                                            \
-    MlirRegion r_;                                                                                \
-    int rc_ = tether_region_get((self)->h, &r_);                                                  \
-    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (self)->h);                                        \
+#define SELF_REGION(self)                                                                          \
+  do {                                                                                             \
+    MlirRegion r_;                                                                                 \
+    int rc_ = tether_region_get((self)->h, &r_);                                                   \
+    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (self)->h);                                         \
   } while (0)
 
 static PyObject *region_blocks(TpHandle *self, void *c) {
@@ -665,11 +673,11 @@ static PyObject *block_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   return wrap_handle(type, b, 1);
 }
 
-#define SELF_BLOCK(self, raw)                                                                     \
-  MlirBlock raw;                                                                                  \
-  do {                                                                                            \
-    int rc_ = tether_block_get((self)->h, &raw);                                                  \
-    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (self)->h);                                        \
+#define SELF_BLOCK(self, raw)                                                                      \
+  MlirBlock raw;                                                                                   \
+  do {                                                                                             \
+    int rc_ = tether_block_get((self)->h, &raw);                                                   \
+    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (self)->h);                                         \
   } while (0)
 
 static PyObject *block_operations(TpHandle *self, void *c) {
@@ -782,11 +790,11 @@ PyType_Spec tp_block_spec = {"tether._tether.Block", sizeof(TpHandle), 0,
 
 /* ---- Value ----------------------------------------------------------------------------------- */
 
-#define SELF_VALUE(self, raw)                                                                     \
-  MlirValue raw;                                                                                  \
-  do {                                                                                            \
-    int rc_ = tether_value_get((self)->h, &raw);                                                  \
-    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (self)->h);                                        \
+#define SELF_VALUE(self, raw)                                                                      \
+  MlirValue raw;                                                                                   \
+  do {                                                                                             \
+    int rc_ = tether_value_get((self)->h, &raw);                                                   \
+    if (rc_ != TETHER_OK) return RAISE_RC(rc_, (self)->h);                                         \
   } while (0)
 
 static PyObject *value_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
@@ -1162,7 +1170,7 @@ static PyObject *list_append(TpList *l, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *list_repr(TpList *l) {
-  static const char *const names[] = {"OpOperandList", "OpResultList", "RegionSequence",
+  static const char *const names[] = {"OpOperandList", "OpResultList",  "RegionSequence",
                                       "OpSuccessors",  "OperationList", "BlockArgumentList",
                                       "BlockList"};
   Py_ssize_t n = list_len(l);
@@ -1176,18 +1184,10 @@ static PyMethodDef list_methods[] = {
 };
 
 static PyType_Slot list_slots[] = {
-    {Py_tp_dealloc, list_dealloc},
-    {Py_tp_traverse, list_traverse},
-    {Py_tp_clear, list_clear},
-    {Py_sq_length, list_len},
-    {Py_sq_item, list_item},
-    {Py_mp_length, list_len},
-    {Py_mp_subscript, list_subscript},
-    {Py_mp_ass_subscript, list_ass},
-    {Py_tp_iter, list_iter},
-    {Py_tp_repr, list_repr},
-    {Py_tp_methods, list_methods},
-    {0, NULL},
+    {Py_tp_dealloc, list_dealloc},     {Py_tp_traverse, list_traverse}, {Py_tp_clear, list_clear},
+    {Py_sq_length, list_len},          {Py_sq_item, list_item},         {Py_mp_length, list_len},
+    {Py_mp_subscript, list_subscript}, {Py_mp_ass_subscript, list_ass}, {Py_tp_iter, list_iter},
+    {Py_tp_repr, list_repr},           {Py_tp_methods, list_methods},   {0, NULL},
 };
 
 PyType_Spec tp_list_spec = {"tether._tether.IRSequence", sizeof(TpList), 0,
@@ -1247,12 +1247,8 @@ static PyObject *iter_next(TpIter *it) {
 }
 
 static PyType_Slot iter_slots[] = {
-    {Py_tp_dealloc, iter_dealloc},
-    {Py_tp_traverse, iter_traverse},
-    {Py_tp_clear, iter_clear},
-    {Py_tp_iter, PyObject_SelfIter},
-    {Py_tp_iternext, iter_next},
-    {0, NULL},
+    {Py_tp_dealloc, iter_dealloc},   {Py_tp_traverse, iter_traverse}, {Py_tp_clear, iter_clear},
+    {Py_tp_iter, PyObject_SelfIter}, {Py_tp_iternext, iter_next},     {0, NULL},
 };
 
 PyType_Spec tp_iter_spec = {"tether._tether.IRIterator", sizeof(TpIter), 0,
@@ -1389,7 +1385,8 @@ static PyObject *fn_op_create(PyObject *m, PyObject *args) {
       goto done;
     }
   } else if (regions != Py_None) {
-    if (!(fg = PySequence_Fast(regions, "regions must be an int or a sequence of Region"))) goto done;
+    if (!(fg = PySequence_Fast(regions, "regions must be an int or a sequence of Region")))
+      goto done;
     st.nRegions = PySequence_Fast_GET_SIZE(fg);
   }
   {
@@ -1441,7 +1438,8 @@ static PyObject *fn_op_create(PyObject *m, PyObject *args) {
       tether_arena *aa;
       MlirAttribute av;
       if (!tp_arg_attr(v, &av, &aa)) goto done;
-      na[i] = mlirNamedAttributeGet(mlirIdentifierGet(tether_arena_context(a), (MlirStringRef){ks, (size_t)kl}), av);
+      na[i] = mlirNamedAttributeGet(
+          mlirIdentifierGet(tether_arena_context(a), (MlirStringRef){ks, (size_t)kl}), av);
     }
     st.attributes = na;
   }

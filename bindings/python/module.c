@@ -92,8 +92,9 @@ void tp_strbuf_append(MlirStringRef s, void *user) {
 }
 
 PyObject *tp_strbuf_finish(tp_strbuf *b) {
-  PyObject *r = b->failed ? PyErr_NoMemory()
-                          : PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace");
+  PyObject *r = b->failed
+                    ? PyErr_NoMemory()
+                    : PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace");
   free(b->data);
   b->data = NULL;
   return r;
@@ -131,7 +132,8 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 }
 
 static void context_dealloc(TpContext *self) {
-  if (self->arena && tether_arena_get_user(self->arena) == self) tether_arena_set_user(self->arena, NULL);
+  if (self->arena && tether_arena_get_user(self->arena) == self)
+    tether_arena_set_user(self->arena, NULL);
   if (self->pin >= 0) tether_unpin(self->pin);
   PyTypeObject *t = Py_TYPE(self);
   t->tp_free(self);
@@ -146,12 +148,14 @@ int tp_arg_context(PyObject *o, tether_arena **out) {
 
 static PyObject *context_get_allow(TpContext *self, void *c) {
   (void)c;
-  return PyBool_FromLong(mlirContextGetAllowUnregisteredDialects(tether_arena_context(self->arena)));
+  return PyBool_FromLong(
+      mlirContextGetAllowUnregisteredDialects(tether_arena_context(self->arena)));
 }
 
 static int context_set_allow(TpContext *self, PyObject *v, void *c) {
   (void)c;
-  if (!v || !PyBool_Check(v)) return tp_type_error("allow_unregistered_dialects", "a bool", v ? v : Py_None), -1;
+  if (!v || !PyBool_Check(v))
+    return tp_type_error("allow_unregistered_dialects", "a bool", v ? v : Py_None), -1;
   tether_arena_allow_unregistered(self->arena, v == Py_True);
   return 0;
 }
@@ -238,7 +242,8 @@ static PyMethodDef context_methods[] = {
 };
 
 static PyGetSetDef context_getset[] = {
-    {"allow_unregistered_dialects", (getter)context_get_allow, (setter)context_set_allow, NULL, NULL},
+    {"allow_unregistered_dialects", (getter)context_get_allow, (setter)context_set_allow, NULL,
+     NULL},
     {"_CAPIPtr", (getter)context_capsule, NULL, "The MlirContext as a capsule.", NULL},
     {"_arena", (getter)context_arena_capsule, NULL, "The tether_arena as a capsule.", NULL},
     {NULL, NULL, NULL, NULL, NULL},
@@ -333,9 +338,7 @@ static int add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject
   return 0;
 }
 
-static int add_functions(PyObject *m, PyMethodDef *defs) {
-  return PyModule_AddFunctions(m, defs);
-}
+static int add_functions(PyObject *m, PyMethodDef *defs) { return PyModule_AddFunctions(m, defs); }
 
 static int exec_module(PyObject *m) {
   if (tp.Context) {
@@ -354,11 +357,12 @@ static int exec_module(PyObject *m) {
       add_type(m, &tp_attribute_spec, NULL, &tp.Attribute) < 0 ||
       add_type(m, &tp_location_spec, NULL, &tp.Location) < 0 ||
       add_type(m, &tp_passmanager_spec, NULL, &tp.PassManager) < 0 ||
-      add_type(m, &tp_list_spec, NULL, &tp.List) < 0 || add_type(m, &tp_iter_spec, NULL, &tp.Iter) < 0)
+      add_type(m, &tp_list_spec, NULL, &tp.List) < 0 ||
+      add_type(m, &tp_iter_spec, NULL, &tp.Iter) < 0)
     return -1;
-  tp.MLIRError = PyErr_NewExceptionWithDoc("tether._tether.MLIRError",
-                                           "MLIR reported errors; the message holds its diagnostics.",
-                                           NULL, NULL);
+  tp.MLIRError = PyErr_NewExceptionWithDoc(
+      "tether._tether.MLIRError", "MLIR reported errors; the message holds its diagnostics.", NULL,
+      NULL);
   tp.InvalidatedError = PyErr_NewExceptionWithDoc(
       "tether._tether.InvalidatedError",
       "The object stands for IR that was erased, removed by a pass, or destroyed.",

@@ -183,10 +183,12 @@ static PyGetSetDef loc_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-#define VALUE_SLOTS(str, getset, doc)                                                             \
-  {Py_tp_new, value_obj_tp_new}, {Py_tp_dealloc, value_obj_dealloc}, {Py_tp_str, str},            \
-      {Py_tp_repr, value_obj_repr}, {Py_tp_richcompare, value_obj_richcompare},                   \
-      {Py_tp_hash, value_obj_hash}, {Py_tp_getset, getset}, {Py_tp_doc, doc}, {0, NULL}
+#define VALUE_SLOTS(str, getset, doc)                                                              \
+  {Py_tp_new, value_obj_tp_new}, {Py_tp_dealloc, value_obj_dealloc}, {Py_tp_str, str},             \
+      {Py_tp_repr, value_obj_repr}, {Py_tp_richcompare, value_obj_richcompare},                    \
+      {Py_tp_hash, value_obj_hash}, {Py_tp_getset, getset}, {Py_tp_doc, doc}, {                    \
+    0, NULL                                                                                        \
+  }
 
 static PyType_Slot type_slots[] = {VALUE_SLOTS(type_str, type_getset, "An MLIR type.")};
 static PyType_Slot attr_slots[] = {VALUE_SLOTS(attr_str, attr_getset, "An MLIR attribute.")};
@@ -210,7 +212,8 @@ static PyObject *pm_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (!tp_arg_context(ctx, &a)) return NULL;
   TpPassManager *self = (TpPassManager *)type->tp_alloc(type, 0);
   if (!self) return NULL;
-  self->pm = mlirPassManagerCreateOnOperation(tether_arena_context(a), mlirStringRefCreateFromCString(anchor));
+  self->pm = mlirPassManagerCreateOnOperation(tether_arena_context(a),
+                                              mlirStringRefCreateFromCString(anchor));
   self->context = Py_NewRef(ctx);
   return (PyObject *)self;
 }
@@ -223,13 +226,17 @@ static void pm_dealloc(TpPassManager *self) {
   Py_DECREF(t);
 }
 
-static PyObject *pm_add(TpPassManager *self, PyObject *pipeline) {
+/* Adds a textual pipeline through `parse` (mlirOpPassManagerAddPipeline: nested passes;
+ * mlirParsePassPipeline: a whole pipeline with its anchor). MLIRError with MLIR's message. */
+static PyObject *pm_pipeline(TpPassManager *self, PyObject *pipeline,
+                             MlirLogicalResult (*parse)(MlirOpPassManager, MlirStringRef,
+                                                        MlirStringCallback, void *)) {
   Py_ssize_t n;
   const char *s = PyUnicode_AsUTF8AndSize(pipeline, &n);
   if (!s) return NULL;
   tp_strbuf err = {0};
-  MlirLogicalResult r = mlirOpPassManagerAddPipeline(mlirPassManagerGetAsOpPassManager(self->pm),
-                                                     (MlirStringRef){s, (size_t)n}, tp_strbuf_append, &err);
+  MlirLogicalResult r = parse(mlirPassManagerGetAsOpPassManager(self->pm),
+                              (MlirStringRef){s, (size_t)n}, tp_strbuf_append, &err);
   if (mlirLogicalResultIsFailure(r)) {
     PyObject *msg = tp_strbuf_finish(&err);
     if (msg) {
@@ -242,23 +249,12 @@ static PyObject *pm_add(TpPassManager *self, PyObject *pipeline) {
   Py_RETURN_NONE;
 }
 
+static PyObject *pm_add(TpPassManager *self, PyObject *pipeline) {
+  return pm_pipeline(self, pipeline, mlirOpPassManagerAddPipeline);
+}
+
 static PyObject *pm_parse_into(TpPassManager *self, PyObject *pipeline) {
-  Py_ssize_t n;
-  const char *s = PyUnicode_AsUTF8AndSize(pipeline, &n);
-  if (!s) return NULL;
-  tp_strbuf err = {0};
-  MlirLogicalResult r = mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(self->pm),
-                                              (MlirStringRef){s, (size_t)n}, tp_strbuf_append, &err);
-  if (mlirLogicalResultIsFailure(r)) {
-    PyObject *msg = tp_strbuf_finish(&err);
-    if (msg) {
-      PyErr_Format(tp.MLIRError, "invalid pass pipeline '%s': %U", s, msg);
-      Py_DECREF(msg);
-    }
-    return NULL;
-  }
-  free(err.data);
-  Py_RETURN_NONE;
+  return pm_pipeline(self, pipeline, mlirParsePassPipeline);
 }
 
 static PyObject *pm_str(TpPassManager *self) {
@@ -290,12 +286,8 @@ static PyGetSetDef pm_getset[] = {
 };
 
 static PyType_Slot pm_slots[] = {
-    {Py_tp_new, pm_new},
-    {Py_tp_dealloc, pm_dealloc},
-    {Py_tp_str, pm_str},
-    {Py_tp_methods, pm_methods},
-    {Py_tp_getset, pm_getset},
-    {0, NULL},
+    {Py_tp_new, pm_new},         {Py_tp_dealloc, pm_dealloc}, {Py_tp_str, pm_str},
+    {Py_tp_methods, pm_methods}, {Py_tp_getset, pm_getset},   {0, NULL},
 };
 
 PyType_Spec tp_passmanager_spec = {"tether._tether.PassManager", sizeof(TpPassManager), 0,
@@ -310,13 +302,20 @@ typedef struct {
 } type_kind;
 
 static const type_kind type_kinds[] = {
-    {"integer", mlirTypeIsAInteger},       {"index", mlirTypeIsAIndex},
-    {"f16", mlirTypeIsAF16},               {"bf16", mlirTypeIsABF16},
-    {"f32", mlirTypeIsAF32},               {"f64", mlirTypeIsAF64},
-    {"none", mlirTypeIsANone},             {"complex", mlirTypeIsAComplex},
-    {"function", mlirTypeIsAFunction},     {"tuple", mlirTypeIsATuple},
-    {"ranked_tensor", mlirTypeIsARankedTensor}, {"unranked_tensor", mlirTypeIsAUnrankedTensor},
-    {"memref", mlirTypeIsAMemRef},         {"unranked_memref", mlirTypeIsAUnrankedMemRef},
+    {"integer", mlirTypeIsAInteger},
+    {"index", mlirTypeIsAIndex},
+    {"f16", mlirTypeIsAF16},
+    {"bf16", mlirTypeIsABF16},
+    {"f32", mlirTypeIsAF32},
+    {"f64", mlirTypeIsAF64},
+    {"none", mlirTypeIsANone},
+    {"complex", mlirTypeIsAComplex},
+    {"function", mlirTypeIsAFunction},
+    {"tuple", mlirTypeIsATuple},
+    {"ranked_tensor", mlirTypeIsARankedTensor},
+    {"unranked_tensor", mlirTypeIsAUnrankedTensor},
+    {"memref", mlirTypeIsAMemRef},
+    {"unranked_memref", mlirTypeIsAUnrankedMemRef},
     {"vector", mlirTypeIsAVector},
 };
 
@@ -326,11 +325,16 @@ typedef struct {
 } attr_kind;
 
 static const attr_kind attr_kinds[] = {
-    {"unit", mlirAttributeIsAUnit},     {"bool", mlirAttributeIsABool},
-    {"integer", mlirAttributeIsAInteger}, {"float", mlirAttributeIsAFloat},
-    {"string", mlirAttributeIsAString}, {"type", mlirAttributeIsAType},
-    {"array", mlirAttributeIsAArray},   {"dictionary", mlirAttributeIsADictionary},
-    {"flat_symbol_ref", mlirAttributeIsAFlatSymbolRef}, {"symbol_ref", mlirAttributeIsASymbolRef},
+    {"unit", mlirAttributeIsAUnit},
+    {"bool", mlirAttributeIsABool},
+    {"integer", mlirAttributeIsAInteger},
+    {"float", mlirAttributeIsAFloat},
+    {"string", mlirAttributeIsAString},
+    {"type", mlirAttributeIsAType},
+    {"array", mlirAttributeIsAArray},
+    {"dictionary", mlirAttributeIsADictionary},
+    {"flat_symbol_ref", mlirAttributeIsAFlatSymbolRef},
+    {"symbol_ref", mlirAttributeIsASymbolRef},
     {"dense_elements", mlirAttributeIsADenseElements},
 };
 
@@ -482,8 +486,10 @@ static PyObject *fn_make_type(PyObject *m, PyObject *args) {
   if (!strncmp(kind, "integer", 7) && x) {
     if (!PyLong_Check(x)) return tp_type_error("width", "an int", x);
     long w = PyLong_AsLong(x);
-    if (w <= 0 || w > 16777215) return PyErr_Format(PyExc_ValueError, "invalid integer width %ld", w);
-    if (!strcmp(kind, "integer_signed")) return tp_wrap_type(a, mlirIntegerTypeSignedGet(ctx, (unsigned)w));
+    if (w <= 0 || w > 16777215)
+      return PyErr_Format(PyExc_ValueError, "invalid integer width %ld", w);
+    if (!strcmp(kind, "integer_signed"))
+      return tp_wrap_type(a, mlirIntegerTypeSignedGet(ctx, (unsigned)w));
     if (!strcmp(kind, "integer_unsigned"))
       return tp_wrap_type(a, mlirIntegerTypeUnsignedGet(ctx, (unsigned)w));
     return tp_wrap_type(a, mlirIntegerTypeGet(ctx, (unsigned)w));
@@ -501,7 +507,8 @@ static PyObject *fn_make_type(PyObject *m, PyObject *args) {
     PyMem_Free(tr);
     return tp_wrap_type(a, f);
   }
-  if ((!strcmp(kind, "ranked_tensor") || !strcmp(kind, "memref") || !strcmp(kind, "vector")) && x && y) {
+  if ((!strcmp(kind, "ranked_tensor") || !strcmp(kind, "memref") || !strcmp(kind, "vector")) && x &&
+      y) {
     intptr_t rank;
     int64_t *shape;
     MlirType elt;
@@ -510,13 +517,15 @@ static PyObject *fn_make_type(PyObject *m, PyObject *args) {
     if (ea != a) return tp_raise(TETHER_ECONTEXT, NULL, NULL);
     if (!shape_of(x, &rank, &shape)) return NULL;
     tp_strbuf diag = {0};
-    MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, checked_handler, &diag, NULL);
+    MlirDiagnosticHandlerID id =
+        mlirContextAttachDiagnosticHandler(ctx, checked_handler, &diag, NULL);
     MlirLocation loc = mlirLocationUnknownGet(ctx);
     MlirType t;
     if (!strcmp(kind, "ranked_tensor"))
       t = mlirRankedTensorTypeGetChecked(loc, rank, shape, elt, mlirAttributeGetNull());
     else if (!strcmp(kind, "memref"))
-      t = mlirMemRefTypeGetChecked(loc, elt, rank, shape, mlirAttributeGetNull(), mlirAttributeGetNull());
+      t = mlirMemRefTypeGetChecked(loc, elt, rank, shape, mlirAttributeGetNull(),
+                                   mlirAttributeGetNull());
     else
       t = mlirVectorTypeGetChecked(loc, rank, shape, elt);
     mlirContextDetachDiagnosticHandler(ctx, id);
@@ -543,7 +552,8 @@ static PyObject *fn_type_info(PyObject *m, PyObject *args) {
   if (!strcmp(what, "shape") && mlirTypeIsAShaped(raw) && mlirShapedTypeHasRank(raw)) {
     intptr_t r = mlirShapedTypeGetRank(raw);
     PyObject *l = PyList_New(r);
-    for (intptr_t i = 0; l && i < r; i++) PyList_SET_ITEM(l, i, PyLong_FromLongLong(mlirShapedTypeGetDimSize(raw, i)));
+    for (intptr_t i = 0; l && i < r; i++)
+      PyList_SET_ITEM(l, i, PyLong_FromLongLong(mlirShapedTypeGetDimSize(raw, i)));
     return l;
   }
   if (!strcmp(what, "element_type") && mlirTypeIsAShaped(raw))
@@ -555,7 +565,8 @@ static PyObject *fn_type_info(PyObject *m, PyObject *args) {
     intptr_t n = in ? mlirFunctionTypeGetNumInputs(raw) : mlirFunctionTypeGetNumResults(raw);
     PyObject *l = PyList_New(n);
     for (intptr_t i = 0; l && i < n; i++) {
-      PyObject *e = tp_wrap_type(a, in ? mlirFunctionTypeGetInput(raw, i) : mlirFunctionTypeGetResult(raw, i));
+      PyObject *e = tp_wrap_type(a, in ? mlirFunctionTypeGetInput(raw, i)
+                                       : mlirFunctionTypeGetResult(raw, i));
       if (!e) {
         Py_CLEAR(l);
         break;
@@ -579,7 +590,8 @@ static PyObject *fn_make_attr(PyObject *m, PyObject *args) {
   PyObject *x = nargs > 2 ? PyTuple_GET_ITEM(args, 2) : NULL;
   PyObject *y = nargs > 3 ? PyTuple_GET_ITEM(args, 3) : NULL;
   if (!strcmp(kind, "unit")) return tp_wrap_attr(a, mlirUnitAttrGet(ctx));
-  if (!strcmp(kind, "bool") && x) return tp_wrap_attr(a, mlirBoolAttrGet(ctx, PyObject_IsTrue(x) == 1));
+  if (!strcmp(kind, "bool") && x)
+    return tp_wrap_attr(a, mlirBoolAttrGet(ctx, PyObject_IsTrue(x) == 1));
   if (!strcmp(kind, "string") && x) {
     Py_ssize_t n;
     const char *s = PyUnicode_AsUTF8AndSize(x, &n);
@@ -636,8 +648,10 @@ static PyObject *fn_make_attr(PyObject *m, PyObject *args) {
       tether_arena *ea;
       if (!ks || !tp_arg_attr(PyTuple_GET_ITEM(kv, 1), &av, &ea) || ea != a) {
         if (!PyErr_Occurred()) {
-          if (!ks) tp_type_error("key", "a str", key);
-          else tp_raise(TETHER_ECONTEXT, NULL, NULL);
+          if (!ks)
+            tp_type_error("key", "a str", key);
+          else
+            tp_raise(TETHER_ECONTEXT, NULL, NULL);
         }
         PyMem_Free(v);
         Py_DECREF(items);
@@ -748,7 +762,8 @@ static PyObject *fn_make_loc(PyObject *m, PyObject *args) {
     long line = PyLong_AsLong(PyTuple_GET_ITEM(args, 3));
     long col = PyLong_AsLong(PyTuple_GET_ITEM(args, 4));
     if (PyErr_Occurred()) return NULL;
-    return tp_wrap_loc(a, mlirLocationFileLineColGet(ctx, (MlirStringRef){f, (size_t)n}, (unsigned)line, (unsigned)col));
+    return tp_wrap_loc(a, mlirLocationFileLineColGet(ctx, (MlirStringRef){f, (size_t)n},
+                                                     (unsigned)line, (unsigned)col));
   }
   if (!strcmp(kind, "name") && nargs == 4) {
     Py_ssize_t n;
@@ -771,12 +786,18 @@ static PyObject *fn_from_capsule(PyObject *m, PyObject *args) {
   int is_attr;
   if (!PyArg_ParseTuple(args, "Op", &cap, &is_attr)) return NULL;
   const char *name = is_attr ? "mlir.ir.Attribute._CAPIPtr" : "mlir.ir.Type._CAPIPtr";
-  if (!PyCapsule_IsValid(cap, name)) return PyErr_Format(PyExc_TypeError, "expected a capsule named %s", name);
+  if (!PyCapsule_IsValid(cap, name))
+    return PyErr_Format(PyExc_TypeError, "expected a capsule named %s", name);
   void *p = PyCapsule_GetPointer(cap, name);
-  if (!p) return PyErr_Format(PyExc_ValueError, "the capsule holds a null %s", is_attr ? "attribute" : "type");
-  MlirContext ctx = is_attr ? mlirAttributeGetContext((MlirAttribute){p}) : mlirTypeGetContext((MlirType){p});
+  if (!p)
+    return PyErr_Format(PyExc_ValueError, "the capsule holds a null %s",
+                        is_attr ? "attribute" : "type");
+  MlirContext ctx =
+      is_attr ? mlirAttributeGetContext((MlirAttribute){p}) : mlirTypeGetContext((MlirType){p});
   tether_arena *a = tether_arena_of_context(ctx);
-  if (!a) return PyErr_Format(PyExc_ValueError, "the value belongs to a context that is not a tether Context");
+  if (!a)
+    return PyErr_Format(PyExc_ValueError,
+                        "the value belongs to a context that is not a tether Context");
   return is_attr ? tp_wrap_attr(a, (MlirAttribute){p}) : tp_wrap_type(a, (MlirType){p});
 }
 

@@ -9,8 +9,8 @@
 
 /* A wrapper object of some language runtime: malloc memory, invisible to the collector. */
 typedef struct wrapper {
-  tether_op *op;  /* the handle */
-  intptr_t pin;   /* keeps it alive while the wrapper lives */
+  tether_op *op; /* the handle */
+  intptr_t pin;  /* keeps it alive while the wrapper lives */
 } wrapper;
 
 /* One wrapper per operation: the handle's user pointer finds the existing one. */
@@ -31,16 +31,15 @@ static void release(wrapper *w) {
   free(w);
 }
 
-static void print_piece(MlirStringRef s, void *user) {
-  fwrite(s.data, 1, s.length, (FILE *)user);
-}
+static void print_piece(MlirStringRef s, void *user) { fwrite(s.data, 1, s.length, (FILE *)user); }
 
 /* Every call returns a status; an invalid handle is an error, never a crash. */
 static const char *name_of(wrapper *w, char *buf, size_t n) {
   MlirOperation raw;
   int rc = tether_op_get(w->op, &raw);
   if (rc != TETHER_OK) {
-    snprintf(buf, n, "<%s: %s>", tether_strerror(rc), tether_reason_text(tether_handle_reason(w->op)));
+    snprintf(buf, n, "<%s: %s>", tether_strerror(rc),
+             tether_reason_text(tether_handle_reason(w->op)));
     return buf;
   }
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(raw));

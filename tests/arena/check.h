@@ -11,47 +11,47 @@
 
 static int check_passed;
 
-#define CHECK(c)                                                                                  \
-  do {                                                                                            \
-    if (!(c)) {                                                                                   \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                       \
-      printf("%d passed, 1 failed\n", check_passed);                                              \
-      exit(1);                                                                                    \
-    }                                                                                             \
+#define CHECK(c)                                                                                   \
+  do {                                                                                             \
+    if (!(c)) {                                                                                    \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                        \
+      printf("%d passed, 1 failed\n", check_passed);                                               \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
-#define CHECK_RC(expr, want)                                                                      \
-  do {                                                                                            \
-    int rc_ = (expr);                                                                             \
-    if (rc_ != (want)) {                                                                          \
-      fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #expr,         \
-              tether_status_name(rc_), tether_status_name(want));                                 \
-      printf("%d passed, 1 failed\n", check_passed);                                              \
-      exit(1);                                                                                    \
-    }                                                                                             \
+#define CHECK_RC(expr, want)                                                                       \
+  do {                                                                                             \
+    int rc_ = (expr);                                                                              \
+    if (rc_ != (want)) {                                                                           \
+      fprintf(stderr, "%s:%d: %s returned %s, expected %s\n", __FILE__, __LINE__, #expr,           \
+              tether_status_name(rc_), tether_status_name(want));                                  \
+      printf("%d passed, 1 failed\n", check_passed);                                               \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 #define OK(expr) CHECK_RC(expr, TETHER_OK)
 
-#define RUN(test)                                                                                 \
-  do {                                                                                            \
-    test();                                                                                       \
-    check_passed++;                                                                               \
-    printf("ok: %s\n", #test);                                                                    \
+#define RUN(test)                                                                                  \
+  do {                                                                                             \
+    test();                                                                                        \
+    check_passed++;                                                                                \
+    printf("ok: %s\n", #test);                                                                     \
   } while (0)
 
-#define DONE()                                                                                    \
-  do {                                                                                            \
-    printf("%d passed, 0 failed\n", check_passed);                                                \
-    return 0;                                                                                     \
+#define DONE()                                                                                     \
+  do {                                                                                             \
+    printf("%d passed, 0 failed\n", check_passed);                                                 \
+    return 0;                                                                                      \
   } while (0)
 
 /* Conservative collection: a pointer left in a register or a stale stack slot can keep one object
  * alive through a collection. Tests that need one object freed collect repeatedly (each
  * tether_collect clears the stack below it first) until the condition holds, at most 10 times. */
-#define COLLECT_UNTIL(a, cond)                                                                    \
-  do {                                                                                            \
-    for (int i_ = 0; i_ < 10 && !(cond); i_++) tether_collect(a);                                 \
+#define COLLECT_UNTIL(a, cond)                                                                     \
+  do {                                                                                             \
+    for (int i_ = 0; i_ < 10 && !(cond); i_++) tether_collect(a);                                  \
   } while (0)
 
 typedef struct {
@@ -92,7 +92,8 @@ static inline int prints_containing(tether_op *op, const char *needle) {
 static inline tether_op *parse(tether_arena *a, const char *text) {
   tether_op *m = NULL;
   int rc = tether_module_parse(a, text, strlen(text), &m);
-  if (rc != TETHER_OK) fprintf(stderr, "parse failed: %s\n%s", tether_strerror(rc), tether_arena_last_error(a));
+  if (rc != TETHER_OK)
+    fprintf(stderr, "parse failed: %s\n%s", tether_strerror(rc), tether_arena_last_error(a));
   CHECK(rc == TETHER_OK && m);
   return m;
 }

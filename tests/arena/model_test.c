@@ -1,9 +1,10 @@
 /* Model-based randomized test of the arena.
  *
  * Thousands of random sequences of create / parse / navigate / insert / move / detach / erase /
- * raw erase + revalidate / clone / drop handle / collect, each on a fresh arena, checked after every
- * step against a reference model: which handles are valid (and why not), every operation's parent,
- * identity (one handle per operation for as long as it lives), and the number of live roots.
+ * raw erase + revalidate / clone / drop handle / collect, each on a fresh arena, checked after
+ * every step against a reference model: which handles are valid (and why not), every operation's
+ * parent, identity (one handle per operation for as long as it lives), and the number of live
+ * roots.
  *
  * Usage: model_test [SEED [SEQUENCES [STEPS]]]; defaults 1, 1000, 100 (100,000 steps). Seeded and
  * reproducible: a failure prints the seed, sequence and step.
@@ -36,11 +37,27 @@ static int nslots;
 static uint64_t rng;
 static unsigned long seed, seq, step;
 /* How often each kind of step succeeded or was refused as the model predicted. */
-enum { C_PARSE, C_INSERT, C_INSERT_REFUSED, C_MOVE, C_MOVE_REFUSED, C_DETACH, C_ERASE, C_REVALIDATE,
-       C_CLONE, C_PARENT, C_CHILD, C_DROP, C_COLLECT, C_N };
-static const char *const counter_names[C_N] = {"parse", "insert", "insert refused", "move",
-    "move refused", "detach", "erase", "raw erase + revalidate", "clone", "to parent",
-    "to child", "drop", "collect"};
+enum {
+  C_PARSE,
+  C_INSERT,
+  C_INSERT_REFUSED,
+  C_MOVE,
+  C_MOVE_REFUSED,
+  C_DETACH,
+  C_ERASE,
+  C_REVALIDATE,
+  C_CLONE,
+  C_PARENT,
+  C_CHILD,
+  C_DROP,
+  C_COLLECT,
+  C_N
+};
+static const char *const counter_names[C_N] = {
+    "parse",        "insert",    "insert refused", "move",
+    "move refused", "detach",    "erase",          "raw erase + revalidate",
+    "clone",        "to parent", "to child",       "drop",
+    "collect"};
 static unsigned long counters[C_N];
 
 static uint64_t next_rand(void) {
@@ -51,25 +68,25 @@ static uint64_t next_rand(void) {
 }
 static int rnd(int n) { return n <= 0 ? 0 : (int)(next_rand() % (uint64_t)n); }
 
-#define MCHECK(c)                                                                                 \
-  do {                                                                                            \
-    if (!(c)) {                                                                                   \
-      fprintf(stderr, "seed %lu sequence %lu step %lu: %s:%d: CHECK failed: %s\n", seed, seq,     \
-              step, __FILE__, __LINE__, #c);                                                      \
-      printf("0 passed, 1 failed\n");                                                             \
-      exit(1);                                                                                    \
-    }                                                                                             \
+#define MCHECK(c)                                                                                  \
+  do {                                                                                             \
+    if (!(c)) {                                                                                    \
+      fprintf(stderr, "seed %lu sequence %lu step %lu: %s:%d: CHECK failed: %s\n", seed, seq,      \
+              step, __FILE__, __LINE__, #c);                                                       \
+      printf("0 passed, 1 failed\n");                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
-#define MOK(expr)                                                                                 \
-  do {                                                                                            \
-    int rc_ = (expr);                                                                             \
-    if (rc_ != TETHER_OK) {                                                                       \
-      fprintf(stderr, "seed %lu sequence %lu step %lu: %s:%d: %s -> %s\n", seed, seq, step,       \
-              __FILE__, __LINE__, #expr, tether_status_name(rc_));                                \
-      printf("0 passed, 1 failed\n");                                                             \
-      exit(1);                                                                                    \
-    }                                                                                             \
+#define MOK(expr)                                                                                  \
+  do {                                                                                             \
+    int rc_ = (expr);                                                                              \
+    if (rc_ != TETHER_OK) {                                                                        \
+      fprintf(stderr, "seed %lu sequence %lu step %lu: %s:%d: %s -> %s\n", seed, seq, step,        \
+              __FILE__, __LINE__, #expr, tether_status_name(rc_));                                 \
+      printf("0 passed, 1 failed\n");                                                              \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static int new_op(int parent) {

@@ -161,7 +161,7 @@ static void detached_region_and_block_attach(void) {
 
   /* Attaching twice, or into itself, is refused. */
   CHECK_RC(tether_region_append_block(region, block), TETHER_ESTATE);
-  CHECK_RC(tether_block_append_op(mb, m), TETHER_EARG);   /* into itself */
+  CHECK_RC(tether_block_append_op(mb, m), TETHER_EARG);      /* into itself */
   CHECK_RC(tether_block_append_op(mb, func), TETHER_ESTATE); /* not a root */
 }
 
@@ -315,10 +315,10 @@ static void passes_invalidate_removed_ops(void) {
   tether_value *mulres;
   OK(tether_op_result(mul, 0, &mulres));
   MlirPassManager pm = mlirPassManagerCreate(tether_arena_context(a));
-  CHECK(mlirLogicalResultIsSuccess(mlirParsePassPipeline(
-      mlirPassManagerGetAsOpPassManager(pm),
-      mlirStringRefCreateFromCString("builtin.module(canonicalize)"), strbuf_append,
-      &(strbuf){NULL, 0, 0})));
+  CHECK(mlirLogicalResultIsSuccess(
+      mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                            mlirStringRefCreateFromCString("builtin.module(canonicalize)"),
+                            strbuf_append, &(strbuf){NULL, 0, 0})));
   OK(tether_op_run_passes(m, pm));
   CHECK(tether_handle_reason(mul) == TETHER_REASON_REMOVED);
   CHECK(tether_handle_reason(mulres) == TETHER_REASON_REMOVED);
@@ -326,8 +326,8 @@ static void passes_invalidate_removed_ops(void) {
   CHECK(body_op(func, 0) == add); /* identity kept */
   CHECK(!prints_containing(m, "muli"));
   /* A pipeline that fails reports it and revalidates anyway. */
-  MlirPassManager bad = mlirPassManagerCreateOnOperation(tether_arena_context(a),
-                                                         mlirStringRefCreateFromCString("func.func"));
+  MlirPassManager bad = mlirPassManagerCreateOnOperation(
+      tether_arena_context(a), mlirStringRefCreateFromCString("func.func"));
   CHECK_RC(tether_op_run_passes(m, bad), TETHER_EPASS);
   CHECK(strlen(tether_arena_last_error(a)) > 0);
   mlirPassManagerDestroy(pm);
@@ -458,7 +458,8 @@ static void wrap_raw_pointers(void) {
   tether_op *w;
   OK(tether_op_wrap(a, raw, &w));
   CHECK(w == func);
-  MlirOperation add = mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0)));
+  MlirOperation add =
+      mlirBlockGetFirstOperation(mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0)));
   OK(tether_op_wrap(a, add, &w));
   CHECK(w == body_op(func, 0));
   tether_arena *other;

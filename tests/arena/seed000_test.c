@@ -97,7 +97,8 @@ static void address_reuse_never_meets_stale_handles(void) {
     CHECK(tether_handle_reason(stale[k]) == TETHER_REASON_ERASED);
     CHECK(!prints_containing(stale[k], "func"));
   }
-  printf("  in %d of %d rounds the new func.func got the address of an erased one\n", reused, ROUNDS);
+  printf("  in %d of %d rounds the new func.func got the address of an erased one\n", reused,
+         ROUNDS);
 #ifndef __SANITIZE_ADDRESS__
   /* The scenario really happened (ASan's quarantine delays reuse on purpose, so not there). */
   CHECK(reused > 0);

@@ -26,10 +26,10 @@ static __attribute__((noreturn)) void die(const char *what, int rc) {
   exit(2);
 }
 
-#define OK(e)                                                                                     \
-  do {                                                                                            \
-    int rc_ = (e);                                                                                \
-    if (rc_ != TETHER_OK) die(#e, rc_);                                                           \
+#define OK(e)                                                                                      \
+  do {                                                                                             \
+    int rc_ = (e);                                                                                 \
+    if (rc_ != TETHER_OK) die(#e, rc_);                                                            \
   } while (0)
 
 /* ---- the baseline a binding author would otherwise write ------------------------------------- */
@@ -63,7 +63,8 @@ static base_handle *base_find(base_map *m, void *raw) {
 
 static void base_put(base_map *m, void *raw, base_handle *h);
 static void base_grow(base_map *m) {
-  base_map n = {calloc(m->cap * 2, sizeof(void *)), calloc(m->cap * 2, sizeof(void *)), m->cap * 2, 0};
+  base_map n = {calloc(m->cap * 2, sizeof(void *)), calloc(m->cap * 2, sizeof(void *)), m->cap * 2,
+                0};
   for (size_t i = 0; i < m->cap; i++)
     if (m->keys[i]) base_put(&n, m->keys[i], m->vals[i]);
   free(m->keys);
@@ -163,7 +164,8 @@ static double tether_nav(tether_op *module) {
   return (now_ns() - t0) / (double)n;
 }
 
-static double base_iter(base_map *m, MlirOperation module, base_handle *root, base_handle **out_last) {
+static double base_iter(base_map *m, MlirOperation module, base_handle *root,
+                        base_handle **out_last) {
   intptr_t n = 0;
   double t0 = now_ns();
   base_handle *h = NULL;
@@ -217,7 +219,8 @@ static __attribute__((noinline)) void cold_round(tether_arena *a, tether_op *m, 
 int main(int argc, char **argv) {
   n_ops = 1000000;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--ops") && i + 1 < argc) n_ops = strtol(argv[++i], NULL, 10);
+    if (!strcmp(argv[i], "--ops") && i + 1 < argc)
+      n_ops = strtol(argv[++i], NULL, 10);
     else {
       fprintf(stderr, "usage: arena_bench [--ops N]\n");
       return 2;
