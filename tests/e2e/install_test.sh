@@ -17,7 +17,8 @@ echo "$out"
 grep -q "func.func @hello()" <<<"$out"
 grep -q "hello from an installed tether" <<<"$out"
 # Nothing of the build tree is needed at run time.
-ldd "$TEST_TMPDIR/hello" | grep -q "$prefix/lib/libtether_capi.so"
+deps=$(ldd "$TEST_TMPDIR/hello")
+grep -q "$prefix/lib/libtether_capi.so" <<<"$deps"
 py=$(cd "$TEST_TMPDIR" && PYTHONPATH="$prefix/lib/python" "$python" -c '
 from tether import ir
 with ir.Context():
