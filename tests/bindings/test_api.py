@@ -672,3 +672,27 @@ def test_enable_multithreading_and_opview(ctx):
     m = ir.Module.parse("func.func private @f()")
     op = m.body.operations[0]
     assert op.opview is op
+
+
+def test_upstream_builder_idiom(ctx):
+    # The shape of upstream examples: a function built with Operation.create, block arguments
+    # passed straight as operands, nested insertion points.
+    with ir.Location.unknown():
+        module = ir.Module.create()
+        f32 = ir.F32Type.get()
+        with ir.InsertionPoint(module.body):
+            ftype = ir.FunctionType.get([f32, f32], [f32])
+            func = ir.Operation.create(
+                "func.func", regions=1,
+                attributes={"function_type": ir.TypeAttr.get(ftype),
+                            "sym_name": ir.StringAttr.get("add")})
+            entry = func.regions[0].blocks.append(f32, f32)
+            with ir.InsertionPoint(entry):
+                add = ir.Operation.create("arith.addf", results=[f32], operands=entry.arguments)
+                ir.Operation.create("func.return", operands=add.results)
+        assert module.operation.verify()
+        text = str(module)
+        assert "func.func @add(%arg0: f32, %arg1: f32) -> f32" in text
+        assert "arith.addf %arg0, %arg1 : f32" in text
+        with pytest.raises(TypeError):
+            ir.Operation.create("func.return", operands="abc")

@@ -332,9 +332,17 @@ def _op_create(name, results=None, operands=None, attributes=None, successors=No
     ctx = loc.context if loc is not None else _current_context()
     if loc is None:
         loc = Location.unknown(ctx)
-    for seq, what in ((results, "results"), (operands, "operands"), (successors, "successors")):
-        if seq is not None and not isinstance(seq, (list, tuple)):
-            raise TypeError(f"{what} must be a list, not {type(seq).__name__}")
+    def as_list(seq, what):
+        # Any sequence (a list, a tuple, block.arguments, op.results, ...), but not a str.
+        if seq is None:
+            return None
+        if isinstance(seq, (str, bytes)) or not hasattr(seq, "__iter__"):
+            raise TypeError(f"{what} must be a sequence, not {type(seq).__name__}")
+        return list(seq)
+
+    results = as_list(results, "results")
+    operands = as_list(operands, "operands")
+    successors = as_list(successors, "successors")
     if attributes is not None and not isinstance(attributes, dict):
         raise TypeError(f"attributes must be a dict, not {type(attributes).__name__}")
     if not isinstance(regions, int) and not isinstance(regions, (list, tuple)):
