@@ -696,3 +696,13 @@ def test_upstream_builder_idiom(ctx):
         assert "arith.addf %arg0, %arg1 : f32" in text
         with pytest.raises(TypeError):
             ir.Operation.create("func.return", operands="abc")
+
+
+def test_block_and_region_iterate_like_upstream(ctx):
+    m = ir.Module.parse("func.func @f() {\n  return\n}\nfunc.func private @g()")
+    names = [op.name for op in m.body]
+    assert names == ["func.func", "func.func"]
+    f = m.body.operations[0]
+    blocks = list(f.regions[0])
+    assert len(blocks) == 1 and blocks[0] is f.regions[0].blocks[0]
+    assert [op.name for op in blocks[0]] == ["func.return"]

@@ -396,6 +396,9 @@ Operation.walk = _walk
 
 # ---- Region / Block -----------------------------------------------------------------------------
 
+Block.__iter__ = lambda self: iter(self.operations)
+Region.__iter__ = lambda self: iter(self.blocks)
+
 Block.create_at_start = staticmethod(
     lambda parent, arg_types=(), arg_locs=None: _tether._block_create_at_start(parent, list(arg_types), arg_locs)
 )
