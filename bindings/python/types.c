@@ -623,6 +623,18 @@ static PyObject *fn_make_attr(PyObject *m, PyObject *args) {
     if (!tp_arg_type(x, &t, &ta)) return NULL;
     return tp_wrap_attr(ta, mlirTypeAttrGet(t));
   }
+  if (!strcmp(kind, "dense_splat") && x && y) {
+    MlirType t;
+    MlirAttribute e;
+    tether_arena *ta, *ea;
+    if (!tp_arg_type(x, &t, &ta) || !tp_arg_attr(y, &e, &ea)) return NULL;
+    if (ta != a || ea != a) return tp_raise(TETHER_ECONTEXT, NULL, NULL);
+    if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasStaticShape(t))
+      return PyErr_Format(PyExc_ValueError, "DenseElementsAttr needs a statically shaped type");
+    if (!mlirTypeEqual(mlirAttributeGetType(e), mlirShapedTypeGetElementType(t)))
+      return PyErr_Format(PyExc_ValueError, "the splat value's type is not the element type");
+    return tp_wrap_attr(a, mlirDenseElementsAttrSplatGet(t, e));
+  }
   if (!strcmp(kind, "flat_symbol_ref") && x) {
     Py_ssize_t n;
     const char *sym = PyUnicode_AsUTF8AndSize(x, &n);
@@ -719,6 +731,8 @@ static PyObject *fn_attr_info(PyObject *m, PyObject *args) {
       return PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
     }
   }
+  if (!strcmp(what, "is_splat") && mlirAttributeIsADenseElements(raw))
+    return PyBool_FromLong(mlirDenseElementsAttrIsSplat(raw));
   if (!strcmp(what, "len") && mlirAttributeIsADictionary(raw))
     return PyLong_FromSsize_t(mlirDictionaryAttrGetNumElements(raw));
   if (!strcmp(what, "get") && mlirAttributeIsADictionary(raw) && index) {

@@ -706,3 +706,16 @@ def test_block_and_region_iterate_like_upstream(ctx):
     blocks = list(f.regions[0])
     assert len(blocks) == 1 and blocks[0] is f.regions[0].blocks[0]
     assert [op.name for op in blocks[0]] == ["func.return"]
+
+
+def test_dense_elements_splat(ctx):
+    f32 = ir.F32Type.get()
+    t = ir.RankedTensorType.get([2, 2], f32)
+    d = ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(f32, 1.5))
+    assert str(d) == "dense<1.500000e+00> : tensor<2x2xf32>"
+    assert d.is_splat and d.type == t
+    assert isinstance(ir.Attribute.parse("dense<[1, 2]> : tensor<2xi32>"), ir.DenseElementsAttr)
+    with pytest.raises(ValueError):
+        ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1))
+    with pytest.raises(TypeError):
+        ir.DenseElementsAttr.get_splat(t, 1.5)

@@ -30,7 +30,7 @@ __all__ = [
     "OpResult", "BlockArgument", "Type", "IntegerType", "IndexType", "F16Type", "BF16Type",
     "F32Type", "F64Type", "NoneType", "FunctionType", "RankedTensorType", "MemRefType",
     "VectorType", "Attribute", "IntegerAttr", "FloatAttr", "BoolAttr", "StringAttr", "TypeAttr",
-    "ArrayAttr", "UnitAttr", "DictAttr", "FlatSymbolRefAttr", "MLIRError", "InvalidatedError", "WalkResult", "WalkOrder",
+    "ArrayAttr", "UnitAttr", "DictAttr", "FlatSymbolRefAttr", "DenseElementsAttr", "MLIRError", "InvalidatedError", "WalkResult", "WalkOrder",
     "OpAttributeMap",
 ]
 
@@ -642,10 +642,22 @@ DictAttr = _attr_class("DictAttr", "dictionary", get=staticmethod(_dict_attr_get
                        __len__=lambda self: _tether._attr_info(self, "len"),
                        __getitem__=_dict_getitem, __contains__=_dict_contains)
 
+def _dense_splat(shaped_type, element_attr):
+    if not isinstance(shaped_type, Type):
+        raise TypeError(f"shaped_type must be a Type, not {type(shaped_type).__name__}")
+    if not isinstance(element_attr, Attribute):
+        raise TypeError(f"element_attr must be an Attribute, not {type(element_attr).__name__}")
+    return _tether._make_attr(shaped_type.context, "dense_splat", shaped_type, element_attr)
+
+
+DenseElementsAttr = _attr_class(
+    "DenseElementsAttr", "dense_elements", get_splat=staticmethod(_dense_splat),
+    is_splat=property(lambda self: _tether._attr_info(self, "is_splat")))
+
 _ATTR_CLASSES = {
     "integer": IntegerAttr, "float": FloatAttr, "bool": BoolAttr, "string": StringAttr,
     "type": TypeAttr, "unit": UnitAttr, "array": ArrayAttr, "flat_symbol_ref": FlatSymbolRefAttr,
-    "dictionary": DictAttr,
+    "dictionary": DictAttr, "dense_elements": DenseElementsAttr,
 }
 
 
