@@ -60,10 +60,10 @@ typedef struct {
 } strbuf;
 
 static void strbuf_append(MlirStringRef s, void *user) {
-  strbuf *b = user;
+  strbuf *b = (strbuf *)user;
   if (b->len + s.length + 1 > b->cap) {
     b->cap = (b->len + s.length + 1) * 2;
-    b->data = realloc(b->data, b->cap);
+    b->data = (char *)realloc(b->data, b->cap);
   }
   memcpy(b->data + b->len, s.data, s.length);
   b->len += s.length;
@@ -77,7 +77,7 @@ static inline char *print_op(tether_op *op) {
     free(b.data);
     return NULL;
   }
-  if (!b.data) b.data = calloc(1, 1);
+  if (!b.data) b.data = (char *)calloc(1, 1);
   return b.data;
 }
 
