@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Thread_local int tether__thread_ready;
+TETHER__TLS int tether__thread_ready;
 atomic_int tether__finalizers_queued;
 atomic_int tether__is_shutdown;
 
@@ -20,8 +20,8 @@ static void (*user_notifier)(void);
 static long gc_stress_every; /* TETHER_GC_STRESS=N: a full collection every N allocations */
 static atomic_long alloc_count;
 static atomic_long threads_registered;
-static _Thread_local int in_safepoint;
-static _Thread_local int initialized_here;
+static TETHER__TLS int in_safepoint;
+static TETHER__TLS int initialized_here;
 
 /* Dead arenas (GC-visible through this static). Guarded by dead_lock. */
 static pthread_mutex_t dead_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -131,8 +131,12 @@ typedef struct tether__ctxobj {
 
 /* Internal, even inside libtether_capi.so's dynamic symbol table. */
 #define TETHER__HIDDEN __attribute__((visibility("hidden")))
+/* Thread-locals read on every entry point: the initial-exec model is a plain %fs-relative load,
+ * where the default model for a shared library calls __tls_get_addr. The few bytes come from the
+ * static TLS surplus glibc keeps for libraries loaded later (dlopen, as Python does). */
+#define TETHER__TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
-extern TETHER__HIDDEN _Thread_local int tether__thread_ready;
+extern TETHER__HIDDEN TETHER__TLS int tether__thread_ready;
 extern TETHER__HIDDEN atomic_int tether__finalizers_queued;
 extern TETHER__HIDDEN atomic_int tether__is_shutdown;
 
