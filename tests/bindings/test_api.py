@@ -719,3 +719,14 @@ def test_dense_elements_splat(ctx):
         ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1))
     with pytest.raises(TypeError):
         ir.DenseElementsAttr.get_splat(t, 1.5)
+
+
+def test_value_sequences_have_types(ctx):
+    m = ir.Module.parse("func.func @f(%a: i32, %b: f32) -> (i32, f32) {\n"
+                        "  return %a, %b : i32, f32\n}")
+    f = m.body.operations[0]
+    block = f.regions[0].blocks[0]
+    assert [str(t) for t in block.arguments.types] == ["i32", "f32"]
+    ret = block.operations[0]
+    assert [str(t) for t in ret.operands.types] == ["i32", "f32"]
+    assert isinstance(ret.operands.types[0], ir.IntegerType)

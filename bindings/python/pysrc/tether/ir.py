@@ -29,7 +29,7 @@ __all__ = [
     "Context", "Location", "InsertionPoint", "Module", "Operation", "Region", "Block", "Value",
     "OpResult", "BlockArgument", "Type", "IntegerType", "IndexType", "F16Type", "BF16Type",
     "F32Type", "F64Type", "NoneType", "FunctionType", "RankedTensorType", "MemRefType",
-    "VectorType", "Attribute", "IntegerAttr", "FloatAttr", "BoolAttr", "StringAttr", "TypeAttr",
+    "VectorType", "ShapedType", "Attribute", "IntegerAttr", "FloatAttr", "BoolAttr", "StringAttr", "TypeAttr",
     "ArrayAttr", "UnitAttr", "DictAttr", "FlatSymbolRefAttr", "DenseElementsAttr", "MLIRError", "InvalidatedError", "WalkResult", "WalkOrder",
     "OpAttributeMap",
 ]
@@ -393,6 +393,11 @@ def _walk(self, callback, walk_order=WalkOrder.POST_ORDER):
 Operation._c_walk = Operation.walk
 Operation.walk = _walk
 
+
+# ---- sequences ----------------------------------------------------------------------------------
+
+# op.operands.types, op.results.types, block.arguments.types (upstream spelling).
+_tether.IRSequence.types = property(lambda self: [v.type for v in self])
 
 # ---- Region / Block -----------------------------------------------------------------------------
 
