@@ -160,9 +160,11 @@ static int context_set_allow(TpContext *self, PyObject *v, void *c) {
   return 0;
 }
 
+/* The counters answer "what is alive now": they first run the arena's collection, so IR that no
+ * Python object reaches any more (after `del` or gc.collect()) is not counted. */
 static PyObject *context_live_ops(TpContext *self, PyObject *unused) {
   (void)unused;
-  tether_safepoint_all();
+  tether_collect_all();
   tether_arena_stats s;
   tether_arena_get_stats(self->arena, &s);
   return PyLong_FromSsize_t(s.handles[TETHER_KIND_OP]);
@@ -182,7 +184,7 @@ static void count_module_root(tether_kind kind, void *root, void *user) {
 
 static PyObject *context_live_modules(TpContext *self, PyObject *unused) {
   (void)unused;
-  tether_safepoint_all();
+  tether_collect_all();
   MlirContext ctx = tether_arena_context(self->arena);
   count_modules c = {mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("builtin.module")), 0};
   tether_arena_foreach_root(self->arena, count_module_root, &c);
@@ -191,7 +193,7 @@ static PyObject *context_live_modules(TpContext *self, PyObject *unused) {
 
 static PyObject *context_live_roots(TpContext *self, PyObject *unused) {
   (void)unused;
-  tether_safepoint_all();
+  tether_collect_all();
   tether_arena_stats s;
   tether_arena_get_stats(self->arena, &s);
   return PyLong_FromSsize_t(s.roots);
@@ -230,11 +232,13 @@ static PyObject *context_arena_capsule(TpContext *self, void *c) {
 
 static PyMethodDef context_methods[] = {
     {"_get_live_operation_count", (PyCFunction)context_live_ops, METH_NOARGS,
-     "Live operation handles of this context's IR."},
+     "After a collection: the operations of this context's IR that have a handle (an object was "
+     "made for them) and are still alive."},
     {"_get_live_module_count", (PyCFunction)context_live_modules, METH_NOARGS,
-     "Live roots of this context that are builtin.module operations."},
+     "After a collection: the builtin.module roots of this context still alive."},
     {"_get_live_root_count", (PyCFunction)context_live_roots, METH_NOARGS,
-     "Live roots (parsed or created operations, detached operations, regions and blocks)."},
+     "After a collection: live roots (parsed or created operations, detached operations, "
+     "regions and blocks)."},
     {"load_all_available_dialects", (PyCFunction)context_load_all, METH_NOARGS, NULL},
     {"is_registered_operation", (PyCFunction)context_is_registered, METH_O, NULL},
     {"enable_multithreading", (PyCFunction)context_enable_mt, METH_O, NULL},

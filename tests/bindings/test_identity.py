@@ -197,3 +197,24 @@ def test_interned_wrapper_released_when_unreferenced(ctx, collect_until):
         m.body.operations[0].regions[0].blocks[0].operations[1].name
     # 7 ops in the module (module, f, addi, muli, return, g, return) at most.
     assert collect_until(lambda: ctx._get_live_operation_count() <= 7)
+
+
+def test_upstream_live_operation_counting(ctx):
+    # The shape of upstream's own test of the live-operation map: counts follow references, and
+    # after the last one goes (plain del / gc.collect(), no tether call) nothing is counted.
+    import gc
+    module = ir.Module.parse("module @successfulParse {}", ctx)
+    assert ctx._get_live_module_count() == 1
+    op1 = module.operation
+    assert ctx._get_live_operation_count() == 1
+    op2 = module.operation
+    assert ctx._get_live_operation_count() == 1
+    assert op1 is op2
+    module = None
+    gc.collect()
+    assert "module @successfulParse" in str(op1)
+    assert ctx._get_live_module_count() == 1  # op1 keeps it alive
+    op1 = op2 = None
+    gc.collect()
+    assert ctx._get_live_operation_count() == 0
+    assert ctx._get_live_module_count() == 0
