@@ -1279,6 +1279,20 @@ static PyObject *fn_module_parse(PyObject *m, PyObject *args) {
   return tp_wrap_module(op);
 }
 
+static PyObject *fn_op_parse(PyObject *m, PyObject *args) {
+  (void)m;
+  PyObject *ctx;
+  const char *s;
+  Py_ssize_t n;
+  if (!PyArg_ParseTuple(args, "Os#", &ctx, &s, &n)) return NULL;
+  tether_arena *a;
+  if (!tp_arg_context(ctx, &a)) return NULL;
+  tether_op *op;
+  int rc = tether_op_parse(a, s, (size_t)n, &op);
+  if (rc != TETHER_OK) return tp_raise(rc, NULL, a);
+  return tp_wrap_op(op);
+}
+
 static PyObject *fn_module_create(PyObject *m, PyObject *args) {
   (void)m;
   PyObject *ctx, *loc;
@@ -1534,6 +1548,7 @@ static PyObject *fn_run_passes(PyObject *m, PyObject *args) {
 PyMethodDef tp_ir_functions[] = {
     {"_module_parse", fn_module_parse, METH_VARARGS, NULL},
     {"_module_create", fn_module_create, METH_VARARGS, NULL},
+    {"_op_parse", fn_op_parse, METH_VARARGS, NULL},
     {"_module_from_op", fn_module_from_op, METH_O, NULL},
     {"_op_create", fn_op_create, METH_VARARGS, NULL},
     {"_block_create_at_start", fn_block_create_at_start, METH_VARARGS, NULL},

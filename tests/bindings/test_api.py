@@ -730,3 +730,12 @@ def test_value_sequences_have_types(ctx):
     ret = block.operations[0]
     assert [str(t) for t in ret.operands.types] == ["i32", "f32"]
     assert isinstance(ret.operands.types[0], ir.IntegerType)
+
+
+def test_operation_parse(ctx):
+    op = ir.Operation.parse('func.func private @p()')
+    assert op.name == "func.func" and op.parent is None
+    with pytest.raises(ir.MLIRError):
+        ir.Operation.parse("func.func @")
+    with pytest.raises(TypeError):
+        ir.Operation.parse(None)

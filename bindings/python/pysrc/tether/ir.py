@@ -363,6 +363,15 @@ def _check_ip(ip):
 
 
 Operation.create = staticmethod(_op_create)
+
+
+def _op_parse(source, source_name="", context=None):
+    if not isinstance(source, str):
+        raise TypeError(f"source must be a str, not {type(source).__name__}")
+    return _tether._op_parse(_resolve_context(context), source)
+
+
+Operation.parse = staticmethod(_op_parse)
 def _op_attributes(self):
     self._attr_names()  # raises InvalidatedError for an invalid operation
     return OpAttributeMap(self)
