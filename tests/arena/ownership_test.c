@@ -369,6 +369,29 @@ static void cross_root_operands_keep_root_alive(void) {
   tether_keep_alive(n);
 }
 
+/* Many roots that use values of other roots, all dropped at once: the arena destroys users before
+ * the roots they use (else destroying an operation would touch freed use-lists), then all of them. */
+static __attribute__((noinline)) void make_dependent_pairs(tether_arena *a, int n) {
+  for (int i = 0; i < n; i++) {
+    tether_op *user = op_using_value_of_dropped_module(a);
+    CHECK(user != NULL);
+  }
+}
+
+static void dependent_roots_are_destroyed_users_first(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  enum { N = 50 };
+  make_dependent_pairs(a, N);
+  COLLECT_UNTIL(a, stats(a).roots <= 2);
+  tether_arena_stats s = stats(a);
+  printf("  %d users of %d other roots dropped: %ld roots left, %ld destroyed, %ld stuck\n", N, N,
+         (long)s.roots, (long)s.destroyed, (long)s.stuck);
+  CHECK(s.roots <= 2);
+  CHECK(s.destroyed >= 2 * N - 2);
+  CHECK(s.stuck == 0);
+}
+
 static void bad_input_is_an_error(void) {
   tether_arena *a;
   OK(tether_arena_create(&a));
@@ -480,6 +503,7 @@ int main(void) {
   RUN(clone_is_independent);
   RUN(passes_invalidate_removed_ops);
   RUN(cross_root_operands_keep_root_alive);
+  RUN(dependent_roots_are_destroyed_users_first);
   RUN(bad_input_is_an_error);
   RUN(walk_visits_and_tolerates_mutation);
   RUN(wrap_raw_pointers);
