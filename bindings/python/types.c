@@ -358,36 +358,31 @@ static PyObject *fn_attr_kind(PyObject *m, PyObject *t) {
   Py_RETURN_NONE;
 }
 
-static PyObject *fn_type_parse(PyObject *m, PyObject *args) {
-  (void)m;
+/* Type.parse / Attribute.parse: the arena parses (capturing MLIR's diagnostics for MLIRError), and
+ * its handle becomes the Python object. */
+static PyObject *parse_value(PyObject *args, int is_attr) {
   PyObject *ctx;
   const char *s;
   Py_ssize_t n;
   if (!PyArg_ParseTuple(args, "Os#", &ctx, &s, &n)) return NULL;
   tether_arena *a;
   if (!tp_arg_context(ctx, &a)) return NULL;
-  tether_type *t;
-  int rc = tether_type_parse(a, s, (size_t)n, &t);
+  void *h;
+  int rc = is_attr ? tether_attr_parse(a, s, (size_t)n, (tether_attr **)&h)
+                   : tether_type_parse(a, s, (size_t)n, (tether_type **)&h);
   if (rc != TETHER_OK) return tp_raise(rc, NULL, a);
-  MlirType raw;
-  tether_type_get(t, &raw);
-  return tp_wrap_type(a, raw);
+  return cast(is_attr ? tp.attr_caster : tp.type_caster,
+              value_obj_new(is_attr ? tp.Attribute : tp.Type, h));
+}
+
+static PyObject *fn_type_parse(PyObject *m, PyObject *args) {
+  (void)m;
+  return parse_value(args, 0);
 }
 
 static PyObject *fn_attr_parse(PyObject *m, PyObject *args) {
   (void)m;
-  PyObject *ctx;
-  const char *s;
-  Py_ssize_t n;
-  if (!PyArg_ParseTuple(args, "Os#", &ctx, &s, &n)) return NULL;
-  tether_arena *a;
-  if (!tp_arg_context(ctx, &a)) return NULL;
-  tether_attr *t;
-  int rc = tether_attr_parse(a, s, (size_t)n, &t);
-  if (rc != TETHER_OK) return tp_raise(rc, NULL, a);
-  MlirAttribute raw;
-  tether_attr_get(t, &raw);
-  return tp_wrap_attr(a, raw);
+  return parse_value(args, 1);
 }
 
 /* _make_type(ctx, kind, *args): the builtin type constructors. */
