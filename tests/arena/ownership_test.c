@@ -370,7 +370,8 @@ static void cross_root_operands_keep_root_alive(void) {
 }
 
 /* Many roots that use values of other roots, all dropped at once: the arena destroys users before
- * the roots they use (else destroying an operation would touch freed use-lists), then all of them. */
+ * the roots they use (else destroying an operation would touch freed use-lists), then all of them.
+ */
 static __attribute__((noinline)) void make_dependent_pairs(tether_arena *a, int n) {
   for (int i = 0; i < n; i++) {
     tether_op *user = op_using_value_of_dropped_module(a);
