@@ -863,6 +863,49 @@ static PyObject *value_set_type(TpHandle *self, PyObject *type) {
   Py_RETURN_NONE;
 }
 
+/* value.uses: (owner operation, operand number) pairs, as upstream's OpOperand (owner,
+ * operand_number) in a list. The owners are interned operations of the same IR. */
+static PyObject *value_uses(TpHandle *self, void *c) {
+  (void)c;
+  SELF_VALUE(self, raw);
+  tether_arena *a = tether_handle_arena(self->h);
+  PyObject *l = PyList_New(0);
+  if (!l) return NULL;
+  for (MlirOpOperand u = mlirValueGetFirstUse(raw); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    tether_op *owner;
+    int rc = tether_op_wrap(a, mlirOpOperandGetOwner(u), &owner);
+    if (rc != TETHER_OK) {
+      Py_DECREF(l);
+      return tp_raise(rc, NULL, a);
+    }
+    PyObject *o = tp_wrap_op(owner);
+    PyObject *pair =
+        o ? Py_BuildValue("(Nn)", o, (Py_ssize_t)mlirOpOperandGetOperandNumber(u)) : NULL;
+    if (!pair || PyList_Append(l, pair) < 0) {
+      Py_XDECREF(pair);
+      Py_DECREF(l);
+      return NULL;
+    }
+    Py_DECREF(pair);
+  }
+  tether_keep_alive(self->h);
+  return l;
+}
+
+static PyObject *value_get_name(TpHandle *self, PyObject *unused) {
+  (void)unused;
+  SELF_VALUE(self, raw);
+  MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+  MlirAsmState st = mlirAsmStateCreateForValue(raw, f);
+  tp_strbuf b = {0};
+  mlirValuePrintAsOperand(raw, st, tp_strbuf_append, &b);
+  mlirAsmStateDestroy(st);
+  mlirOpPrintingFlagsDestroy(f);
+  tether_keep_alive(self->h);
+  return tp_strbuf_finish(&b);
+}
+
 static PyObject *value_str(TpHandle *self) {
   SELF_VALUE(self, raw);
   tp_strbuf b = {0};
@@ -873,12 +916,14 @@ static PyObject *value_str(TpHandle *self) {
 static PyMethodDef value_methods[] = {
     {"replace_all_uses_with", (PyCFunction)value_rauw, METH_O, NULL},
     {"set_type", (PyCFunction)value_set_type, METH_O, NULL},
+    {"get_name", (PyCFunction)value_get_name, METH_NOARGS, "The value's name as an operand: %0."},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef value_getset[] = {
     {"type", (getter)value_type, NULL, NULL, NULL},
     {"owner", (getter)value_owner, NULL, "The defining Operation, or the owning Block.", NULL},
+    {"_uses", (getter)value_uses, NULL, NULL, NULL},
     {"context", (getter)value_context, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -784,6 +784,38 @@ static PyObject *fn_make_loc(PyObject *m, PyObject *args) {
     if (child != Py_None && !tp_arg_loc(child, &cl, &ca)) return NULL;
     return tp_wrap_loc(a, mlirLocationNameGet(ctx, (MlirStringRef){s, (size_t)n}, cl));
   }
+  if (!strcmp(kind, "callsite") && nargs == 4) {
+    MlirLocation callee, caller;
+    tether_arena *ea, *ra;
+    if (!tp_arg_loc(PyTuple_GET_ITEM(args, 2), &callee, &ea) ||
+        !tp_arg_loc(PyTuple_GET_ITEM(args, 3), &caller, &ra))
+      return NULL;
+    if (ea != a || ra != a) return tp_raise(TETHER_ECONTEXT, NULL, NULL);
+    return tp_wrap_loc(a, mlirLocationCallSiteGet(callee, caller));
+  }
+  if (!strcmp(kind, "fused") && nargs == 3) {
+    PyObject *f = PySequence_Fast(PyTuple_GET_ITEM(args, 2), "locations must be a sequence");
+    if (!f) return NULL;
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(f);
+    MlirLocation *v = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *v);
+    if (!v) {
+      Py_DECREF(f);
+      return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+      tether_arena *la;
+      if (!tp_arg_loc(PySequence_Fast_GET_ITEM(f, i), &v[i], &la) || la != a) {
+        if (!PyErr_Occurred()) tp_raise(TETHER_ECONTEXT, NULL, NULL);
+        PyMem_Free(v);
+        Py_DECREF(f);
+        return NULL;
+      }
+    }
+    MlirLocation r = mlirLocationFusedGet(ctx, k, v, mlirAttributeGetNull());
+    PyMem_Free(v);
+    Py_DECREF(f);
+    return tp_wrap_loc(a, r);
+  }
   return PyErr_Format(PyExc_ValueError, "unknown location kind '%s' or wrong arguments", kind);
 }
 

@@ -739,3 +739,35 @@ def test_operation_parse(ctx):
         ir.Operation.parse("func.func @")
     with pytest.raises(TypeError):
         ir.Operation.parse(None)
+
+
+def test_value_uses_and_names(ctx):
+    m = ir.Module.parse("func.func @f(%x: i32) -> i32 {\n"
+                        "  %0 = arith.addi %x, %x : i32\n"
+                        "  %1 = arith.muli %0, %x : i32\n"
+                        "  return %1 : i32\n}")
+    block = m.body.operations[0].regions[0].blocks[0]
+    add, mul, ret = list(block.operations)
+    x = block.arguments[0]
+    uses = x.uses
+    assert sorted((u.owner.name, u.operand_number) for u in uses) == [
+        ("arith.addi", 0), ("arith.addi", 1), ("arith.muli", 1)]
+    assert all(u.owner is add or u.owner is mul for u in uses)
+    assert [u.owner for u in add.result.uses] == [mul]
+    assert add.result.get_name() == "%0"
+    assert x.get_name() == "%arg0"
+    mul_uses = mul.result.uses
+    assert len(mul_uses) == 1 and mul_uses[0].owner is ret
+
+
+def test_callsite_and_fused_locations(ctx):
+    a = ir.Location.file("a.py", 1, 2)
+    b = ir.Location.file("b.py", 3, 4)
+    cs = ir.Location.callsite(a, [b])
+    assert str(cs) == 'loc(callsite("a.py":1:2 at "b.py":3:4))'
+    fused = ir.Location.fused([a, b])
+    assert str(fused) == 'loc(fused["a.py":1:2, "b.py":3:4])'
+    with pytest.raises(TypeError):
+        ir.Location.callsite(a, [])
+    with pytest.raises(TypeError):
+        ir.Location.fused([a, "b"])

@@ -31,7 +31,7 @@ __all__ = [
     "F32Type", "F64Type", "NoneType", "FunctionType", "RankedTensorType", "MemRefType",
     "VectorType", "ShapedType", "Attribute", "IntegerAttr", "FloatAttr", "BoolAttr", "StringAttr", "TypeAttr",
     "ArrayAttr", "UnitAttr", "DictAttr", "FlatSymbolRefAttr", "DenseElementsAttr", "MLIRError", "InvalidatedError", "WalkResult", "WalkOrder",
-    "OpAttributeMap",
+    "OpAttributeMap", "OpOperand",
 ]
 
 
@@ -149,8 +149,33 @@ def _loc_name(name, childLoc=None, context=None):
     return _tether._make_loc(ctx, "name", name, childLoc)
 
 
+def _loc_callsite(callee, frames, context=None):
+    if not isinstance(callee, Location):
+        raise TypeError("callee must be a Location")
+    frames = list(frames)
+    if not frames or not all(isinstance(f, Location) for f in frames):
+        raise TypeError("frames must be a non-empty sequence of Location")
+    # Upstream: callee called from frames[0], called from frames[1], ...
+    caller = frames[-1]
+    for f in reversed(frames[:-1]):
+        caller = _tether._make_loc(callee.context, "callsite", f, caller)
+    return _tether._make_loc(callee.context, "callsite", callee, caller)
+
+
+def _loc_fused(locations, metadata=None, context=None):
+    locations = list(locations)
+    if not all(isinstance(l, Location) for l in locations):
+        raise TypeError("locations must be a sequence of Location")
+    if metadata is not None:
+        raise NotImplementedError("fused locations with metadata are not supported")
+    ctx = locations[0].context if context is None and locations else _resolve_context(context)
+    return _tether._make_loc(ctx, "fused", locations)
+
+
 Location.file = staticmethod(_loc_file)
 Location.name = staticmethod(_loc_name)
+Location.callsite = staticmethod(_loc_callsite)
+Location.fused = staticmethod(_loc_fused)
 
 
 # ---- InsertionPoint -----------------------------------------------------------------------------
@@ -402,6 +427,24 @@ def _walk(self, callback, walk_order=WalkOrder.POST_ORDER):
 Operation._c_walk = Operation.walk
 Operation.walk = _walk
 
+
+# ---- values -------------------------------------------------------------------------------------
+
+
+class OpOperand:
+    """A use of a value: the operation that uses it and the operand's number there."""
+
+    __slots__ = ("owner", "operand_number")
+
+    def __init__(self, owner, operand_number):
+        self.owner, self.operand_number = owner, operand_number
+
+    def __repr__(self):
+        return f"OpOperand({self.owner.name}, {self.operand_number})"
+
+
+Value.uses = property(lambda self: [OpOperand(o, n) for o, n in self._uses],
+                      doc="The uses of the value (OpOperand: owner, operand_number).")
 
 # ---- sequences ----------------------------------------------------------------------------------
 
