@@ -386,29 +386,36 @@ static PyObject *fn_attr_parse(PyObject *m, PyObject *args) {
 }
 
 /* _make_type(ctx, kind, *args): the builtin type constructors. */
-static int types_of(PyObject *seq, tether_arena *a, intptr_t *n, MlirType **out) {
-  PyObject *f = PySequence_Fast(seq, "expected a sequence of Type");
-  if (!f) return 0;
-  Py_ssize_t k = PySequence_Fast_GET_SIZE(f);
-  *out = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(MlirType));
-  if (!*out) {
-    Py_DECREF(f);
-    PyErr_NoMemory();
-    return 0;
+/* Converters from a Python sequence to a PyMem array of MLIR values of one family, all of arena a
+ * (TypeError for a wrong element, ValueError for another context). */
+#define TP_VALUES_OF(name, Raw, arg_fn, what)                                                      \
+  static int name(PyObject *seq, tether_arena *a, intptr_t *n, Raw **out) {                        \
+    PyObject *f = PySequence_Fast(seq, "expected a sequence of " what);                            \
+    if (!f) return 0;                                                                              \
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(f);                                                    \
+    *out = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(Raw));                                        \
+    if (!*out) {                                                                                   \
+      Py_DECREF(f);                                                                                \
+      PyErr_NoMemory();                                                                            \
+      return 0;                                                                                    \
+    }                                                                                              \
+    for (Py_ssize_t i = 0; i < k; i++) {                                                           \
+      tether_arena *ea;                                                                            \
+      if (!arg_fn(PySequence_Fast_GET_ITEM(f, i), &(*out)[i], &ea) || ea != a) {                   \
+        if (!PyErr_Occurred()) tp_raise(TETHER_ECONTEXT, NULL, NULL);                              \
+        PyMem_Free(*out);                                                                          \
+        Py_DECREF(f);                                                                              \
+        return 0;                                                                                  \
+      }                                                                                            \
+    }                                                                                              \
+    *n = k;                                                                                        \
+    Py_DECREF(f);                                                                                  \
+    return 1;                                                                                      \
   }
-  for (Py_ssize_t i = 0; i < k; i++) {
-    tether_arena *ta;
-    if (!tp_arg_type(PySequence_Fast_GET_ITEM(f, i), &(*out)[i], &ta) || ta != a) {
-      if (!PyErr_Occurred()) tp_raise(TETHER_ECONTEXT, NULL, NULL);
-      PyMem_Free(*out);
-      Py_DECREF(f);
-      return 0;
-    }
-  }
-  *n = k;
-  Py_DECREF(f);
-  return 1;
-}
+
+TP_VALUES_OF(types_of, MlirType, tp_arg_type, "Type")
+TP_VALUES_OF(attrs_of, MlirAttribute, tp_arg_attr, "Attribute")
+TP_VALUES_OF(locs_of, MlirLocation, tp_arg_loc, "Location")
 
 static int shape_of(PyObject *seq, intptr_t *n, int64_t **out) {
   PyObject *f = PySequence_Fast(seq, "shape must be a sequence of int");
@@ -672,26 +679,11 @@ static PyObject *fn_make_attr(PyObject *m, PyObject *args) {
     return tp_wrap_attr(a, r);
   }
   if (!strcmp(kind, "array") && x) {
-    PyObject *f = PySequence_Fast(x, "ArrayAttr.get takes a sequence of Attribute");
-    if (!f) return NULL;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(f);
-    MlirAttribute *v = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *v);
-    if (!v) {
-      Py_DECREF(f);
-      return PyErr_NoMemory();
-    }
-    for (Py_ssize_t i = 0; i < k; i++) {
-      tether_arena *ea;
-      if (!tp_arg_attr(PySequence_Fast_GET_ITEM(f, i), &v[i], &ea) || ea != a) {
-        if (!PyErr_Occurred()) tp_raise(TETHER_ECONTEXT, NULL, NULL);
-        PyMem_Free(v);
-        Py_DECREF(f);
-        return NULL;
-      }
-    }
+    intptr_t k;
+    MlirAttribute *v;
+    if (!attrs_of(x, a, &k, &v)) return NULL;
     MlirAttribute r = mlirArrayAttrGet(ctx, k, v);
     PyMem_Free(v);
-    Py_DECREF(f);
     return tp_wrap_attr(a, r);
   }
   return PyErr_Format(PyExc_ValueError, "unknown attribute kind '%s' or wrong arguments", kind);
@@ -794,26 +786,11 @@ static PyObject *fn_make_loc(PyObject *m, PyObject *args) {
     return tp_wrap_loc(a, mlirLocationCallSiteGet(callee, caller));
   }
   if (!strcmp(kind, "fused") && nargs == 3) {
-    PyObject *f = PySequence_Fast(PyTuple_GET_ITEM(args, 2), "locations must be a sequence");
-    if (!f) return NULL;
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(f);
-    MlirLocation *v = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *v);
-    if (!v) {
-      Py_DECREF(f);
-      return PyErr_NoMemory();
-    }
-    for (Py_ssize_t i = 0; i < k; i++) {
-      tether_arena *la;
-      if (!tp_arg_loc(PySequence_Fast_GET_ITEM(f, i), &v[i], &la) || la != a) {
-        if (!PyErr_Occurred()) tp_raise(TETHER_ECONTEXT, NULL, NULL);
-        PyMem_Free(v);
-        Py_DECREF(f);
-        return NULL;
-      }
-    }
+    intptr_t k;
+    MlirLocation *v;
+    if (!locs_of(PyTuple_GET_ITEM(args, 2), a, &k, &v)) return NULL;
     MlirLocation r = mlirLocationFusedGet(ctx, k, v, mlirAttributeGetNull());
     PyMem_Free(v);
-    Py_DECREF(f);
     return tp_wrap_loc(a, r);
   }
   return PyErr_Format(PyExc_ValueError, "unknown location kind '%s' or wrong arguments", kind);
