@@ -87,11 +87,16 @@ int tether_module_parse(tether_arena *a, const char *text, size_t len, tether_op
 }
 
 int tether_op_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
-  if (!a || !text || !out) return TETHER_EARG;
+  return tether_op_parse_named(a, text, len, "<tether>", out);
+}
+
+int tether_op_parse_named(tether_arena *a, const char *text, size_t len, const char *source_name,
+                          tether_op **out) {
+  if (!a || !text || !out || !source_name) return TETHER_EARG;
   tether__enter(a);
   tether__diag_begin(a);
   MlirOperation op = mlirOperationCreateParse(a->ctx, (MlirStringRef){text, len},
-                                              mlirStringRefCreateFromCString("<tether>"));
+                                              mlirStringRefCreateFromCString(source_name));
   tether__diag_end(a);
   if (mlirOperationIsNull(op)) return TETHER_EPARSE;
   return new_root_op(a, op, out);

@@ -159,6 +159,10 @@ int tether_module_parse(tether_arena *a, const char *text, size_t len, tether_op
 
 /// Parses exactly one operation (no implicit module). New root.
 int tether_op_parse(tether_arena *a, const char *text, size_t len, tether_op **out);
+/// tether_op_parse with the name diagnostics give the source (tether_op_parse: "<tether>"). Text
+/// or MLIR bytecode.
+int tether_op_parse_named(tether_arena *a, const char *text, size_t len, const char *source_name,
+                          tether_op **out);
 
 /// Creates an empty builtin.module at `loc` (NULL: unknown location). New root.
 int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out);

@@ -1,10 +1,16 @@
 /* Shared declarations of the _tether extension. The extension converts between Python and the
- * arena and holds no lifetime logic of its own: every Python object that stands for MLIR holds one
- * pinned tether handle (the pin is what the collector sees, since Python objects live in malloc
- * memory), and IR wrappers are found again through the handle's user pointer, so each IR object
- * has at most one wrapper while that wrapper lives.
+ * arena and holds no lifetime logic of its own:
+ *  - IR objects (Operation, OpView, Region, Block, Value, Module) hold one pinned tether handle
+ *    (the pin is what the collector sees, since Python objects live in malloc memory) and are found
+ *    again through the handle's user pointer, so each IR object has at most one Operation wrapper
+ *    and at most one OpView while they live.
+ *  - Context-owned values (Type, Attribute, Location, AffineExpr, AffineMap, IntegerSet, ...) hold
+ *    the raw MLIR pointer and a strong reference to their Context object, whose pin keeps the arena
+ *    (and so the MLIRContext) alive.
  *
  * Everything runs under the GIL, which serializes all arenas: that is the arena's threading rule.
+ * Every loop over MLIR lists assumes Python code may run at any allocation (the cyclic collector,
+ * __del__): it takes what it needs first, or checks the handle again after each call out.
  */
 #ifndef TETHER_PY_H
 #define TETHER_PY_H
@@ -14,29 +20,48 @@
 
 #include "tether.h"
 
-/* IR wrappers (Operation, Region, Block, Value and subclasses) and Module. */
+#include <mlir-c/Diagnostics.h>
+
+#include <stdbool.h>
+
+/* ---- object layouts -------------------------------------------------------------------------- */
+
+/* IR wrappers: Region, Block, Value and subclasses, Module. */
 typedef struct {
   PyObject_HEAD void *h;
   intptr_t pin;
 } TpHandle;
 
-/* Type, Attribute, Location: context-owned values. */
-typedef struct {
-  PyObject_HEAD void *h; /* tether_type / tether_attr / tether_loc */
+/* Operation and OpView (both _OperationBase). The handle's user pointer is the Operation object
+ * when one lives, else the OpView, else NULL. An OpView holds a strong reference to its Operation
+ * object when it has one (`sibling`); an Operation holds a borrowed pointer to its live OpView. */
+typedef struct TpOp {
+  PyObject_HEAD void *h; /* tether_op */
   intptr_t pin;
-} TpValueObj;
+  struct TpOp *sibling;
+  struct TpOp *live_prev, *live_next; /* the list of live wrappers (live counts) */
+} TpOp;
 
+/* Context-owned values. ctx is a TpContext (strong), NULL only for context-free values (TypeID). */
 typedef struct {
+  PyObject_HEAD PyObject *ctx;
+  void *ptr;
+} TpCtxObj;
+
+typedef struct TpContext {
   PyObject_HEAD tether_arena *arena;
   intptr_t pin;
+  int emit_error_diagnostics;
+  PyObject *handlers; /* list of attached DiagnosticHandler objects */
 } TpContext;
 
 typedef struct {
   PyObject_HEAD MlirPassManager pm;
   PyObject *context; /* TpContext: keeps the arena alive while the pass manager lives */
+  int verify_input;
 } TpPassManager;
 
-/* Sequences over an owner wrapper. */
+/* Sequences over an owner wrapper (a TpHandle or TpOp). */
 enum {
   TP_LIST_OPERANDS,
   TP_LIST_RESULTS,
@@ -45,11 +70,13 @@ enum {
   TP_LIST_BLOCK_OPS,
   TP_LIST_BLOCK_ARGS,
   TP_LIST_REGION_BLOCKS,
+  TP_LIST_KINDS
 };
 
 typedef struct {
   PyObject_HEAD PyObject *owner;
   int kind;
+  Py_ssize_t start, step, length; /* a slice of the owner's list; length -1: the whole list */
 } TpList;
 
 typedef struct {
@@ -57,43 +84,148 @@ typedef struct {
   int kind;                     /* TP_LIST_BLOCK_OPS or TP_LIST_REGION_BLOCKS */
 } TpIter;
 
+/* ---- module state ---------------------------------------------------------------------------- */
+
 typedef struct {
-  PyTypeObject *Context, *Module, *Operation, *Region, *Block, *Value, *OpResult, *BlockArgument;
-  PyTypeObject *Type, *Attribute, *Location, *PassManager, *List, *Iter;
+  PyTypeObject *Context, *Module, *OperationBase, *Operation, *OpView, *Region, *Block, *Value,
+      *OpResult, *BlockArgument;
+  PyTypeObject *Type, *Attribute, *Location, *TypeID, *PassManager, *InsertionPoint;
+  PyTypeObject *List, *Iter, *ClassProperty, *NamedAttribute, *OpAttributeMap, *OpOperand;
+  PyTypeObject *Diagnostic, *DiagnosticInfo, *DiagnosticHandler;
+  PyTypeObject *AffineExpr, *AffineMap, *IntegerSet;
   PyObject *MLIRError, *InvalidatedError;
-  PyObject *type_caster, *attr_caster; /* set by tether/ir.py: pick the most specific class */
+  PyObject *DiagnosticSeverity; /* the enum class, set by tether/ir.py */
+  /* Casters by TypeID (dict: TypeID int -> callable): types, attributes, values. */
+  PyObject *type_casters, *attr_casters, *value_casters;
+  /* Registered OpView classes by operation name; dialect namespaces seen (dict: name -> bool). */
+  PyObject *op_classes, *dialect_classes, *loaded_namespaces, *dialect_loader;
 } TpState;
 
 extern TpState tp;
+
+/* ---- errors ---------------------------------------------------------------------------------- */
 
 /* Raises the exception for a tether status; handle (may be NULL) explains an invalid handle,
  * arena (may be NULL) supplies MLIR's diagnostics. Returns NULL. */
 PyObject *tp_raise(int rc, const void *handle, tether_arena *arena);
 /* Raises TypeError "<what> must be <expected>, not <type>". Returns NULL. */
 PyObject *tp_type_error(const char *what, const char *expected, PyObject *got);
+#define TP_RAISE_RC(rc, h) tp_raise((rc), (h), tether_handle_arena(h))
 
-/* Wrappers for IR handles (new references; NULL handle gives None). */
-PyObject *tp_wrap_op(tether_op *h);
-PyObject *tp_wrap_region(tether_region *h);
-PyObject *tp_wrap_block(tether_block *h);
-PyObject *tp_wrap_value(tether_value *h);
-PyObject *tp_wrap_module(tether_op *h);
-/* Context object of an arena: the one already standing for it, else a new one. */
+/* Error capture (diagnostics.c): while attached, error diagnostics of the context are collected
+ * as DiagnosticInfo objects (unless the context emits them: emit_error_diagnostics); other
+ * severities go on to the context's handlers. */
+typedef struct {
+  TpContext *ctx;
+  PyObject *errors; /* list of DiagnosticInfo */
+  MlirDiagnosticHandlerID id;
+  int attached;
+} tp_errcap;
+void tp_errcap_begin(tp_errcap *c, TpContext *ctx);
+/* Detaches; returns the list of DiagnosticInfo (new reference) or NULL. */
+PyObject *tp_errcap_end(tp_errcap *c);
+/* Detaches and raises MLIRError(message, diagnostics). Returns NULL. */
+PyObject *tp_errcap_raise(tp_errcap *c, const char *message);
+/* Raises MLIRError(message, diagnostics) with diagnostics a list (borrowed). Returns NULL. */
+PyObject *tp_raise_mlir_error(const char *message, PyObject *diagnostics);
+
+/* ---- contexts and the thread's context stack (context.c) ------------------------------------- */
+
+/* The Context object of an arena (new reference): the one standing for it, else a new one. */
 PyObject *tp_context_of(tether_arena *a);
-/* Type / Attribute / Location wrappers (cast to the most specific class for types and attrs). */
-PyObject *tp_wrap_type(tether_arena *a, MlirType t);
-PyObject *tp_wrap_attr(tether_arena *a, MlirAttribute t);
-PyObject *tp_wrap_loc(tether_arena *a, MlirLocation l);
-
-/* Argument conversion: 1 on success, 0 with an exception set. */
+/* The TpContext (borrowed) of an explicit context argument, or of the current context when o is
+ * NULL or None. NULL with RuntimeError (upstream's message) when there is none. */
+TpContext *tp_resolve_context(PyObject *o);
+/* The Location object (borrowed) given, or the current one; NULL with RuntimeError. */
+PyObject *tp_resolve_loc(PyObject *o);
+/* Borrowed current objects of this thread, or NULL (no exception). */
+PyObject *tp_current_context(void);
+PyObject *tp_current_loc(void);
+PyObject *tp_current_ip(void);
 int tp_arg_context(PyObject *o, tether_arena **out);
-int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw);
-int tp_arg_region(PyObject *o, tether_region **h, MlirRegion *raw);
-int tp_arg_block(PyObject *o, tether_block **h, MlirBlock *raw);
-int tp_arg_value(PyObject *o, tether_value **h, MlirValue *raw);
-int tp_arg_type(PyObject *o, MlirType *raw, tether_arena **arena);
-int tp_arg_attr(PyObject *o, MlirAttribute *raw, tether_arena **arena);
-int tp_arg_loc(PyObject *o, MlirLocation *raw, tether_arena **arena);
+static inline MlirContext tp_ctx_raw(PyObject *ctx) {
+  return tether_arena_context(((TpContext *)ctx)->arena);
+}
+/* Capsules tether hands out keep their owner alive (the capsule's context is a strong reference);
+ * tp_capsule_owner gives that owner back (borrowed), or NULL for a capsule made elsewhere. */
+PyObject *tp_capsule_with_owner(void *ptr, const char *name, PyObject *owner);
+PyObject *tp_capsule_owner(PyObject *cap);
+/* Location's __enter__ / __exit__ (the stack lives in context.c). */
+PyObject *tp_location_enter(PyObject *self, PyObject *unused);
+PyObject *tp_location_exit(PyObject *self, PyObject *args);
+/* A class-level read-only property: fn(cls) computes the value. */
+PyObject *tp_classprop_new(PyObject *(*fn)(PyObject *cls));
+
+/* ---- context-owned values (values.c) --------------------------------------------------------- */
+
+/* A new value object of `type` (new reference). */
+PyObject *tp_ctxobj_new(PyTypeObject *type, PyObject *ctx, const void *ptr);
+void tp_ctxobj_dealloc(PyObject *self);
+#define TP_PTR(o) (((TpCtxObj *)(o))->ptr)
+#define TP_CTX(o) (((TpCtxObj *)(o))->ctx)
+
+/* Wrappers for MLIR values (new references; a null value gives None). Types and attributes are
+ * cast to the most specific class registered for their TypeID. */
+PyObject *tp_wrap_type(PyObject *ctx, MlirType t);
+PyObject *tp_wrap_attr(PyObject *ctx, MlirAttribute a);
+PyObject *tp_wrap_loc(PyObject *ctx, MlirLocation l);
+PyObject *tp_wrap_typeid(MlirTypeID id);
+/* The same, for an arena instead of a Context object. */
+PyObject *tp_wrap_type_a(tether_arena *a, MlirType t);
+PyObject *tp_wrap_attr_a(tether_arena *a, MlirAttribute at);
+PyObject *tp_wrap_loc_a(tether_arena *a, MlirLocation l);
+
+/* Argument conversion: 1 on success, 0 with an exception set. ctx (may be NULL) receives the
+ * value's Context object (borrowed). */
+int tp_arg_type(PyObject *o, MlirType *raw, PyObject **ctx);
+int tp_arg_attr(PyObject *o, MlirAttribute *raw, PyObject **ctx);
+int tp_arg_loc(PyObject *o, MlirLocation *raw, PyObject **ctx);
+/* The same, and the value must belong to `ctx` (ValueError otherwise). */
+int tp_arg_type_in(PyObject *o, PyObject *ctx, MlirType *raw);
+int tp_arg_attr_in(PyObject *o, PyObject *ctx, MlirAttribute *raw);
+int tp_arg_loc_in(PyObject *o, PyObject *ctx, MlirLocation *raw);
+/* Sequences of types / attributes / locations into a PyMem array (free with PyMem_Free). */
+int tp_seq_types(PyObject *seq, PyObject *ctx, intptr_t *n, MlirType **out);
+int tp_seq_attrs(PyObject *seq, PyObject *ctx, intptr_t *n, MlirAttribute **out);
+int tp_seq_locs(PyObject *seq, PyObject *ctx, intptr_t *n, MlirLocation **out);
+/* Integers from Python, range-checked (OverflowError / TypeError). */
+int tp_arg_int64(PyObject *o, const char *what, int64_t *out);
+int tp_arg_intptr(PyObject *o, const char *what, intptr_t *out);
+int tp_arg_uint(PyObject *o, const char *what, unsigned *out);
+/* Fast-call argument parsing: names[] (NULL-terminated) in positional order, the first nreq
+ * required; at most npos positional. out[i] is borrowed, NULL when not given. 0 with TypeError. */
+int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                const char *const *names, int nreq, int npos, PyObject **out);
+#define TP_FAST (METH_FASTCALL | METH_KEYWORDS)
+#define TP_FASTFN(f) (PyCFunction)(void (*)(void))(f)
+/* A str (or bytes) argument as an MlirStringRef valid while o lives. */
+int tp_arg_str(PyObject *o, const char *what, MlirStringRef *out);
+PyObject *tp_str_from_ref(MlirStringRef s);
+
+/* Concrete subclasses of a family (Type, Attribute, AffineExpr, ...): defined by a table, created
+ * at module init. `isa` receives the raw pointer; `typeid` (may be NULL) gives the static TypeID
+ * registered as the class's caster and published as `static_typeid`. */
+typedef struct tp_class_def {
+  const char *name; /* "IntegerType": the class is tether.ir.IntegerType */
+  const char *base; /* name of the base class among the family's classes, NULL: the family */
+  bool (*isa)(void *ptr);
+  MlirTypeID (*typeid)(void);
+  PyMethodDef *methods;
+  PyGetSetDef *getset;
+  PyType_Slot *slots; /* extra slots (number, sequence, mapping protocols, repr), may be NULL */
+  const char *doc;
+  void *data;        /* for the class's own methods (e.g. the C-API getter of a simple type) */
+  PyTypeObject *cls; /* set at init */
+} tp_class_def;
+
+/* Creates every class of `defs` (NULL-name terminated) as subclasses of `family`, adds them to the
+ * module and registers those with a typeid in `casters` (may be NULL). */
+int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyObject *casters);
+/* The class def of a class created by tp_define_classes (searching the MRO), or NULL. */
+tp_class_def *tp_class_def_of(PyTypeObject *cls);
+/* Casts a base-family object to the class registered for its TypeID (new reference; returns
+ * `obj` itself when nothing is registered). Steals the reference to obj. */
+PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id);
 
 /* A Python str built by an MLIR print callback. */
 typedef struct {
@@ -103,14 +235,52 @@ typedef struct {
 } tp_strbuf;
 void tp_strbuf_append(MlirStringRef s, void *user);
 PyObject *tp_strbuf_finish(tp_strbuf *b);
+PyObject *tp_strbuf_finish_bytes(tp_strbuf *b);
+
+/* ---- IR wrappers (ir.c, op.c) ---------------------------------------------------------------- */
+
+/* New references; a NULL handle gives None. tp_wrap_op returns the operation's OpView (the
+ * registered dialect class, or OpView), as upstream's navigation does; tp_wrap_operation the
+ * Operation object. */
+PyObject *tp_wrap_op(tether_op *h);
+PyObject *tp_wrap_operation(tether_op *h);
+PyObject *tp_wrap_region(tether_region *h);
+PyObject *tp_wrap_block(tether_block *h);
+PyObject *tp_wrap_value(tether_value *h);
+PyObject *tp_wrap_module(tether_op *h);
+
+int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw);
+int tp_arg_region(PyObject *o, tether_region **h, MlirRegion *raw);
+int tp_arg_block(PyObject *o, tether_block **h, MlirBlock *raw);
+int tp_arg_value(PyObject *o, tether_value **h, MlirValue *raw);
+/* Operands: a Value, or an Operation / OpView with exactly one result. */
+int tp_arg_operand(PyObject *o, tether_value **h, MlirValue *raw);
 
 PyObject *tp_new_list(PyObject *owner, int kind);
+/* Inserts a root operation at an InsertionPoint object (ValueError/TypeError on misuse). */
+int tp_ip_insert(PyObject *ip, tether_op *op);
 
-/* Type specs and module-level functions of each file. */
-extern PyType_Spec tp_context_spec, tp_module_spec, tp_operation_spec, tp_region_spec,
-    tp_block_spec, tp_value_spec, tp_opresult_spec, tp_blockarg_spec, tp_type_spec,
-    tp_attribute_spec, tp_location_spec, tp_passmanager_spec, tp_list_spec, tp_iter_spec;
-extern PyMethodDef tp_ir_functions[];   /* ir.c */
-extern PyMethodDef tp_type_functions[]; /* types.c */
+/* ---- type specs and per-file init ------------------------------------------------------------ */
+
+extern PyType_Spec tp_context_spec, tp_module_spec, tp_opbase_spec, tp_operation_spec,
+    tp_opview_spec, tp_region_spec, tp_block_spec, tp_value_spec, tp_opresult_spec,
+    tp_blockarg_spec, tp_type_spec, tp_attribute_spec, tp_location_spec, tp_typeid_spec,
+    tp_passmanager_spec, tp_list_spec, tp_iter_spec, tp_classprop_spec, tp_insertion_point_spec;
+
+/* Each file adds its classes and functions to the module. */
+int tp_init_context(PyObject *m);
+int tp_init_values(PyObject *m);
+int tp_init_types(PyObject *m);
+int tp_init_attributes(PyObject *m);
+int tp_init_locations(PyObject *m);
+int tp_init_diagnostics(PyObject *m);
+int tp_init_affine(PyObject *m);
+int tp_init_ir(PyObject *m);
+int tp_init_ops(PyObject *m);
+int tp_init_passmanager(PyObject *m);
+int tp_init_symbols(PyObject *m);
+
+/* Adds a type from a spec to the module (under its short name); *out gets a reference. */
+int tp_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **out);
 
 #endif

@@ -1,422 +1,440 @@
-/* types.c: Type, Attribute, Location (context-owned values), PassManager, and the module functions
- * that build and inspect builtin types and attributes. The classes users see (IntegerType,
- * StringAttr, ...) are Python subclasses in tether/ir.py; the casters registered by it pick the
- * most specific class for values coming out of MLIR.
+/* types.c: Type and every builtin type class of upstream mlir.ir (IntegerType, the float types,
+ * ShapedType and its subclasses, ComplexType, TupleType, FunctionType, OpaqueType, NoneType).
  *
- * Invariant: a value object holds a pinned tether handle, so its context outlives it; every MLIR
- * value passed in is checked to belong to the expected context before use.
+ * Invariant: types come out of MLIR as the class registered for their TypeID (register_type_caster
+ * can add or replace casters); constructors that MLIR could refuse use the *GetChecked C API
+ * under an error capture, so bad shapes or element types raise MLIRError instead of asserting.
  */
 #include "tether_py.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
-#include <mlir-c/Diagnostics.h>
 
-/* ---- the value objects ----------------------------------------------------------------------- */
+#define T(o) ((MlirType){TP_PTR(o)})
 
-static PyObject *value_obj_new(PyTypeObject *type, void *h) {
-  TpValueObj *self = (TpValueObj *)type->tp_alloc(type, 0);
-  if (!self) return NULL;
-  self->pin = tether_pin(h);
-  if (self->pin < 0) {
-    Py_DECREF(self);
-    return PyErr_NoMemory();
-  }
-  self->h = h;
-  return (PyObject *)self;
+PyObject *tp_wrap_type(PyObject *ctx, MlirType t) {
+  if (mlirTypeIsNull(t)) Py_RETURN_NONE;
+  return tp_downcast(tp.type_casters, tp_ctxobj_new(tp.Type, ctx, t.ptr), mlirTypeGetTypeID(t));
 }
 
-static void value_obj_dealloc(TpValueObj *self) {
-  if (self->h && self->pin >= 0) tether_unpin(self->pin);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
-static void *raw_of(PyObject *o) {
-  void *h = ((TpValueObj *)o)->h;
-  if (!h) return NULL;
-  MlirType t;
-  tether_type_get(h, &t); /* the three kinds share one layout */
-  return (void *)t.ptr;
-}
-
-static tether_arena *arena_of(PyObject *o) { return tether_type_arena(((TpValueObj *)o)->h); }
-
-static PyObject *cast(PyObject *caster, PyObject *o) {
-  if (!o || !caster) return o;
-  PyObject *r = PyObject_CallOneArg(caster, o);
-  Py_DECREF(o);
+PyObject *tp_wrap_type_a(tether_arena *a, MlirType t) {
+  PyObject *ctx = tp_context_of(a);
+  if (!ctx) return NULL;
+  PyObject *r = tp_wrap_type(ctx, t);
+  Py_DECREF(ctx);
   return r;
 }
 
-PyObject *tp_wrap_type(tether_arena *a, MlirType t) {
-  if (mlirTypeIsNull(t)) Py_RETURN_NONE;
-  tether_type *h;
-  int rc = tether_type_wrap(a, t, &h);
-  if (rc != TETHER_OK) return tp_raise(rc, NULL, a);
-  return cast(tp.type_caster, value_obj_new(tp.Type, h));
+/* The context of a constructor: `context` if given, else the current one. */
+static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
+
+/* A checked constructor's result: MLIRError("Invalid type", diagnostics) when it is null. */
+static PyObject *checked(tp_errcap *cap, PyObject *ctx, MlirType t) {
+  if (mlirTypeIsNull(t)) return tp_errcap_raise(cap, "Invalid type");
+  PyObject *e = tp_errcap_end(cap);
+  Py_XDECREF(e);
+  return tp_wrap_type(ctx, t);
 }
 
-PyObject *tp_wrap_attr(tether_arena *a, MlirAttribute t) {
-  if (mlirAttributeIsNull(t)) Py_RETURN_NONE;
-  tether_attr *h;
-  int rc = tether_attr_wrap(a, t, &h);
-  if (rc != TETHER_OK) return tp_raise(rc, NULL, a);
-  return cast(tp.attr_caster, value_obj_new(tp.Attribute, h));
+static PyObject *loc_ctx_begin(PyObject *loc, tp_errcap *cap, MlirLocation *l, PyObject **ctx) {
+  PyObject *lo = tp_resolve_loc(loc);
+  if (!lo) return NULL;
+  *l = (MlirLocation){TP_PTR(lo)};
+  *ctx = TP_CTX(lo);
+  tp_errcap_begin(cap, (TpContext *)*ctx);
+  return lo;
 }
 
-PyObject *tp_wrap_loc(tether_arena *a, MlirLocation l) {
-  tether_loc *h;
-  int rc = tether_loc_wrap(a, l, &h);
-  if (rc != TETHER_OK) return tp_raise(rc, NULL, a);
-  return value_obj_new(tp.Location, h);
-}
+/* ---- Type ------------------------------------------------------------------------------------ */
 
-int tp_arg_type(PyObject *o, MlirType *raw, tether_arena **arena) {
-  if (!PyObject_TypeCheck(o, tp.Type)) return tp_type_error("argument", "a Type", o), 0;
-  raw->ptr = raw_of(o);
-  *arena = arena_of(o);
-  return 1;
-}
-
-int tp_arg_attr(PyObject *o, MlirAttribute *raw, tether_arena **arena) {
-  if (!PyObject_TypeCheck(o, tp.Attribute)) return tp_type_error("argument", "an Attribute", o), 0;
-  raw->ptr = raw_of(o);
-  *arena = arena_of(o);
-  return 1;
-}
-
-int tp_arg_loc(PyObject *o, MlirLocation *raw, tether_arena **arena) {
-  if (!PyObject_TypeCheck(o, tp.Location)) return tp_type_error("argument", "a Location", o), 0;
-  raw->ptr = raw_of(o);
-  *arena = arena_of(o);
-  return 1;
-}
-
-/* Type(other): a copy of another value of the same family (subclasses check the kind first). */
-static PyObject *value_obj_tp_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+static PyObject *type_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"cast_from_type", NULL};
   PyObject *other;
-  if ((kw && PyDict_GET_SIZE(kw)) || !PyArg_ParseTuple(args, "O", &other)) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "expected one positional argument");
-    return NULL;
-  }
-  PyTypeObject *family = PyType_IsSubtype(type, tp.Type)        ? tp.Type
-                         : PyType_IsSubtype(type, tp.Attribute) ? tp.Attribute
-                                                                : tp.Location;
-  if (!PyObject_TypeCheck(other, family)) return tp_type_error("argument", family->tp_name, other);
-  return value_obj_new(type, ((TpValueObj *)other)->h);
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &other)) return NULL;
+  if (!PyObject_TypeCheck(other, tp.Type)) return tp_type_error("cast_from_type", "a Type", other);
+  return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }
 
-static PyObject *value_obj_richcompare(PyObject *a, PyObject *b, int op) {
+static PyObject *type_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int same_family = (PyObject_TypeCheck(a, tp.Type) && PyObject_TypeCheck(b, tp.Type)) ||
-                    (PyObject_TypeCheck(a, tp.Attribute) && PyObject_TypeCheck(b, tp.Attribute)) ||
-                    (PyObject_TypeCheck(a, tp.Location) && PyObject_TypeCheck(b, tp.Location));
-  int eq = same_family && raw_of(a) == raw_of(b);
+  int eq = PyObject_TypeCheck(b, tp.Type) && TP_PTR(a) == TP_PTR(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
-static Py_hash_t value_obj_hash(PyObject *a) { return _Py_HashPointer(raw_of(a)); }
+static Py_hash_t type_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
 
 static PyObject *type_str(PyObject *self) {
   tp_strbuf b = {0};
-  mlirTypePrint((MlirType){raw_of(self)}, tp_strbuf_append, &b);
+  mlirTypePrint(T(self), tp_strbuf_append, &b);
   return tp_strbuf_finish(&b);
 }
 
-static PyObject *attr_str(PyObject *self) {
-  tp_strbuf b = {0};
-  mlirAttributePrint((MlirAttribute){raw_of(self)}, tp_strbuf_append, &b);
-  return tp_strbuf_finish(&b);
-}
-
-static PyObject *loc_str(PyObject *self) {
-  tp_strbuf b = {0};
-  mlirLocationPrint((MlirLocation){raw_of(self)}, tp_strbuf_append, &b);
-  return tp_strbuf_finish(&b);
-}
-
-static PyObject *value_obj_repr(PyObject *self) {
-  PyObject *s = PyObject_Str(self);
+static PyObject *type_repr(PyObject *self) {
+  PyObject *s = type_str(self);
   if (!s) return NULL;
-  PyObject *r = PyUnicode_FromFormat("%s(%U)", _PyType_Name(Py_TYPE(self)), s);
+  PyObject *r = PyUnicode_FromFormat("Type(%U)", s);
   Py_DECREF(s);
   return r;
 }
 
-static PyObject *value_obj_context(PyObject *self, void *c) {
+static PyObject *type_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"asm", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  MlirStringRef s;
+  if (!tp_arg_str(a[0], "asm", &s)) return NULL;
+  PyObject *ctx = ctx_arg(a[1]);
+  if (!ctx) return NULL;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, (TpContext *)ctx);
+  MlirType t = mlirTypeParseGet(tp_ctx_raw(ctx), s);
+  if (mlirTypeIsNull(t)) return tp_errcap_raise(&cap, "Unable to parse type");
+  Py_XDECREF(tp_errcap_end(&cap));
+  return tp_wrap_type(ctx, t);
+}
+
+static PyObject *type_context(PyObject *self, void *c) {
   (void)c;
-  return tp_context_of(arena_of(self));
+  return Py_NewRef(TP_CTX(self));
+}
+
+static PyObject *type_typeid(PyObject *self, void *c) {
+  (void)c;
+  MlirTypeID id = mlirTypeGetTypeID(T(self));
+  if (mlirTypeIDIsNull(id)) return PyErr_Format(PyExc_ValueError, "the type has no TypeID");
+  return tp_wrap_typeid(id);
+}
+
+static PyObject *type_maybe_downcast(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return tp_wrap_type(TP_CTX(self), T(self));
+}
+
+static PyObject *type_dump(PyObject *self, PyObject *unused) {
+  (void)unused;
+  mlirTypeDump(T(self));
+  Py_RETURN_NONE;
 }
 
 static PyObject *type_capsule(PyObject *self, void *c) {
   (void)c;
-  return PyCapsule_New(raw_of(self), "mlir.ir.Type._CAPIPtr", NULL);
+  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.Type._CAPIPtr", self);
 }
 
-static PyObject *attr_capsule(PyObject *self, void *c) {
-  (void)c;
-  return PyCapsule_New(raw_of(self), "mlir.ir.Attribute._CAPIPtr", NULL);
+static PyObject *type_from_capsule(PyObject *cls, PyObject *cap) {
+  (void)cls;
+  PyObject *owner = tp_capsule_owner(cap);
+  if (owner && PyObject_TypeCheck(owner, tp.Type)) return tp_wrap_type(TP_CTX(owner), T(owner));
+  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Type._CAPIPtr");
+  if (!p) return NULL;
+  tether_arena *a = tether_arena_of_context(mlirTypeGetContext((MlirType){p}));
+  if (!a)
+    return PyErr_Format(PyExc_ValueError,
+                        "the type belongs to a context that is not a tether Context");
+  return tp_wrap_type_a(a, (MlirType){p});
 }
 
-static PyObject *attr_type(PyObject *self, void *c) {
-  (void)c;
-  return tp_wrap_type(arena_of(self), mlirAttributeGetType((MlirAttribute){raw_of(self)}));
-}
+static PyMethodDef type_methods[] = {
+    {"parse", TP_FASTFN(type_parse), TP_FAST | METH_STATIC,
+     "parse(asm, context=None): parses a type; MLIRError on bad input."},
+    {"_CAPICreate", (PyCFunction)type_from_capsule, METH_O | METH_STATIC, NULL},
+    {"maybe_downcast", (PyCFunction)type_maybe_downcast, METH_NOARGS,
+     "The type as the class registered for its TypeID."},
+    {"dump", (PyCFunction)type_dump, METH_NOARGS, "Prints the type to stderr."},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyGetSetDef type_getset[] = {
-    {"context", value_obj_context, NULL, NULL, NULL},
+    {"context", type_context, NULL, NULL, NULL},
+    {"typeid", type_typeid, NULL, "The TypeID of the type's class.", NULL},
     {"_CAPIPtr", type_capsule, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyGetSetDef attr_getset[] = {
-    {"context", value_obj_context, NULL, NULL, NULL},
-    {"type", attr_type, NULL, NULL, NULL},
-    {"_CAPIPtr", attr_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+static PyType_Slot type_slots[] = {
+    {Py_tp_new, type_new},
+    {Py_tp_dealloc, tp_ctxobj_dealloc},
+    {Py_tp_str, type_str},
+    {Py_tp_repr, type_repr},
+    {Py_tp_richcompare, type_richcompare},
+    {Py_tp_hash, type_hash},
+    {Py_tp_methods, type_methods},
+    {Py_tp_getset, type_getset},
+    {Py_tp_doc, "An MLIR type. Type(t) copies, IntegerType(t) & co. cast."},
+    {0, NULL},
 };
 
-static PyGetSetDef loc_getset[] = {
-    {"context", value_obj_context, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-#define VALUE_SLOTS(str, getset, doc)                                                              \
-  {Py_tp_new, value_obj_tp_new}, {Py_tp_dealloc, value_obj_dealloc}, {Py_tp_str, str},             \
-      {Py_tp_repr, value_obj_repr}, {Py_tp_richcompare, value_obj_richcompare},                    \
-      {Py_tp_hash, value_obj_hash}, {Py_tp_getset, getset}, {Py_tp_doc, doc}, {                    \
-    0, NULL                                                                                        \
-  }
-
-static PyType_Slot type_slots[] = {VALUE_SLOTS(type_str, type_getset, "An MLIR type.")};
-static PyType_Slot attr_slots[] = {VALUE_SLOTS(attr_str, attr_getset, "An MLIR attribute.")};
-static PyType_Slot loc_slots[] = {VALUE_SLOTS(loc_str, loc_getset, "An MLIR location.")};
-
-PyType_Spec tp_type_spec = {"tether._tether.Type", sizeof(TpValueObj), 0,
+PyType_Spec tp_type_spec = {"tether.ir.Type", sizeof(TpCtxObj), 0,
                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, type_slots};
-PyType_Spec tp_attribute_spec = {"tether._tether.Attribute", sizeof(TpValueObj), 0,
-                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, attr_slots};
-PyType_Spec tp_location_spec = {"tether._tether.Location", sizeof(TpValueObj), 0,
-                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, loc_slots};
 
-/* ---- PassManager ----------------------------------------------------------------------------- */
+/* ---- helpers for the concrete classes ----------------------------------------------------------
+ */
 
-static PyObject *pm_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"context", "anchor_op", NULL};
+#define ISA(fn)                                                                                    \
+  static bool isa_##fn(void *p) { return fn((MlirType){p}); }
+
+ISA(mlirTypeIsAInteger)
+ISA(mlirTypeIsAIndex)
+ISA(mlirTypeIsAFloat)
+ISA(mlirTypeIsAF16)
+ISA(mlirTypeIsABF16)
+ISA(mlirTypeIsAF32)
+ISA(mlirTypeIsAF64)
+ISA(mlirTypeIsATF32)
+ISA(mlirTypeIsAFloat8E4M3FN)
+ISA(mlirTypeIsAFloat8E5M2)
+ISA(mlirTypeIsAFloat8E4M3)
+ISA(mlirTypeIsAFloat8E4M3FNUZ)
+ISA(mlirTypeIsAFloat8E4M3B11FNUZ)
+ISA(mlirTypeIsAFloat8E5M2FNUZ)
+ISA(mlirTypeIsANone)
+ISA(mlirTypeIsAComplex)
+ISA(mlirTypeIsAShaped)
+ISA(mlirTypeIsAVector)
+ISA(mlirTypeIsARankedTensor)
+ISA(mlirTypeIsAUnrankedTensor)
+ISA(mlirTypeIsAMemRef)
+ISA(mlirTypeIsAUnrankedMemRef)
+ISA(mlirTypeIsATuple)
+ISA(mlirTypeIsAFunction)
+ISA(mlirTypeIsAOpaque)
+
+#define GETSET_END                                                                                 \
+  { NULL, NULL, NULL, NULL, NULL }
+#define METHODS_END                                                                                \
+  { NULL, NULL, 0, NULL }
+
+/* cls.get(context=None) for types that need nothing but a context (def->data: the getter). */
+static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  static const char *const names[] = {"context", NULL};
+  PyObject *a[1];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  tp_class_def *def = tp_class_def_of((PyTypeObject *)cls);
+  PyObject *ctx = ctx_arg(a[0]);
+  if (!ctx || !def || !def->data) return NULL;
+  MlirType (*get)(MlirContext) = (MlirType(*)(MlirContext))def->data;
+  return tp_wrap_type(ctx, get(tp_ctx_raw(ctx)));
+}
+
+static PyMethodDef simple_methods[] = {
+    {"get", TP_FASTFN(simple_get), TP_FAST | METH_CLASS, "get(context=None): the type."},
+    METHODS_END,
+};
+
+/* ---- IntegerType ----------------------------------------------------------------------------- */
+
+static PyObject *int_get(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         MlirType (*get)(MlirContext, unsigned), const char *fname) {
+  static const char *const names[] = {"width", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs(fname, args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  unsigned w;
+  if (!tp_arg_uint(a[0], "width", &w)) return NULL;
+  PyObject *ctx = ctx_arg(a[1]);
+  if (!ctx) return NULL;
+  if (w > 16777215u) /* IntegerType::kMaxWidth: MLIR asserts beyond it */
+    return PyErr_Format(PyExc_ValueError, "integer width %u is larger than the maximum %u", w,
+                        16777215u);
+  return tp_wrap_type(ctx, get(tp_ctx_raw(ctx), w));
+}
+
+#define INT_GET(name, fn)                                                                          \
+  static PyObject *name(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,                    \
+                        PyObject *kwnames) {                                                       \
+    (void)cls;                                                                                     \
+    return int_get(args, nargs, kwnames, fn, #name);                                               \
+  }
+INT_GET(get_signless, mlirIntegerTypeGet)
+INT_GET(get_signed, mlirIntegerTypeSignedGet)
+INT_GET(get_unsigned, mlirIntegerTypeUnsignedGet)
+
+static PyObject *int_width(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLong(mlirIntegerTypeGetWidth(T(self)));
+}
+static PyObject *int_signless(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirIntegerTypeIsSignless(T(self)));
+}
+static PyObject *int_signed(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirIntegerTypeIsSigned(T(self)));
+}
+static PyObject *int_unsigned(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirIntegerTypeIsUnsigned(T(self)));
+}
+
+static PyMethodDef int_methods[] = {
+    {"get_signless", TP_FASTFN(get_signless), TP_FAST | METH_STATIC,
+     "get_signless(width, context=None)"},
+    {"get_signed", TP_FASTFN(get_signed), TP_FAST | METH_STATIC, "get_signed(width, context=None)"},
+    {"get_unsigned", TP_FASTFN(get_unsigned), TP_FAST | METH_STATIC,
+     "get_unsigned(width, context=None)"},
+    METHODS_END,
+};
+
+static PyGetSetDef int_getset[] = {
+    {"width", int_width, NULL, "The bit width.", NULL},
+    {"is_signless", int_signless, NULL, NULL, NULL},
+    {"is_signed", int_signed, NULL, NULL, NULL},
+    {"is_unsigned", int_unsigned, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+/* ---- FloatType ------------------------------------------------------------------------------- */
+
+static PyObject *float_width(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLong(mlirFloatTypeGetWidth(T(self)));
+}
+
+static PyGetSetDef float_getset[] = {
+    {"width", float_width, NULL, "The bit width.", NULL},
+    GETSET_END,
+};
+
+/* ---- ComplexType ----------------------------------------------------------------------------- */
+
+static PyObject *complex_get(PyObject *cls, PyObject *arg) {
+  (void)cls;
+  MlirType e;
   PyObject *ctx;
-  const char *anchor = "builtin.module";
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|s", kwlist, &ctx, &anchor)) return NULL;
-  tether_arena *a;
-  if (!tp_arg_context(ctx, &a)) return NULL;
-  TpPassManager *self = (TpPassManager *)type->tp_alloc(type, 0);
-  if (!self) return NULL;
-  self->pm = mlirPassManagerCreateOnOperation(tether_arena_context(a),
-                                              mlirStringRefCreateFromCString(anchor));
-  self->context = Py_NewRef(ctx);
-  return (PyObject *)self;
-}
-
-static void pm_dealloc(TpPassManager *self) {
-  if (self->pm.ptr) mlirPassManagerDestroy(self->pm);
-  Py_XDECREF(self->context);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
-/* Adds a textual pipeline through `parse` (mlirOpPassManagerAddPipeline: nested passes;
- * mlirParsePassPipeline: a whole pipeline with its anchor). MLIRError with MLIR's message. */
-static PyObject *pm_pipeline(TpPassManager *self, PyObject *pipeline,
-                             MlirLogicalResult (*parse)(MlirOpPassManager, MlirStringRef,
-                                                        MlirStringCallback, void *)) {
-  Py_ssize_t n;
-  const char *s = PyUnicode_AsUTF8AndSize(pipeline, &n);
-  if (!s) return NULL;
-  tp_strbuf err = {0};
-  MlirLogicalResult r = parse(mlirPassManagerGetAsOpPassManager(self->pm),
-                              (MlirStringRef){s, (size_t)n}, tp_strbuf_append, &err);
-  if (mlirLogicalResultIsFailure(r)) {
-    PyObject *msg = tp_strbuf_finish(&err);
-    if (msg) {
-      PyErr_Format(tp.MLIRError, "invalid pass pipeline '%s': %U", s, msg);
-      Py_DECREF(msg);
-    }
+  if (!tp_arg_type(arg, &e, &ctx)) return NULL;
+  if (!mlirTypeIsAInteger(e) && !mlirTypeIsAFloat(e)) {
+    PyObject *r = PyObject_Repr(arg);
+    if (r)
+      PyErr_Format(PyExc_ValueError, "invalid '%U' and expected floating point or integer type.",
+                   r);
+    Py_XDECREF(r);
     return NULL;
   }
-  free(err.data);
-  Py_RETURN_NONE;
+  return tp_wrap_type(ctx, mlirComplexTypeGet(e));
 }
 
-static PyObject *pm_add(TpPassManager *self, PyObject *pipeline) {
-  return pm_pipeline(self, pipeline, mlirOpPassManagerAddPipeline);
-}
-
-static PyObject *pm_parse_into(TpPassManager *self, PyObject *pipeline) {
-  return pm_pipeline(self, pipeline, mlirParsePassPipeline);
-}
-
-static PyObject *pm_str(TpPassManager *self) {
-  tp_strbuf b = {0};
-  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(self->pm), tp_strbuf_append, &b);
-  return tp_strbuf_finish(&b);
-}
-
-static PyObject *pm_enable_verifier(TpPassManager *self, PyObject *v) {
-  mlirPassManagerEnableVerifier(self->pm, PyObject_IsTrue(v) == 1);
-  Py_RETURN_NONE;
-}
-
-static PyObject *pm_context(TpPassManager *self, void *c) {
+static PyObject *complex_element(PyObject *self, void *c) {
   (void)c;
-  return Py_NewRef(self->context);
+  return tp_wrap_type(TP_CTX(self), mlirComplexTypeGetElementType(T(self)));
 }
 
-static PyMethodDef pm_methods[] = {
-    {"add", (PyCFunction)pm_add, METH_O, "Appends a textual pipeline, e.g. 'canonicalize,cse'."},
-    {"_parse_into", (PyCFunction)pm_parse_into, METH_O, NULL},
-    {"enable_verifier", (PyCFunction)pm_enable_verifier, METH_O, NULL},
-    {NULL, NULL, 0, NULL},
+static PyMethodDef complex_methods[] = {
+    {"get", (PyCFunction)complex_get, METH_O | METH_STATIC, "get(element_type)"},
+    METHODS_END,
 };
 
-static PyGetSetDef pm_getset[] = {
-    {"context", (getter)pm_context, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+static PyGetSetDef complex_getset[] = {
+    {"element_type", complex_element, NULL, NULL, NULL},
+    GETSET_END,
 };
 
-static PyType_Slot pm_slots[] = {
-    {Py_tp_new, pm_new},         {Py_tp_dealloc, pm_dealloc}, {Py_tp_str, pm_str},
-    {Py_tp_methods, pm_methods}, {Py_tp_getset, pm_getset},   {0, NULL},
-};
+/* ---- ShapedType ------------------------------------------------------------------------------ */
 
-PyType_Spec tp_passmanager_spec = {"tether._tether.PassManager", sizeof(TpPassManager), 0,
-                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, pm_slots};
-
-/* ---- builtin types and attributes ------------------------------------------------------------ */
-
-/* Kinds, in the order the casters test them. */
-typedef struct {
-  const char *name;
-  bool (*isa)(MlirType);
-} type_kind;
-
-static const type_kind type_kinds[] = {
-    {"integer", mlirTypeIsAInteger},
-    {"index", mlirTypeIsAIndex},
-    {"f16", mlirTypeIsAF16},
-    {"bf16", mlirTypeIsABF16},
-    {"f32", mlirTypeIsAF32},
-    {"f64", mlirTypeIsAF64},
-    {"none", mlirTypeIsANone},
-    {"complex", mlirTypeIsAComplex},
-    {"function", mlirTypeIsAFunction},
-    {"tuple", mlirTypeIsATuple},
-    {"ranked_tensor", mlirTypeIsARankedTensor},
-    {"unranked_tensor", mlirTypeIsAUnrankedTensor},
-    {"memref", mlirTypeIsAMemRef},
-    {"unranked_memref", mlirTypeIsAUnrankedMemRef},
-    {"vector", mlirTypeIsAVector},
-};
-
-typedef struct {
-  const char *name;
-  bool (*isa)(MlirAttribute);
-} attr_kind;
-
-static const attr_kind attr_kinds[] = {
-    {"unit", mlirAttributeIsAUnit},
-    {"bool", mlirAttributeIsABool},
-    {"integer", mlirAttributeIsAInteger},
-    {"float", mlirAttributeIsAFloat},
-    {"string", mlirAttributeIsAString},
-    {"type", mlirAttributeIsAType},
-    {"array", mlirAttributeIsAArray},
-    {"dictionary", mlirAttributeIsADictionary},
-    {"flat_symbol_ref", mlirAttributeIsAFlatSymbolRef},
-    {"symbol_ref", mlirAttributeIsASymbolRef},
-    {"dense_elements", mlirAttributeIsADenseElements},
-};
-
-static PyObject *fn_type_kind(PyObject *m, PyObject *t) {
-  (void)m;
-  MlirType raw;
-  tether_arena *a;
-  if (!tp_arg_type(t, &raw, &a)) return NULL;
-  for (size_t i = 0; i < sizeof type_kinds / sizeof type_kinds[0]; i++)
-    if (type_kinds[i].isa(raw)) return PyUnicode_FromString(type_kinds[i].name);
-  Py_RETURN_NONE;
-}
-
-static PyObject *fn_attr_kind(PyObject *m, PyObject *t) {
-  (void)m;
-  MlirAttribute raw;
-  tether_arena *a;
-  if (!tp_arg_attr(t, &raw, &a)) return NULL;
-  for (size_t i = 0; i < sizeof attr_kinds / sizeof attr_kinds[0]; i++)
-    if (attr_kinds[i].isa(raw)) return PyUnicode_FromString(attr_kinds[i].name);
-  Py_RETURN_NONE;
-}
-
-/* Type.parse / Attribute.parse: the arena parses (capturing MLIR's diagnostics for MLIRError), and
- * its handle becomes the Python object. */
-static PyObject *parse_value(PyObject *args, int is_attr) {
-  PyObject *ctx;
-  const char *s;
-  Py_ssize_t n;
-  if (!PyArg_ParseTuple(args, "Os#", &ctx, &s, &n)) return NULL;
-  tether_arena *a;
-  if (!tp_arg_context(ctx, &a)) return NULL;
-  void *h;
-  int rc = is_attr ? tether_attr_parse(a, s, (size_t)n, (tether_attr **)&h)
-                   : tether_type_parse(a, s, (size_t)n, (tether_type **)&h);
-  if (rc != TETHER_OK) return tp_raise(rc, NULL, a);
-  return cast(is_attr ? tp.attr_caster : tp.type_caster,
-              value_obj_new(is_attr ? tp.Attribute : tp.Type, h));
-}
-
-static PyObject *fn_type_parse(PyObject *m, PyObject *args) {
-  (void)m;
-  return parse_value(args, 0);
-}
-
-static PyObject *fn_attr_parse(PyObject *m, PyObject *args) {
-  (void)m;
-  return parse_value(args, 1);
-}
-
-/* _make_type(ctx, kind, *args): the builtin type constructors. */
-/* Converters from a Python sequence to a PyMem array of MLIR values of one family, all of arena a
- * (TypeError for a wrong element, ValueError for another context). */
-#define TP_VALUES_OF(name, Raw, arg_fn, what)                                                      \
-  static int name(PyObject *seq, tether_arena *a, intptr_t *n, Raw **out) {                        \
-    PyObject *f = PySequence_Fast(seq, "expected a sequence of " what);                            \
-    if (!f) return 0;                                                                              \
-    Py_ssize_t k = PySequence_Fast_GET_SIZE(f);                                                    \
-    *out = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(Raw));                                        \
-    if (!*out) {                                                                                   \
-      Py_DECREF(f);                                                                                \
-      PyErr_NoMemory();                                                                            \
-      return 0;                                                                                    \
-    }                                                                                              \
-    for (Py_ssize_t i = 0; i < k; i++) {                                                           \
-      tether_arena *ea;                                                                            \
-      if (!arg_fn(PySequence_Fast_GET_ITEM(f, i), &(*out)[i], &ea) || ea != a) {                   \
-        if (!PyErr_Occurred()) tp_raise(TETHER_ECONTEXT, NULL, NULL);                              \
-        PyMem_Free(*out);                                                                          \
-        Py_DECREF(f);                                                                              \
-        return 0;                                                                                  \
-      }                                                                                            \
-    }                                                                                              \
-    *n = k;                                                                                        \
-    Py_DECREF(f);                                                                                  \
-    return 1;                                                                                      \
+static int require_rank(PyObject *self) {
+  if (!mlirShapedTypeHasRank(T(self))) {
+    PyErr_SetString(PyExc_ValueError, "calling this method requires that the type has a rank.");
+    return 0;
   }
+  return 1;
+}
 
-TP_VALUES_OF(types_of, MlirType, tp_arg_type, "Type")
-TP_VALUES_OF(attrs_of, MlirAttribute, tp_arg_attr, "Attribute")
-TP_VALUES_OF(locs_of, MlirLocation, tp_arg_loc, "Location")
+static int dim_index(PyObject *self, PyObject *o, intptr_t *dim) {
+  if (!require_rank(self) || !tp_arg_intptr(o, "dim", dim)) return 0;
+  if (*dim < 0 || *dim >= mlirShapedTypeGetRank(T(self))) {
+    PyErr_SetString(PyExc_ValueError, "invalid dimension index");
+    return 0;
+  }
+  return 1;
+}
 
+static PyObject *shaped_element_type(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_type(TP_CTX(self), mlirShapedTypeGetElementType(T(self)));
+}
+static PyObject *shaped_has_rank(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirShapedTypeHasRank(T(self)));
+}
+static PyObject *shaped_rank(PyObject *self, void *c) {
+  (void)c;
+  if (!require_rank(self)) return NULL;
+  return PyLong_FromSsize_t(mlirShapedTypeGetRank(T(self)));
+}
+static PyObject *shaped_has_static_shape(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirShapedTypeHasStaticShape(T(self)));
+}
+static PyObject *shaped_shape(PyObject *self, void *c) {
+  (void)c;
+  if (!require_rank(self)) return NULL;
+  intptr_t r = mlirShapedTypeGetRank(T(self));
+  PyObject *l = PyList_New(r);
+  for (intptr_t i = 0; l && i < r; i++) {
+    PyObject *d = PyLong_FromLongLong(mlirShapedTypeGetDimSize(T(self), i));
+    if (!d)
+      Py_CLEAR(l);
+    else
+      PyList_SET_ITEM(l, i, d);
+  }
+  return l;
+}
+static PyObject *shaped_is_dynamic_dim(PyObject *self, PyObject *o) {
+  intptr_t d;
+  if (!dim_index(self, o, &d)) return NULL;
+  return PyBool_FromLong(mlirShapedTypeIsDynamicDim(T(self), d));
+}
+static PyObject *shaped_get_dim_size(PyObject *self, PyObject *o) {
+  intptr_t d;
+  if (!dim_index(self, o, &d)) return NULL;
+  return PyLong_FromLongLong(mlirShapedTypeGetDimSize(T(self), d));
+}
+static PyObject *shaped_is_dynamic_size(PyObject *cls, PyObject *o) {
+  (void)cls;
+  int64_t v;
+  if (!tp_arg_int64(o, "dim_size", &v)) return NULL;
+  return PyBool_FromLong(mlirShapedTypeIsDynamicSize(v));
+}
+static PyObject *shaped_is_dynamic_stride(PyObject *cls, PyObject *o) {
+  (void)cls;
+  int64_t v;
+  if (!tp_arg_int64(o, "dim_size", &v)) return NULL;
+  return PyBool_FromLong(mlirShapedTypeIsDynamicStrideOrOffset(v));
+}
+static PyObject *shaped_dynamic_size(PyObject *cls, PyObject *unused) {
+  (void)cls;
+  (void)unused;
+  return PyLong_FromLongLong(mlirShapedTypeGetDynamicSize());
+}
+static PyObject *shaped_dynamic_stride(PyObject *cls, PyObject *unused) {
+  (void)cls;
+  (void)unused;
+  return PyLong_FromLongLong(mlirShapedTypeGetDynamicStrideOrOffset());
+}
+
+static PyMethodDef shaped_methods[] = {
+    {"is_dynamic_dim", (PyCFunction)shaped_is_dynamic_dim, METH_O, NULL},
+    {"get_dim_size", (PyCFunction)shaped_get_dim_size, METH_O, NULL},
+    {"is_dynamic_size", (PyCFunction)shaped_is_dynamic_size, METH_O | METH_STATIC, NULL},
+    {"is_dynamic_stride_or_offset", (PyCFunction)shaped_is_dynamic_stride, METH_O | METH_STATIC,
+     NULL},
+    {"get_dynamic_size", (PyCFunction)shaped_dynamic_size, METH_NOARGS | METH_STATIC, NULL},
+    {"get_dynamic_stride_or_offset", (PyCFunction)shaped_dynamic_stride, METH_NOARGS | METH_STATIC,
+     NULL},
+    METHODS_END,
+};
+
+static PyGetSetDef shaped_getset[] = {
+    {"element_type", shaped_element_type, NULL, NULL, NULL},
+    {"has_rank", shaped_has_rank, NULL, NULL, NULL},
+    {"rank", shaped_rank, NULL, NULL, NULL},
+    {"has_static_shape", shaped_has_static_shape, NULL, NULL, NULL},
+    {"shape", shaped_shape, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+/* A shape from Python: a sequence of int (range-checked). */
 static int shape_of(PyObject *seq, intptr_t *n, int64_t **out) {
   PyObject *f = PySequence_Fast(seq, "shape must be a sequence of int");
   if (!f) return 0;
@@ -427,417 +445,479 @@ static int shape_of(PyObject *seq, intptr_t *n, int64_t **out) {
     PyErr_NoMemory();
     return 0;
   }
-  for (Py_ssize_t i = 0; i < k; i++) {
-    PyObject *d = PySequence_Fast_GET_ITEM(f, i);
-    if (!PyLong_Check(d)) {
-      tp_type_error("dimension", "an int", d);
+  for (Py_ssize_t i = 0; i < k; i++)
+    if (!tp_arg_int64(PySequence_Fast_GET_ITEM(f, i), "dimension", &(*out)[i])) {
       PyMem_Free(*out);
       Py_DECREF(f);
       return 0;
     }
-    (*out)[i] = PyLong_AsLongLong(d);
-  }
   *n = k;
   Py_DECREF(f);
   return 1;
 }
 
-/* Collects the diagnostics of a *GetChecked constructor into an MLIRError. */
-typedef struct {
-  tp_strbuf buf;
-} checked_diag;
+/* ---- VectorType ------------------------------------------------------------------------------ */
 
-static void diag_piece(MlirStringRef s, void *ud) { tp_strbuf_append(s, ud); }
-
-static MlirLogicalResult checked_handler(MlirDiagnostic d, void *ud) {
-  mlirDiagnosticPrint(d, diag_piece, ud);
-  tp_strbuf_append(mlirStringRefCreateFromCString("\n"), ud);
-  return mlirLogicalResultSuccess();
-}
-
-static PyObject *checked_type(tether_arena *a, MlirType t, tp_strbuf *diag, const char *what) {
-  if (mlirTypeIsNull(t)) {
-    PyObject *msg = tp_strbuf_finish(diag);
-    if (msg) {
-      PyErr_Format(PyExc_ValueError, "invalid %s: %U", what, msg);
-      Py_DECREF(msg);
-    }
-    return NULL;
-  }
-  free(diag->data);
-  return tp_wrap_type(a, t);
-}
-
-static PyObject *fn_make_type(PyObject *m, PyObject *args) {
-  (void)m;
-  Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-  if (nargs < 2) return PyErr_Format(PyExc_TypeError, "_make_type(ctx, kind, ...)");
-  tether_arena *a;
-  if (!tp_arg_context(PyTuple_GET_ITEM(args, 0), &a)) return NULL;
-  MlirContext ctx = tether_arena_context(a);
-  const char *kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 1));
-  if (!kind) return NULL;
-  PyObject *x = nargs > 2 ? PyTuple_GET_ITEM(args, 2) : NULL;
-  PyObject *y = nargs > 3 ? PyTuple_GET_ITEM(args, 3) : NULL;
-  if (!strcmp(kind, "index")) return tp_wrap_type(a, mlirIndexTypeGet(ctx));
-  if (!strcmp(kind, "f16")) return tp_wrap_type(a, mlirF16TypeGet(ctx));
-  if (!strcmp(kind, "bf16")) return tp_wrap_type(a, mlirBF16TypeGet(ctx));
-  if (!strcmp(kind, "f32")) return tp_wrap_type(a, mlirF32TypeGet(ctx));
-  if (!strcmp(kind, "f64")) return tp_wrap_type(a, mlirF64TypeGet(ctx));
-  if (!strcmp(kind, "none")) return tp_wrap_type(a, mlirNoneTypeGet(ctx));
-  if (!strncmp(kind, "integer", 7) && x) {
-    if (!PyLong_Check(x)) return tp_type_error("width", "an int", x);
-    long w = PyLong_AsLong(x);
-    if (w <= 0 || w > 16777215)
-      return PyErr_Format(PyExc_ValueError, "invalid integer width %ld", w);
-    if (!strcmp(kind, "integer_signed"))
-      return tp_wrap_type(a, mlirIntegerTypeSignedGet(ctx, (unsigned)w));
-    if (!strcmp(kind, "integer_unsigned"))
-      return tp_wrap_type(a, mlirIntegerTypeUnsignedGet(ctx, (unsigned)w));
-    return tp_wrap_type(a, mlirIntegerTypeGet(ctx, (unsigned)w));
-  }
-  if (!strcmp(kind, "function") && x && y) {
-    intptr_t ni, nr;
-    MlirType *ti, *tr;
-    if (!types_of(x, a, &ni, &ti)) return NULL;
-    if (!types_of(y, a, &nr, &tr)) {
-      PyMem_Free(ti);
-      return NULL;
-    }
-    MlirType f = mlirFunctionTypeGet(ctx, ni, ti, nr, tr);
-    PyMem_Free(ti);
-    PyMem_Free(tr);
-    return tp_wrap_type(a, f);
-  }
-  if ((!strcmp(kind, "ranked_tensor") || !strcmp(kind, "memref") || !strcmp(kind, "vector")) && x &&
-      y) {
-    intptr_t rank;
-    int64_t *shape;
-    MlirType elt;
-    tether_arena *ea;
-    if (!tp_arg_type(y, &elt, &ea)) return NULL;
-    if (ea != a) return tp_raise(TETHER_ECONTEXT, NULL, NULL);
-    if (!shape_of(x, &rank, &shape)) return NULL;
-    tp_strbuf diag = {0};
-    MlirDiagnosticHandlerID id =
-        mlirContextAttachDiagnosticHandler(ctx, checked_handler, &diag, NULL);
-    MlirLocation loc = mlirLocationUnknownGet(ctx);
-    MlirType t;
-    if (!strcmp(kind, "ranked_tensor"))
-      t = mlirRankedTensorTypeGetChecked(loc, rank, shape, elt, mlirAttributeGetNull());
-    else if (!strcmp(kind, "memref"))
-      t = mlirMemRefTypeGetChecked(loc, elt, rank, shape, mlirAttributeGetNull(),
-                                   mlirAttributeGetNull());
-    else
-      t = mlirVectorTypeGetChecked(loc, rank, shape, elt);
-    mlirContextDetachDiagnosticHandler(ctx, id);
+static PyObject *vector_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"shape",         "element_type", "scalable",
+                                      "scalable_dims", "loc",          NULL};
+  PyObject *a[5];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  MlirType elt;
+  if (!tp_arg_type(a[1], &elt, NULL)) return NULL;
+  intptr_t rank;
+  int64_t *shape;
+  if (!shape_of(a[0], &rank, &shape)) return NULL;
+  bool *scal = NULL;
+  if (a[2] && a[2] != Py_None && a[3] && a[3] != Py_None) {
     PyMem_Free(shape);
-    return checked_type(a, t, &diag, kind);
+    return PyErr_Format(PyExc_ValueError, "'scalable' and 'scalable_dims' kwargs are mutually "
+                                          "exclusive.");
   }
-  return PyErr_Format(PyExc_ValueError, "unknown type kind '%s' or wrong arguments", kind);
-}
-
-static PyObject *fn_type_info(PyObject *m, PyObject *args) {
-  (void)m;
-  PyObject *t;
-  const char *what;
-  if (!PyArg_ParseTuple(args, "Os", &t, &what)) return NULL;
-  MlirType raw;
-  tether_arena *a;
-  if (!tp_arg_type(t, &raw, &a)) return NULL;
-  if (!strcmp(what, "width") && mlirTypeIsAInteger(raw))
-    return PyLong_FromUnsignedLong(mlirIntegerTypeGetWidth(raw));
-  if (!strcmp(what, "signedness") && mlirTypeIsAInteger(raw))
-    return PyUnicode_FromString(mlirIntegerTypeIsSigned(raw)     ? "signed"
-                                : mlirIntegerTypeIsUnsigned(raw) ? "unsigned"
-                                                                 : "signless");
-  if (!strcmp(what, "shape") && mlirTypeIsAShaped(raw) && mlirShapedTypeHasRank(raw)) {
-    intptr_t r = mlirShapedTypeGetRank(raw);
-    PyObject *l = PyList_New(r);
-    for (intptr_t i = 0; l && i < r; i++)
-      PyList_SET_ITEM(l, i, PyLong_FromLongLong(mlirShapedTypeGetDimSize(raw, i)));
-    return l;
-  }
-  if (!strcmp(what, "element_type") && mlirTypeIsAShaped(raw))
-    return tp_wrap_type(a, mlirShapedTypeGetElementType(raw));
-  if (!strcmp(what, "rank") && mlirTypeIsAShaped(raw) && mlirShapedTypeHasRank(raw))
-    return PyLong_FromSsize_t(mlirShapedTypeGetRank(raw));
-  if ((!strcmp(what, "inputs") || !strcmp(what, "results")) && mlirTypeIsAFunction(raw)) {
-    int in = !strcmp(what, "inputs");
-    intptr_t n = in ? mlirFunctionTypeGetNumInputs(raw) : mlirFunctionTypeGetNumResults(raw);
-    PyObject *l = PyList_New(n);
-    for (intptr_t i = 0; l && i < n; i++) {
-      PyObject *e = tp_wrap_type(a, in ? mlirFunctionTypeGetInput(raw, i)
-                                       : mlirFunctionTypeGetResult(raw, i));
-      if (!e) {
-        Py_CLEAR(l);
-        break;
-      }
-      PyList_SET_ITEM(l, i, e);
-    }
-    return l;
-  }
-  return PyErr_Format(PyExc_ValueError, "this type has no '%s'", what);
-}
-
-static PyObject *fn_make_attr(PyObject *m, PyObject *args) {
-  (void)m;
-  Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-  if (nargs < 2) return PyErr_Format(PyExc_TypeError, "_make_attr(ctx, kind, ...)");
-  tether_arena *a;
-  if (!tp_arg_context(PyTuple_GET_ITEM(args, 0), &a)) return NULL;
-  MlirContext ctx = tether_arena_context(a);
-  const char *kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 1));
-  if (!kind) return NULL;
-  PyObject *x = nargs > 2 ? PyTuple_GET_ITEM(args, 2) : NULL;
-  PyObject *y = nargs > 3 ? PyTuple_GET_ITEM(args, 3) : NULL;
-  if (!strcmp(kind, "unit")) return tp_wrap_attr(a, mlirUnitAttrGet(ctx));
-  if (!strcmp(kind, "bool") && x)
-    return tp_wrap_attr(a, mlirBoolAttrGet(ctx, PyObject_IsTrue(x) == 1));
-  if (!strcmp(kind, "string") && x) {
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(x, &n);
-    if (!s) return NULL;
-    return tp_wrap_attr(a, mlirStringAttrGet(ctx, (MlirStringRef){s, (size_t)n}));
-  }
-  if ((!strcmp(kind, "integer") || !strcmp(kind, "float")) && x && y) {
-    MlirType t;
-    tether_arena *ta;
-    if (!tp_arg_type(x, &t, &ta)) return NULL;
-    if (ta != a) return tp_raise(TETHER_ECONTEXT, NULL, NULL);
-    if (!strcmp(kind, "integer")) {
-      if (!PyLong_Check(y)) return tp_type_error("value", "an int", y);
-      if (!mlirTypeIsAInteger(t) && !mlirTypeIsAIndex(t))
-        return PyErr_Format(PyExc_ValueError, "IntegerAttr needs an integer or index type");
-      long long v = PyLong_AsLongLong(y);
-      if (v == -1 && PyErr_Occurred()) return NULL;
-      return tp_wrap_attr(a, mlirIntegerAttrGet(t, v));
-    }
-    if (!PyFloat_Check(y) && !PyLong_Check(y)) return tp_type_error("value", "a float", y);
-    if (!mlirTypeIsAFloat(t)) return PyErr_Format(PyExc_ValueError, "FloatAttr needs a float type");
-    double v = PyFloat_AsDouble(y);
-    if (v == -1.0 && PyErr_Occurred()) return NULL;
-    return tp_wrap_attr(a, mlirFloatAttrDoubleGet(ctx, t, v));
-  }
-  if (!strcmp(kind, "type") && x) {
-    MlirType t;
-    tether_arena *ta;
-    if (!tp_arg_type(x, &t, &ta)) return NULL;
-    return tp_wrap_attr(ta, mlirTypeAttrGet(t));
-  }
-  if (!strcmp(kind, "dense_splat") && x && y) {
-    MlirType t;
-    MlirAttribute e;
-    tether_arena *ta, *ea;
-    if (!tp_arg_type(x, &t, &ta) || !tp_arg_attr(y, &e, &ea)) return NULL;
-    if (ta != a || ea != a) return tp_raise(TETHER_ECONTEXT, NULL, NULL);
-    if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasStaticShape(t))
-      return PyErr_Format(PyExc_ValueError, "DenseElementsAttr needs a statically shaped type");
-    if (!mlirTypeEqual(mlirAttributeGetType(e), mlirShapedTypeGetElementType(t)))
-      return PyErr_Format(PyExc_ValueError, "the splat value's type is not the element type");
-    return tp_wrap_attr(a, mlirDenseElementsAttrSplatGet(t, e));
-  }
-  if (!strcmp(kind, "flat_symbol_ref") && x) {
-    Py_ssize_t n;
-    const char *sym = PyUnicode_AsUTF8AndSize(x, &n);
-    if (!sym) return NULL;
-    return tp_wrap_attr(a, mlirFlatSymbolRefAttrGet(ctx, (MlirStringRef){sym, (size_t)n}));
-  }
-  if (!strcmp(kind, "dictionary") && x) {
-    if (!PyDict_Check(x)) return tp_type_error("value", "a dict of str to Attribute", x);
-    PyObject *items = PyDict_Items(x);
-    if (!items) return NULL;
-    Py_ssize_t k = PyList_GET_SIZE(items);
-    MlirNamedAttribute *v = PyMem_Malloc((size_t)(k ? k : 1) * sizeof *v);
-    if (!v) {
-      Py_DECREF(items);
+  if ((a[2] && a[2] != Py_None) || (a[3] && a[3] != Py_None)) {
+    scal = PyMem_Calloc((size_t)(rank ? rank : 1), sizeof(bool));
+    if (!scal) {
+      PyMem_Free(shape);
       return PyErr_NoMemory();
     }
-    for (Py_ssize_t i = 0; i < k; i++) {
-      PyObject *kv = PyList_GET_ITEM(items, i);
-      PyObject *key = PyTuple_GET_ITEM(kv, 0);
-      Py_ssize_t kl;
-      const char *ks = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, &kl) : NULL;
-      MlirAttribute av;
-      tether_arena *ea;
-      if (!ks || !tp_arg_attr(PyTuple_GET_ITEM(kv, 1), &av, &ea) || ea != a) {
-        if (!PyErr_Occurred()) {
-          if (!ks)
-            tp_type_error("key", "a str", key);
-          else
-            tp_raise(TETHER_ECONTEXT, NULL, NULL);
-        }
-        PyMem_Free(v);
-        Py_DECREF(items);
-        return NULL;
+    PyObject *f =
+        PySequence_Fast(a[2] && a[2] != Py_None ? a[2] : a[3], "scalable must be a sequence");
+    int ok = f != NULL;
+    if (ok && a[2] && a[2] != Py_None) {
+      if (PySequence_Fast_GET_SIZE(f) != rank) {
+        PyErr_SetString(PyExc_ValueError, "Expected len(scalable) == len(shape).");
+        ok = 0;
       }
-      v[i] = mlirNamedAttributeGet(mlirIdentifierGet(ctx, (MlirStringRef){ks, (size_t)kl}), av);
+      for (Py_ssize_t i = 0; ok && i < rank; i++) {
+        int b = PyObject_IsTrue(PySequence_Fast_GET_ITEM(f, i));
+        if (b < 0) ok = 0;
+        scal[i] = b == 1;
+      }
+    } else if (ok) {
+      for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(f); i++) {
+        intptr_t d;
+        ok = tp_arg_intptr(PySequence_Fast_GET_ITEM(f, i), "scalable dim", &d);
+        if (ok && (d < 0 || d >= rank)) {
+          PyErr_SetString(PyExc_ValueError, "Scalable dimension index out of bounds.");
+          ok = 0;
+        }
+        if (ok) scal[d] = true;
+      }
     }
-    MlirAttribute r = mlirDictionaryAttrGet(ctx, k, v);
-    PyMem_Free(v);
-    Py_DECREF(items);
-    return tp_wrap_attr(a, r);
-  }
-  if (!strcmp(kind, "array") && x) {
-    intptr_t k;
-    MlirAttribute *v;
-    if (!attrs_of(x, a, &k, &v)) return NULL;
-    MlirAttribute r = mlirArrayAttrGet(ctx, k, v);
-    PyMem_Free(v);
-    return tp_wrap_attr(a, r);
-  }
-  return PyErr_Format(PyExc_ValueError, "unknown attribute kind '%s' or wrong arguments", kind);
-}
-
-static PyObject *fn_attr_info(PyObject *m, PyObject *args) {
-  (void)m;
-  PyObject *t, *index = NULL;
-  const char *what;
-  if (!PyArg_ParseTuple(args, "Os|O", &t, &what, &index)) return NULL;
-  MlirAttribute raw;
-  tether_arena *a;
-  if (!tp_arg_attr(t, &raw, &a)) return NULL;
-  if (!strcmp(what, "value")) {
-    if (mlirAttributeIsABool(raw)) return PyBool_FromLong(mlirBoolAttrGetValue(raw));
-    if (mlirAttributeIsAInteger(raw)) {
-      MlirType ty = mlirAttributeGetType(raw);
-      if (mlirTypeIsAInteger(ty) && mlirIntegerTypeIsUnsigned(ty))
-        return PyLong_FromUnsignedLongLong(mlirIntegerAttrGetValueUInt(raw));
-      if (mlirTypeIsAInteger(ty) && mlirIntegerTypeIsSigned(ty))
-        return PyLong_FromLongLong(mlirIntegerAttrGetValueSInt(raw));
-      return PyLong_FromLongLong(mlirIntegerAttrGetValueInt(raw));
-    }
-    if (mlirAttributeIsAFloat(raw)) return PyFloat_FromDouble(mlirFloatAttrGetValueDouble(raw));
-    if (mlirAttributeIsAString(raw)) {
-      MlirStringRef s = mlirStringAttrGetValue(raw);
-      return PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
-    }
-    if (mlirAttributeIsAType(raw)) return tp_wrap_type(a, mlirTypeAttrGetValue(raw));
-    if (mlirAttributeIsAFlatSymbolRef(raw)) {
-      MlirStringRef s = mlirFlatSymbolRefAttrGetValue(raw);
-      return PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
-    }
-  }
-  if (!strcmp(what, "is_splat") && mlirAttributeIsADenseElements(raw))
-    return PyBool_FromLong(mlirDenseElementsAttrIsSplat(raw));
-  if (!strcmp(what, "len") && mlirAttributeIsADictionary(raw))
-    return PyLong_FromSsize_t(mlirDictionaryAttrGetNumElements(raw));
-  if (!strcmp(what, "get") && mlirAttributeIsADictionary(raw) && index) {
-    Py_ssize_t n;
-    const char *key = PyUnicode_Check(index) ? PyUnicode_AsUTF8AndSize(index, &n) : NULL;
-    if (!key) return tp_type_error("key", "a str", index);
-    MlirAttribute e = mlirDictionaryAttrGetElementByName(raw, (MlirStringRef){key, (size_t)n});
-    if (mlirAttributeIsNull(e)) {
-      PyErr_SetObject(PyExc_KeyError, index);
+    Py_XDECREF(f);
+    if (!ok) {
+      PyMem_Free(shape);
+      PyMem_Free(scal);
       return NULL;
     }
-    return tp_wrap_attr(a, e);
   }
-  if (!strcmp(what, "len") && mlirAttributeIsAArray(raw))
-    return PyLong_FromSsize_t(mlirArrayAttrGetNumElements(raw));
-  if (!strcmp(what, "item") && mlirAttributeIsAArray(raw) && index) {
-    Py_ssize_t i = PyNumber_AsSsize_t(index, PyExc_IndexError);
-    if (i == -1 && PyErr_Occurred()) return NULL;
-    intptr_t n = mlirArrayAttrGetNumElements(raw);
-    if (i < 0) i += n;
-    if (i < 0 || i >= n) return PyErr_Format(PyExc_IndexError, "ArrayAttr index out of range");
-    return tp_wrap_attr(a, mlirArrayAttrGetElement(raw, i));
+  tp_errcap cap;
+  MlirLocation l;
+  PyObject *ctx;
+  if (!loc_ctx_begin(a[4], &cap, &l, &ctx)) {
+    PyMem_Free(shape);
+    PyMem_Free(scal);
+    return NULL;
   }
-  return PyErr_Format(PyExc_ValueError, "this attribute has no '%s'", what);
+  MlirType t = scal ? mlirVectorTypeGetScalableChecked(l, rank, shape, scal, elt)
+                    : mlirVectorTypeGetChecked(l, rank, shape, elt);
+  PyMem_Free(shape);
+  PyMem_Free(scal);
+  return checked(&cap, ctx, t);
 }
 
-static PyObject *fn_make_loc(PyObject *m, PyObject *args) {
-  (void)m;
-  Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-  if (nargs < 2) return PyErr_Format(PyExc_TypeError, "_make_loc(ctx, kind, ...)");
-  tether_arena *a;
-  if (!tp_arg_context(PyTuple_GET_ITEM(args, 0), &a)) return NULL;
-  MlirContext ctx = tether_arena_context(a);
-  const char *kind = PyUnicode_AsUTF8(PyTuple_GET_ITEM(args, 1));
-  if (!kind) return NULL;
-  if (!strcmp(kind, "unknown")) return tp_wrap_loc(a, mlirLocationUnknownGet(ctx));
-  if (!strcmp(kind, "file") && nargs == 5) {
-    Py_ssize_t n;
-    const char *f = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(args, 2), &n);
-    if (!f) return NULL;
-    long line = PyLong_AsLong(PyTuple_GET_ITEM(args, 3));
-    long col = PyLong_AsLong(PyTuple_GET_ITEM(args, 4));
-    if (PyErr_Occurred()) return NULL;
-    return tp_wrap_loc(a, mlirLocationFileLineColGet(ctx, (MlirStringRef){f, (size_t)n},
-                                                     (unsigned)line, (unsigned)col));
-  }
-  if (!strcmp(kind, "name") && nargs == 4) {
-    Py_ssize_t n;
-    const char *s = PyUnicode_AsUTF8AndSize(PyTuple_GET_ITEM(args, 2), &n);
-    if (!s) return NULL;
-    PyObject *child = PyTuple_GET_ITEM(args, 3);
-    MlirLocation cl = mlirLocationUnknownGet(ctx);
-    tether_arena *ca;
-    if (child != Py_None && !tp_arg_loc(child, &cl, &ca)) return NULL;
-    return tp_wrap_loc(a, mlirLocationNameGet(ctx, (MlirStringRef){s, (size_t)n}, cl));
-  }
-  if (!strcmp(kind, "callsite") && nargs == 4) {
-    MlirLocation callee, caller;
-    tether_arena *ea, *ra;
-    if (!tp_arg_loc(PyTuple_GET_ITEM(args, 2), &callee, &ea) ||
-        !tp_arg_loc(PyTuple_GET_ITEM(args, 3), &caller, &ra))
-      return NULL;
-    if (ea != a || ra != a) return tp_raise(TETHER_ECONTEXT, NULL, NULL);
-    return tp_wrap_loc(a, mlirLocationCallSiteGet(callee, caller));
-  }
-  if (!strcmp(kind, "fused") && nargs == 3) {
-    intptr_t k;
-    MlirLocation *v;
-    if (!locs_of(PyTuple_GET_ITEM(args, 2), a, &k, &v)) return NULL;
-    MlirLocation r = mlirLocationFusedGet(ctx, k, v, mlirAttributeGetNull());
-    PyMem_Free(v);
-    return tp_wrap_loc(a, r);
-  }
-  return PyErr_Format(PyExc_ValueError, "unknown location kind '%s' or wrong arguments", kind);
+static PyObject *vector_scalable(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirVectorTypeIsScalable(T(self)));
 }
 
-/* Type._CAPICreate / Attribute._CAPICreate: a value another extension made, through the MLIR C
- * API's capsule convention. Its context must be one of tether's. */
-static PyObject *fn_from_capsule(PyObject *m, PyObject *args) {
-  (void)m;
-  PyObject *cap;
-  int is_attr;
-  if (!PyArg_ParseTuple(args, "Op", &cap, &is_attr)) return NULL;
-  const char *name = is_attr ? "mlir.ir.Attribute._CAPIPtr" : "mlir.ir.Type._CAPIPtr";
-  if (!PyCapsule_IsValid(cap, name))
-    return PyErr_Format(PyExc_TypeError, "expected a capsule named %s", name);
-  void *p = PyCapsule_GetPointer(cap, name);
-  if (!p)
-    return PyErr_Format(PyExc_ValueError, "the capsule holds a null %s",
-                        is_attr ? "attribute" : "type");
-  MlirContext ctx =
-      is_attr ? mlirAttributeGetContext((MlirAttribute){p}) : mlirTypeGetContext((MlirType){p});
-  tether_arena *a = tether_arena_of_context(ctx);
-  if (!a)
-    return PyErr_Format(PyExc_ValueError,
-                        "the value belongs to a context that is not a tether Context");
-  return is_attr ? tp_wrap_attr(a, (MlirAttribute){p}) : tp_wrap_type(a, (MlirType){p});
+static PyObject *vector_scalable_dims(PyObject *self, void *c) {
+  (void)c;
+  intptr_t r = mlirShapedTypeGetRank(T(self));
+  PyObject *l = PyList_New(r);
+  for (intptr_t i = 0; l && i < r; i++)
+    PyList_SET_ITEM(l, i, PyBool_FromLong(mlirVectorTypeIsDimScalable(T(self), i)));
+  return l;
 }
 
-static PyObject *fn_type_typeid(PyObject *m, PyObject *t) {
-  (void)m;
-  MlirType raw;
-  tether_arena *a;
-  if (!tp_arg_type(t, &raw, &a)) return NULL;
-  return PyLong_FromVoidPtr((void *)mlirTypeGetTypeID(raw).ptr);
-}
-
-PyMethodDef tp_type_functions[] = {
-    {"_from_capsule", fn_from_capsule, METH_VARARGS, NULL},
-    {"_type_typeid", fn_type_typeid, METH_O, NULL},
-    {"_type_kind", fn_type_kind, METH_O, NULL},
-    {"_attr_kind", fn_attr_kind, METH_O, NULL},
-    {"_type_parse", fn_type_parse, METH_VARARGS, NULL},
-    {"_attr_parse", fn_attr_parse, METH_VARARGS, NULL},
-    {"_make_type", fn_make_type, METH_VARARGS, NULL},
-    {"_type_info", fn_type_info, METH_VARARGS, NULL},
-    {"_make_attr", fn_make_attr, METH_VARARGS, NULL},
-    {"_attr_info", fn_attr_info, METH_VARARGS, NULL},
-    {"_make_loc", fn_make_loc, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
+static PyMethodDef vector_methods[] = {
+    {"get", TP_FASTFN(vector_get), TP_FAST | METH_STATIC,
+     "get(shape, element_type, *, scalable=None, scalable_dims=None, loc=None)"},
+    METHODS_END,
 };
+
+static PyGetSetDef vector_getset[] = {
+    {"scalable", vector_scalable, NULL, NULL, NULL},
+    {"scalable_dims", vector_scalable_dims, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+/* ---- RankedTensorType / UnrankedTensorType --------------------------------------------------- */
+
+static PyObject *tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"shape", "element_type", "encoding", "loc", NULL};
+  PyObject *a[4];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  MlirType elt;
+  if (!tp_arg_type(a[1], &elt, NULL)) return NULL;
+  MlirAttribute enc = mlirAttributeGetNull();
+  if (a[2] && a[2] != Py_None && !tp_arg_attr(a[2], &enc, NULL)) return NULL;
+  intptr_t rank;
+  int64_t *shape;
+  if (!shape_of(a[0], &rank, &shape)) return NULL;
+  tp_errcap cap;
+  MlirLocation l;
+  PyObject *ctx;
+  if (!loc_ctx_begin(a[3], &cap, &l, &ctx)) {
+    PyMem_Free(shape);
+    return NULL;
+  }
+  MlirType t = mlirRankedTensorTypeGetChecked(l, rank, shape, elt, enc);
+  PyMem_Free(shape);
+  return checked(&cap, ctx, t);
+}
+
+static PyObject *tensor_encoding(PyObject *self, void *c) {
+  (void)c;
+  MlirAttribute e = mlirRankedTensorTypeGetEncoding(T(self));
+  return tp_wrap_attr(TP_CTX(self), e);
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"get", TP_FASTFN(tensor_get), TP_FAST | METH_STATIC,
+     "get(shape, element_type, encoding=None, loc=None)"},
+    METHODS_END,
+};
+
+static PyGetSetDef tensor_getset[] = {
+    {"encoding", tensor_encoding, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+static PyObject *unranked_tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"element_type", "loc", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  MlirType elt;
+  if (!tp_arg_type(a[0], &elt, NULL)) return NULL;
+  tp_errcap cap;
+  MlirLocation l;
+  PyObject *ctx;
+  if (!loc_ctx_begin(a[1], &cap, &l, &ctx)) return NULL;
+  return checked(&cap, ctx, mlirUnrankedTensorTypeGetChecked(l, elt));
+}
+
+static PyMethodDef unranked_tensor_methods[] = {
+    {"get", TP_FASTFN(unranked_tensor_get), TP_FAST | METH_STATIC, "get(element_type, loc=None)"},
+    METHODS_END,
+};
+
+/* ---- MemRefType / UnrankedMemRefType --------------------------------------------------------- */
+
+static PyObject *memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"shape",        "element_type", "layout",
+                                      "memory_space", "loc",          NULL};
+  PyObject *a[5];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 4, a)) return NULL;
+  MlirType elt;
+  if (!tp_arg_type(a[1], &elt, NULL)) return NULL;
+  MlirAttribute layout = mlirAttributeGetNull(), space = mlirAttributeGetNull();
+  if (a[2] && a[2] != Py_None && !tp_arg_attr(a[2], &layout, NULL)) return NULL;
+  if (a[3] && a[3] != Py_None && !tp_arg_attr(a[3], &space, NULL)) return NULL;
+  intptr_t rank;
+  int64_t *shape;
+  if (!shape_of(a[0], &rank, &shape)) return NULL;
+  tp_errcap cap;
+  MlirLocation l;
+  PyObject *ctx;
+  if (!loc_ctx_begin(a[4], &cap, &l, &ctx)) {
+    PyMem_Free(shape);
+    return NULL;
+  }
+  MlirType t = mlirMemRefTypeGetChecked(l, elt, rank, shape, layout, space);
+  PyMem_Free(shape);
+  return checked(&cap, ctx, t);
+}
+
+static PyObject *memref_layout(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_attr(TP_CTX(self), mlirMemRefTypeGetLayout(T(self)));
+}
+
+PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m); /* affine.c */
+
+static PyObject *memref_affine_map(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_affine_map(TP_CTX(self), mlirMemRefTypeGetAffineMap(T(self)));
+}
+
+static PyObject *memref_memory_space(PyObject *self, void *c) {
+  (void)c;
+  MlirAttribute a = mlirTypeIsAMemRef(T(self)) ? mlirMemRefTypeGetMemorySpace(T(self))
+                                               : mlirUnrankedMemrefGetMemorySpace(T(self));
+  return tp_wrap_attr(TP_CTX(self), a);
+}
+
+static PyObject *memref_strides_and_offset(PyObject *self, PyObject *unused) {
+  (void)unused;
+  intptr_t r = mlirShapedTypeGetRank(T(self));
+  int64_t *strides = PyMem_Malloc((size_t)(r ? r : 1) * sizeof(int64_t));
+  if (!strides) return PyErr_NoMemory();
+  int64_t offset;
+  if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(T(self), strides, &offset))) {
+    PyMem_Free(strides);
+    return PyErr_Format(PyExc_ValueError, "Failed to extract strides and offset from memref.");
+  }
+  PyObject *l = PyList_New(r);
+  for (intptr_t i = 0; l && i < r; i++) PyList_SET_ITEM(l, i, PyLong_FromLongLong(strides[i]));
+  PyMem_Free(strides);
+  if (!l) return NULL;
+  return Py_BuildValue("(NL)", l, (long long)offset);
+}
+
+static PyMethodDef memref_methods[] = {
+    {"get", TP_FASTFN(memref_get), TP_FAST | METH_STATIC,
+     "get(shape, element_type, layout=None, memory_space=None, loc=None)"},
+    {"get_strides_and_offset", (PyCFunction)memref_strides_and_offset, METH_NOARGS, NULL},
+    METHODS_END,
+};
+
+static PyGetSetDef memref_getset[] = {
+    {"layout", memref_layout, NULL, NULL, NULL},
+    {"affine_map", memref_affine_map, NULL, NULL, NULL},
+    {"memory_space", memref_memory_space, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+static PyObject *unranked_memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"element_type", "memory_space", "loc", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  MlirType elt;
+  if (!tp_arg_type(a[0], &elt, NULL)) return NULL;
+  MlirAttribute space = mlirAttributeGetNull();
+  if (a[1] != Py_None && !tp_arg_attr(a[1], &space, NULL)) return NULL;
+  tp_errcap cap;
+  MlirLocation l;
+  PyObject *ctx;
+  if (!loc_ctx_begin(a[2], &cap, &l, &ctx)) return NULL;
+  return checked(&cap, ctx, mlirUnrankedMemRefTypeGetChecked(l, elt, space));
+}
+
+static PyMethodDef unranked_memref_methods[] = {
+    {"get", TP_FASTFN(unranked_memref_get), TP_FAST | METH_STATIC,
+     "get(element_type, memory_space, loc=None)"},
+    METHODS_END,
+};
+
+static PyGetSetDef unranked_memref_getset[] = {
+    {"memory_space", memref_memory_space, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+/* ---- TupleType ------------------------------------------------------------------------------- */
+
+static PyObject *tuple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"elements", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get_tuple", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  PyObject *ctx = ctx_arg(a[1]);
+  if (!ctx) return NULL;
+  intptr_t n;
+  MlirType *ts;
+  if (!tp_seq_types(a[0], ctx, &n, &ts)) return NULL;
+  MlirType t = mlirTupleTypeGet(tp_ctx_raw(ctx), n, ts);
+  PyMem_Free(ts);
+  return tp_wrap_type(ctx, t);
+}
+
+static PyObject *tuple_get_type(PyObject *self, PyObject *o) {
+  intptr_t i;
+  if (!tp_arg_intptr(o, "pos", &i)) return NULL;
+  intptr_t n = mlirTupleTypeGetNumTypes(T(self));
+  if (i < 0 || i >= n) return PyErr_Format(PyExc_IndexError, "tuple type index out of range");
+  return tp_wrap_type(TP_CTX(self), mlirTupleTypeGetType(T(self), i));
+}
+
+static PyObject *tuple_num_types(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromSsize_t(mlirTupleTypeGetNumTypes(T(self)));
+}
+
+static PyMethodDef tuple_methods[] = {
+    {"get_tuple", TP_FASTFN(tuple_get), TP_FAST | METH_STATIC, "get_tuple(elements, context=None)"},
+    {"get_type", (PyCFunction)tuple_get_type, METH_O, "get_type(pos)"},
+    METHODS_END,
+};
+
+static PyGetSetDef tuple_getset[] = {
+    {"num_types", tuple_num_types, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+/* ---- FunctionType ---------------------------------------------------------------------------- */
+
+static PyObject *function_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"inputs", "results", "context", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  PyObject *ctx = ctx_arg(a[2]);
+  if (!ctx) return NULL;
+  intptr_t ni, nr;
+  MlirType *ti, *tr;
+  if (!tp_seq_types(a[0], ctx, &ni, &ti)) return NULL;
+  if (!tp_seq_types(a[1], ctx, &nr, &tr)) {
+    PyMem_Free(ti);
+    return NULL;
+  }
+  MlirType t = mlirFunctionTypeGet(tp_ctx_raw(ctx), ni, ti, nr, tr);
+  PyMem_Free(ti);
+  PyMem_Free(tr);
+  return tp_wrap_type(ctx, t);
+}
+
+static PyObject *function_types(PyObject *self, int inputs) {
+  MlirType t = T(self);
+  intptr_t n = inputs ? mlirFunctionTypeGetNumInputs(t) : mlirFunctionTypeGetNumResults(t);
+  PyObject *l = PyList_New(n);
+  for (intptr_t i = 0; l && i < n; i++) {
+    PyObject *e = tp_wrap_type(TP_CTX(self), inputs ? mlirFunctionTypeGetInput(t, i)
+                                                    : mlirFunctionTypeGetResult(t, i));
+    if (!e)
+      Py_CLEAR(l);
+    else
+      PyList_SET_ITEM(l, i, e);
+  }
+  return l;
+}
+
+static PyObject *function_inputs(PyObject *self, void *c) {
+  (void)c;
+  return function_types(self, 1);
+}
+static PyObject *function_results(PyObject *self, void *c) {
+  (void)c;
+  return function_types(self, 0);
+}
+
+static PyMethodDef function_methods[] = {
+    {"get", TP_FASTFN(function_get), TP_FAST | METH_STATIC, "get(inputs, results, context=None)"},
+    METHODS_END,
+};
+
+static PyGetSetDef function_getset[] = {
+    {"inputs", function_inputs, NULL, NULL, NULL},
+    {"results", function_results, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+/* ---- OpaqueType ------------------------------------------------------------------------------ */
+
+static PyObject *opaque_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"dialect_namespace", "buffer", "context", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  MlirStringRef ns, data;
+  if (!tp_arg_str(a[0], "dialect_namespace", &ns) || !tp_arg_str(a[1], "buffer", &data))
+    return NULL;
+  PyObject *ctx = ctx_arg(a[2]);
+  if (!ctx) return NULL;
+  return tp_wrap_type(ctx, mlirOpaqueTypeGet(tp_ctx_raw(ctx), ns, data));
+}
+
+static PyObject *opaque_namespace(PyObject *self, void *c) {
+  (void)c;
+  return tp_str_from_ref(mlirOpaqueTypeGetDialectNamespace(T(self)));
+}
+static PyObject *opaque_data(PyObject *self, void *c) {
+  (void)c;
+  return tp_str_from_ref(mlirOpaqueTypeGetData(T(self)));
+}
+
+static PyMethodDef opaque_methods[] = {
+    {"get", TP_FASTFN(opaque_get), TP_FAST | METH_STATIC,
+     "get(dialect_namespace, buffer, context=None)"},
+    METHODS_END,
+};
+
+static PyGetSetDef opaque_getset[] = {
+    {"dialect_namespace", opaque_namespace, NULL, NULL, NULL},
+    {"data", opaque_data, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+/* ---- the table ------------------------------------------------------------------------------- */
+
+#define SIMPLE(Name, isa, tid, getter)                                                             \
+  { Name, "FloatType", isa, tid, simple_methods, NULL, NULL, NULL, (void *)getter, NULL }
+
+static tp_class_def type_defs[] = {
+    {"IntegerType", NULL, isa_mlirTypeIsAInteger, mlirIntegerTypeGetTypeID, int_methods, int_getset,
+     NULL, "An integer type (signless, signed or unsigned).", NULL, NULL},
+    {"IndexType", NULL, isa_mlirTypeIsAIndex, mlirIndexTypeGetTypeID, simple_methods, NULL, NULL,
+     "The index type.", (void *)mlirIndexTypeGet, NULL},
+    {"FloatType", NULL, isa_mlirTypeIsAFloat, NULL, NULL, float_getset, NULL,
+     "Base class of the floating-point types.", NULL, NULL},
+    SIMPLE("F16Type", isa_mlirTypeIsAF16, mlirFloat16TypeGetTypeID, mlirF16TypeGet),
+    SIMPLE("BF16Type", isa_mlirTypeIsABF16, mlirBFloat16TypeGetTypeID, mlirBF16TypeGet),
+    SIMPLE("F32Type", isa_mlirTypeIsAF32, mlirFloat32TypeGetTypeID, mlirF32TypeGet),
+    SIMPLE("F64Type", isa_mlirTypeIsAF64, mlirFloat64TypeGetTypeID, mlirF64TypeGet),
+    SIMPLE("FloatTF32Type", isa_mlirTypeIsATF32, mlirFloatTF32TypeGetTypeID, mlirTF32TypeGet),
+    SIMPLE("Float8E4M3FNType", isa_mlirTypeIsAFloat8E4M3FN, mlirFloat8E4M3FNTypeGetTypeID,
+           mlirFloat8E4M3FNTypeGet),
+    SIMPLE("Float8E5M2Type", isa_mlirTypeIsAFloat8E5M2, mlirFloat8E5M2TypeGetTypeID,
+           mlirFloat8E5M2TypeGet),
+    SIMPLE("Float8E4M3Type", isa_mlirTypeIsAFloat8E4M3, mlirFloat8E4M3TypeGetTypeID,
+           mlirFloat8E4M3TypeGet),
+    SIMPLE("Float8E4M3FNUZType", isa_mlirTypeIsAFloat8E4M3FNUZ, mlirFloat8E4M3FNUZTypeGetTypeID,
+           mlirFloat8E4M3FNUZTypeGet),
+    SIMPLE("Float8E4M3B11FNUZType", isa_mlirTypeIsAFloat8E4M3B11FNUZ,
+           mlirFloat8E4M3B11FNUZTypeGetTypeID, mlirFloat8E4M3B11FNUZTypeGet),
+    SIMPLE("Float8E5M2FNUZType", isa_mlirTypeIsAFloat8E5M2FNUZ, mlirFloat8E5M2FNUZTypeGetTypeID,
+           mlirFloat8E5M2FNUZTypeGet),
+    {"NoneType", NULL, isa_mlirTypeIsANone, mlirNoneTypeGetTypeID, simple_methods, NULL, NULL,
+     "The none type.", (void *)mlirNoneTypeGet, NULL},
+    {"ComplexType", NULL, isa_mlirTypeIsAComplex, mlirComplexTypeGetTypeID, complex_methods,
+     complex_getset, NULL, "complex<element_type>.", NULL, NULL},
+    {"ShapedType", NULL, isa_mlirTypeIsAShaped, NULL, shaped_methods, shaped_getset, NULL,
+     "Base class of tensor, memref and vector types.", NULL, NULL},
+    {"VectorType", "ShapedType", isa_mlirTypeIsAVector, mlirVectorTypeGetTypeID, vector_methods,
+     vector_getset, NULL, NULL, NULL, NULL},
+    {"RankedTensorType", "ShapedType", isa_mlirTypeIsARankedTensor, mlirRankedTensorTypeGetTypeID,
+     tensor_methods, tensor_getset, NULL, NULL, NULL, NULL},
+    {"UnrankedTensorType", "ShapedType", isa_mlirTypeIsAUnrankedTensor,
+     mlirUnrankedTensorTypeGetTypeID, unranked_tensor_methods, NULL, NULL, NULL, NULL, NULL},
+    {"MemRefType", "ShapedType", isa_mlirTypeIsAMemRef, mlirMemRefTypeGetTypeID, memref_methods,
+     memref_getset, NULL, NULL, NULL, NULL},
+    {"UnrankedMemRefType", "ShapedType", isa_mlirTypeIsAUnrankedMemRef,
+     mlirUnrankedMemRefTypeGetTypeID, unranked_memref_methods, unranked_memref_getset, NULL, NULL,
+     NULL, NULL},
+    {"TupleType", NULL, isa_mlirTypeIsATuple, mlirTupleTypeGetTypeID, tuple_methods, tuple_getset,
+     NULL, NULL, NULL, NULL},
+    {"FunctionType", NULL, isa_mlirTypeIsAFunction, mlirFunctionTypeGetTypeID, function_methods,
+     function_getset, NULL, NULL, NULL, NULL},
+    {"OpaqueType", NULL, isa_mlirTypeIsAOpaque, mlirOpaqueTypeGetTypeID, opaque_methods,
+     opaque_getset, NULL, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+int tp_init_types(PyObject *m) {
+  if (tp_add_type(m, &tp_type_spec, NULL, &tp.Type) < 0) return -1;
+  return tp_define_classes(m, tp.Type, type_defs, tp.type_casters);
+}

@@ -1,0 +1,598 @@
+/* create.c: Operation.create and OpView.build_generic (the generic builder dialect op classes
+ * use, with operand/result segments and region counts from the class's _ODS_* metadata).
+ *
+ * Invariant (re-entrancy): every argument is converted first, holding the wrapper objects (so the
+ * handles stay reachable); Python code (sequence iteration, __index__, caster calls) can only run
+ * during that phase. The raw MLIR pointers are read from the handles after it, right before the
+ * arena creates the operation: an operand erased by Python code meanwhile raises InvalidatedError
+ * instead of reaching MLIR.
+ */
+#include "tether_py.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <string.h>
+
+enum { MAX_REGIONS = 1 << 16 };
+
+typedef struct {
+  PyObject *keep;          /* list of the wrappers converted (keeps their handles reachable) */
+  tether_value **operands; /* PyMem */
+  Py_ssize_t n_operands;
+  MlirType *results;
+  Py_ssize_t n_results;
+  tether_block **successors;
+  Py_ssize_t n_successors;
+  tether_region **regions;
+  Py_ssize_t n_regions;
+  MlirNamedAttribute *attrs;
+  PyObject *attr_names; /* list of str: the names' storage */
+  Py_ssize_t n_attrs;
+} op_args;
+
+static void op_args_free(op_args *a) {
+  Py_CLEAR(a->keep);
+  Py_CLEAR(a->attr_names);
+  PyMem_Free(a->operands);
+  PyMem_Free(a->results);
+  PyMem_Free(a->successors);
+  PyMem_Free(a->regions);
+  PyMem_Free(a->attrs);
+  memset(a, 0, sizeof *a);
+}
+
+static int same_arena(tether_arena *a, tether_arena *b) {
+  if (a != b) {
+    PyErr_SetString(PyExc_ValueError, "objects of different contexts cannot be mixed");
+    return 0;
+  }
+  return 1;
+}
+
+/* An operand: a Value, or an operation (Operation / OpView) with exactly one result. */
+int tp_arg_operand(PyObject *o, tether_value **h, MlirValue *raw) {
+  if (PyObject_TypeCheck(o, tp.Value)) return tp_arg_value(o, h, raw);
+  if (PyObject_TypeCheck(o, tp.OperationBase)) {
+    tether_op *oh;
+    MlirOperation oraw;
+    if (!tp_arg_op(o, &oh, &oraw)) return 0;
+    intptr_t n = mlirOperationGetNumResults(oraw);
+    if (n != 1) {
+      PyErr_Format(PyExc_ValueError,
+                   "an operation used as an operand must have exactly one result (it has %zd)",
+                   (Py_ssize_t)n);
+      return 0;
+    }
+    int rc = tether_op_result(oh, 0, h);
+    if (rc != TETHER_OK) return TP_RAISE_RC(rc, oh), 0;
+    return tether_value_get(*h, raw) == TETHER_OK;
+  }
+  tp_type_error("operand", "a Value", o);
+  return 0;
+}
+
+static PyObject *as_list(PyObject *o, const char *what) {
+  if (PyUnicode_Check(o) || PyBytes_Check(o)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a sequence, not %s", what, Py_TYPE(o)->tp_name);
+    return NULL;
+  }
+  PyObject *l = PySequence_List(o);
+  if (!l && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be a sequence, not %s", what, Py_TYPE(o)->tp_name);
+  }
+  return l;
+}
+
+static int convert_operands(op_args *a, PyObject *operands, tether_arena *arena) {
+  PyObject *l = as_list(operands, "operands");
+  if (!l) return 0;
+  Py_ssize_t n = PyList_GET_SIZE(l);
+  a->operands = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->operands);
+  if (!a->operands) {
+    Py_DECREF(l);
+    PyErr_NoMemory();
+    return 0;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *v = PyList_GET_ITEM(l, i);
+    MlirValue raw;
+    if (v == Py_None) {
+      PyErr_SetString(PyExc_ValueError, "operand value cannot be None");
+      goto fail;
+    }
+    if (!tp_arg_operand(v, &a->operands[i], &raw) ||
+        !same_arena(arena, tether_handle_arena(a->operands[i])))
+      goto fail;
+  }
+  a->n_operands = n;
+  int ok = PyList_Append(a->keep, l) == 0;
+  Py_DECREF(l);
+  return ok;
+fail:
+  Py_DECREF(l);
+  return 0;
+}
+
+static int convert_results(op_args *a, PyObject *results, PyObject *ctx) {
+  PyObject *l = as_list(results, "results");
+  if (!l) return 0;
+  Py_ssize_t n = PyList_GET_SIZE(l);
+  a->results = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->results);
+  int ok = a->results != NULL;
+  if (!ok) PyErr_NoMemory();
+  for (Py_ssize_t i = 0; ok && i < n; i++) {
+    if (PyList_GET_ITEM(l, i) == Py_None) {
+      PyErr_SetString(PyExc_ValueError, "result type cannot be None");
+      ok = 0;
+    } else {
+      ok = tp_arg_type_in(PyList_GET_ITEM(l, i), ctx, &a->results[i]);
+    }
+  }
+  a->n_results = n;
+  Py_DECREF(l);
+  return ok;
+}
+
+static int convert_successors(op_args *a, PyObject *succs, tether_arena *arena) {
+  PyObject *l = as_list(succs, "successors");
+  if (!l) return 0;
+  Py_ssize_t n = PyList_GET_SIZE(l);
+  a->successors = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->successors);
+  int ok = a->successors != NULL;
+  if (!ok) PyErr_NoMemory();
+  for (Py_ssize_t i = 0; ok && i < n; i++) {
+    MlirBlock raw;
+    PyObject *b = PyList_GET_ITEM(l, i);
+    if (b == Py_None) {
+      PyErr_SetString(PyExc_ValueError, "successor block cannot be None");
+      ok = 0;
+    } else {
+      ok = tp_arg_block(b, &a->successors[i], &raw) &&
+           same_arena(arena, tether_handle_arena(a->successors[i]));
+    }
+  }
+  a->n_successors = n;
+  if (ok) ok = PyList_Append(a->keep, l) == 0;
+  Py_DECREF(l);
+  return ok;
+}
+
+/* regions: an int (that many new empty regions) or a sequence of detached Regions. */
+static int convert_regions(op_args *a, PyObject *regions, tether_arena *arena) {
+  if (!regions || regions == Py_None) return 1;
+  if (PyLong_Check(regions)) {
+    intptr_t n;
+    if (!tp_arg_intptr(regions, "regions", &n)) return 0;
+    if (n < 0) return PyErr_SetString(PyExc_ValueError, "number of regions must be >= 0"), 0;
+    if (n > MAX_REGIONS)
+      return PyErr_Format(PyExc_ValueError, "number of regions must be <= %d", MAX_REGIONS), 0;
+    a->regions = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->regions);
+    if (!a->regions) return PyErr_NoMemory(), 0;
+    for (intptr_t i = 0; i < n; i++) {
+      int rc = tether_region_create(arena, &a->regions[i]);
+      if (rc != TETHER_OK) return tp_raise(rc, NULL, arena), 0;
+      /* The wrapper keeps the new region's handle reachable until the op owns it. */
+      PyObject *ro = tp_wrap_region(a->regions[i]);
+      if (!ro || PyList_Append(a->keep, ro) < 0) {
+        Py_XDECREF(ro);
+        return 0;
+      }
+      Py_DECREF(ro);
+      a->n_regions = i + 1;
+    }
+    return 1;
+  }
+  PyObject *l = as_list(regions, "regions");
+  if (!l) return 0;
+  Py_ssize_t n = PyList_GET_SIZE(l);
+  a->regions = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->regions);
+  int ok = a->regions != NULL;
+  if (!ok) PyErr_NoMemory();
+  for (Py_ssize_t i = 0; ok && i < n; i++) {
+    MlirRegion raw;
+    ok = tp_arg_region(PyList_GET_ITEM(l, i), &a->regions[i], &raw) &&
+         same_arena(arena, tether_handle_arena(a->regions[i]));
+  }
+  a->n_regions = n;
+  if (ok) ok = PyList_Append(a->keep, l) == 0;
+  Py_DECREF(l);
+  return ok;
+}
+
+static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, MlirStringRef name) {
+  if (!attrs || attrs == Py_None) return 1;
+  if (!PyDict_Check(attrs)) return tp_type_error("attributes", "a dict", attrs), 0;
+  PyObject *items = PyDict_Items(attrs); /* a snapshot: later changes to the dict do not matter */
+  if (!items) return 0;
+  Py_ssize_t n = PyList_GET_SIZE(items);
+  a->attrs = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->attrs);
+  a->attr_names = PyList_New(0);
+  int ok = a->attrs && a->attr_names;
+  if (!ok && !PyErr_Occurred()) PyErr_NoMemory();
+  MlirContext c = tp_ctx_raw(ctx);
+  for (Py_ssize_t i = 0; ok && i < n; i++) {
+    PyObject *k = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0);
+    PyObject *v = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1);
+    MlirStringRef ks;
+    MlirAttribute av;
+    if (!PyUnicode_Check(k)) {
+      PyErr_Format(PyExc_TypeError,
+                   "Invalid attribute key (not a string) when attempting to create the operation "
+                   "\"%.*s\"",
+                   (int)name.length, name.data);
+      ok = 0;
+    } else if (!tp_arg_str(k, "key", &ks) || PyList_Append(a->attr_names, k) < 0) {
+      ok = 0;
+    } else if (v == Py_None || !PyObject_TypeCheck(v, tp.Attribute)) {
+      PyErr_Format(PyExc_TypeError,
+                   "Found an invalid (`None`?) attribute value for the key \"%U\" when attempting "
+                   "to create the operation \"%.*s\"",
+                   k, (int)name.length, name.data);
+      ok = 0;
+    } else if (!tp_arg_attr_in(v, ctx, &av)) {
+      ok = 0;
+    } else {
+      a->attrs[i] = mlirNamedAttributeGet(mlirIdentifierGet(c, ks), av);
+    }
+  }
+  a->n_attrs = n;
+  Py_DECREF(items);
+  return ok;
+}
+
+/* Creates the operation from converted arguments and inserts it at ip. New reference (the
+ * OpView) or NULL. */
+static PyObject *create_from(op_args *a, MlirStringRef name, PyObject *loc, PyObject *ip,
+                             int infer) {
+  TpContext *ctx = (TpContext *)TP_CTX(loc);
+  MlirOperationState st = mlirOperationStateGet(name, (MlirLocation){TP_PTR(loc)});
+  MlirValue *ov = PyMem_Malloc((size_t)(a->n_operands + 1) * sizeof *ov);
+  MlirBlock *sb = PyMem_Malloc((size_t)(a->n_successors + 1) * sizeof *sb);
+  MlirRegion *rg = PyMem_Malloc((size_t)(a->n_regions + 1) * sizeof *rg);
+  PyObject *result = NULL;
+  if (!ov || !sb || !rg) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  /* No Python code runs from here on: the raw pointers stay what the handles say. */
+  for (Py_ssize_t i = 0; i < a->n_operands; i++) {
+    int rc = tether_value_get(a->operands[i], &ov[i]);
+    if (rc != TETHER_OK) {
+      TP_RAISE_RC(rc, a->operands[i]);
+      goto done;
+    }
+  }
+  for (Py_ssize_t i = 0; i < a->n_successors; i++) {
+    int rc = tether_block_get(a->successors[i], &sb[i]);
+    if (rc != TETHER_OK) {
+      TP_RAISE_RC(rc, a->successors[i]);
+      goto done;
+    }
+  }
+  for (Py_ssize_t i = 0; i < a->n_regions; i++) {
+    int rc = tether_region_get(a->regions[i], &rg[i]);
+    if (rc != TETHER_OK) {
+      TP_RAISE_RC(rc, a->regions[i]);
+      goto done;
+    }
+  }
+  st.nOperands = a->n_operands;
+  st.operands = ov;
+  st.nResults = a->n_results;
+  st.results = a->results;
+  st.nSuccessors = a->n_successors;
+  st.successors = sb;
+  st.nRegions = a->n_regions;
+  st.regions = rg;
+  st.nAttributes = a->n_attrs;
+  st.attributes = a->attrs;
+  st.enableResultTypeInference = infer;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, ctx);
+  tether_op *op;
+  int rc = tether_op_create(ctx->arena, &st, &op);
+  if (rc != TETHER_OK) {
+    PyObject *errs = tp_errcap_end(&cap);
+    if (rc == TETHER_EARG && infer) {
+      PyObject *msg = PyUnicode_FromFormat("could not infer the result types of '%.*s'",
+                                           (int)name.length, name.data);
+      if (msg && errs) tp_raise_mlir_error(PyUnicode_AsUTF8(msg), errs);
+      Py_XDECREF(msg);
+    } else if (rc == TETHER_EARG) {
+      PyErr_Format(PyExc_ValueError,
+                   "invalid operation state for '%.*s': operands, successors and regions must be "
+                   "alive in this context, and regions detached (each given once)",
+                   (int)name.length, name.data);
+    } else {
+      tp_raise(rc, NULL, ctx->arena);
+    }
+    Py_XDECREF(errs);
+    goto done;
+  }
+  Py_XDECREF(tp_errcap_end(&cap));
+  result = tp_wrap_op(op);
+  if (!result) goto done;
+  if (ip != Py_False) {
+    if (!ip || ip == Py_None)
+      ip = tp_current_ip();
+    else if (!PyObject_TypeCheck(ip, tp.InsertionPoint)) {
+      tp_type_error("ip", "an InsertionPoint", ip);
+      Py_CLEAR(result);
+      goto done;
+    }
+    if (ip && tp_ip_insert(ip, op) < 0) Py_CLEAR(result);
+  }
+done:
+  PyMem_Free(ov);
+  PyMem_Free(sb);
+  PyMem_Free(rg);
+  return result;
+}
+
+/* Operation.create(name, results=None, operands=None, attributes=None, successors=None,
+ * regions=0, loc=None, ip=None, infer_type=False) */
+PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"name",    "results", "operands", "attributes", "successors",
+                                      "regions", "loc",     "ip",       "infer_type", NULL};
+  PyObject *x[9];
+  if (!tp_fastargs("create", args, nargs, kwnames, names, 1, 9, x)) return NULL;
+  MlirStringRef name;
+  if (!PyUnicode_Check(x[0])) return tp_type_error("name", "a str", x[0]);
+  if (!tp_arg_str(x[0], "name", &name)) return NULL;
+  int infer = x[8] ? PyObject_IsTrue(x[8]) : 0;
+  if (infer < 0) return NULL;
+  PyObject *loc = tp_resolve_loc(x[6]);
+  if (!loc) return NULL;
+  Py_INCREF(loc); /* the stack may change while arguments convert */
+  PyObject *ctx = TP_CTX(loc);
+  tether_arena *arena = ((TpContext *)ctx)->arena;
+  op_args a = {0};
+  PyObject *r = NULL;
+  a.keep = PyList_New(0);
+  if (!a.keep) goto done;
+  if (x[1] && x[1] != Py_None && !convert_results(&a, x[1], ctx)) goto done;
+  if (x[2] && x[2] != Py_None && !convert_operands(&a, x[2], arena)) goto done;
+  if (!convert_attributes(&a, x[3], ctx, name)) goto done;
+  if (x[4] && x[4] != Py_None && !convert_successors(&a, x[4], arena)) goto done;
+  if (!convert_regions(&a, x[5], arena)) goto done;
+  r = create_from(&a, name, loc, x[7], infer);
+done:
+  op_args_free(&a);
+  Py_DECREF(loc);
+  return r;
+}
+
+/* ---- build_generic --------------------------------------------------------------------------- */
+
+/* Flattens values (or types) by segment spec: -1 a sequence (None: empty), 0 optional, 1 one.
+ * Appends to `flat` and the segment lengths to `sizes`. */
+static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int32_t **sizes,
+                            Py_ssize_t *nsizes, const char *what, PyObject *opname) {
+  PyObject *sp = PySequence_Fast(spec, "segment spec must be a sequence");
+  if (!sp) return 0;
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(sp);
+  if (PyList_GET_SIZE(list) != n) {
+    PyErr_Format(PyExc_ValueError, "Operation \"%U\" requires %zd %s segments but was provided %zd",
+                 opname, n, what, PyList_GET_SIZE(list));
+    Py_DECREF(sp);
+    return 0;
+  }
+  *sizes = PyMem_Malloc((size_t)(n ? n : 1) * sizeof **sizes);
+  if (!*sizes) {
+    Py_DECREF(sp);
+    PyErr_NoMemory();
+    return 0;
+  }
+  *nsizes = n;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    long s = PyLong_AsLong(PySequence_Fast_GET_ITEM(sp, i));
+    PyObject *item = PyList_GET_ITEM(list, i);
+    if (s == -1 && PyErr_Occurred()) goto fail;
+    if (s == 1 || s == 0) {
+      if (item == Py_None) {
+        if (s == 1) {
+          PyErr_Format(PyExc_ValueError,
+                       "%s %zd of operation \"%U\" must be a %s (was None and %s is not "
+                       "optional)",
+                       what[0] == 'o' ? "Operand" : "Result", i, opname,
+                       what[0] == 'o' ? "Value" : "Type", what);
+          goto fail;
+        }
+        (*sizes)[i] = 0;
+      } else {
+        if (PyList_Append(flat, item) < 0) goto fail;
+        (*sizes)[i] = 1;
+      }
+    } else if (s == -1) {
+      if (item == Py_None) {
+        (*sizes)[i] = 0;
+        continue;
+      }
+      PyObject *seg = PySequence_Fast(item, "segment must be a sequence");
+      if (!seg) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s %zd of operation \"%U\" must be a Sequence of %ss",
+                     what[0] == 'o' ? "Operand" : "Result", i, opname,
+                     what[0] == 'o' ? "Value" : "Type");
+        goto fail;
+      }
+      Py_ssize_t k = PySequence_Fast_GET_SIZE(seg);
+      for (Py_ssize_t j = 0; j < k; j++)
+        if (PyList_Append(flat, PySequence_Fast_GET_ITEM(seg, j)) < 0) {
+          Py_DECREF(seg);
+          goto fail;
+        }
+      Py_DECREF(seg);
+      if (k > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "segment too long");
+        goto fail;
+      }
+      (*sizes)[i] = (int32_t)k;
+    } else {
+      PyErr_SetString(PyExc_ValueError, "Unexpected segment spec");
+      goto fail;
+    }
+  }
+  Py_DECREF(sp);
+  return 1;
+fail:
+  Py_DECREF(sp);
+  PyMem_Free(*sizes);
+  *sizes = NULL;
+  return 0;
+}
+
+PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+  static const char *const names[] = {"results", "operands", "attributes", "successors",
+                                      "regions", "loc",      "ip",         NULL};
+  PyObject *x[7];
+  if (!tp_fastargs("build_generic", args, nargs, kwnames, names, 0, 7, x)) return NULL;
+  PyObject *opname = PyObject_GetAttrString(cls, "OPERATION_NAME");
+  PyObject *oseg = opname ? PyObject_GetAttrString(cls, "_ODS_OPERAND_SEGMENTS") : NULL;
+  PyObject *rseg = oseg ? PyObject_GetAttrString(cls, "_ODS_RESULT_SEGMENTS") : NULL;
+  PyObject *rspec = rseg ? PyObject_GetAttrString(cls, "_ODS_REGIONS") : NULL;
+  PyObject *ops = NULL, *res = NULL, *attrs = NULL, *r = NULL, *loc = NULL;
+  int32_t *osizes = NULL, *rsizes = NULL;
+  Py_ssize_t nos = 0, nrs = 0;
+  op_args a = {0};
+  if (!rspec) goto done;
+  MlirStringRef name;
+  if (!PyUnicode_Check(opname)) {
+    tp_type_error("OPERATION_NAME", "a str", opname);
+    goto done;
+  }
+  if (!tp_arg_str(opname, "OPERATION_NAME", &name)) goto done;
+  /* Regions: (minimum count, whether there are no variadic regions). */
+  long min_regions;
+  int no_variadic;
+  {
+    PyObject *f = PySequence_Fast(rspec, "_ODS_REGIONS must be a (int, bool) tuple");
+    if (!f || PySequence_Fast_GET_SIZE(f) != 2) {
+      if (f) PyErr_SetString(PyExc_TypeError, "_ODS_REGIONS must be a (int, bool) tuple");
+      Py_XDECREF(f);
+      goto done;
+    }
+    min_regions = PyLong_AsLong(PySequence_Fast_GET_ITEM(f, 0));
+    no_variadic = PyObject_IsTrue(PySequence_Fast_GET_ITEM(f, 1));
+    Py_DECREF(f);
+    if ((min_regions == -1 && PyErr_Occurred()) || no_variadic < 0) goto done;
+  }
+  intptr_t nregions = min_regions;
+  if (x[4] && x[4] != Py_None && !tp_arg_intptr(x[4], "regions", &nregions)) goto done;
+  if (nregions < min_regions) {
+    PyErr_Format(PyExc_ValueError,
+                 "Operation \"%U\" requires a minimum of %ld regions but was built with "
+                 "regions=%zd",
+                 opname, min_regions, (Py_ssize_t)nregions);
+    goto done;
+  }
+  if (no_variadic && nregions > min_regions) {
+    PyErr_Format(PyExc_ValueError,
+                 "Operation \"%U\" requires a maximum of %ld regions but was built with "
+                 "regions=%zd",
+                 opname, min_regions, (Py_ssize_t)nregions);
+    goto done;
+  }
+  /* Results. */
+  int infer = !x[0] || x[0] == Py_None;
+  if (!infer) {
+    PyObject *l = as_list(x[0], "results");
+    if (!l) goto done;
+    if (rseg == Py_None) {
+      res = l;
+    } else {
+      res = PyList_New(0);
+      int ok = res && flatten_segments(l, rseg, res, &rsizes, &nrs, "result", opname);
+      Py_DECREF(l);
+      if (!ok) goto done;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(res); i++)
+      if (!PyObject_TypeCheck(PyList_GET_ITEM(res, i), tp.Type)) {
+        PyErr_Format(PyExc_ValueError, "Result %zd of operation \"%U\" must be a Type", i, opname);
+        goto done;
+      }
+  }
+  /* Operands. */
+  {
+    PyObject *l = x[1] && x[1] != Py_None ? as_list(x[1], "operands") : PyList_New(0);
+    if (!l) goto done;
+    if (oseg == Py_None) {
+      ops = l;
+    } else {
+      ops = PyList_New(0);
+      int ok = ops && flatten_segments(l, oseg, ops, &osizes, &nos, "operand", opname);
+      Py_DECREF(l);
+      if (!ok) goto done;
+    }
+  }
+  /* Location and context. */
+  loc = tp_resolve_loc(x[5]);
+  if (!loc) goto done;
+  Py_INCREF(loc);
+  PyObject *ctx = TP_CTX(loc);
+  MlirContext c = tp_ctx_raw(ctx);
+  /* Attributes, with the segment sizes. */
+  if (x[2] && x[2] != Py_None) {
+    if (!PyDict_Check(x[2])) {
+      tp_type_error("attributes", "a dict", x[2]);
+      goto done;
+    }
+    attrs = PyDict_Copy(x[2]);
+  } else {
+    attrs = PyDict_New();
+  }
+  if (!attrs) goto done;
+  if (osizes || rsizes) {
+    int has = PyDict_GetItemString(attrs, "resultSegmentSizes") ||
+              PyDict_GetItemString(attrs, "operandSegmentSizes");
+    if (has) {
+      PyErr_SetString(PyExc_ValueError,
+                      "Manually setting a 'resultSegmentSizes' or 'operandSegmentSizes' attribute "
+                      "is unsupported. Use Operation.create for such low-level access.");
+      goto done;
+    }
+    if (rsizes) {
+      PyObject *at = tp_wrap_attr(ctx, mlirDenseI32ArrayGet(c, nrs, rsizes));
+      if (!at || PyDict_SetItemString(attrs, "resultSegmentSizes", at) < 0) {
+        Py_XDECREF(at);
+        goto done;
+      }
+      Py_DECREF(at);
+    }
+    if (osizes) {
+      PyObject *at = tp_wrap_attr(ctx, mlirDenseI32ArrayGet(c, nos, osizes));
+      if (!at || PyDict_SetItemString(attrs, "operandSegmentSizes", at) < 0) {
+        Py_XDECREF(at);
+        goto done;
+      }
+      Py_DECREF(at);
+    }
+  }
+  tether_arena *arena = ((TpContext *)ctx)->arena;
+  a.keep = PyList_New(0);
+  if (!a.keep) goto done;
+  if (res && !convert_results(&a, res, ctx)) goto done;
+  if (!convert_operands(&a, ops, arena)) goto done;
+  if (!convert_attributes(&a, attrs, ctx, name)) goto done;
+  if (x[3] && x[3] != Py_None && !convert_successors(&a, x[3], arena)) goto done;
+  PyObject *nr = PyLong_FromSsize_t(nregions);
+  int ok = nr && convert_regions(&a, nr, arena);
+  Py_XDECREF(nr);
+  if (!ok) goto done;
+  r = create_from(&a, name, loc, x[6], infer);
+done:
+  op_args_free(&a);
+  PyMem_Free(osizes);
+  PyMem_Free(rsizes);
+  Py_XDECREF(loc);
+  Py_XDECREF(opname);
+  Py_XDECREF(oseg);
+  Py_XDECREF(rseg);
+  Py_XDECREF(rspec);
+  Py_XDECREF(ops);
+  Py_XDECREF(res);
+  Py_XDECREF(attrs);
+  return r;
+}

@@ -1,0 +1,481 @@
+/* diagnostics.c: Diagnostic, DiagnosticInfo, DiagnosticHandler (Context.attach_diagnostic_handler)
+ * and the error capture that turns MLIR's error diagnostics into MLIRError, as upstream does.
+ *
+ * Invariants: a Diagnostic object is valid only inside the handler call that received it (it
+ * then raises RuntimeError); a DiagnosticInfo is a plain copy. A handler is attached while its
+ * Context lives: the context's list holds it, and the context detaches every handler before it
+ * goes. Handlers may run on MLIR's threads: they take the GIL.
+ */
+#include "tether_py.h"
+
+#include <mlir-c/Diagnostics.h>
+
+typedef struct {
+  PyObject_HEAD MlirDiagnostic d;
+  int valid;
+  PyObject *ctx; /* the Context (strong) */
+  PyObject *notes;
+} TpDiagnostic;
+
+typedef struct {
+  PyObject_HEAD PyObject *severity, *location, *message, *notes;
+} TpDiagnosticInfo;
+
+typedef struct {
+  PyObject_HEAD PyObject *callback;
+  TpContext *ctx; /* borrowed: valid while attached (the context detaches us before it goes) */
+  MlirDiagnosticHandlerID id;
+  int attached, had_error;
+} TpDiagnosticHandler;
+
+static PyObject *severity_of(MlirDiagnostic d) {
+  int s = (int)mlirDiagnosticGetSeverity(d);
+  if (tp.DiagnosticSeverity) return PyObject_CallFunction(tp.DiagnosticSeverity, "i", s);
+  return PyLong_FromLong(s);
+}
+
+static PyObject *message_of(MlirDiagnostic d) {
+  tp_strbuf b = {0};
+  mlirDiagnosticPrint(d, tp_strbuf_append, &b);
+  return tp_strbuf_finish(&b);
+}
+
+/* ---- DiagnosticInfo -------------------------------------------------------------------------- */
+
+static PyObject *info_from(MlirDiagnostic d, PyObject *ctx) {
+  TpDiagnosticInfo *i = PyObject_GC_New(TpDiagnosticInfo, tp.DiagnosticInfo);
+  if (!i) return NULL;
+  i->severity = severity_of(d);
+  i->location = tp_wrap_loc(ctx, mlirDiagnosticGetLocation(d));
+  i->message = message_of(d);
+  intptr_t n = mlirDiagnosticGetNumNotes(d);
+  i->notes = PyList_New(0);
+  for (intptr_t k = 0; i->notes && k < n; k++) {
+    PyObject *note = info_from(mlirDiagnosticGetNote(d, k), ctx);
+    if (!note || PyList_Append(i->notes, note) < 0) Py_CLEAR(i->notes);
+    Py_XDECREF(note);
+  }
+  PyObject_GC_Track(i);
+  if (!i->severity || !i->location || !i->message || !i->notes) {
+    Py_DECREF(i);
+    return NULL;
+  }
+  return (PyObject *)i;
+}
+
+static int info_traverse(TpDiagnosticInfo *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(self->severity);
+  Py_VISIT(self->location);
+  Py_VISIT(self->message);
+  Py_VISIT(self->notes);
+  return 0;
+}
+
+static int info_clear(TpDiagnosticInfo *self) {
+  Py_CLEAR(self->severity);
+  Py_CLEAR(self->location);
+  Py_CLEAR(self->message);
+  Py_CLEAR(self->notes);
+  return 0;
+}
+
+static void info_dealloc(TpDiagnosticInfo *self) {
+  PyObject_GC_UnTrack(self);
+  info_clear(self);
+  PyTypeObject *t = Py_TYPE(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+static int diag_check(TpDiagnostic *self);
+
+static PyObject *info_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  (void)type;
+  static char *kwlist[] = {"diag", NULL};
+  PyObject *d;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!", kwlist, tp.Diagnostic, &d)) return NULL;
+  if (diag_check((TpDiagnostic *)d) < 0) return NULL;
+  return info_from(((TpDiagnostic *)d)->d, ((TpDiagnostic *)d)->ctx);
+}
+
+static PyObject *info_str(TpDiagnosticInfo *self) { return Py_NewRef(self->message); }
+
+static PyObject *info_repr(TpDiagnosticInfo *self) {
+  return PyUnicode_FromFormat("DiagnosticInfo(%R, %R, %R)", self->severity, self->location,
+                              self->message);
+}
+
+#define INFO_FIELD(name)                                                                           \
+  static PyObject *info_##name(TpDiagnosticInfo *self, void *c) {                                  \
+    (void)c;                                                                                       \
+    return Py_NewRef(self->name);                                                                  \
+  }
+INFO_FIELD(severity)
+INFO_FIELD(location)
+INFO_FIELD(message)
+INFO_FIELD(notes)
+
+static PyGetSetDef info_getset[] = {
+    {"severity", (getter)info_severity, NULL, NULL, NULL},
+    {"location", (getter)info_location, NULL, NULL, NULL},
+    {"message", (getter)info_message, NULL, NULL, NULL},
+    {"notes", (getter)info_notes, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot info_slots[] = {
+    {Py_tp_new, info_new},
+    {Py_tp_dealloc, info_dealloc},
+    {Py_tp_traverse, info_traverse},
+    {Py_tp_clear, info_clear},
+    {Py_tp_str, info_str},
+    {Py_tp_repr, info_repr},
+    {Py_tp_getset, info_getset},
+    {Py_tp_doc, "A copy of a diagnostic, valid anywhere."},
+    {0, NULL},
+};
+
+static PyType_Spec info_spec = {"tether.ir.DiagnosticInfo", sizeof(TpDiagnosticInfo), 0,
+                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, info_slots};
+
+/* ---- Diagnostic (valid during its handler call) ---------------------------------------------- */
+
+static int diag_check(TpDiagnostic *self) {
+  if (!self->valid) {
+    PyErr_SetString(PyExc_RuntimeError, "Diagnostic is invalid (used outside of callback)");
+    return -1;
+  }
+  return 0;
+}
+
+static PyObject *diag_make(MlirDiagnostic d, PyObject *ctx) {
+  TpDiagnostic *self = PyObject_GC_New(TpDiagnostic, tp.Diagnostic);
+  if (!self) return NULL;
+  self->d = d;
+  self->valid = 1;
+  self->ctx = Py_NewRef(ctx);
+  self->notes = NULL;
+  PyObject_GC_Track(self);
+  return (PyObject *)self;
+}
+
+static void diag_invalidate(PyObject *o) {
+  TpDiagnostic *self = (TpDiagnostic *)o;
+  self->valid = 0;
+  if (self->notes)
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->notes); i++)
+      diag_invalidate(PyTuple_GET_ITEM(self->notes, i));
+}
+
+static int diag_traverse(TpDiagnostic *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(self->ctx);
+  Py_VISIT(self->notes);
+  return 0;
+}
+
+static int diag_clear(TpDiagnostic *self) {
+  Py_CLEAR(self->ctx);
+  Py_CLEAR(self->notes);
+  return 0;
+}
+
+static void diag_dealloc(TpDiagnostic *self) {
+  PyObject_GC_UnTrack(self);
+  diag_clear(self);
+  PyTypeObject *t = Py_TYPE(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+static PyObject *diag_severity(TpDiagnostic *self, void *c) {
+  (void)c;
+  if (diag_check(self) < 0) return NULL;
+  return severity_of(self->d);
+}
+
+static PyObject *diag_location(TpDiagnostic *self, void *c) {
+  (void)c;
+  if (diag_check(self) < 0) return NULL;
+  return tp_wrap_loc(self->ctx, mlirDiagnosticGetLocation(self->d));
+}
+
+static PyObject *diag_message(TpDiagnostic *self, void *c) {
+  (void)c;
+  if (diag_check(self) < 0) return NULL;
+  return message_of(self->d);
+}
+
+static PyObject *diag_notes(TpDiagnostic *self, void *c) {
+  (void)c;
+  if (diag_check(self) < 0) return NULL;
+  if (!self->notes) {
+    intptr_t n = mlirDiagnosticGetNumNotes(self->d);
+    PyObject *t = PyTuple_New(n);
+    for (intptr_t k = 0; t && k < n; k++) {
+      PyObject *note = diag_make(mlirDiagnosticGetNote(self->d, k), self->ctx);
+      if (!note)
+        Py_CLEAR(t);
+      else
+        PyTuple_SET_ITEM(t, k, note);
+    }
+    if (!t) return NULL;
+    self->notes = t;
+  }
+  return Py_NewRef(self->notes);
+}
+
+static PyObject *diag_str(TpDiagnostic *self) {
+  if (diag_check(self) < 0) return NULL;
+  return message_of(self->d);
+}
+
+static PyGetSetDef diag_getset[] = {
+    {"severity", (getter)diag_severity, NULL, NULL, NULL},
+    {"location", (getter)diag_location, NULL, NULL, NULL},
+    {"message", (getter)diag_message, NULL, NULL, NULL},
+    {"notes", (getter)diag_notes, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot diag_slots[] = {
+    {Py_tp_dealloc, diag_dealloc},
+    {Py_tp_traverse, diag_traverse},
+    {Py_tp_clear, diag_clear},
+    {Py_tp_str, diag_str},
+    {Py_tp_getset, diag_getset},
+    {Py_tp_doc, "A diagnostic, valid only inside the handler call that received it."},
+    {0, NULL},
+};
+
+static PyType_Spec diag_spec = {"tether.ir.Diagnostic", sizeof(TpDiagnostic), 0,
+                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, diag_slots};
+
+/* ---- DiagnosticHandler ----------------------------------------------------------------------- */
+
+static MlirLogicalResult handler_cb(MlirDiagnostic d, void *user) {
+  TpDiagnosticHandler *h = user;
+  PyGILState_STATE g = PyGILState_Ensure();
+  int handled = 0;
+  if (h->attached && h->ctx) {
+    Py_INCREF(h);
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    PyObject *pd = diag_make(d, (PyObject *)h->ctx);
+    PyObject *r = pd ? PyObject_CallOneArg(h->callback, pd) : NULL;
+    if (r) {
+      handled = PyObject_IsTrue(r) == 1;
+      Py_DECREF(r);
+    }
+    if (PyErr_Occurred()) {
+      PyObject *t2, *e, *tb2;
+      PyErr_Fetch(&t2, &e, &tb2);
+      PyErr_NormalizeException(&t2, &e, &tb2);
+      PyObject *s = e ? PyObject_Str(e) : NULL;
+      fprintf(stderr, "MLIR Python Diagnostic handler raised exception: %s\n",
+              s && PyUnicode_Check(s) ? PyUnicode_AsUTF8(s) : "?");
+      PyErr_Clear();
+      Py_XDECREF(s);
+      Py_XDECREF(e);
+      Py_XDECREF(t2);
+      Py_XDECREF(tb2);
+      h->had_error = 1;
+      handled = 0;
+    }
+    if (pd) {
+      diag_invalidate(pd);
+      Py_DECREF(pd);
+    }
+    PyErr_Restore(et, ev, etb);
+    Py_DECREF(h);
+  }
+  PyGILState_Release(g);
+  return handled ? mlirLogicalResultSuccess() : mlirLogicalResultFailure();
+}
+
+static void handler_detach(TpDiagnosticHandler *self) {
+  if (!self->attached) return;
+  self->attached = 0;
+  mlirContextDetachDiagnosticHandler(tether_arena_context(self->ctx->arena), self->id);
+  if (self->ctx->handlers) {
+    Py_ssize_t n = PyList_GET_SIZE(self->ctx->handlers);
+    for (Py_ssize_t i = 0; i < n; i++)
+      if (PyList_GET_ITEM(self->ctx->handlers, i) == (PyObject *)self) {
+        PySequence_DelItem(self->ctx->handlers, i);
+        break;
+      }
+  }
+  self->ctx = NULL;
+}
+
+void tp_diagnostics_detach_all(TpContext *ctx) {
+  if (!ctx->handlers) return;
+  while (PyList_GET_SIZE(ctx->handlers) > 0) {
+    PyObject *h = Py_NewRef(PyList_GET_ITEM(ctx->handlers, 0));
+    handler_detach((TpDiagnosticHandler *)h);
+    if (PyList_GET_SIZE(ctx->handlers) > 0 && PyList_GET_ITEM(ctx->handlers, 0) == h)
+      PySequence_DelItem(ctx->handlers, 0);
+    Py_DECREF(h);
+  }
+}
+
+PyObject *tp_attach_diagnostic_handler(TpContext *ctx, PyObject *callback) {
+  if (!PyCallable_Check(callback)) return tp_type_error("callback", "callable", callback);
+  TpDiagnosticHandler *h = PyObject_GC_New(TpDiagnosticHandler, tp.DiagnosticHandler);
+  if (!h) return NULL;
+  h->callback = Py_NewRef(callback);
+  h->ctx = ctx;
+  h->attached = 1;
+  h->had_error = 0;
+  PyObject_GC_Track(h);
+  if (PyList_Append(ctx->handlers, (PyObject *)h) < 0) {
+    h->attached = 0;
+    Py_DECREF(h);
+    return NULL;
+  }
+  h->id = mlirContextAttachDiagnosticHandler(tether_arena_context(ctx->arena), handler_cb, h, NULL);
+  return (PyObject *)h;
+}
+
+static int handler_traverse(TpDiagnosticHandler *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(self->callback);
+  return 0;
+}
+
+static int handler_clear(TpDiagnosticHandler *self) {
+  Py_CLEAR(self->callback);
+  return 0;
+}
+
+static void handler_dealloc(TpDiagnosticHandler *self) {
+  PyObject_GC_UnTrack(self);
+  /* Attached handlers are in their context's list, so they cannot be deallocated. */
+  handler_clear(self);
+  PyTypeObject *t = Py_TYPE(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+static PyObject *handler_detach_m(TpDiagnosticHandler *self, PyObject *unused) {
+  (void)unused;
+  handler_detach(self);
+  Py_RETURN_NONE;
+}
+
+static PyObject *handler_enter(TpDiagnosticHandler *self, PyObject *unused) {
+  (void)unused;
+  return Py_NewRef(self);
+}
+
+static PyObject *handler_exit(TpDiagnosticHandler *self, PyObject *args) {
+  (void)args;
+  handler_detach(self);
+  Py_RETURN_NONE;
+}
+
+static PyObject *handler_attached(TpDiagnosticHandler *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(self->attached);
+}
+
+static PyObject *handler_had_error(TpDiagnosticHandler *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(self->had_error);
+}
+
+static PyMethodDef handler_methods[] = {
+    {"detach", (PyCFunction)handler_detach_m, METH_NOARGS, NULL},
+    {"__enter__", (PyCFunction)handler_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)handler_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef handler_getset[] = {
+    {"attached", (getter)handler_attached, NULL, NULL, NULL},
+    {"had_error", (getter)handler_had_error, NULL,
+     "Whether the callback raised (the exception was printed and the diagnostic not handled).",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot handler_slots[] = {
+    {Py_tp_dealloc, handler_dealloc},
+    {Py_tp_traverse, handler_traverse},
+    {Py_tp_clear, handler_clear},
+    {Py_tp_methods, handler_methods},
+    {Py_tp_getset, handler_getset},
+    {Py_tp_doc, "A diagnostic handler attached to a context."},
+    {0, NULL},
+};
+
+static PyType_Spec handler_spec = {"tether.ir.DiagnosticHandler", sizeof(TpDiagnosticHandler), 0,
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, handler_slots};
+
+/* ---- error capture --------------------------------------------------------------------------- */
+
+static MlirLogicalResult errcap_cb(MlirDiagnostic d, void *user) {
+  tp_errcap *c = user;
+  if (c->ctx->emit_error_diagnostics || mlirDiagnosticGetSeverity(d) != MlirDiagnosticError)
+    return mlirLogicalResultFailure();
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyObject *et, *ev, *etb;
+  PyErr_Fetch(&et, &ev, &etb);
+  PyObject *info = info_from(d, (PyObject *)c->ctx);
+  if (info) {
+    if (PyList_Append(c->errors, info) < 0) PyErr_Clear();
+    Py_DECREF(info);
+  } else {
+    PyErr_Clear();
+  }
+  PyErr_Restore(et, ev, etb);
+  PyGILState_Release(g);
+  return mlirLogicalResultSuccess();
+}
+
+void tp_errcap_begin(tp_errcap *c, TpContext *ctx) {
+  c->ctx = ctx;
+  c->errors = PyList_New(0);
+  c->attached = c->errors != NULL;
+  if (c->attached)
+    c->id =
+        mlirContextAttachDiagnosticHandler(tether_arena_context(ctx->arena), errcap_cb, c, NULL);
+}
+
+PyObject *tp_errcap_end(tp_errcap *c) {
+  if (c->attached) mlirContextDetachDiagnosticHandler(tether_arena_context(c->ctx->arena), c->id);
+  c->attached = 0;
+  PyObject *e = c->errors;
+  c->errors = NULL;
+  return e;
+}
+
+PyObject *tp_raise_mlir_error(const char *message, PyObject *diagnostics) {
+  if (!tp.MLIRError) {
+    PyErr_SetString(PyExc_RuntimeError, message);
+    return NULL;
+  }
+  PyObject *e = PyObject_CallFunction(tp.MLIRError, "sO", message, diagnostics);
+  if (e) {
+    PyErr_SetObject((PyObject *)Py_TYPE(e), e);
+    Py_DECREF(e);
+  }
+  return NULL;
+}
+
+PyObject *tp_errcap_raise(tp_errcap *c, const char *message) {
+  PyObject *errs = tp_errcap_end(c);
+  if (!errs) return NULL;
+  tp_raise_mlir_error(message, errs);
+  Py_DECREF(errs);
+  return NULL;
+}
+
+int tp_init_diagnostics(PyObject *m) {
+  if (tp_add_type(m, &diag_spec, NULL, &tp.Diagnostic) < 0 ||
+      tp_add_type(m, &info_spec, NULL, &tp.DiagnosticInfo) < 0 ||
+      tp_add_type(m, &handler_spec, NULL, &tp.DiagnosticHandler) < 0)
+    return -1;
+  return 0;
+}

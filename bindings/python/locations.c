@@ -1,0 +1,243 @@
+/* locations.c: Location (upstream mlir.ir.Location): unknown, file, name, callsite, fused,
+ * from_attr, attr, emit_error, the context manager and Location.current.
+ *
+ * Invariant: a Location holds its Context object, like every context-owned value; locations
+ * combined into one (callsite, fused, name) must all belong to the context of the result.
+ */
+#include "tether_py.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+
+PyObject *tp_wrap_loc(PyObject *ctx, MlirLocation l) {
+  if (mlirLocationIsNull(l)) Py_RETURN_NONE;
+  return tp_ctxobj_new(tp.Location, ctx, l.ptr);
+}
+
+PyObject *tp_wrap_loc_a(tether_arena *a, MlirLocation l) {
+  PyObject *ctx = tp_context_of(a);
+  if (!ctx) return NULL;
+  PyObject *r = tp_wrap_loc(ctx, l);
+  Py_DECREF(ctx);
+  return r;
+}
+
+static PyObject *loc_unknown(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  static char *kwlist[] = {"context", NULL};
+  PyObject *c = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &c)) return NULL;
+  TpContext *ctx = tp_resolve_context(c);
+  if (!ctx) return NULL;
+  return tp_wrap_loc((PyObject *)ctx, mlirLocationUnknownGet(tp_ctx_raw((PyObject *)ctx)));
+}
+
+static PyObject *loc_file(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  static char *kwlist[] = {"filename", "line", "col", "context", NULL};
+  PyObject *f, *line, *col, *c = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|O", kwlist, &f, &line, &col, &c)) return NULL;
+  MlirStringRef fs;
+  unsigned l, cl;
+  if (!tp_arg_str(f, "filename", &fs) || !tp_arg_uint(line, "line", &l) ||
+      !tp_arg_uint(col, "col", &cl))
+    return NULL;
+  TpContext *ctx = tp_resolve_context(c);
+  if (!ctx) return NULL;
+  return tp_wrap_loc((PyObject *)ctx,
+                     mlirLocationFileLineColGet(tp_ctx_raw((PyObject *)ctx), fs, l, cl));
+}
+
+static PyObject *loc_name(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  static char *kwlist[] = {"name", "childLoc", "context", NULL};
+  PyObject *n, *child = Py_None, *c = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO", kwlist, &n, &child, &c)) return NULL;
+  MlirStringRef ns;
+  if (!tp_arg_str(n, "name", &ns)) return NULL;
+  TpContext *ctx;
+  if ((c == Py_None || !c) && child != Py_None && PyObject_TypeCheck(child, tp.Location) &&
+      !tp_current_context())
+    ctx = (TpContext *)TP_CTX(child);
+  else
+    ctx = tp_resolve_context(c);
+  if (!ctx) return NULL;
+  MlirContext raw = tp_ctx_raw((PyObject *)ctx);
+  MlirLocation cl = mlirLocationUnknownGet(raw);
+  if (child != Py_None && !tp_arg_loc_in(child, (PyObject *)ctx, &cl)) return NULL;
+  return tp_wrap_loc((PyObject *)ctx, mlirLocationNameGet(raw, ns, cl));
+}
+
+static PyObject *loc_callsite(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  static char *kwlist[] = {"callee", "frames", "context", NULL};
+  PyObject *callee, *frames, *c = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O", kwlist, &callee, &frames, &c)) return NULL;
+  MlirLocation ce;
+  PyObject *cectx;
+  if (!tp_arg_loc(callee, &ce, &cectx)) return NULL;
+  TpContext *ctx =
+      (c == Py_None && !tp_current_context()) ? (TpContext *)cectx : tp_resolve_context(c);
+  if (!ctx) return NULL;
+  if (!tp_arg_loc_in(callee, (PyObject *)ctx, &ce)) return NULL;
+  intptr_t n;
+  MlirLocation *fs;
+  if (!tp_seq_locs(frames, (PyObject *)ctx, &n, &fs)) return NULL;
+  if (n == 0) {
+    PyMem_Free(fs);
+    return PyErr_Format(PyExc_ValueError, "No caller frames provided");
+  }
+  /* callee called from frames[0], called from frames[1], ... */
+  MlirLocation caller = fs[n - 1];
+  for (intptr_t i = n - 2; i >= 0; i--) caller = mlirLocationCallSiteGet(fs[i], caller);
+  PyMem_Free(fs);
+  return tp_wrap_loc((PyObject *)ctx, mlirLocationCallSiteGet(ce, caller));
+}
+
+static PyObject *loc_fused(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  static char *kwlist[] = {"locations", "metadata", "context", NULL};
+  PyObject *locs, *meta = Py_None, *c = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO", kwlist, &locs, &meta, &c)) return NULL;
+  TpContext *ctx = tp_resolve_context(c);
+  if (!ctx) return NULL;
+  MlirAttribute m = mlirAttributeGetNull();
+  if (meta != Py_None && !tp_arg_attr_in(meta, (PyObject *)ctx, &m)) return NULL;
+  intptr_t n;
+  MlirLocation *ls;
+  if (!tp_seq_locs(locs, (PyObject *)ctx, &n, &ls)) return NULL;
+  MlirLocation r = mlirLocationFusedGet(tp_ctx_raw((PyObject *)ctx), n, ls, m);
+  PyMem_Free(ls);
+  return tp_wrap_loc((PyObject *)ctx, r);
+}
+
+static PyObject *loc_from_attr(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  static char *kwlist[] = {"attribute", "context", NULL};
+  PyObject *a, *c = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &a, &c)) return NULL;
+  MlirAttribute at;
+  PyObject *actx;
+  if (!tp_arg_attr(a, &at, &actx)) return NULL;
+  TpContext *ctx = c == Py_None ? (TpContext *)actx : tp_resolve_context(c);
+  if (!ctx || !tp_arg_attr_in(a, (PyObject *)ctx, &at)) return NULL;
+  if (!mlirAttributeIsALocation(at))
+    return PyErr_Format(PyExc_ValueError, "the attribute is not a location");
+  return tp_wrap_loc((PyObject *)ctx, mlirLocationFromAttribute(at));
+}
+
+static PyObject *loc_attr(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_attr(TP_CTX(self), mlirLocationGetAttribute((MlirLocation){TP_PTR(self)}));
+}
+
+static PyObject *loc_context(PyObject *self, void *c) {
+  (void)c;
+  return Py_NewRef(TP_CTX(self));
+}
+
+static PyObject *loc_emit_error(PyObject *self, PyObject *msg) {
+  if (!PyUnicode_Check(msg)) return tp_type_error("message", "a str", msg);
+  const char *s = PyUnicode_AsUTF8(msg);
+  if (!s) return NULL;
+  mlirEmitError((MlirLocation){TP_PTR(self)}, s);
+  Py_RETURN_NONE;
+}
+
+static PyObject *loc_repr(PyObject *self) {
+  tp_strbuf b = {0};
+  mlirLocationPrint((MlirLocation){TP_PTR(self)}, tp_strbuf_append, &b);
+  return tp_strbuf_finish(&b);
+}
+
+static PyObject *loc_richcompare(PyObject *a, PyObject *b, int op) {
+  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
+  int eq = PyObject_TypeCheck(b, tp.Location) && TP_PTR(a) == TP_PTR(b);
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static Py_hash_t loc_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
+
+static PyObject *loc_capsule(PyObject *self, void *c) {
+  (void)c;
+  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.Location._CAPIPtr", self);
+}
+
+static PyObject *loc_from_capsule(PyObject *cls, PyObject *cap) {
+  (void)cls;
+  PyObject *owner = tp_capsule_owner(cap);
+  if (owner && PyObject_TypeCheck(owner, tp.Location))
+    return tp_wrap_loc(TP_CTX(owner), (MlirLocation){TP_PTR(owner)});
+  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Location._CAPIPtr");
+  if (!p) return NULL;
+  MlirLocation l = {p};
+  tether_arena *a = tether_arena_of_context(mlirLocationGetContext(l));
+  if (!a)
+    return PyErr_Format(PyExc_ValueError,
+                        "the location belongs to a context that is not a tether Context");
+  return tp_wrap_loc_a(a, l);
+}
+
+static PyObject *loc_current(PyObject *cls) {
+  (void)cls;
+  PyObject *l = tp_current_loc();
+  if (!l) return PyErr_Format(PyExc_ValueError, "No current Location");
+  return Py_NewRef(l);
+}
+
+static PyObject *loc_new(PyTypeObject *t, PyObject *a, PyObject *k) {
+  (void)t;
+  (void)a;
+  (void)k;
+  PyErr_SetString(PyExc_TypeError, "Location objects come from Location.unknown(), .file(), "
+                                   ".name(), .callsite(), .fused() or .from_attr()");
+  return NULL;
+}
+
+#define KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS | METH_STATIC
+
+static PyMethodDef loc_methods[] = {
+    {"unknown", KW(loc_unknown), "unknown(context=None): the unknown location."},
+    {"file", KW(loc_file), "file(filename, line, col, context=None)."},
+    {"name", KW(loc_name), "name(name, childLoc=None, context=None)."},
+    {"callsite", KW(loc_callsite),
+     "callsite(callee, frames, context=None): callee called from frames[0], called from "
+     "frames[1], ..."},
+    {"fused", KW(loc_fused), "fused(locations, metadata=None, context=None)."},
+    {"from_attr", KW(loc_from_attr), "from_attr(attribute, context=None)."},
+    {"_CAPICreate", (PyCFunction)loc_from_capsule, METH_O | METH_STATIC, NULL},
+    {"emit_error", (PyCFunction)loc_emit_error, METH_O, "Emits an error diagnostic here."},
+    {"__enter__", (PyCFunction)tp_location_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)tp_location_exit, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef loc_getset[] = {
+    {"attr", loc_attr, NULL, "The location as an attribute.", NULL},
+    {"context", loc_context, NULL, NULL, NULL},
+    {"_CAPIPtr", loc_capsule, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot loc_slots[] = {
+    {Py_tp_new, loc_new},
+    {Py_tp_dealloc, tp_ctxobj_dealloc},
+    {Py_tp_repr, loc_repr},
+    {Py_tp_richcompare, loc_richcompare},
+    {Py_tp_hash, loc_hash},
+    {Py_tp_methods, loc_methods},
+    {Py_tp_getset, loc_getset},
+    {Py_tp_doc, "A source location; `with loc:` makes it the current one."},
+    {0, NULL},
+};
+
+PyType_Spec tp_location_spec = {"tether.ir.Location", sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT,
+                                loc_slots};
+
+int tp_init_locations(PyObject *m) {
+  if (tp_add_type(m, &tp_location_spec, NULL, &tp.Location) < 0) return -1;
+  PyObject *p = tp_classprop_new(loc_current);
+  if (!p) return -1;
+  int rc = PyObject_SetAttrString((PyObject *)tp.Location, "current", p);
+  Py_DECREF(p);
+  return rc;
+}

@@ -1,0 +1,227 @@
+/* passmanager.c: PassManager (upstream mlir.passmanager.PassManager) on the arena.
+ *
+ * Invariant: a pass manager holds its Context object, so the MLIRContext outlives it; a pipeline
+ * runs only on IR of that context, only on IR that verifies (unless the caller opts out: MLIR's
+ * passes assume valid input and crash otherwise), and the tree it ran on is revalidated after it:
+ * objects of IR a pass removed become invalid, the others keep their identity.
+ */
+#include "tether_py.h"
+
+PyObject *tp_capsule_with_owner(void *ptr, const char *name, PyObject *owner);
+PyObject *tp_capsule_owner(PyObject *cap);
+
+static PyObject *pm_make(PyTypeObject *type, TpContext *ctx, MlirPassManager pm) {
+  TpPassManager *self = (TpPassManager *)type->tp_alloc(type, 0);
+  if (!self) {
+    mlirPassManagerDestroy(pm);
+    return NULL;
+  }
+  self->pm = pm;
+  self->context = Py_NewRef(ctx);
+  self->verify_input = 1;
+  return (PyObject *)self;
+}
+
+static PyObject *pm_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"anchor_op", "context", NULL};
+  PyObject *anchor = NULL, *c = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO", kwlist, &anchor, &c)) return NULL;
+  MlirStringRef a = mlirStringRefCreateFromCString("any");
+  if (anchor && !tp_arg_str(anchor, "anchor_op", &a)) return NULL;
+  TpContext *ctx = tp_resolve_context(c);
+  if (!ctx) return NULL;
+  return pm_make(type, ctx, mlirPassManagerCreateOnOperation(tether_arena_context(ctx->arena), a));
+}
+
+static void pm_dealloc(TpPassManager *self) {
+  if (self->pm.ptr) mlirPassManagerDestroy(self->pm);
+  Py_XDECREF(self->context);
+  PyTypeObject *t = Py_TYPE(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+static int pm_check(TpPassManager *self) {
+  if (!self->pm.ptr) {
+    PyErr_SetString(PyExc_RuntimeError, "the pass manager was released");
+    return 0;
+  }
+  return 1;
+}
+
+/* Adds a textual pipeline through `parse`; ValueError with MLIR's message, as upstream. */
+static int pm_pipeline(TpPassManager *self, PyObject *pipeline,
+                       MlirLogicalResult (*parse)(MlirOpPassManager, MlirStringRef,
+                                                  MlirStringCallback, void *)) {
+  MlirStringRef s;
+  if (!pm_check(self) || !tp_arg_str(pipeline, "pipeline", &s)) return 0;
+  tp_strbuf err = {0};
+  MlirLogicalResult r =
+      parse(mlirPassManagerGetAsOpPassManager(self->pm), s, tp_strbuf_append, &err);
+  PyObject *msg = tp_strbuf_finish(&err);
+  if (mlirLogicalResultIsFailure(r)) {
+    if (msg) PyErr_SetObject(PyExc_ValueError, msg);
+    Py_XDECREF(msg);
+    return 0;
+  }
+  Py_XDECREF(msg);
+  return 1;
+}
+
+static PyObject *pm_parse(PyObject *cls, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"pipeline", "context", NULL};
+  PyObject *pipeline, *c = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &pipeline, &c)) return NULL;
+  TpContext *ctx = tp_resolve_context(c);
+  if (!ctx) return NULL;
+  PyObject *self =
+      pm_make((PyTypeObject *)cls, ctx, mlirPassManagerCreate(tether_arena_context(ctx->arena)));
+  if (!self) return NULL;
+  if (!pm_pipeline((TpPassManager *)self, pipeline, mlirParsePassPipeline)) Py_CLEAR(self);
+  return self;
+}
+
+static PyObject *pm_add(TpPassManager *self, PyObject *pipeline) {
+  if (!pm_pipeline(self, pipeline, mlirOpPassManagerAddPipeline)) return NULL;
+  Py_RETURN_NONE;
+}
+
+static PyObject *pm_str(TpPassManager *self) {
+  if (!pm_check(self)) return NULL;
+  tp_strbuf b = {0};
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(self->pm), tp_strbuf_append, &b);
+  return tp_strbuf_finish(&b);
+}
+
+static PyObject *pm_enable_verifier(TpPassManager *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"enable", NULL};
+  int on;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "p", kwlist, &on)) return NULL;
+  if (!pm_check(self)) return NULL;
+  mlirPassManagerEnableVerifier(self->pm, on);
+  Py_RETURN_NONE;
+}
+
+static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *unused) {
+  (void)unused;
+  if (!pm_check(self)) return NULL;
+  mlirPassManagerEnableIRPrinting(self->pm);
+  Py_RETURN_NONE;
+}
+
+/* run(operation, invalidate_ops=True, *, verify_input=None): verify_input (default: the pass
+ * manager's setting, True unless changed) refuses IR that does not verify. invalidate_ops is
+ * accepted for upstream's signature: tether invalidates precisely what the passes removed. */
+static PyObject *pm_run(TpPassManager *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"operation", "invalidate_ops", "verify_input", NULL};
+  PyObject *opo, *inval = Py_True, *verify = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$O", kwlist, &opo, &inval, &verify)) return NULL;
+  if (!pm_check(self)) return NULL;
+  tether_op *h;
+  MlirOperation raw;
+  if (!tp_arg_op(opo, &h, &raw)) return NULL;
+  TpContext *ctx = (TpContext *)self->context;
+  if (ctx->arena != tether_handle_arena(h))
+    return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
+  int do_verify = verify == Py_None ? self->verify_input : PyObject_IsTrue(verify);
+  if (do_verify < 0) return NULL;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, ctx);
+  if (do_verify) {
+    int rc = tether_op_verify(h);
+    if (rc == TETHER_EVERIFY)
+      return tp_errcap_raise(&cap, "Failure while executing pass pipeline: the input does not "
+                                   "verify (tether runs passes only on IR that verifies; "
+                                   "verify_input=False skips the check)");
+    if (rc != TETHER_OK) {
+      Py_XDECREF(tp_errcap_end(&cap));
+      return TP_RAISE_RC(rc, h);
+    }
+  }
+  int rc = tether_op_run_passes(h, self->pm);
+  if (rc == TETHER_EPASS) return tp_errcap_raise(&cap, "Failure while executing pass pipeline");
+  Py_XDECREF(tp_errcap_end(&cap));
+  if (rc != TETHER_OK) return TP_RAISE_RC(rc, h);
+  Py_RETURN_NONE;
+}
+
+static PyObject *pm_get_verify_input(TpPassManager *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(self->verify_input);
+}
+
+static int pm_set_verify_input(TpPassManager *self, PyObject *v, void *c) {
+  (void)c;
+  if (!v) return PyErr_SetString(PyExc_AttributeError, "cannot delete"), -1;
+  int on = PyObject_IsTrue(v);
+  if (on < 0) return -1;
+  self->verify_input = on;
+  return 0;
+}
+
+static PyObject *pm_context(TpPassManager *self, void *c) {
+  (void)c;
+  return Py_NewRef(self->context);
+}
+
+static PyObject *pm_capsule(TpPassManager *self, void *c) {
+  (void)c;
+  if (!pm_check(self)) return NULL;
+  return tp_capsule_with_owner(self->pm.ptr, "mlir.passmanager.PassManager._CAPIPtr",
+                               (PyObject *)self);
+}
+
+static PyObject *pm_from_capsule(PyObject *cls, PyObject *cap) {
+  (void)cls;
+  PyObject *owner = tp_capsule_owner(cap);
+  if (owner && PyObject_TypeCheck(owner, tp.PassManager)) return Py_NewRef(owner);
+  PyErr_SetString(PyExc_ValueError, "PassManager._CAPICreate takes a capsule made by "
+                                    "PassManager._CAPIPtr (a pass manager another binding owns "
+                                    "cannot be adopted safely)");
+  return NULL;
+}
+
+static PyObject *pm_release(TpPassManager *self, PyObject *unused) {
+  (void)unused;
+  self->pm.ptr = NULL; /* leaked on purpose (upstream's testing hook) */
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef pm_methods[] = {
+    {"parse", (PyCFunction)(void (*)(void))pm_parse, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "parse(pipeline, context=None): a pass manager from a textual pipeline (ValueError)."},
+    {"add", (PyCFunction)pm_add, METH_O, "Appends a textual pipeline, e.g. 'canonicalize,cse'."},
+    {"run", (PyCFunction)(void (*)(void))pm_run, METH_VARARGS | METH_KEYWORDS,
+     "run(operation, invalidate_ops=True, *, verify_input=None): MLIRError on failure."},
+    {"enable_verifier", (PyCFunction)(void (*)(void))pm_enable_verifier,
+     METH_VARARGS | METH_KEYWORDS, "enable_verifier(enable): verify after each pass."},
+    {"enable_ir_printing", (PyCFunction)pm_enable_ir_printing, METH_NOARGS, NULL},
+    {"_CAPICreate", (PyCFunction)pm_from_capsule, METH_O | METH_STATIC, NULL},
+    {"_testing_release", (PyCFunction)pm_release, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef pm_getset[] = {
+    {"context", (getter)pm_context, NULL, NULL, NULL},
+    {"verify_input", (getter)pm_get_verify_input, (setter)pm_set_verify_input,
+     "Whether run() first verifies its input (default True).", NULL},
+    {"_CAPIPtr", (getter)pm_capsule, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot pm_slots[] = {
+    {Py_tp_new, pm_new},
+    {Py_tp_dealloc, pm_dealloc},
+    {Py_tp_str, pm_str},
+    {Py_tp_methods, pm_methods},
+    {Py_tp_getset, pm_getset},
+    {Py_tp_doc, "PassManager(anchor_op='any', context=None)"},
+    {0, NULL},
+};
+
+PyType_Spec tp_passmanager_spec = {"tether.passmanager.PassManager", sizeof(TpPassManager), 0,
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, pm_slots};
+
+int tp_init_passmanager(PyObject *m) {
+  return tp_add_type(m, &tp_passmanager_spec, NULL, &tp.PassManager);
+}

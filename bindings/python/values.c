@@ -1,0 +1,511 @@
+/* values.c: what every context-owned value class shares (Type, Attribute, Location, the affine
+ * classes, TypeID): the object layout, comparison and hashing by MLIR pointer, concrete subclasses
+ * defined from tables, casting to the class registered for a TypeID, and the argument converters
+ * the whole extension uses (ints range-checked, strs, sequences of values of one context).
+ *
+ * Invariant: a value object holds a strong reference to its Context object, so its MLIRContext
+ * outlives it; a value passed in where another value's context is expected is checked to belong to
+ * it (ValueError) before anything reaches MLIR.
+ */
+#include "tether_py.h"
+
+#include <string.h>
+
+/* ---- the value objects ----------------------------------------------------------------------- */
+
+PyObject *tp_ctxobj_new(PyTypeObject *type, PyObject *ctx, const void *ptr) {
+  TpCtxObj *self = (TpCtxObj *)type->tp_alloc(type, 0);
+  if (!self) return NULL;
+  self->ctx = Py_XNewRef(ctx);
+  self->ptr = (void *)ptr;
+  return (PyObject *)self;
+}
+
+void tp_ctxobj_dealloc(PyObject *self) {
+  PyTypeObject *t = Py_TYPE(self);
+  Py_CLEAR(((TpCtxObj *)self)->ctx);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+/* ---- strings and integers -------------------------------------------------------------------- */
+
+void tp_strbuf_append(MlirStringRef s, void *user) {
+  tp_strbuf *b = user;
+  if (b->failed) return;
+  if (b->len + s.length + 1 > b->cap) {
+    size_t ncap = b->cap ? b->cap : 256;
+    while (b->len + s.length + 1 > ncap) ncap *= 2;
+    char *p = PyMem_RawRealloc(b->data, ncap);
+    if (!p) {
+      b->failed = 1;
+      return;
+    }
+    b->data = p;
+    b->cap = ncap;
+  }
+  if (s.length) memcpy(b->data + b->len, s.data, s.length);
+  b->len += s.length;
+}
+
+PyObject *tp_strbuf_finish(tp_strbuf *b) {
+  PyObject *r = b->failed
+                    ? PyErr_NoMemory()
+                    : PyUnicode_DecodeUTF8(b->data ? b->data : "", (Py_ssize_t)b->len, "replace");
+  PyMem_RawFree(b->data);
+  b->data = NULL;
+  return r;
+}
+
+PyObject *tp_strbuf_finish_bytes(tp_strbuf *b) {
+  PyObject *r = b->failed ? PyErr_NoMemory()
+                          : PyBytes_FromStringAndSize(b->data ? b->data : "", (Py_ssize_t)b->len);
+  PyMem_RawFree(b->data);
+  b->data = NULL;
+  return r;
+}
+
+PyObject *tp_str_from_ref(MlirStringRef s) {
+  return PyUnicode_DecodeUTF8(s.data ? s.data : "", (Py_ssize_t)s.length, "replace");
+}
+
+int tp_arg_str(PyObject *o, const char *what, MlirStringRef *out) {
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!s) return 0;
+    *out = (MlirStringRef){s, (size_t)n};
+    return 1;
+  }
+  if (PyBytes_Check(o)) {
+    *out = (MlirStringRef){PyBytes_AS_STRING(o), (size_t)PyBytes_GET_SIZE(o)};
+    return 1;
+  }
+  tp_type_error(what, "a str", o);
+  return 0;
+}
+
+int tp_arg_int64(PyObject *o, const char *what, int64_t *out) {
+  if (!PyIndex_Check(o) || PyBool_Check(o)) {
+    if (!PyBool_Check(o)) return tp_type_error(what, "an int", o), 0;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow) {
+    PyErr_Format(PyExc_OverflowError, "%s does not fit in 64 bits", what);
+    return 0;
+  }
+  if (v == -1 && PyErr_Occurred()) return 0;
+  *out = v;
+  return 1;
+}
+
+int tp_arg_intptr(PyObject *o, const char *what, intptr_t *out) {
+  int64_t v;
+  if (!tp_arg_int64(o, what, &v)) return 0;
+  if (v < INTPTR_MIN || v > INTPTR_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s is out of range", what);
+    return 0;
+  }
+  *out = (intptr_t)v;
+  return 1;
+}
+
+int tp_arg_uint(PyObject *o, const char *what, unsigned *out) {
+  int64_t v;
+  if (!tp_arg_int64(o, what, &v)) return 0;
+  if (v < 0 || v > (int64_t)UINT32_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s must be in [0, 2**32)", what);
+    return 0;
+  }
+  *out = (unsigned)v;
+  return 1;
+}
+
+int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                const char *const *names, int nreq, int npos, PyObject **out) {
+  int n = 0;
+  while (names[n]) n++;
+  if (nargs > npos) {
+    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname,
+                 npos, nargs);
+    return 0;
+  }
+  for (int i = 0; i < n; i++) out[i] = i < nargs ? args[i] : NULL;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; k++) {
+    PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+    int found = -1;
+    for (int i = 0; i < n; i++)
+      if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) {
+        found = i;
+        break;
+      }
+    if (found < 0) {
+      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+      return 0;
+    }
+    if (out[found]) {
+      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                   names[found]);
+      return 0;
+    }
+    out[found] = args[nargs + k];
+  }
+  for (int i = 0; i < nreq; i++)
+    if (!out[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
+      return 0;
+    }
+  return 1;
+}
+
+/* ---- argument conversion --------------------------------------------------------------------- */
+
+#define ARG_VALUE(fn, fn_in, Raw, pytype, what)                                                    \
+  int fn(PyObject *o, Raw *raw, PyObject **ctx) {                                                  \
+    if (!PyObject_TypeCheck(o, tp.pytype)) return tp_type_error("argument", what, o), 0;           \
+    raw->ptr = TP_PTR(o);                                                                          \
+    if (ctx) *ctx = TP_CTX(o);                                                                     \
+    return 1;                                                                                      \
+  }                                                                                                \
+  int fn_in(PyObject *o, PyObject *ctx, Raw *raw) {                                                \
+    PyObject *c;                                                                                   \
+    if (!fn(o, raw, &c)) return 0;                                                                 \
+    if (c != ctx && ((TpContext *)c)->arena != ((TpContext *)ctx)->arena) {                        \
+      PyErr_SetString(PyExc_ValueError, what " of another context cannot be used here");           \
+      return 0;                                                                                    \
+    }                                                                                              \
+    return 1;                                                                                      \
+  }
+
+ARG_VALUE(tp_arg_type, tp_arg_type_in, MlirType, Type, "a Type")
+ARG_VALUE(tp_arg_attr, tp_arg_attr_in, MlirAttribute, Attribute, "an Attribute")
+ARG_VALUE(tp_arg_loc, tp_arg_loc_in, MlirLocation, Location, "a Location")
+
+/* Converters from a Python sequence to a PyMem array of MLIR values of one context. The sequence
+ * is copied to a list first, so converting (which runs no Python code) sees a fixed set. */
+#define SEQ_VALUES(fn, Raw, arg_in, what)                                                          \
+  int fn(PyObject *seq, PyObject *ctx, intptr_t *n, Raw **out) {                                   \
+    PyObject *f = PySequence_Fast(seq, "expected a sequence of " what);                            \
+    if (!f) return 0;                                                                              \
+    Py_ssize_t k = PySequence_Fast_GET_SIZE(f);                                                    \
+    *out = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(Raw));                                        \
+    if (!*out) {                                                                                   \
+      Py_DECREF(f);                                                                                \
+      PyErr_NoMemory();                                                                            \
+      return 0;                                                                                    \
+    }                                                                                              \
+    for (Py_ssize_t i = 0; i < k; i++) {                                                           \
+      if (!arg_in(PySequence_Fast_GET_ITEM(f, i), ctx, &(*out)[i])) {                              \
+        PyMem_Free(*out);                                                                          \
+        *out = NULL;                                                                               \
+        Py_DECREF(f);                                                                              \
+        return 0;                                                                                  \
+      }                                                                                            \
+    }                                                                                              \
+    *n = k;                                                                                        \
+    Py_DECREF(f);                                                                                  \
+    return 1;                                                                                      \
+  }
+
+SEQ_VALUES(tp_seq_types, MlirType, tp_arg_type_in, "Type")
+SEQ_VALUES(tp_seq_attrs, MlirAttribute, tp_arg_attr_in, "Attribute")
+SEQ_VALUES(tp_seq_locs, MlirLocation, tp_arg_loc_in, "Location")
+
+/* ---- concrete classes from tables ------------------------------------------------------------ */
+
+enum { MAX_DEFS = 256 };
+static tp_class_def *all_defs[MAX_DEFS];
+static int n_defs;
+
+tp_class_def *tp_class_def_of(PyTypeObject *cls) {
+  PyObject *mro = cls->tp_mro;
+  Py_ssize_t n = mro ? PyTuple_GET_SIZE(mro) : 0;
+  for (Py_ssize_t k = 0; k < n; k++) {
+    PyTypeObject *c = (PyTypeObject *)PyTuple_GET_ITEM(mro, k);
+    for (int i = 0; i < n_defs; i++)
+      if (all_defs[i]->cls == c) return all_defs[i];
+  }
+  return NULL;
+}
+
+static const char *family_word(PyTypeObject *family) {
+  if (family == tp.Type) return "type";
+  if (family == tp.Attribute) return "attribute";
+  return "value";
+}
+
+static PyTypeObject *family_of(PyTypeObject *cls) {
+  if (PyType_IsSubtype(cls, tp.Type)) return tp.Type;
+  if (PyType_IsSubtype(cls, tp.Attribute)) return tp.Attribute;
+  if (tp.AffineExpr && PyType_IsSubtype(cls, tp.AffineExpr)) return tp.AffineExpr;
+  return cls->tp_base;
+}
+
+/* X(cast_from): a copy of a value of the family, checked to be an X. */
+static PyObject *concrete_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  tp_class_def *def = tp_class_def_of(type);
+  PyTypeObject *family = family_of(type);
+  PyObject *other;
+  if ((kw && PyDict_GET_SIZE(kw)) || PyTuple_GET_SIZE(args) != 1) {
+    PyErr_Format(PyExc_TypeError, "%s() takes exactly one positional argument (the %s to cast)",
+                 def ? def->name : type->tp_name, family_word(family));
+    return NULL;
+  }
+  other = PyTuple_GET_ITEM(args, 0);
+  if (!PyObject_TypeCheck(other, family))
+    return tp_type_error("argument", family == tp.Type ? "a Type" : "an Attribute", other);
+  if (def && def->isa && !def->isa(TP_PTR(other))) {
+    PyObject *r = PyObject_Repr(other);
+    if (r) {
+      PyErr_Format(PyExc_ValueError, "Cannot cast %s to %s (from %U)", family_word(family),
+                   def->name, r);
+      Py_DECREF(r);
+    }
+    return NULL;
+  }
+  return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
+}
+
+/* X.isinstance(value): whether the value is an X (as a classmethod: works on subclasses). */
+static PyObject *concrete_isinstance(PyObject *cls, PyObject *other) {
+  tp_class_def *def = tp_class_def_of((PyTypeObject *)cls);
+  PyTypeObject *family = family_of((PyTypeObject *)cls);
+  if (!PyObject_TypeCheck(other, family)) Py_RETURN_FALSE;
+  return PyBool_FromLong(!def || !def->isa || def->isa(TP_PTR(other)));
+}
+
+/* ClassName(printed form), as upstream prints concrete values. */
+static PyObject *concrete_repr(PyObject *self) {
+  tp_class_def *def = tp_class_def_of(Py_TYPE(self));
+  PyObject *s = PyObject_Str(self);
+  if (!s) return NULL;
+  PyObject *r = PyUnicode_FromFormat("%s(%U)", def ? def->name : _PyType_Name(Py_TYPE(self)), s);
+  Py_DECREF(s);
+  return r;
+}
+
+static PyMethodDef concrete_methods[] = {
+    {"isinstance", concrete_isinstance, METH_O | METH_CLASS,
+     "Whether the value is an instance of this class."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyObject *add_methods(PyObject *cls, PyMethodDef *defs) {
+  for (PyMethodDef *d = defs; d && d->ml_name; d++) {
+    PyObject *f;
+    if (d->ml_flags & METH_CLASS)
+      f = PyDescr_NewClassMethod((PyTypeObject *)cls, d);
+    else if (d->ml_flags & METH_STATIC) {
+      PyObject *cf = PyCFunction_NewEx(d, NULL, NULL);
+      f = cf ? PyStaticMethod_New(cf) : NULL;
+      Py_XDECREF(cf);
+    } else
+      f = PyDescr_NewMethod((PyTypeObject *)cls, d);
+    if (!f || PyObject_SetAttrString(cls, d->ml_name, f) < 0) {
+      Py_XDECREF(f);
+      return NULL;
+    }
+    Py_DECREF(f);
+  }
+  return cls;
+}
+
+int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyObject *casters) {
+  for (tp_class_def *d = defs; d->name; d++) {
+    PyTypeObject *base = family;
+    if (d->base) {
+      for (tp_class_def *b = defs; b < d; b++)
+        if (!strcmp(b->name, d->base)) base = b->cls;
+      if (base == family) {
+        PyErr_Format(PyExc_SystemError, "class %s: base %s not defined before it", d->name,
+                     d->base);
+        return -1;
+      }
+    }
+    PyType_Slot slots[32];
+    int k = 0;
+    slots[k++] = (PyType_Slot){Py_tp_new, concrete_new};
+    slots[k++] = (PyType_Slot){Py_tp_repr, concrete_repr};
+    slots[k++] = (PyType_Slot){Py_tp_dealloc, tp_ctxobj_dealloc};
+    if (d->getset) slots[k++] = (PyType_Slot){Py_tp_getset, d->getset};
+    if (d->doc) slots[k++] = (PyType_Slot){Py_tp_doc, (void *)d->doc};
+    for (PyType_Slot *s = d->slots; s && s->slot && k < 30; s++) slots[k++] = *s;
+    slots[k] = (PyType_Slot){0, NULL};
+    char name[128];
+    snprintf(name, sizeof name, "tether.ir.%s", d->name);
+    PyType_Spec spec = {name, (int)sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+                        slots};
+    PyObject *cls = PyType_FromModuleAndSpec(m, &spec, (PyObject *)base);
+    if (!cls) return -1;
+    if (!add_methods(cls, concrete_methods) || !add_methods(cls, d->methods)) {
+      Py_DECREF(cls);
+      return -1;
+    }
+    if (d->typeid) {
+      PyObject *id = tp_wrap_typeid(d->typeid());
+      int bad = !id || PyObject_SetAttrString(cls, "static_typeid", id) < 0;
+      if (!bad && casters) {
+        PyObject *key = PyLong_FromVoidPtr((void *)d->typeid().ptr);
+        bad = !key || PyDict_SetItem(casters, key, cls) < 0;
+        Py_XDECREF(key);
+      }
+      Py_XDECREF(id);
+      if (bad) {
+        Py_DECREF(cls);
+        return -1;
+      }
+    }
+    if (PyModule_AddObjectRef(m, d->name, cls) < 0) {
+      Py_DECREF(cls);
+      return -1;
+    }
+    d->cls = (PyTypeObject *)cls; /* the module keeps the class for the process */
+    if (n_defs == MAX_DEFS) {
+      PyErr_SetString(PyExc_SystemError, "too many concrete classes");
+      return -1;
+    }
+    all_defs[n_defs++] = d;
+  }
+  return 0;
+}
+
+/* ---- casting by TypeID ----------------------------------------------------------------------- */
+
+PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id) {
+  if (!obj || mlirTypeIDIsNull(id)) return obj;
+  PyObject *key = PyLong_FromVoidPtr((void *)id.ptr);
+  if (!key) {
+    Py_DECREF(obj);
+    return NULL;
+  }
+  PyObject *caster = PyDict_GetItemWithError(casters, key);
+  Py_DECREF(key);
+  if (!caster) {
+    if (PyErr_Occurred()) Py_CLEAR(obj);
+    return obj;
+  }
+  if (PyType_Check(caster) && Py_TYPE(obj) != (PyTypeObject *)caster &&
+      ((PyTypeObject *)caster)->tp_new == concrete_new) {
+    /* One of ours (or a Python subclass of one): no call needed. */
+    PyObject *r = tp_ctxobj_new((PyTypeObject *)caster, TP_CTX(obj), TP_PTR(obj));
+    Py_DECREF(obj);
+    return r;
+  }
+  Py_INCREF(caster);
+  PyObject *r = PyObject_CallOneArg(caster, obj);
+  Py_DECREF(caster);
+  Py_DECREF(obj);
+  return r;
+}
+
+/* _register_caster(kind, typeid, caster, replace): kind 0 types, 1 attributes, 2 values. The
+ * decorators (register_type_caster, ...) are in tether/ir.py. */
+static PyObject *fn_register_caster(PyObject *m, PyObject *args) {
+  (void)m;
+  int kind, replace;
+  PyObject *id, *caster;
+  if (!PyArg_ParseTuple(args, "iOOp", &kind, &id, &caster, &replace)) return NULL;
+  PyObject *casters = kind == 0 ? tp.type_casters : kind == 1 ? tp.attr_casters : tp.value_casters;
+  const char *what = kind == 0 ? "Type" : kind == 1 ? "Attribute" : "Value";
+  if (!PyObject_TypeCheck(id, tp.TypeID)) return tp_type_error("typeid", "a TypeID", id);
+  if (!PyCallable_Check(caster)) return tp_type_error("caster", "callable", caster);
+  PyObject *key = PyLong_FromVoidPtr(TP_PTR(id));
+  if (!key) return NULL;
+  PyObject *old = PyDict_GetItemWithError(casters, key);
+  if (old && !replace) {
+    Py_DECREF(key);
+    PyObject *r = PyObject_Repr(old);
+    if (r) {
+      PyErr_Format(PyExc_RuntimeError, "%s caster is already registered with caster: %U", what, r);
+      Py_DECREF(r);
+    }
+    return NULL;
+  }
+  int rc = PyDict_SetItem(casters, key, caster);
+  Py_DECREF(key);
+  if (rc < 0) return NULL;
+  return Py_NewRef(caster);
+}
+
+/* ---- TypeID ---------------------------------------------------------------------------------- */
+
+PyObject *tp_wrap_typeid(MlirTypeID id) {
+  if (mlirTypeIDIsNull(id)) Py_RETURN_NONE;
+  return tp_ctxobj_new(tp.TypeID, NULL, id.ptr);
+}
+
+static PyObject *typeid_richcompare(PyObject *a, PyObject *b, int op) {
+  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
+  int eq = PyObject_TypeCheck(b, tp.TypeID) && TP_PTR(a) == TP_PTR(b);
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static Py_hash_t typeid_hash(PyObject *a) {
+  return (Py_hash_t)mlirTypeIDHashValue((MlirTypeID){TP_PTR(a)});
+}
+
+static PyObject *typeid_capsule(PyObject *self, void *c) {
+  (void)c;
+  return PyCapsule_New(TP_PTR(self), "mlir.ir.TypeID._CAPIPtr", NULL);
+}
+
+static PyObject *typeid_from_capsule(PyObject *cls, PyObject *cap) {
+  (void)cls;
+  void *p = PyCapsule_GetPointer(cap, "mlir.ir.TypeID._CAPIPtr");
+  if (!p) return NULL;
+  return tp_wrap_typeid((MlirTypeID){p});
+}
+
+static PyObject *typeid_new(PyTypeObject *t, PyObject *a, PyObject *k) {
+  (void)t;
+  (void)a;
+  (void)k;
+  PyErr_SetString(PyExc_TypeError, "TypeID objects come from static_typeid, .typeid or "
+                                   "TypeID._CAPICreate");
+  return NULL;
+}
+
+static PyObject *typeid_repr(PyObject *self) {
+  return PyUnicode_FromFormat("TypeID(%p)", TP_PTR(self));
+}
+
+static PyMethodDef typeid_methods[] = {
+    {"_CAPICreate", typeid_from_capsule, METH_O | METH_STATIC, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef typeid_getset[] = {
+    {"_CAPIPtr", typeid_capsule, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot typeid_slots[] = {
+    {Py_tp_new, typeid_new},
+    {Py_tp_dealloc, tp_ctxobj_dealloc},
+    {Py_tp_richcompare, typeid_richcompare},
+    {Py_tp_hash, typeid_hash},
+    {Py_tp_methods, typeid_methods},
+    {Py_tp_getset, typeid_getset},
+    {Py_tp_repr, typeid_repr},
+    {Py_tp_doc, "The identity of a type or attribute class."},
+    {0, NULL},
+};
+
+PyType_Spec tp_typeid_spec = {"tether.ir.TypeID", sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT,
+                              typeid_slots};
+
+static PyMethodDef value_functions[] = {
+    {"_register_caster", fn_register_caster, METH_VARARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+int tp_init_values(PyObject *m) {
+  if (tp_add_type(m, &tp_typeid_spec, NULL, &tp.TypeID) < 0) return -1;
+  tp.type_casters = PyDict_New();
+  tp.attr_casters = PyDict_New();
+  tp.value_casters = PyDict_New();
+  if (!tp.type_casters || !tp.attr_casters || !tp.value_casters) return -1;
+  return PyModule_AddFunctions(m, value_functions);
+}
