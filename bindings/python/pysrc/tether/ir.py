@@ -230,6 +230,8 @@ def get_dialect_registry():
     return _global_registry
 
 
+from tether._attr_builders import *  # noqa: F401,F403,E402  (the builders register themselves)
+
 __all__ = [n for n in dir(_tether) if not n.startswith("__") and n[0].isupper()] + [
     "MLIRError", "DiagnosticSeverity", "WalkResult", "WalkOrder", "register_type_caster",
     "register_value_caster", "register_attribute_builder", "AttrBuilder", "Dialect", "Dialects",
