@@ -143,7 +143,7 @@ static PyType_Spec info_spec = {"tether.ir.DiagnosticInfo", sizeof(TpDiagnosticI
 
 static int diag_check(TpDiagnostic *self) {
   if (!self->valid) {
-    PyErr_SetString(PyExc_RuntimeError, "Diagnostic is invalid (used outside of callback)");
+    PyErr_SetString(PyExc_ValueError, "Diagnostic is invalid (used outside of callback)");
     return -1;
   }
   return 0;
@@ -227,7 +227,7 @@ static PyObject *diag_notes(TpDiagnostic *self, void *c) {
 }
 
 static PyObject *diag_str(TpDiagnostic *self) {
-  if (diag_check(self) < 0) return NULL;
+  if (!self->valid) return PyUnicode_FromString("<Invalid Diagnostic>");
   return message_of(self->d);
 }
 

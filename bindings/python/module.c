@@ -33,15 +33,19 @@ PyObject *tp_raise(int rc, const void *handle, tether_arena *arena) {
     const char *what = handle ? kind_name(handle) : "object";
     switch (handle ? tether_handle_reason(handle) : TETHER_REASON_NONE) {
     case TETHER_REASON_ERASED:
-      return PyErr_Format(tp.InvalidatedError, "the %s was erased", what);
+      return PyErr_Format(tp.InvalidatedError, "the %s has been invalidated: it was erased", what);
     case TETHER_REASON_PARENT_ERASED:
       return PyErr_Format(tp.InvalidatedError,
-                          "the %s is gone: an ancestor was erased with it (parent erased)", what);
+                          "the %s has been invalidated: an ancestor was erased with it (parent "
+                          "erased)",
+                          what);
     case TETHER_REASON_REMOVED:
       return PyErr_Format(tp.InvalidatedError,
-                          "the %s was removed by a pass or another change to the IR", what);
+                          "the %s has been invalidated: it was removed by a pass or another "
+                          "change to the IR",
+                          what);
     default:
-      return PyErr_Format(tp.InvalidatedError, "the %s is no longer valid", what);
+      return PyErr_Format(tp.InvalidatedError, "the %s has been invalidated", what);
     }
   }
   switch (rc) {
@@ -169,7 +173,7 @@ static int exec_module(PyObject *m) {
   if (tp_init_values(m) < 0 || tp_init_context(m) < 0 || tp_init_locations(m) < 0 ||
       tp_init_diagnostics(m) < 0 || tp_init_types(m) < 0 || tp_init_attributes(m) < 0 ||
       tp_init_affine(m) < 0 || tp_init_ops(m) < 0 || tp_init_ir(m) < 0 ||
-      tp_init_passmanager(m) < 0)
+      tp_init_passmanager(m) < 0 || tp_init_symbols(m) < 0)
     return -1;
   tether_set_notifier(notifier);
   return 0;

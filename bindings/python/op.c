@@ -1233,7 +1233,7 @@ static PyObject *module_operation(PyObject *self, void *c) {
   (void)c;
   SELF_OP(self, raw);
   (void)raw;
-  return tp_wrap_op(OP(self)->h);
+  return tp_wrap_operation(OP(self)->h);
 }
 
 static PyObject *module_body(PyObject *self, void *c) {

@@ -37,22 +37,50 @@ class MLIRError(Exception):
         return s
 
 
-class DiagnosticSeverity(_enum.IntEnum):
+class _Enum(_enum.IntEnum):
+    """Enums print as upstream's: ``str`` and f-strings give ``Class.NAME``."""
+
+    def __str__(self):
+        return f"{type(self).__name__}.{self.name}"
+
+    def __format__(self, spec):
+        return format(str(self), spec)
+
+
+class DiagnosticSeverity(_Enum):
     ERROR = 0
     WARNING = 1
     NOTE = 2
     REMARK = 3
 
 
-class WalkResult(_enum.IntEnum):
+class WalkResult(_Enum):
     ADVANCE = 0
     INTERRUPT = 1
     SKIP = 2
 
 
-class WalkOrder(_enum.IntEnum):
+class WalkOrder(_Enum):
     PRE_ORDER = 0
     POST_ORDER = 1
+
+
+class _GlobalDebugMeta(type):
+    @property
+    def flag(cls):
+        return _tether._debug_flag()
+
+    @flag.setter
+    def flag(cls, value):
+        _tether._debug_flag(bool(value))
+
+
+class _GlobalDebug(metaclass=_GlobalDebugMeta):
+    """MLIR's global debug flag (``-debug``) and debug types (``-debug-only``)."""
+
+    @staticmethod
+    def set_types(types):
+        _tether._debug_set_types(types)
 
 
 _tether._set_hooks(MLIRError, DiagnosticSeverity)
