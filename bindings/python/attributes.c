@@ -111,8 +111,9 @@ static PyType_Slot named_slots[] = {
     {0, NULL},
 };
 
-static PyType_Spec named_spec = {"tether.ir.NamedAttribute", sizeof(TpNamedAttr), 0,
-                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, named_slots};
+static PyType_Spec named_spec = {
+    "tether.ir.NamedAttribute", sizeof(TpNamedAttr), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC, named_slots};
 
 /* ---- Attribute ------------------------------------------------------------------------------- */
 
@@ -398,16 +399,17 @@ static PyType_Slot float_attr_slots[] = {
 
 /* BoolAttr */
 
+/* Its own class, as upstream (BoolAttr shares IntegerAttr's TypeID). */
 static PyObject *bool_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
-  (void)cls;
   static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   if (!PyBool_Check(a[0])) return tp_type_error("value", "a bool", a[0]);
   PyObject *ctx = ctx_arg(a[1]);
   if (!ctx) return NULL;
-  return tp_wrap_attr(ctx, mlirBoolAttrGet(tp_ctx_raw(ctx), a[0] == Py_True));
+  return tp_ctxobj_new((PyTypeObject *)cls, ctx,
+                       mlirBoolAttrGet(tp_ctx_raw(ctx), a[0] == Py_True).ptr);
 }
 
 static PyObject *bool_attr_value(PyObject *self, void *c) {
@@ -418,7 +420,7 @@ static PyObject *bool_attr_value(PyObject *self, void *c) {
 static int bool_attr_bool(PyObject *self) { return mlirBoolAttrGetValue(A(self)); }
 
 static PyMethodDef bool_attr_methods[] = {
-    {"get", TP_FASTFN(bool_attr_get), TP_FAST | METH_STATIC, "get(value, context=None)"},
+    {"get", TP_FASTFN(bool_attr_get), TP_FAST | METH_CLASS, "get(value, context=None)"},
     METHODS_END,
 };
 
@@ -551,9 +553,9 @@ static PyObject *array_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t
 
 static Py_ssize_t array_len(PyObject *self) { return mlirArrayAttrGetNumElements(A(self)); }
 
+/* sq_item: Python has already added the length to a negative index. */
 static PyObject *array_item(PyObject *self, Py_ssize_t i) {
   intptr_t n = mlirArrayAttrGetNumElements(A(self));
-  if (i < 0) i += n;
   if (i < 0 || i >= n) return PyErr_Format(PyExc_IndexError, "ArrayAttribute index out of range");
   return tp_wrap_attr(TP_CTX(self), mlirArrayAttrGetElement(A(self), i));
 }
@@ -677,9 +679,10 @@ static PyType_Slot dict_attr_slots[] = {
 
 /* FlatSymbolRefAttr / SymbolRefAttr */
 
+/* As upstream: the constructor gives its own class (FlatSymbolRefAttr shares SymbolRefAttr's
+ * TypeID, so casting would give a SymbolRefAttr). */
 static PyObject *flat_symbol_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
-  (void)cls;
   static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
@@ -687,7 +690,7 @@ static PyObject *flat_symbol_get(PyObject *cls, PyObject *const *args, Py_ssize_
   if (!tp_arg_str(a[0], "value", &s)) return NULL;
   PyObject *ctx = ctx_arg(a[1]);
   if (!ctx) return NULL;
-  return tp_wrap_attr(ctx, mlirFlatSymbolRefAttrGet(tp_ctx_raw(ctx), s));
+  return tp_ctxobj_new((PyTypeObject *)cls, ctx, mlirFlatSymbolRefAttrGet(tp_ctx_raw(ctx), s).ptr);
 }
 
 static PyObject *flat_symbol_value(PyObject *self, void *c) {
@@ -696,7 +699,7 @@ static PyObject *flat_symbol_value(PyObject *self, void *c) {
 }
 
 static PyMethodDef flat_symbol_methods[] = {
-    {"get", TP_FASTFN(flat_symbol_get), TP_FAST | METH_STATIC, "get(value, context=None)"},
+    {"get", TP_FASTFN(flat_symbol_get), TP_FAST | METH_CLASS, "get(value, context=None)"},
     METHODS_END,
 };
 
@@ -912,7 +915,6 @@ static tp_class_def attr_defs[] = {
         int_attr_getset, int_attr_slots),
     DEF("FloatAttr", isa_mlirAttributeIsAFloat, mlirFloatAttrGetTypeID, float_attr_methods,
         float_attr_getset, float_attr_slots),
-    /* BoolAttr shares IntegerAttr's TypeID (i1): it is cast by value in tp_wrap_attr's caster. */
     DEF("BoolAttr", isa_mlirAttributeIsABool, NULL, bool_attr_methods, bool_attr_getset,
         bool_attr_slots),
     DEF("StringAttr", isa_mlirAttributeIsAString, mlirStringAttrGetTypeID, string_attr_methods,

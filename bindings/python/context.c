@@ -127,7 +127,8 @@ static PyType_Slot classprop_slots[] = {
 };
 
 PyType_Spec tp_classprop_spec = {"tether._tether._ClassProperty", sizeof(TpClassProp), 0,
-                                 Py_TPFLAGS_DEFAULT, classprop_slots};
+                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                 classprop_slots};
 
 static int set_classprop(PyTypeObject *cls, const char *name, PyObject *(*fn)(PyObject *)) {
   PyObject *p = tp_classprop_new(fn);
@@ -766,8 +767,11 @@ static PyObject *descriptor_namespace(PyObject *self, void *c) {
 }
 
 static PyObject *descriptor_repr(PyObject *self) {
-  MlirStringRef ns = mlirDialectGetNamespace((MlirDialect){TP_PTR(self)});
-  return PyUnicode_FromFormat("<DialectDescriptor %.*s>", (int)ns.length, ns.data);
+  PyObject *ns = tp_str_from_ref(mlirDialectGetNamespace((MlirDialect){TP_PTR(self)}));
+  if (!ns) return NULL;
+  PyObject *r = PyUnicode_FromFormat("<DialectDescriptor %U>", ns);
+  Py_DECREF(ns);
+  return r;
 }
 
 static PyObject *descriptor_context(PyObject *self, void *c) {
@@ -790,7 +794,8 @@ static PyType_Slot descriptor_slots[] = {
 };
 
 static PyType_Spec descriptor_spec = {"tether.ir.DialectDescriptor", sizeof(TpCtxObj), 0,
-                                      Py_TPFLAGS_DEFAULT, descriptor_slots};
+                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                      descriptor_slots};
 
 int tp_init_context(PyObject *m) {
   if (tp_add_type(m, &tp_classprop_spec, NULL, &tp.ClassProperty) < 0 ||

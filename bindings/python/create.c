@@ -199,7 +199,7 @@ static int convert_regions(op_args *a, PyObject *regions, tether_arena *arena) {
   return ok;
 }
 
-static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, MlirStringRef name) {
+static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObject *name) {
   if (!attrs || attrs == Py_None) return 1;
   if (!PyDict_Check(attrs)) return tp_type_error("attributes", "a dict", attrs), 0;
   PyObject *items = PyDict_Items(attrs); /* a snapshot: later changes to the dict do not matter */
@@ -218,16 +218,16 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, MlirSt
     if (!PyUnicode_Check(k)) {
       PyErr_Format(PyExc_TypeError,
                    "Invalid attribute key (not a string) when attempting to create the operation "
-                   "\"%.*s\"",
-                   (int)name.length, name.data);
+                   "\"%U\"",
+                   name);
       ok = 0;
     } else if (!tp_arg_str(k, "key", &ks) || PyList_Append(a->attr_names, k) < 0) {
       ok = 0;
     } else if (v == Py_None || !PyObject_TypeCheck(v, tp.Attribute)) {
       PyErr_Format(PyExc_TypeError,
                    "Found an invalid (`None`?) attribute value for the key \"%U\" when attempting "
-                   "to create the operation \"%.*s\"",
-                   k, (int)name.length, name.data);
+                   "to create the operation \"%U\"",
+                   k, name);
       ok = 0;
     } else if (!tp_arg_attr_in(v, ctx, &av)) {
       ok = 0;
@@ -242,8 +242,8 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, MlirSt
 
 /* Creates the operation from converted arguments and inserts it at ip. New reference (the
  * OpView) or NULL. */
-static PyObject *create_from(op_args *a, MlirStringRef name, PyObject *loc, PyObject *ip,
-                             int infer) {
+static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, PyObject *loc,
+                             PyObject *ip, int infer) {
   TpContext *ctx = (TpContext *)TP_CTX(loc);
   MlirOperationState st = mlirOperationStateGet(name, (MlirLocation){TP_PTR(loc)});
   MlirValue *ov = PyMem_Malloc((size_t)(a->n_operands + 1) * sizeof *ov);
@@ -294,15 +294,14 @@ static PyObject *create_from(op_args *a, MlirStringRef name, PyObject *loc, PyOb
   if (rc != TETHER_OK) {
     PyObject *errs = tp_errcap_end(&cap);
     if (rc == TETHER_EARG && infer) {
-      PyObject *msg = PyUnicode_FromFormat("could not infer the result types of '%.*s'",
-                                           (int)name.length, name.data);
+      PyObject *msg = PyUnicode_FromFormat("could not infer the result types of '%U'", pyname);
       if (msg && errs) tp_raise_mlir_error(PyUnicode_AsUTF8(msg), errs);
       Py_XDECREF(msg);
     } else if (rc == TETHER_EARG) {
       PyErr_Format(PyExc_ValueError,
-                   "invalid operation state for '%.*s': operands, successors and regions must be "
+                   "invalid operation state for '%U': operands, successors and regions must be "
                    "alive in this context, and regions detached (each given once)",
-                   (int)name.length, name.data);
+                   pyname);
     } else {
       tp_raise(rc, NULL, ctx->arena);
     }
@@ -353,10 +352,10 @@ PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
   if (!a.keep) goto done;
   if (x[1] && x[1] != Py_None && !convert_results(&a, x[1], ctx)) goto done;
   if (x[2] && x[2] != Py_None && !convert_operands(&a, x[2], arena)) goto done;
-  if (!convert_attributes(&a, x[3], ctx, name)) goto done;
+  if (!convert_attributes(&a, x[3], ctx, x[0])) goto done;
   if (x[4] && x[4] != Py_None && !convert_successors(&a, x[4], arena)) goto done;
   if (!convert_regions(&a, x[5], arena)) goto done;
-  r = create_from(&a, name, loc, x[7], infer);
+  r = create_from(&a, x[0], name, loc, x[7], infer);
 done:
   op_args_free(&a);
   Py_DECREF(loc);
@@ -575,13 +574,13 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
   if (!a.keep) goto done;
   if (res && !convert_results(&a, res, ctx)) goto done;
   if (!convert_operands(&a, ops, arena)) goto done;
-  if (!convert_attributes(&a, attrs, ctx, name)) goto done;
+  if (!convert_attributes(&a, attrs, ctx, opname)) goto done;
   if (x[3] && x[3] != Py_None && !convert_successors(&a, x[3], arena)) goto done;
   PyObject *nr = PyLong_FromSsize_t(nregions);
   int ok = nr && convert_regions(&a, nr, arena);
   Py_XDECREF(nr);
   if (!ok) goto done;
-  r = create_from(&a, name, loc, x[6], infer);
+  r = create_from(&a, opname, name, loc, x[6], infer);
 done:
   op_args_free(&a);
   PyMem_Free(osizes);

@@ -249,8 +249,9 @@ static PyType_Slot diag_slots[] = {
     {0, NULL},
 };
 
-static PyType_Spec diag_spec = {"tether.ir.Diagnostic", sizeof(TpDiagnostic), 0,
-                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, diag_slots};
+static PyType_Spec diag_spec = {
+    "tether.ir.Diagnostic", sizeof(TpDiagnostic), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC, diag_slots};
 
 /* ---- DiagnosticHandler ----------------------------------------------------------------------- */
 
@@ -410,8 +411,9 @@ static PyType_Slot handler_slots[] = {
     {0, NULL},
 };
 
-static PyType_Spec handler_spec = {"tether.ir.DiagnosticHandler", sizeof(TpDiagnosticHandler), 0,
-                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, handler_slots};
+static PyType_Spec handler_spec = {
+    "tether.ir.DiagnosticHandler", sizeof(TpDiagnosticHandler), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC, handler_slots};
 
 /* ---- error capture --------------------------------------------------------------------------- */
 

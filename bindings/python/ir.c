@@ -281,8 +281,16 @@ static PyObject *block_append(PyObject *self, PyObject *op) {
     return PyErr_Format(PyExc_ValueError, "cannot append an operation into a block inside itself");
   if (rc == TETHER_ESTATE) {
     /* As upstream: an attached operation moves to the end of this block. */
-    rc = tether_op_detach(oh);
-    if (rc == TETHER_OK) rc = tether_block_append_op(H(self), oh);
+    intptr_t n;
+    tether_op *last = NULL;
+    rc = tether_block_num_ops(H(self), &n);
+    if (rc == TETHER_OK && n > 0) rc = tether_block_op(H(self), n - 1, &last);
+    if (rc == TETHER_OK && last == oh) Py_RETURN_NONE;
+    if (rc == TETHER_OK) rc = last ? tether_op_move_after(oh, last) : tether_op_detach(oh);
+    if (rc == TETHER_OK && !last) rc = tether_block_append_op(H(self), oh);
+    if (rc == TETHER_EARG)
+      return PyErr_Format(PyExc_ValueError,
+                          "cannot append an operation into a block inside itself");
   }
   CALL(rc, H(self));
   Py_RETURN_NONE;
@@ -538,7 +546,7 @@ static PyObject *value_owner(PyObject *self, void *c) {
   if (mlirValueIsAOpResult(raw)) {
     tether_op *o;
     CALL(tether_value_owner_op(H(self), &o), H(self));
-    return tp_wrap_op(o);
+    return tp_wrap_operation(o); /* as upstream: the Operation, not its OpView */
   }
   tether_block *b;
   CALL(tether_value_owner_block(H(self), &b), H(self));
@@ -638,8 +646,9 @@ static PyType_Slot operand_slots[] = {
     {0, NULL},
 };
 
-static PyType_Spec operand_spec = {"tether.ir.OpOperand", sizeof(TpOpOperand), 0,
-                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, operand_slots};
+static PyType_Spec operand_spec = {
+    "tether.ir.OpOperand", sizeof(TpOpOperand), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC, operand_slots};
 
 /* value.uses: an iterator of OpOperand. The owners are wrapped first (handles that keep their
  * trees alive), then the Python objects are made: Python code that runs meanwhile cannot make
@@ -992,10 +1001,10 @@ static PyObject *full_item(TpList *l, Py_ssize_t i) {
   }
 }
 
+/* sq_item: a negative index was already adjusted by Python (list_subscript adjusts its own). */
 static PyObject *list_item(TpList *l, Py_ssize_t i) {
   Py_ssize_t n = list_len(l);
   if (n < 0) return NULL;
-  if (i < 0) i += n;
   if (i < 0 || i >= n) return PyErr_Format(PyExc_IndexError, "index out of range");
   return full_item(l, l->length < 0 ? i : l->start + i * l->step);
 }
@@ -1004,6 +1013,11 @@ static PyObject *list_subscript(TpList *l, PyObject *key) {
   if (PyIndex_Check(key)) {
     Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
     if (i == -1 && PyErr_Occurred()) return NULL;
+    if (i < 0) {
+      Py_ssize_t n = list_len(l);
+      if (n < 0) return NULL;
+      i += n;
+    }
     return list_item(l, i);
   }
   if (PySlice_Check(key)) {
@@ -1223,7 +1237,8 @@ static PyType_Slot list_slots[] = {
 };
 
 PyType_Spec tp_list_spec = {"tether.ir._IRSequence", sizeof(TpList), 0,
-                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
+                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION |
+                                Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
                             list_slots};
 
 static PyObject *iter_new(PyObject *first, int kind) {
@@ -1284,8 +1299,9 @@ static PyType_Slot iter_slots[] = {
     {Py_tp_iter, PyObject_SelfIter}, {Py_tp_iternext, iter_next},     {0, NULL},
 };
 
-PyType_Spec tp_iter_spec = {"tether.ir._IRIterator", sizeof(TpIter), 0,
-                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, iter_slots};
+PyType_Spec tp_iter_spec = {
+    "tether.ir._IRIterator", sizeof(TpIter), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC, iter_slots};
 
 int tp_init_ir(PyObject *m) {
   if (tp_add_type(m, &tp_region_spec, NULL, &tp.Region) < 0 ||
@@ -1301,7 +1317,8 @@ int tp_init_ir(PyObject *m) {
     char name[64];
     snprintf(name, sizeof name, "tether.ir.%s", list_names[k]);
     PyType_Slot slots[] = {{0, NULL}};
-    PyType_Spec spec = {name, sizeof(TpList), 0, Py_TPFLAGS_DEFAULT, slots};
+    PyType_Spec spec = {name, sizeof(TpList), 0,
+                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
     if (tp_add_type(m, &spec, (PyObject *)tp.List, &list_types[k]) < 0) return -1;
   }
   return 0;

@@ -322,11 +322,14 @@ static PyObject *op_result(PyObject *self, void *c) {
   SELF_OP(self, raw);
   intptr_t n = mlirOperationGetNumResults(raw);
   if (n != 1) {
-    MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(raw));
-    return PyErr_Format(PyExc_ValueError,
-                        "Cannot call .result on operation %.*s which has %zd results (it is only "
-                        "valid for operations with a single result)",
-                        (int)s.length, s.data, (Py_ssize_t)n);
+    PyObject *nm = name_str(raw);
+    if (nm)
+      PyErr_Format(PyExc_ValueError,
+                   "Cannot call .result on operation %U which has %zd results (it is only valid "
+                   "for operations with a single result)",
+                   nm, (Py_ssize_t)n);
+    Py_XDECREF(nm);
+    return NULL;
   }
   tether_value *v;
   CALL(tether_op_result(OP(self)->h, 0, &v), OP(self)->h);
@@ -337,14 +340,13 @@ static PyObject *op_parent(PyObject *self, void *c) {
   (void)c;
   tether_op *p;
   CALL(tether_op_parent(OP(self)->h, &p), OP(self)->h);
-  return tp_wrap_op(p);
+  return tp_wrap_operation(p);
 }
 
 static PyObject *op_block(PyObject *self, void *c) {
   (void)c;
   tether_block *b;
   CALL(tether_op_block(OP(self)->h, &b), OP(self)->h);
-  if (!b) return PyErr_Format(PyExc_ValueError, "Detached operations have no parent");
   return tp_wrap_block(b);
 }
 
@@ -775,7 +777,7 @@ static PyGetSetDef opbase_getset[] = {
     {"regions", op_regions, NULL, NULL, NULL},
     {"attributes", op_attributes, NULL, NULL, NULL},
     {"parent", op_parent, NULL, "The parent operation, or None.", NULL},
-    {"block", op_block, NULL, "The containing block (ValueError when detached).", NULL},
+    {"block", op_block, NULL, "The containing block, or None when detached (tether).", NULL},
     {"location", op_location, NULL, NULL, NULL},
     {"context", op_context, NULL, NULL, NULL},
     {"is_valid", op_is_valid, NULL, "False once erased or removed.", NULL},
@@ -824,8 +826,11 @@ static PyObject *operation_repr(PyObject *self) {
   MlirOperation raw;
   if (!OP(self)->h || tether_op_get(OP(self)->h, &raw) != TETHER_OK)
     return PyUnicode_FromString("<Operation (invalid)>");
-  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(raw));
-  return PyUnicode_FromFormat("<Operation %.*s>", (int)s.length, s.data);
+  PyObject *nm = name_str(raw);
+  if (!nm) return NULL;
+  PyObject *r = PyUnicode_FromFormat("<Operation %U>", nm);
+  Py_DECREF(nm);
+  return r;
 }
 
 static PyObject *operation_from_capsule(PyObject *cls, PyObject *cap) {
@@ -946,8 +951,11 @@ static PyObject *opview_repr(PyObject *self) {
   MlirOperation raw;
   if (!OP(self)->h || tether_op_get(OP(self)->h, &raw) != TETHER_OK)
     return PyUnicode_FromFormat("<%s (invalid)>", _PyType_Name(Py_TYPE(self)));
-  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(raw));
-  return PyUnicode_FromFormat("<%s %.*s>", _PyType_Name(Py_TYPE(self)), (int)s.length, s.data);
+  PyObject *nm = name_str(raw);
+  if (!nm) return NULL;
+  PyObject *r = PyUnicode_FromFormat("<%s %U>", _PyType_Name(Py_TYPE(self)), nm);
+  Py_DECREF(nm);
+  return r;
 }
 
 PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -1082,8 +1090,7 @@ PyObject *tp_wrap_named_attr(PyObject *ctx, MlirNamedAttribute na); /* attribute
 static PyObject *attrmap_item(TpAttrMap *m, Py_ssize_t i) {
   MAP_OP(m, raw, NULL);
   intptr_t n = mlirOperationGetNumAttributes(raw);
-  if (i < 0) i += n;
-  if (i < 0 || i >= n)
+  if (i < 0 || i >= n) /* sq_item: a negative index was already adjusted */
     return PyErr_Format(PyExc_IndexError, "attempt to access out of bounds attribute");
   PyObject *ctx = ctx_of_handle(OP(m->op)->h);
   if (!ctx) return NULL;
@@ -1098,6 +1105,11 @@ static PyObject *attrmap_subscript(TpAttrMap *m, PyObject *key) {
     if (PyIndex_Check(key)) {
       Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
       if (i == -1 && PyErr_Occurred()) return NULL;
+      if (i < 0) {
+        Py_ssize_t n = attrmap_len(m);
+        if (n < 0) return NULL;
+        i += n;
+      }
       return attrmap_item(m, i);
     }
     return tp_type_error("attribute name", "a str", key);
@@ -1163,8 +1175,9 @@ static PyType_Slot attrmap_slots[] = {
     {0, NULL},
 };
 
-static PyType_Spec attrmap_spec = {"tether.ir.OpAttributeMap", sizeof(TpAttrMap), 0,
-                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, attrmap_slots};
+static PyType_Spec attrmap_spec = {
+    "tether.ir.OpAttributeMap", sizeof(TpAttrMap), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC, attrmap_slots};
 
 /* ---- Module ---------------------------------------------------------------------------------- */
 

@@ -79,7 +79,7 @@ def _run_snippet(code, timeout=120, check=True, allow_stderr=False):
 
 @pytest.fixture
 def ctx():
-    with ir.Context() as c:
+    with ir.Context() as c, ir.Location.unknown():
         yield c
 
 

@@ -157,10 +157,10 @@ m, f, block, add, mul, ret = fresh()
 attr = ir.IntegerAttr.get(i32, 1)
 expect(TypeError, ir.Operation.create, None)
 expect(TypeError, ir.Operation.create, 42)
-expect(TypeError, ir.Operation.create, "arith.constant", results=[None])
+expect(ValueError, ir.Operation.create, "arith.constant", results=[None])  # upstream's
 expect(TypeError, ir.Operation.create, "arith.constant", results=["i32"])
 expect(TypeError, ir.Operation.create, "arith.constant", results=i32)
-expect(TypeError, ir.Operation.create, "arith.addi", operands=[None, None])
+expect(ValueError, ir.Operation.create, "arith.addi", operands=[None, None])
 # (an Operation with one result may be accepted as its value, as a convenience)
 survive(ir.Operation.create, "arith.addi", results=[i32], operands=[add, add])
 expect((TypeError, ValueError), ir.Operation.create, "arith.addi", operands=[f, f])
@@ -171,7 +171,7 @@ expect(TypeError, ir.Operation.create, "arith.constant", attributes={"value": 1}
 expect(TypeError, ir.Operation.create, "arith.constant", attributes={None: attr})
 expect(TypeError, ir.Operation.create, "arith.constant", attributes={1: attr})
 expect(TypeError, ir.Operation.create, "arith.constant", attributes=[("value", attr)])
-expect(TypeError, ir.Operation.create, "cf.br", successors=[None])
+expect(ValueError, ir.Operation.create, "cf.br", successors=[None])
 expect(TypeError, ir.Operation.create, "cf.br", successors=[add])
 expect(TypeError, ir.Operation.create, "cf.br", successors=block)
 expect(TypeError, ir.Operation.create, "scf.execute_region", regions=[None])
@@ -236,10 +236,8 @@ print("ok")
 m, f, block, add, mul, ret = fresh()
 for call in [
     lambda: ir.Module.parse(None), lambda: ir.Type.parse(None), lambda: ir.Attribute.parse(None),
-    lambda: ir.Operation.create(None), lambda: ir.Operation.create("arith.addi", operands=[None]),
-    lambda: ir.Operation.create("arith.constant", results=[None]),
+    lambda: ir.Operation.create(None),
     lambda: ir.Operation.create("arith.constant", attributes={"value": None}),
-    lambda: ir.Operation.create("cf.br", successors=[None]),
     lambda: ir.Operation.create("scf.execute_region", regions=[None]),
     lambda: add.move_before(None), lambda: add.move_after(None), lambda: block.append(None),
     lambda: add.result.replace_all_uses_with(None), lambda: mul.operands.__setitem__(0, None),
@@ -370,10 +368,9 @@ survive(m.operation.move_before, f)
 survive(ir.InsertionPoint(block).insert, f)
 with ir.Location.unknown():
     survive(lambda: ir.InsertionPoint(add).insert(m.operation))
-# Appending an attached op (must be detached).
-survive(m.body.append, add)
+# Appending an attached op moves it (as upstream); into itself is refused.
 survive(block.append, f)
-assert f.parent is m.operation and add.parent is f
+assert f.parent is m.operation and add.parent is f.operation
 assert m.operation.verify()
 # Mixing contexts.
 other = ir.Context()
@@ -620,10 +617,7 @@ def test_wrong_argument_types_raise_type_error(ir_objects):
     lambda m, f, b, a, r: a.result.replace_all_uses_with(None),
     lambda m, f, b, a, r: r.operands.__setitem__(0, None),
     lambda m, f, b, a, r: f.attributes.__setitem__("x", None),
-    lambda m, f, b, a, r: ir.Operation.create("arith.addi", operands=[None]),
-    lambda m, f, b, a, r: ir.Operation.create("arith.constant", results=[None]),
     lambda m, f, b, a, r: ir.Operation.create("scf.execute_region", regions=[None]),
-    lambda m, f, b, a, r: ir.Operation.create("cf.br", successors=[None]),
     lambda m, f, b, a, r: ir.InsertionPoint(None),
     lambda m, f, b, a, r: ir.InsertionPoint(b).insert(None),
     lambda m, f, b, a, r: ir.Block.create_at_start(None, []),
@@ -636,6 +630,16 @@ def test_wrong_argument_types_raise_type_error(ir_objects):
 def test_none_where_a_value_is_expected_raises_type_error(ir_objects, call):
     with pytest.raises(TypeError):
         call(*ir_objects)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: ir.Operation.create("arith.addi", operands=[None]), "operand value cannot be None"),
+    (lambda: ir.Operation.create("arith.constant", results=[None]), "result type cannot be None"),
+    (lambda: ir.Operation.create("cf.br", successors=[None]), "successor block cannot be None"),
+])
+def test_none_in_operation_create_lists_is_upstreams_value_error(ctx, call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
 
 
 def test_out_of_range_raises_index_error(ir_objects):
@@ -695,7 +699,7 @@ def test_cyclic_insertion_is_refused(ir_objects):
     with pytest.raises((ValueError, RuntimeError)):
         m.body.append(m.operation)
     assert f.parent is m.operation
-    assert add.parent is f
+    assert add.parent is f.operation
     assert m.operation.verify()
 
 

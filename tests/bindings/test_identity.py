@@ -25,11 +25,11 @@ def test_same_op_same_object(ctx):
     assert m.body.operations[0] is m.body.operations[0]
     assert m.body.operations[-1] is m.body.operations[1]
     op = m.body.operations[0]
-    assert op.parent is op.parent
+    assert op.parent is op.parent.operation
     assert op.parent is m.operation
     assert m.operation is m.operation
     assert list(m.body.operations)[0] is op
-    assert op.regions[0].blocks[0].operations[0].parent is op
+    assert op.regions[0].blocks[0].operations[0].parent is op.operation
 
 
 def test_identity_through_every_path(ctx):
@@ -38,19 +38,19 @@ def test_identity_through_every_path(ctx):
     block = f.regions[0].blocks[0]
     add, mul, ret = list(block.operations)
     # Through use-def chains.
-    assert mul.operands[0].owner is add
-    assert ret.operands[0].owner is mul
-    assert add.result.owner is add
+    assert mul.operands[0].owner is add.operation
+    assert ret.operands[0].owner is mul.operation
+    assert add.result.owner is add.operation
     # Through the block.
     assert add.block is block
     assert block.owner is f
-    assert add.parent is f
+    assert add.parent is f.operation
     # Through a walk.
     walked = []
     m.operation.walk(lambda o: walked.append(o), walk_order=ir.WalkOrder.PRE_ORDER)
     assert walked[0] is m.operation
-    assert walked[1] is f
-    assert walked[2] is add and walked[3] is mul and walked[4] is ret
+    assert walked[1] is f.operation  # walk gives Operation objects, as upstream
+    assert walked[2] is add.operation and walked[3] is mul.operation and walked[4] is ret.operation
 
 
 def test_block_and_region_identity(ctx):
@@ -127,7 +127,7 @@ def test_identity_survives_module_drop_while_child_held(ctx):
     m = None
     for _ in range(3):
         tether.collect()
-    assert add.parent is f
+    assert add.parent is f.operation
     assert f.regions[0].blocks[0].operations[0] is add
     root = f.parent
     assert root.regions[0].blocks[0].operations[0] is f
@@ -204,7 +204,7 @@ def test_upstream_live_operation_counting(ctx):
     # after the last one goes (plain del / gc.collect(), no tether call) nothing is counted.
     import gc
     module = ir.Module.parse("module @successfulParse {}", ctx)
-    assert ctx._get_live_module_count() == 1
+    assert ctx._get_live_root_count() == 1
     op1 = module.operation
     assert ctx._get_live_operation_count() == 1
     op2 = module.operation
@@ -213,8 +213,8 @@ def test_upstream_live_operation_counting(ctx):
     module = None
     gc.collect()
     assert "module @successfulParse" in str(op1)
-    assert ctx._get_live_module_count() == 1  # op1 keeps it alive
+    assert ctx._get_live_root_count() == 1  # op1 keeps it alive
     op1 = op2 = None
     gc.collect()
     assert ctx._get_live_operation_count() == 0
-    assert ctx._get_live_module_count() == 0
+    assert ctx._get_live_root_count() == 0

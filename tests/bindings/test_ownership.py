@@ -81,7 +81,7 @@ def test_rule2_module_keeps_temporary_context_alive():
     tether.collect()
     tether.collect()
     assert "func.func @f" in str(m)
-    assert m.context._get_live_module_count() >= 1
+    assert m.context._get_live_root_count() >= 1
     # The context can still parse and build.
     m2 = ir.Module.parse("module {}", m.context)
     assert m2.context == m.context
@@ -173,7 +173,7 @@ def test_rule3_child_keeps_grandparent_alive(kind, collect_until):
     # Only `obj` reaches the module; it must still be alive after any number of collections.
     for _ in range(3):
         tether.collect()
-        assert ctx._get_live_module_count() == 1
+        assert ctx._get_live_root_count() == 1
     root = _root_of(obj, kind)
     assert root.name == "builtin.module"
     assert "arith.addi" in str(root)
@@ -181,14 +181,14 @@ def test_rule3_child_keeps_grandparent_alive(kind, collect_until):
     root = None
     # Dropping the child lets the module go (eventually).
     obj = None
-    assert collect_until(lambda: ctx._get_live_module_count() == 0)
+    assert collect_until(lambda: ctx._get_live_root_count() == 0)
 
 
 def test_rule3_child_keeps_context_alive():
     obj = _grandchild("op")
     tether.collect()
     tether.collect()
-    assert obj.context._get_live_module_count() == 1
+    assert obj.context._get_live_root_count() == 1
     with obj.context:
         t = ir.Type.parse("i32")
         assert obj.result.type == t
@@ -200,9 +200,9 @@ def test_nothing_else_keeps_ir_alive(collect_until):
     t = ir.Type.parse("i32", context=ctx)
     a = ir.Attribute.parse("3 : i32", context=ctx)
     m = ir.Module.parse(NESTED, ctx)
-    assert ctx._get_live_module_count() == 1
+    assert ctx._get_live_root_count() == 1
     m = None
-    assert collect_until(lambda: ctx._get_live_module_count() == 0)
+    assert collect_until(lambda: ctx._get_live_root_count() == 0)
     assert collect_until(lambda: ctx._get_live_operation_count() == 0)
     assert str(t) == "i32" and str(a) == "3 : i32"
 
@@ -213,7 +213,7 @@ def test_sibling_handle_does_not_keep_other_modules_alive(collect_until):
     child = keep.body.operations[0]
     for _ in range(50):
         ir.Module.parse(NESTED, ctx)
-    assert collect_until(lambda: ctx._get_live_module_count() == 1)
+    assert collect_until(lambda: ctx._get_live_root_count() == 1)
     assert child.name == "func.func"
 
 
@@ -258,7 +258,7 @@ def test_detached_region_and_block_attach_to_new_op(ctx, collect_until):
     assert func.regions[0].blocks[0] is block
     assert block.owner is func
     assert block.region is region
-    assert ret.parent is func
+    assert ret.parent is func.operation
     assert func.verify()
     assert "func.func @ident(%arg0: i32) -> i32" in str(func)
 
@@ -266,15 +266,15 @@ def test_detached_region_and_block_attach_to_new_op(ctx, collect_until):
     module = ir.Module.create(loc=ir.Location.unknown())
     module.body.append(func)
     assert func.parent is module.operation
-    assert ctx._get_live_module_count() == 1
+    assert ctx._get_live_root_count() == 1
     module = func = region = block = None
     for _ in range(3):
         tether.collect()
-        assert ctx._get_live_module_count() == 1
+        assert ctx._get_live_root_count() == 1
     assert ret.parent.parent.name == "builtin.module"
     assert "@ident" in str(ret.parent.parent)
     ret = None
-    assert collect_until(lambda: ctx._get_live_module_count() == 0)
+    assert collect_until(lambda: ctx._get_live_root_count() == 0)
 
 
 def test_detached_block_appended_to_attached_region(ctx):
@@ -291,7 +291,7 @@ def test_detached_block_appended_to_attached_region(ctx):
     assert op.regions[0].blocks[0] is block
     assert block.owner is op
     assert block.region is op.regions[0]
-    assert c.parent is op
+    assert c.parent is op.operation
     assert op.verify()
     assert "scf.yield" in str(op)
 

@@ -40,7 +40,7 @@ def child():
     return m.body.operations[0].regions[0].blocks[0].operations[0]
 kids = [child() for _ in range(20)]
 tether.collect()
-assert ctx._get_live_module_count() == 20
+assert ctx._get_live_root_count() == 20
 print("done")
 """,
     "lone_child_module_pending_destruction": r"""

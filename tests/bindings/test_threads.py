@@ -40,7 +40,7 @@ def _work(ctx_for_thread, deadline, errors, counts, idx):
             assert m.body.operations[0] is f
             block = f.regions[0].blocks[0]
             add = block.operations[0]
-            assert add.parent is f
+            assert add.parent is f.operation
             if n % 4 == 0:
                 # Keep a lone child alive across iterations (its module is dropped).
                 held = add
@@ -102,7 +102,7 @@ def test_threads_each_with_own_context(collect_until):
     assert len(contexts) == N_THREADS
     for c in contexts:
         # Every module was dropped (the thread's `held` child died with the thread).
-        assert collect_until(lambda: c._get_live_module_count() <= 1)
+        assert collect_until(lambda: c._get_live_root_count() <= 1)
         assert collect_until(lambda: c._get_live_operation_count() <= 8)
 
 
@@ -111,7 +111,7 @@ def test_threads_share_one_context(collect_until):
     _run(lambda: shared)
     # All threads finished: nothing holds any module any more. Bounded, allowing a conservative
     # margin of one stale reference per thread.
-    assert collect_until(lambda: shared._get_live_module_count() <= N_THREADS)
+    assert collect_until(lambda: shared._get_live_root_count() <= N_THREADS)
     assert collect_until(lambda: shared._get_live_operation_count() <= 8 * N_THREADS)
 
 
@@ -144,7 +144,7 @@ def test_module_shared_between_threads():
             assert not t.is_alive()
         assert errors == []
         assert m.operation.verify()
-        assert ctx._get_live_module_count() == 1
+        assert ctx._get_live_root_count() == 1
 
 
 def test_many_short_lived_threads(collect_until):
@@ -167,7 +167,7 @@ def test_many_short_lived_threads(collect_until):
             assert not t.is_alive()
         started += len(batch)
     assert results == ["func.func"] * started
-    assert collect_until(lambda: ctx._get_live_module_count() <= 2)
+    assert collect_until(lambda: ctx._get_live_root_count() <= 2)
 
 
 def test_objects_created_on_a_thread_used_on_main():
@@ -187,4 +187,4 @@ def test_objects_created_on_a_thread_used_on_main():
     op = box.pop("op")
     assert op.name == "arith.muli"
     assert op.parent.parent.name == "builtin.module"
-    assert op.context._get_live_module_count() == 1
+    assert op.context._get_live_root_count() == 1

@@ -48,6 +48,13 @@ static PyObject *pixel_typeid(PyObject *m, PyObject *unused) {
   return PyLong_FromVoidPtr((void *)dstreamPixelTypeID());
 }
 
+/* The pixel TypeID in the C API's capsule convention (tether.ir.TypeID._CAPICreate takes it). */
+static PyObject *pixel_typeid_capsule(PyObject *m, PyObject *unused) {
+  (void)m;
+  (void)unused;
+  return PyCapsule_New((void *)dstreamPixelTypeID(), "mlir.ir.TypeID._CAPIPtr", NULL);
+}
+
 static PyObject *memref_interface_typeid(PyObject *m, PyObject *unused) {
   (void)m;
   (void)unused;
@@ -59,6 +66,7 @@ static PyMethodDef methods[] = {
     {"pixel_type", pixel_type, METH_O, "A capsule holding !dstream.pixel."},
     {"is_pixel", is_pixel, METH_O, NULL},
     {"pixel_typeid", pixel_typeid, METH_NOARGS, NULL},
+    {"pixel_typeid_capsule", pixel_typeid_capsule, METH_NOARGS, NULL},
     {"memref_interface_typeid", memref_interface_typeid, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
