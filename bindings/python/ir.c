@@ -665,7 +665,10 @@ static PyObject *value_uses(PyObject *self, void *c) {
   PyObject *numbers = PyList_New(0);
   if (!owners || !numbers) goto fail;
   for (Py_ssize_t i = 0; i < n; i++) {
-    /* Re-read the use list from the start each time: nothing of it is kept across calls. */
+    /* Re-read the use list from the start each time: nothing of it is kept across calls. The
+     * safe point first destroys what became unreachable, so the wrap below (whose own safe point
+     * then has nothing queued) never meets a user that is being freed. */
+    tether_safepoint(a);
     int rc = tether_value_get(H(self), &raw);
     if (rc != TETHER_OK) {
       TP_RAISE_RC(rc, H(self));

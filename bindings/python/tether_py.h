@@ -279,6 +279,7 @@ int tp_init_ir(PyObject *m);
 int tp_init_ops(PyObject *m);
 int tp_init_passmanager(PyObject *m);
 int tp_init_symbols(PyObject *m);
+int tp_init_interfaces(PyObject *m);
 
 /* Adds a type from a spec to the module (under its short name); *out gets a reference. */
 int tp_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **out);

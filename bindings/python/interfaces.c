@@ -1,0 +1,487 @@
+/* interfaces.c: InferTypeOpInterface, InferShapedTypeOpInterface and ShapedTypeComponents
+ * (upstream's IRInterfaces.cpp).
+ *
+ * Invariant: an interface object holds the operation (or the OpView class) it was made from; the
+ * operands of an inference call are converted first (holding their wrappers), and their raw values
+ * read from the handles right before the call.
+ */
+#include "tether_py.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/Interfaces.h>
+#include <string.h>
+
+typedef struct {
+  PyObject_HEAD PyObject *obj; /* what it was made from: an operation, or an OpView class */
+  PyObject *op;                /* the Operation, or NULL for a static interface */
+  PyObject *name;              /* the operation name (str) */
+  PyObject *ctx;               /* the Context */
+  int shaped;                  /* InferShapedTypeOpInterface */
+} TpIface;
+
+static PyTypeObject *InferTypeType, *InferShapedType, *ComponentsType;
+
+static PyObject *iface_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"object", "context", NULL};
+  PyObject *obj, *c = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &obj, &c)) return NULL;
+  int shaped = PyType_IsSubtype(type, InferShapedType);
+  MlirTypeID iid =
+      shaped ? mlirInferShapedTypeOpInterfaceTypeID() : mlirInferTypeOpInterfaceTypeID();
+  const char *cls_name = shaped ? "InferShapedTypeOpInterface" : "InferTypeOpInterface";
+  PyObject *op = NULL, *name = NULL, *ctx = NULL;
+  if (PyObject_TypeCheck(obj, tp.OperationBase)) {
+    tether_op *h;
+    MlirOperation raw;
+    if (!tp_arg_op(obj, &h, &raw)) return NULL;
+    if (!mlirOperationImplementsInterface(raw, iid))
+      return PyErr_Format(PyExc_ValueError, "the operation does not implement %s", cls_name);
+    MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(raw));
+    name = tp_str_from_ref(s);
+    op = tp_wrap_operation(h);
+    ctx = tp_context_of(tether_handle_arena(h));
+  } else {
+    name = PyObject_GetAttrString(obj, "OPERATION_NAME");
+    if (!name || !PyUnicode_Check(name)) {
+      Py_XDECREF(name);
+      PyErr_Clear();
+      return PyErr_Format(PyExc_TypeError,
+                          "Op interface does not refer to an operation or OpView class");
+    }
+    TpContext *tc = tp_resolve_context(c);
+    if (!tc) {
+      Py_DECREF(name);
+      return NULL;
+    }
+    MlirStringRef s;
+    if (!tp_arg_str(name, "OPERATION_NAME", &s)) {
+      Py_DECREF(name);
+      return NULL;
+    }
+    if (!mlirOperationImplementsInterfaceStatic(s, tether_arena_context(tc->arena), iid)) {
+      Py_DECREF(name);
+      return PyErr_Format(PyExc_ValueError, "the operation does not implement %s", cls_name);
+    }
+    ctx = Py_NewRef(tc);
+  }
+  if (!name || !ctx || (PyObject_TypeCheck(obj, tp.OperationBase) && !op)) {
+    Py_XDECREF(name);
+    Py_XDECREF(ctx);
+    Py_XDECREF(op);
+    return NULL;
+  }
+  TpIface *self = (TpIface *)type->tp_alloc(type, 0);
+  if (!self) {
+    Py_DECREF(name);
+    Py_DECREF(ctx);
+    Py_XDECREF(op);
+    return NULL;
+  }
+  self->obj = Py_NewRef(obj);
+  self->op = op;
+  self->name = name;
+  self->ctx = ctx;
+  self->shaped = shaped;
+  return (PyObject *)self;
+}
+
+static int iface_traverse(TpIface *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(self->obj);
+  Py_VISIT(self->op);
+  Py_VISIT(self->name);
+  Py_VISIT(self->ctx);
+  return 0;
+}
+
+static int iface_clear(TpIface *self) {
+  Py_CLEAR(self->obj);
+  Py_CLEAR(self->op);
+  Py_CLEAR(self->name);
+  Py_CLEAR(self->ctx);
+  return 0;
+}
+
+static void iface_dealloc(TpIface *self) {
+  PyObject_GC_UnTrack(self);
+  iface_clear(self);
+  PyTypeObject *t = Py_TYPE(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+static PyObject *iface_operation(TpIface *self, void *c) {
+  (void)c;
+  if (!self->op)
+    return PyErr_Format(PyExc_TypeError, "Cannot get an operation from a static interface");
+  return Py_NewRef(self->op);
+}
+
+static PyObject *iface_opview(TpIface *self, void *c) {
+  (void)c;
+  if (!self->op)
+    return PyErr_Format(PyExc_TypeError, "Cannot get an opview from a static interface");
+  return PyObject_GetAttrString(self->op, "opview");
+}
+
+/* Operands: Values, sequences of Values, None (skipped), as upstream's wrapOperands. The
+ * wrappers are kept in `keep`; the handles in *out (PyMem). */
+static int collect_operands(PyObject *list, PyObject *keep, tether_value ***out, intptr_t *n) {
+  *out = NULL;
+  *n = 0;
+  if (!list || list == Py_None) return 1;
+  PyObject *f = PySequence_Fast(list, "operands must be a list");
+  if (!f) return 0;
+  Py_ssize_t cap = 8, k = 0;
+  tether_value **v = PyMem_Malloc((size_t)cap * sizeof *v);
+  if (!v) {
+    Py_DECREF(f);
+    PyErr_NoMemory();
+    return 0;
+  }
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++) {
+    PyObject *item = PySequence_Fast_GET_ITEM(f, i);
+    if (item == Py_None) continue;
+    PyObject *seq =
+        PyObject_TypeCheck(item, tp.Value) ? PyTuple_Pack(1, item) : PySequence_Fast(item, "");
+    if (!seq) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError, "Operand %zd must be a Value or Sequence of Values", i);
+      goto fail;
+    }
+    for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(seq); j++) {
+      PyObject *x = PySequence_Fast_GET_ITEM(seq, j);
+      MlirValue raw;
+      if (k == cap) {
+        cap *= 2;
+        tether_value **nv = PyMem_Realloc(v, (size_t)cap * sizeof *nv);
+        if (!nv) {
+          Py_DECREF(seq);
+          PyErr_NoMemory();
+          goto fail;
+        }
+        v = nv;
+      }
+      if (!PyObject_TypeCheck(x, tp.Value) || !tp_arg_value(x, &v[k], &raw) ||
+          PyList_Append(keep, x) < 0) {
+        if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_TypeError)) {
+          PyErr_Clear();
+          PyErr_Format(PyExc_ValueError, "Operand %zd must be a Value or Sequence of Values", i);
+        }
+        Py_DECREF(seq);
+        goto fail;
+      }
+      k++;
+    }
+    Py_DECREF(seq);
+  }
+  Py_DECREF(f);
+  *out = v;
+  *n = k;
+  return 1;
+fail:
+  Py_DECREF(f);
+  PyMem_Free(v);
+  return 0;
+}
+
+typedef struct {
+  PyObject *ctx, *list;
+  int failed;
+} infer_out;
+
+static void append_types(intptr_t n, MlirType *types, void *user) {
+  infer_out *o = user;
+  for (intptr_t i = 0; i < n && !o->failed; i++) {
+    PyObject *t = tp_wrap_type(o->ctx, types[i]);
+    if (!t || PyList_Append(o->list, t) < 0) o->failed = 1;
+    Py_XDECREF(t);
+  }
+}
+
+static PyObject *components_make(PyObject *shape, PyObject *elt, PyObject *attr);
+
+static void append_components(bool has_rank, intptr_t rank, const int64_t *shape, MlirType elt,
+                              MlirAttribute attr, void *user) {
+  infer_out *o = user;
+  if (o->failed) return;
+  PyObject *s = NULL;
+  if (has_rank) {
+    s = PyList_New(rank);
+    for (intptr_t i = 0; s && i < rank; i++) PyList_SET_ITEM(s, i, PyLong_FromLongLong(shape[i]));
+    if (!s) {
+      o->failed = 1;
+      return;
+    }
+  }
+  PyObject *e = tp_wrap_type(o->ctx, elt);
+  PyObject *a = mlirAttributeIsNull(attr) ? Py_NewRef(Py_None) : tp_wrap_attr(o->ctx, attr);
+  PyObject *c = e && a ? components_make(s ? s : Py_None, e, a) : NULL;
+  if (!c || PyList_Append(o->list, c) < 0) o->failed = 1;
+  Py_XDECREF(c);
+  Py_XDECREF(e);
+  Py_XDECREF(a);
+  Py_XDECREF(s);
+}
+
+static PyObject *iface_infer(TpIface *self, PyObject *args, PyObject *kw) {
+  static char *kwlist[] = {"operands", "attributes", "properties", "regions",
+                           "context",  "loc",        NULL};
+  PyObject *ops = Py_None, *attrs = Py_None, *props = Py_None, *regions = Py_None, *c = Py_None,
+           *loc = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOOO", kwlist, &ops, &attrs, &props, &regions, &c,
+                                   &loc))
+    return NULL;
+  if (props != Py_None)
+    return PyErr_Format(PyExc_NotImplementedError,
+                        "properties are not supported (pass attributes instead)");
+  TpContext *ctx = c == Py_None ? (TpContext *)self->ctx : tp_resolve_context(c);
+  if (!ctx) return NULL;
+  PyObject *lo = tp_resolve_loc(loc);
+  if (!lo) return NULL;
+  MlirAttribute dict = mlirAttributeGetNull();
+  if (attrs != Py_None && !tp_arg_attr_in(attrs, (PyObject *)ctx, &dict)) return NULL;
+  PyObject *keep = PyList_New(0);
+  if (!keep) return NULL;
+  tether_value **vh = NULL;
+  intptr_t nv = 0;
+  MlirRegion *rg = NULL;
+  MlirValue *vals = NULL;
+  Py_ssize_t nr = 0;
+  PyObject *result = NULL;
+  if (!collect_operands(ops, keep, &vh, &nv)) goto done;
+  if (regions != Py_None) {
+    PyObject *f = PySequence_Fast(regions, "regions must be a list of Region");
+    if (!f) goto done;
+    nr = PySequence_Fast_GET_SIZE(f);
+    rg = PyMem_Malloc((size_t)(nr ? nr : 1) * sizeof *rg);
+    int ok = rg != NULL;
+    for (Py_ssize_t i = 0; ok && i < nr; i++) {
+      tether_region *rh;
+      ok = tp_arg_region(PySequence_Fast_GET_ITEM(f, i), &rh, &rg[i]) &&
+           PyList_Append(keep, PySequence_Fast_GET_ITEM(f, i)) == 0;
+    }
+    Py_DECREF(f);
+    if (!ok) {
+      if (!PyErr_Occurred()) PyErr_NoMemory();
+      goto done;
+    }
+  }
+  vals = PyMem_Malloc((size_t)(nv ? nv : 1) * sizeof *vals);
+  if (!vals) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (intptr_t i = 0; i < nv; i++) {
+    int rc = tether_value_get(vh[i], &vals[i]);
+    if (rc != TETHER_OK) {
+      TP_RAISE_RC(rc, vh[i]);
+      goto done;
+    }
+    if (tether_handle_arena(vh[i]) != ctx->arena) {
+      PyErr_SetString(PyExc_ValueError, "objects of different contexts cannot be mixed");
+      goto done;
+    }
+  }
+  MlirStringRef name;
+  if (!tp_arg_str(self->name, "name", &name)) goto done;
+  infer_out out = {(PyObject *)ctx, PyList_New(0), 0};
+  if (!out.list) goto done;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, ctx);
+  MlirLogicalResult r =
+      self->shaped
+          ? mlirInferShapedTypeOpInterfaceInferReturnTypes(
+                name, tether_arena_context(ctx->arena), (MlirLocation){TP_PTR(lo)}, nv, vals, dict,
+                NULL, nr, rg, append_components, &out)
+          : mlirInferTypeOpInterfaceInferReturnTypes(name, tether_arena_context(ctx->arena),
+                                                     (MlirLocation){TP_PTR(lo)}, nv, vals, dict,
+                                                     NULL, nr, rg, append_types, &out);
+  Py_XDECREF(tp_errcap_end(&cap));
+  if (out.failed || mlirLogicalResultIsFailure(r)) {
+    if (!PyErr_Occurred())
+      PyErr_SetString(PyExc_ValueError, self->shaped
+                                            ? "Failed to infer result shape type components"
+                                            : "Failed to infer result types");
+    Py_DECREF(out.list);
+    goto done;
+  }
+  result = out.list;
+done:
+  PyMem_Free(vh);
+  PyMem_Free(rg);
+  PyMem_Free(vals);
+  Py_DECREF(keep);
+  return result;
+}
+
+static PyMethodDef infer_type_methods[] = {
+    {"inferReturnTypes", (PyCFunction)(void (*)(void))iface_infer, METH_VARARGS | METH_KEYWORDS,
+     "inferReturnTypes(operands=None, attributes=None, properties=None, regions=None, "
+     "context=None, loc=None): the result types the operation would have."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef infer_shaped_methods[] = {
+    {"inferReturnTypeComponents", (PyCFunction)(void (*)(void))iface_infer,
+     METH_VARARGS | METH_KEYWORDS,
+     "inferReturnTypeComponents(operands=None, attributes=None, regions=None, properties=None, "
+     "context=None, loc=None): ShapedTypeComponents of the results."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef iface_getset[] = {
+    {"operation", (getter)iface_operation, NULL, NULL, NULL},
+    {"opview", (getter)iface_opview, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot infer_type_slots[] = {
+    {Py_tp_new, iface_new},
+    {Py_tp_dealloc, iface_dealloc},
+    {Py_tp_traverse, iface_traverse},
+    {Py_tp_clear, iface_clear},
+    {Py_tp_methods, infer_type_methods},
+    {Py_tp_getset, iface_getset},
+    {Py_tp_doc, "InferTypeOpInterface(object, context=None): an operation or OpView class."},
+    {0, NULL},
+};
+
+static PyType_Slot infer_shaped_slots[] = {
+    {Py_tp_new, iface_new},
+    {Py_tp_dealloc, iface_dealloc},
+    {Py_tp_traverse, iface_traverse},
+    {Py_tp_clear, iface_clear},
+    {Py_tp_methods, infer_shaped_methods},
+    {Py_tp_getset, iface_getset},
+    {Py_tp_doc, "InferShapedTypeOpInterface(object, context=None)."},
+    {0, NULL},
+};
+
+static PyType_Spec infer_type_spec = {"tether.ir.InferTypeOpInterface", sizeof(TpIface), 0,
+                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, infer_type_slots};
+static PyType_Spec infer_shaped_spec = {"tether.ir.InferShapedTypeOpInterface", sizeof(TpIface), 0,
+                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+                                        infer_shaped_slots};
+
+/* ---- ShapedTypeComponents -------------------------------------------------------------------- */
+
+typedef struct {
+  PyObject_HEAD PyObject *shape; /* list of int, or None when unranked */
+  PyObject *element_type, *attribute;
+} TpComponents;
+
+static PyObject *components_make(PyObject *shape, PyObject *elt, PyObject *attr) {
+  TpComponents *c = PyObject_GC_New(TpComponents, ComponentsType);
+  if (!c) return NULL;
+  c->shape = Py_NewRef(shape);
+  c->element_type = Py_NewRef(elt);
+  c->attribute = Py_NewRef(attr);
+  PyObject_GC_Track(c);
+  return (PyObject *)c;
+}
+
+/* get(element_type) / get(shape, element_type) / get(shape, element_type, attribute) */
+static PyObject *components_get(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  PyObject *a = NULL, *b = NULL, *d = NULL;
+  static char *kw1[] = {"element_type", NULL};
+  static char *kw3[] = {"shape", "element_type", "attribute", NULL};
+  Py_ssize_t n = PyTuple_GET_SIZE(args) + (kw ? PyDict_GET_SIZE(kw) : 0);
+  if (n == 1) {
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kw1, &a)) return NULL;
+    if (!PyObject_TypeCheck(a, tp.Type)) return tp_type_error("element_type", "a Type", a);
+    return components_make(Py_None, a, Py_None);
+  }
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O", kw3, &a, &b, &d)) return NULL;
+  if (!PyList_Check(a)) return tp_type_error("shape", "a list", a);
+  if (!PyObject_TypeCheck(b, tp.Type)) return tp_type_error("element_type", "a Type", b);
+  if (d && !PyObject_TypeCheck(d, tp.Attribute))
+    return tp_type_error("attribute", "an Attribute", d);
+  PyObject *shape = PySequence_List(a);
+  if (!shape) return NULL;
+  PyObject *r = components_make(shape, b, d ? d : Py_None);
+  Py_DECREF(shape);
+  return r;
+}
+
+static int components_traverse(TpComponents *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(self->shape);
+  Py_VISIT(self->element_type);
+  Py_VISIT(self->attribute);
+  return 0;
+}
+
+static int components_clear(TpComponents *self) {
+  Py_CLEAR(self->shape);
+  Py_CLEAR(self->element_type);
+  Py_CLEAR(self->attribute);
+  return 0;
+}
+
+static void components_dealloc(TpComponents *self) {
+  PyObject_GC_UnTrack(self);
+  components_clear(self);
+  PyTypeObject *t = Py_TYPE(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+static PyObject *components_element_type(TpComponents *self, void *c) {
+  (void)c;
+  return Py_NewRef(self->element_type);
+}
+
+static PyObject *components_has_rank(TpComponents *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(self->shape != Py_None);
+}
+
+static PyObject *components_rank(TpComponents *self, void *c) {
+  (void)c;
+  if (self->shape == Py_None) Py_RETURN_NONE;
+  return PyLong_FromSsize_t(PyList_GET_SIZE(self->shape));
+}
+
+static PyObject *components_shape(TpComponents *self, void *c) {
+  (void)c;
+  if (self->shape == Py_None) Py_RETURN_NONE;
+  return PySequence_List(self->shape);
+}
+
+static PyMethodDef components_methods[] = {
+    {"get", (PyCFunction)(void (*)(void))components_get, METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+     "get(element_type) | get(shape, element_type) | get(shape, element_type, attribute)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef components_getset[] = {
+    {"element_type", (getter)components_element_type, NULL, NULL, NULL},
+    {"has_rank", (getter)components_has_rank, NULL, NULL, NULL},
+    {"rank", (getter)components_rank, NULL, NULL, NULL},
+    {"shape", (getter)components_shape, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot components_slots[] = {
+    {Py_tp_dealloc, components_dealloc},
+    {Py_tp_traverse, components_traverse},
+    {Py_tp_clear, components_clear},
+    {Py_tp_methods, components_methods},
+    {Py_tp_getset, components_getset},
+    {Py_tp_doc, "Shape, element type and attribute."},
+    {0, NULL},
+};
+
+static PyType_Spec components_spec = {
+    "tether.ir.ShapedTypeComponents", sizeof(TpComponents), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION, components_slots};
+
+int tp_init_interfaces(PyObject *m) {
+  if (tp_add_type(m, &infer_type_spec, NULL, &InferTypeType) < 0 ||
+      tp_add_type(m, &infer_shaped_spec, NULL, &InferShapedType) < 0 ||
+      tp_add_type(m, &components_spec, NULL, &ComponentsType) < 0)
+    return -1;
+  return 0;
+}
