@@ -21,6 +21,8 @@ PACKAGES=(
   pkg-config             # used by the install test
   git                    # pre-commit and the lint tests need it
   clang-format           # the formatting check
+  llvm-19-tools          # FileCheck-19 for the conformance runner (tests/conformance)
+  python3-numpy          # numpy arrays in DenseElementsAttr and tether.runtime (optional at import)
 )
 
 missing=()
@@ -29,8 +31,18 @@ for p in "${PACKAGES[@]}"; do
   [ "$status" = "install ok installed" ] || missing+=("$p")
 done
 
+here=$(cd "$(dirname "$0")" && pwd)
+fetch_upstream_tests() {
+  # Upstream MLIR's Python test suite for the conformance test (a cache folder, not the repo).
+  if ! "$here/fetch_upstream_tests.sh" >/dev/null; then
+    echo "tools/setup.sh: could not fetch upstream's mlir/test/python; the conformance test will" \
+         "say it is skipped" >&2
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "tools/setup.sh: all ${#PACKAGES[@]} packages present; nothing to do."
+  echo "tools/setup.sh: all ${#PACKAGES[@]} packages present; nothing to install."
+  fetch_upstream_tests
   exit 0
 fi
 
@@ -47,4 +59,5 @@ echo "tools/setup.sh: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${SUDO[@]}" apt-get update -qq
 "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fetch_upstream_tests
 echo "tools/setup.sh: done."

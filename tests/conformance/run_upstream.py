@@ -291,6 +291,9 @@ def main(argv=None):
     ap.add_argument("--verbose", "-v", action="store_true", help="list every failing test")
     ap.add_argument("--keep-output", action="store_true")
     ap.add_argument("--expect-min", type=int, default=None)
+    ap.add_argument("--expect-file",
+                    help="a file of 'FILE PASSES' lines: fail (exit 1) when a file passes fewer")
+    ap.add_argument("--record", help="write the per-file pass counts to this file")
     ap.add_argument("files", nargs="*")
     args = ap.parse_args(argv)
     if not args.tests or not os.path.isdir(args.tests):
@@ -333,9 +336,31 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+    counts = {r["file"]: sum(1 for t in r["tests"] if t["ok"]) for r in results}
+    if args.record:
+        with open(args.record, "w") as f:
+            f.write("# Conformance floor: tests of upstream's mlir/test/python passing on tether, per "
+                    "file.\n# tests/conformance/conformance_test fails when a file passes fewer.\n")
+            for name in sorted(counts):
+                f.write(f"{name} {counts[name]}\n")
+    status = 0
+    if args.expect_file:
+        with open(args.expect_file) as f:
+            for line in f:
+                line = line.split("#", 1)[0].split()
+                if len(line) != 2:
+                    continue
+                name, want = line[0], int(line[1])
+                got = counts.get(name)
+                if got is None:
+                    print(f"REGRESSION {name}: not run (expected {want} passing)")
+                    status = 1
+                elif got < want:
+                    print(f"REGRESSION {name}: {got} passing, the floor is {want}")
+                    status = 1
     if args.expect_min is not None and passed < args.expect_min:
-        return 1
-    return 0
+        status = 1
+    return status
 
 
 if __name__ == "__main__":
