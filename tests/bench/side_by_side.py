@@ -1,0 +1,284 @@
+"""Side-by-side benchmark: the same workloads on tether and on upstream's own `mlir` package.
+
+Each workload is written once against upstream's names (`from mlir import ir`); on tether it runs
+through the `mlir` -> `tether` alias. Every (package, workload) measurement is a fresh process,
+and the packages are interleaved (tether, upstream, tether, ...), so a noisy shared machine
+affects both alike. A child measures the CPU time of its workload loop only (not imports or
+setup). The table gives medians (ns per call), and the ratio tether / upstream (< 1: tether is
+faster).
+
+    side_by_side.py [--upstream-py DIR] [--tether-py DIR] [--runs 5] [--n 20000] [WORKLOAD...]
+
+Without --upstream-py (the folder holding upstream's built `mlir`, e.g. from
+../shared/tools/build_upstream_mlir_py.sh) only tether is measured. Results go in
+docs/benchmarks.md.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+# ---- workloads (run in the child) ---------------------------------------------------------------
+
+
+def _module_with_constants(ir, n):
+    lines = ["func.func @f() -> i32 {"]
+    for i in range(n):
+        lines.append(f"  %c{i} = arith.constant {i} : i32")
+    lines.append("  return %c0 : i32")
+    lines.append("}")
+    return ir.Module.parse("\n".join(lines))
+
+
+def w_op_create_constant(ir, n):
+    i32 = ir.IntegerType.get_signless(32)
+    attrs = [ir.IntegerAttr.get(i32, k) for k in range(64)]
+    m = ir.Module.create()
+    ip = ir.InsertionPoint(m.body)
+
+    def run():
+        for k in range(n):
+            ir.Operation.create("arith.constant", results=[i32],
+                                attributes={"value": attrs[k & 63]}, ip=ip)
+    return run, m
+
+
+def w_op_create_addi(ir, n):
+    i32 = ir.IntegerType.get_signless(32)
+    m = ir.Module.create()
+    ip = ir.InsertionPoint(m.body)
+    c = ir.Operation.create("arith.constant", results=[i32],
+                            attributes={"value": ir.IntegerAttr.get(i32, 1)}, ip=ip)
+    v = c.results[0]
+
+    def run():
+        for _ in range(n):
+            ir.Operation.create("arith.addi", results=[i32], operands=[v, v], ip=ip)
+    return run, m
+
+
+def w_dialect_builders(ir, n):
+    from mlir.dialects import arith
+    i32 = ir.IntegerType.get_signless(32)
+    m = ir.Module.create()
+    ip = ir.InsertionPoint(m.body)
+
+    def run():
+        with ip:
+            a = arith.ConstantOp(i32, 1)
+            for _ in range(n):
+                arith.AddIOp(a, a)
+    return run, m
+
+
+def w_integer_type_get(ir, n):
+    def run():
+        f = ir.IntegerType.get_signless
+        for _ in range(n):
+            f(32)
+    return run, None
+
+
+def w_integer_attr_get(ir, n):
+    i32 = ir.IntegerType.get_signless(32)
+
+    def run():
+        f = ir.IntegerAttr.get
+        for k in range(n):
+            f(i32, k)
+    return run, None
+
+
+def w_float_attr_get(ir, n):
+    f32 = ir.F32Type.get()
+
+    def run():
+        f = ir.FloatAttr.get
+        for _ in range(n):
+            f(f32, 1.5)
+    return run, None
+
+
+def w_type_parse(ir, n):
+    def run():
+        for _ in range(n):
+            ir.Type.parse("tensor<4x?xf32>")
+    return run, None
+
+
+def w_attribute_parse(ir, n):
+    def run():
+        for _ in range(n):
+            ir.Attribute.parse("dense<[1, 2, 3, 4]> : tensor<4xi32>")
+    return run, None
+
+
+def w_op_attribute_get(ir, n):
+    m = _module_with_constants(ir, 1)
+    op = m.body.operations[0].regions[0].blocks[0].operations[0]
+
+    def run():
+        for _ in range(n):
+            op.attributes["value"]
+    return run, m
+
+
+def w_result_type(ir, n):
+    m = _module_with_constants(ir, 1)
+    op = m.body.operations[0].regions[0].blocks[0].operations[0]
+
+    def run():
+        for _ in range(n):
+            op.results[0].type
+    return run, m
+
+
+def w_walk(ir, n):
+    m = _module_with_constants(ir, n)
+    count = [0]
+
+    def cb(op):
+        count[0] += 1
+        return ir.WalkResult.ADVANCE
+
+    def run():
+        m.operation.walk(cb)
+    return run, m
+
+
+def w_iterate_names(ir, n):
+    m = _module_with_constants(ir, n)
+    block = m.body.operations[0].regions[0].blocks[0]
+
+    def run():
+        for op in block.operations:
+            op.name
+    return run, m
+
+
+def w_print_module(ir, n):
+    m = _module_with_constants(ir, n)
+
+    def run():
+        str(m)
+    return run, m
+
+
+def w_pass_pipeline(ir, n):
+    from mlir.passmanager import PassManager
+    asm = str(_module_with_constants(ir, n))
+
+    def run():
+        m = ir.Module.parse(asm)
+        PassManager.parse("builtin.module(canonicalize,cse)").run(m.operation)
+    return run, None
+
+
+WORKLOADS = {
+    "Operation.create (arith.constant)": (w_op_create_constant, 1),
+    "Operation.create (arith.addi, operands)": (w_op_create_addi, 1),
+    "dialect builders (arith.AddIOp)": (w_dialect_builders, 1),
+    "IntegerType.get_signless": (w_integer_type_get, 1),
+    "IntegerAttr.get": (w_integer_attr_get, 1),
+    "FloatAttr.get": (w_float_attr_get, 1),
+    "Type.parse": (w_type_parse, 1),
+    "Attribute.parse": (w_attribute_parse, 1),
+    "op.attributes[name]": (w_op_attribute_get, 1),
+    "op.results[0].type": (w_result_type, 1),
+    "walk (per op)": (w_walk, 1),
+    "iterate block.operations + op.name (per op)": (w_iterate_names, 1),
+    "str(module) (per op)": (w_print_module, 1),
+    "canonicalize,cse pipeline incl. parse (per op)": (w_pass_pipeline, 1),
+}
+
+
+def _rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def child(package, name, n):
+    if package == "tether":
+        import tether.alias
+        tether.alias.install()
+    from mlir import ir
+    with ir.Context(), ir.Location.unknown():
+        if name == "bytes per wrapper":
+            m = _module_with_constants(ir, n)
+            block = m.body.operations[0].regions[0].blocks[0]
+            import gc
+            gc.collect()
+            before = _rss()
+            held = list(block.operations)
+            after = _rss()
+            return {"value": (after - before) / len(held), "unit": "B"}
+        make, _ = WORKLOADS[name]
+        run, keep = make(ir, n)
+        t0 = time.process_time_ns()
+        run()
+        dt = time.process_time_ns() - t0
+        return {"value": dt / n, "unit": "ns"}
+
+
+# ---- the parent ---------------------------------------------------------------------------------
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--upstream-py", default=os.environ.get("TETHER_UPSTREAM_PY"))
+    ap.add_argument("--tether-py", default=None)
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--n", type=int, default=20000)
+    ap.add_argument("--child", nargs=3, metavar=("PACKAGE", "WORKLOAD", "N"), help=argparse.SUPPRESS)
+    ap.add_argument("workloads", nargs="*")
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child[0], args.child[1], int(args.child[2]))))
+        return 0
+    names = args.workloads or list(WORKLOADS) + ["bytes per wrapper"]
+    packages = ["tether"] + (["upstream"] if args.upstream_py else [])
+    paths = {"tether": args.tether_py, "upstream": args.upstream_py}
+    results = {(p, w): [] for p in packages for w in names}
+    for _ in range(args.runs):
+        for w in names:
+            for p in packages:
+                env = dict(os.environ)
+                if paths[p]:
+                    env["PYTHONPATH"] = os.path.abspath(paths[p])
+                proc = subprocess.run([args.python, os.path.abspath(__file__), "--child", p, w,
+                                       str(args.n)], capture_output=True, text=True, env=env)
+                if proc.returncode != 0:
+                    results[(p, w)].append(None)
+                    err = proc.stderr.strip().splitlines()
+                    print(f"# {p} {w}: failed: {err[-1] if err else proc.returncode}",
+                          file=sys.stderr)
+                    continue
+                results[(p, w)].append(json.loads(proc.stdout.strip().splitlines()[-1])["value"])
+    print(f"n={args.n}, runs={args.runs}, python {sys.version.split()[0]}")
+    head = "| workload | tether | upstream | tether/upstream |" if len(packages) > 1 else \
+        "| workload | tether |"
+    print(head)
+    print("|" + "---|" * head.count("|")[:-1] if False else "|---" * (head.count("|") - 1) + "|")
+    for w in names:
+        unit = "B" if w == "bytes per wrapper" else "ns"
+        cells = []
+        med = {}
+        for p in packages:
+            vals = [v for v in results[(p, w)] if v is not None]
+            med[p] = statistics.median(vals) if vals else None
+            cells.append(f"{med[p]:.0f} {unit}" if med[p] is not None else "n/a")
+        if len(packages) > 1:
+            ratio = (f"{med['tether'] / med['upstream']:.2f}"
+                     if med["tether"] is not None and med["upstream"] else "n/a")
+            cells.append(ratio)
+        print(f"| {w} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
