@@ -25,13 +25,15 @@ typedef struct {
   tether_region **regions;
   Py_ssize_t n_regions;
   MlirNamedAttribute *attrs;
-  PyObject *attr_names; /* list of str: the names' storage */
   Py_ssize_t n_attrs;
+  PyObject *operand_seq, *successor_seq, *region_seq; /* the sequences converted (held) */
 } op_args;
 
 static void op_args_free(op_args *a) {
   Py_CLEAR(a->keep);
-  Py_CLEAR(a->attr_names);
+  Py_CLEAR(a->operand_seq);
+  Py_CLEAR(a->successor_seq);
+  Py_CLEAR(a->region_seq);
   PyMem_Free(a->operands);
   PyMem_Free(a->results);
   PyMem_Free(a->successors);
@@ -70,7 +72,10 @@ int tp_arg_operand(PyObject *o, tether_value **h, MlirValue *raw) {
   return 0;
 }
 
+/* A list or tuple as it is (nothing converts it meanwhile: no Python code runs while the
+ * elements are converted), any other iterable as a new list. */
 static PyObject *as_list(PyObject *o, const char *what) {
+  if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) return Py_NewRef(o);
   if (PyUnicode_Check(o) || PyBytes_Check(o)) {
     PyErr_Format(PyExc_TypeError, "%s must be a sequence, not %s", what, Py_TYPE(o)->tp_name);
     return NULL;
@@ -83,10 +88,13 @@ static PyObject *as_list(PyObject *o, const char *what) {
   return l;
 }
 
+#define SEQ_N(l) PySequence_Fast_GET_SIZE(l)
+#define SEQ_AT(l, i) PySequence_Fast_GET_ITEM(l, i)
+
 static int convert_operands(op_args *a, PyObject *operands, tether_arena *arena) {
   PyObject *l = as_list(operands, "operands");
   if (!l) return 0;
-  Py_ssize_t n = PyList_GET_SIZE(l);
+  Py_ssize_t n = SEQ_N(l);
   a->operands = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->operands);
   if (!a->operands) {
     Py_DECREF(l);
@@ -94,7 +102,7 @@ static int convert_operands(op_args *a, PyObject *operands, tether_arena *arena)
     return 0;
   }
   for (Py_ssize_t i = 0; i < n; i++) {
-    PyObject *v = PyList_GET_ITEM(l, i);
+    PyObject *v = SEQ_AT(l, i);
     MlirValue raw;
     if (v == Py_None) {
       PyErr_SetString(PyExc_ValueError, "operand value cannot be None");
@@ -105,9 +113,8 @@ static int convert_operands(op_args *a, PyObject *operands, tether_arena *arena)
       goto fail;
   }
   a->n_operands = n;
-  int ok = PyList_Append(a->keep, l) == 0;
-  Py_DECREF(l);
-  return ok;
+  a->operand_seq = l;
+  return 1;
 fail:
   Py_DECREF(l);
   return 0;
@@ -116,16 +123,16 @@ fail:
 static int convert_results(op_args *a, PyObject *results, PyObject *ctx) {
   PyObject *l = as_list(results, "results");
   if (!l) return 0;
-  Py_ssize_t n = PyList_GET_SIZE(l);
+  Py_ssize_t n = SEQ_N(l);
   a->results = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->results);
   int ok = a->results != NULL;
   if (!ok) PyErr_NoMemory();
   for (Py_ssize_t i = 0; ok && i < n; i++) {
-    if (PyList_GET_ITEM(l, i) == Py_None) {
+    if (SEQ_AT(l, i) == Py_None) {
       PyErr_SetString(PyExc_ValueError, "result type cannot be None");
       ok = 0;
     } else {
-      ok = tp_arg_type_in(PyList_GET_ITEM(l, i), ctx, &a->results[i]);
+      ok = tp_arg_type_in(SEQ_AT(l, i), ctx, &a->results[i]);
     }
   }
   a->n_results = n;
@@ -136,13 +143,13 @@ static int convert_results(op_args *a, PyObject *results, PyObject *ctx) {
 static int convert_successors(op_args *a, PyObject *succs, tether_arena *arena) {
   PyObject *l = as_list(succs, "successors");
   if (!l) return 0;
-  Py_ssize_t n = PyList_GET_SIZE(l);
+  Py_ssize_t n = SEQ_N(l);
   a->successors = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->successors);
   int ok = a->successors != NULL;
   if (!ok) PyErr_NoMemory();
   for (Py_ssize_t i = 0; ok && i < n; i++) {
     MlirBlock raw;
-    PyObject *b = PyList_GET_ITEM(l, i);
+    PyObject *b = SEQ_AT(l, i);
     if (b == Py_None) {
       PyErr_SetString(PyExc_ValueError, "successor block cannot be None");
       ok = 0;
@@ -152,8 +159,7 @@ static int convert_successors(op_args *a, PyObject *succs, tether_arena *arena) 
     }
   }
   a->n_successors = n;
-  if (ok) ok = PyList_Append(a->keep, l) == 0;
-  Py_DECREF(l);
+  a->successor_seq = l;
   return ok;
 }
 
@@ -168,6 +174,7 @@ static int convert_regions(op_args *a, PyObject *regions, tether_arena *arena) {
       return PyErr_Format(PyExc_ValueError, "number of regions must be <= %d", MAX_REGIONS), 0;
     a->regions = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->regions);
     if (!a->regions) return PyErr_NoMemory(), 0;
+    if (n && !a->keep && !(a->keep = PyList_New(0))) return 0;
     for (intptr_t i = 0; i < n; i++) {
       int rc = tether_region_create(arena, &a->regions[i]);
       if (rc != TETHER_OK) return tp_raise(rc, NULL, arena), 0;
@@ -184,35 +191,32 @@ static int convert_regions(op_args *a, PyObject *regions, tether_arena *arena) {
   }
   PyObject *l = as_list(regions, "regions");
   if (!l) return 0;
-  Py_ssize_t n = PyList_GET_SIZE(l);
+  Py_ssize_t n = SEQ_N(l);
   a->regions = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->regions);
   int ok = a->regions != NULL;
   if (!ok) PyErr_NoMemory();
   for (Py_ssize_t i = 0; ok && i < n; i++) {
     MlirRegion raw;
-    ok = tp_arg_region(PyList_GET_ITEM(l, i), &a->regions[i], &raw) &&
+    ok = tp_arg_region(SEQ_AT(l, i), &a->regions[i], &raw) &&
          same_arena(arena, tether_handle_arena(a->regions[i]));
   }
   a->n_regions = n;
-  if (ok) ok = PyList_Append(a->keep, l) == 0;
-  Py_DECREF(l);
+  a->region_seq = l;
   return ok;
 }
 
+/* No Python code runs while the dict is read (keys are checked to be str, values Attribute; no
+ * comparison or conversion is called), so PyDict_Next walks a dict that cannot change. */
 static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObject *name) {
   if (!attrs || attrs == Py_None) return 1;
   if (!PyDict_Check(attrs)) return tp_type_error("attributes", "a dict", attrs), 0;
-  PyObject *items = PyDict_Items(attrs); /* a snapshot: later changes to the dict do not matter */
-  if (!items) return 0;
-  Py_ssize_t n = PyList_GET_SIZE(items);
+  Py_ssize_t n = PyDict_GET_SIZE(attrs);
   a->attrs = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->attrs);
-  a->attr_names = PyList_New(0);
-  int ok = a->attrs && a->attr_names;
-  if (!ok && !PyErr_Occurred()) PyErr_NoMemory();
+  if (!a->attrs) return PyErr_NoMemory(), 0;
   MlirContext c = tp_ctx_raw(ctx);
-  for (Py_ssize_t i = 0; ok && i < n; i++) {
-    PyObject *k = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 0);
-    PyObject *v = PyTuple_GET_ITEM(PyList_GET_ITEM(items, i), 1);
+  Py_ssize_t pos = 0, i = 0;
+  PyObject *k, *v;
+  while (PyDict_Next(attrs, &pos, &k, &v)) {
     MlirStringRef ks;
     MlirAttribute av;
     if (!PyUnicode_Check(k)) {
@@ -220,24 +224,21 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObje
                    "Invalid attribute key (not a string) when attempting to create the operation "
                    "\"%U\"",
                    name);
-      ok = 0;
-    } else if (!tp_arg_str(k, "key", &ks) || PyList_Append(a->attr_names, k) < 0) {
-      ok = 0;
-    } else if (v == Py_None || !PyObject_TypeCheck(v, tp.Attribute)) {
+      return 0;
+    }
+    if (!tp_arg_str(k, "key", &ks)) return 0;
+    if (v == Py_None || !PyObject_TypeCheck(v, tp.Attribute)) {
       PyErr_Format(PyExc_TypeError,
                    "Found an invalid (`None`?) attribute value for the key \"%U\" when attempting "
                    "to create the operation \"%U\"",
                    k, name);
-      ok = 0;
-    } else if (!tp_arg_attr_in(v, ctx, &av)) {
-      ok = 0;
-    } else {
-      a->attrs[i] = mlirNamedAttributeGet(mlirIdentifierGet(c, ks), av);
+      return 0;
     }
+    if (!tp_arg_attr_in(v, ctx, &av)) return 0;
+    a->attrs[i++] = mlirNamedAttributeGet(mlirIdentifierGet(c, ks), av);
   }
-  a->n_attrs = n;
-  Py_DECREF(items);
-  return ok;
+  a->n_attrs = i;
+  return 1;
 }
 
 /* Creates the operation from converted arguments and inserts it at ip. New reference (the
@@ -287,12 +288,14 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
   st.nAttributes = a->n_attrs;
   st.attributes = a->attrs;
   st.enableResultTypeInference = infer;
-  tp_errcap cap;
-  tp_errcap_begin(&cap, ctx);
+  /* Only inference reports diagnostics: the capture (a handler attached to the context) is made
+   * for it alone. */
+  tp_errcap cap = {0};
+  if (infer) tp_errcap_begin(&cap, ctx);
   tether_op *op;
   int rc = tether_op_create(ctx->arena, &st, &op);
   if (rc != TETHER_OK) {
-    PyObject *errs = tp_errcap_end(&cap);
+    PyObject *errs = infer ? tp_errcap_end(&cap) : PyList_New(0);
     if (rc == TETHER_EARG && infer) {
       PyObject *msg = PyUnicode_FromFormat("could not infer the result types of '%U'", pyname);
       if (msg && errs) tp_raise_mlir_error(PyUnicode_AsUTF8(msg), errs);
@@ -308,7 +311,7 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
     Py_XDECREF(errs);
     goto done;
   }
-  Py_XDECREF(tp_errcap_end(&cap));
+  if (infer) Py_XDECREF(tp_errcap_end(&cap));
   result = tp_wrap_op(op);
   if (!result) goto done;
   if (ip != Py_False) {
@@ -348,8 +351,6 @@ PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
   tether_arena *arena = ((TpContext *)ctx)->arena;
   op_args a = {0};
   PyObject *r = NULL;
-  a.keep = PyList_New(0);
-  if (!a.keep) goto done;
   if (x[1] && x[1] != Py_None && !convert_results(&a, x[1], ctx)) goto done;
   if (x[2] && x[2] != Py_None && !convert_operands(&a, x[2], arena)) goto done;
   if (!convert_attributes(&a, x[3], ctx, x[0])) goto done;
@@ -371,9 +372,9 @@ static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int3
   PyObject *sp = PySequence_Fast(spec, "segment spec must be a sequence");
   if (!sp) return 0;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(sp);
-  if (PyList_GET_SIZE(list) != n) {
+  if (SEQ_N(list) != n) {
     PyErr_Format(PyExc_ValueError, "Operation \"%U\" requires %zd %s segments but was provided %zd",
-                 opname, n, what, PyList_GET_SIZE(list));
+                 opname, n, what, SEQ_N(list));
     Py_DECREF(sp);
     return 0;
   }
@@ -386,7 +387,7 @@ static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int3
   *nsizes = n;
   for (Py_ssize_t i = 0; i < n; i++) {
     long s = PyLong_AsLong(PySequence_Fast_GET_ITEM(sp, i));
-    PyObject *item = PyList_GET_ITEM(list, i);
+    PyObject *item = SEQ_AT(list, i);
     if (s == -1 && PyErr_Occurred()) goto fail;
     if (s == 1 || s == 0) {
       if (item == Py_None) {
@@ -507,8 +508,8 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
       Py_DECREF(l);
       if (!ok) goto done;
     }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(res); i++)
-      if (!PyObject_TypeCheck(PyList_GET_ITEM(res, i), tp.Type)) {
+    for (Py_ssize_t i = 0; i < SEQ_N(res); i++)
+      if (!PyObject_TypeCheck(SEQ_AT(res, i), tp.Type)) {
         PyErr_Format(PyExc_ValueError, "Result %zd of operation \"%U\" must be a Type", i, opname);
         goto done;
       }
@@ -570,8 +571,6 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
     }
   }
   tether_arena *arena = ((TpContext *)ctx)->arena;
-  a.keep = PyList_New(0);
-  if (!a.keep) goto done;
   if (res && !convert_results(&a, res, ctx)) goto done;
   if (!convert_operands(&a, ops, arena)) goto done;
   if (!convert_attributes(&a, attrs, ctx, opname)) goto done;

@@ -122,6 +122,35 @@ int tp_arg_uint(PyObject *o, const char *what, unsigned *out) {
   return 1;
 }
 
+/* Interned str objects for a static names[] array (at most 16 names), cached by its address. */
+enum { NAME_SETS = 128, MAX_NAMES = 16 };
+static struct {
+  const char *const *names;
+  PyObject *objs[MAX_NAMES];
+} name_sets[NAME_SETS];
+
+static PyObject **interned_names(const char *const *names, int n) {
+  if (n > MAX_NAMES) return NULL;
+  size_t h = ((uintptr_t)names >> 4) % NAME_SETS;
+  for (size_t probe = 0; probe < NAME_SETS; probe++, h = (h + 1) % NAME_SETS) {
+    if (name_sets[h].names == names) return name_sets[h].objs;
+    if (!name_sets[h].names) {
+      for (int i = 0; i < n; i++) {
+        PyObject *o = PyUnicode_InternFromString(names[i]);
+        if (!o) {
+          PyErr_Clear();
+          for (int j = 0; j < i; j++) Py_CLEAR(name_sets[h].objs[j]);
+          return NULL;
+        }
+        name_sets[h].objs[i] = o; /* kept for the process */
+      }
+      name_sets[h].names = names;
+      return name_sets[h].objs;
+    }
+  }
+  return NULL;
+}
+
 int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                 const char *const *names, int nreq, int npos, PyObject **out) {
   int n = 0;
@@ -133,10 +162,17 @@ int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyOb
   }
   for (int i = 0; i < n; i++) out[i] = i < nargs ? args[i] : NULL;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  PyObject **interned = nkw ? interned_names(names, n) : NULL;
   for (Py_ssize_t k = 0; k < nkw; k++) {
     PyObject *key = PyTuple_GET_ITEM(kwnames, k);
     int found = -1;
-    for (int i = 0; i < n; i++)
+    /* Keyword names in a call are interned strs: pointer equality finds them. */
+    for (int i = 0; interned && i < n; i++)
+      if (interned[i] == key) {
+        found = i;
+        break;
+      }
+    for (int i = 0; found < 0 && i < n; i++)
       if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) {
         found = i;
         break;

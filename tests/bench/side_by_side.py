@@ -234,6 +234,8 @@ def main(argv=None):
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--n", type=int, default=20000)
+    ap.add_argument("--floor", help="the create_floor binary (//tests/bench:create_floor): adds "
+                    "the bare C-API cost of the Operation.create rows")
     ap.add_argument("--child", nargs=3, metavar=("PACKAGE", "WORKLOAD", "N"), help=argparse.SUPPRESS)
     ap.add_argument("workloads", nargs="*")
     args = ap.parse_args(argv)
@@ -259,6 +261,15 @@ def main(argv=None):
                           file=sys.stderr)
                     continue
                 results[(p, w)].append(json.loads(proc.stdout.strip().splitlines()[-1])["value"])
+    floor = {}
+    if args.floor:
+        samples = {"constant": [], "addi": []}
+        for _ in range(args.runs):
+            out = subprocess.run([args.floor, str(args.n)], capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                k, v = line.split()
+                samples[k].append(float(v))
+        floor = {k: statistics.median(v) for k, v in samples.items() if v}
     print(f"n={args.n}, runs={args.runs}, python {sys.version.split()[0]}")
     head = "| workload | tether | upstream | tether/upstream |" if len(packages) > 1 else \
         "| workload | tether |"
@@ -277,6 +288,12 @@ def main(argv=None):
                      if med["tether"] is not None and med["upstream"] else "n/a")
             cells.append(ratio)
         print(f"| {w} | " + " | ".join(cells) + " |")
+    for k, w in (("constant", "Operation.create (arith.constant)"),
+                 ("addi", "Operation.create (arith.addi, operands)")):
+        if k in floor:
+            vals = [v for v in results.get(("tether", w), []) if v is not None]
+            mult = f"tether = {statistics.median(vals) / floor[k]:.1f}x the floor" if vals else ""
+            print(f"| C-API floor of {w} | {floor[k]:.0f} ns | | {mult} |")
     return 0
 
 
