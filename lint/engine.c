@@ -176,6 +176,20 @@ void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocati
   va_end(ap);
 }
 
+void tether__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
+                               const char *rule, const char *fmt, ...) {
+  CXFile file = NULL;
+  unsigned line = 0, col = 0;
+  clang_getSpellingLocation(loc, &file, &line, &col, NULL);
+  if (!file || !clang_Location_isFromMainFile(clang_getLocation(tu, file, 1, 1))) return;
+  size_t size = 0;
+  const char *text = clang_getFileContents(tu, file, &size);
+  va_list ap;
+  va_start(ap, fmt);
+  file_report(f, line, col, rule, text, size, fmt, ap);
+  va_end(ap);
+}
+
 void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
                        const char *fmt, ...) {
   va_list ap;

@@ -71,6 +71,8 @@ typedef struct tether_lint_profile {
   tether__strlist guards;            /* Class::method that throws/aborts when invalid */
   tether__strlist predicates;        /* Class::field or Class::method that is true when valid */
   tether__strlist invalidators;      /* Class::method after which the wrapper is invalid */
+  tether__strlist parents;           /* Class::member giving the parent whose validity is the
+                                        wrapper's: a guard on `w.member` guards `w` */
   tether__strlist ok_status;         /* status constants meaning "valid" (e.g. TETHER_OK) */
   tether_lint_status_accessor *status;
   size_t nstatus;
@@ -165,6 +167,11 @@ int tether__file_rule_enabled(const tether_lint_file *f, const char *rule);
 /// file of the translation unit are dropped; NOLINT comments are honoured here.
 void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
                        const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/// Like tether__report_tu, but at the spelling location of `loc` (for code written in a macro's
+/// arguments in the main file, reported where it is written rather than at the macro's name).
+void tether__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
+                               const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /// Reports a finding at a line/column of the file being analysed (text and ELF families).
 void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,

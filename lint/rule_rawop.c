@@ -118,6 +118,41 @@ typedef struct binding {
   int reported;
 } binding;
 
+/* What a function or lambda defined in the translation unit does for its callers: the wrappers
+ * (spelled as in its body) that are valid whenever it returns normally, and whether it can
+ * return normally at all. Computed on demand, once per function. */
+typedef struct summary {
+  char *key;    /* USR, or the lambda's file offset */
+  int done;     /* 0 while being computed (a recursive call sees an empty summary) */
+  int noreturn; /* every path ends in a throw or a call that does not return */
+  facts guards;
+  tether__strlist params; /* parameter names in order */
+} summary;
+
+/* State shared by a context and the contexts it opens to compute summaries. */
+typedef struct shared {
+  summary *v;
+  size_t n, cap;
+  tether__strlist wrapper_types_yes, wrapper_types_no; /* type_is_wrapper() memo */
+} shared;
+
+/* A local variable bound to a lambda, and what the lambda captured. */
+typedef struct lambda_var {
+  CXCursor var;
+  CXCursor lambda;
+  char *wrapper, *via; /* a raw handle it captured (NULL: none) */
+  CXSourceLocation at;
+  int reported;
+} lambda_var;
+
+/* A raw handle pushed into a local container: reported if the container escapes. */
+typedef struct container_push {
+  CXCursor var; /* the local container */
+  char *wrapper, *via;
+  CXSourceLocation at;
+  int reported;
+} container_push;
+
 typedef struct ctx {
   tether_lint_file *f;
   CXTranslationUnit tu;
@@ -129,6 +164,9 @@ typedef struct ctx {
   CXCursor defer;  /* raw access being bound or stored: no immediate use check */
   int in_lambda;
   CXSourceLocation lambda_at; /* the innermost lambda being walked */
+  int lambda_local;           /* the innermost lambda does not outlive the function */
+  CXCursor cur_lambda;        /* the innermost lambda being walked */
+  CXCursor local_lambda;      /* the next lambda to walk is called or kept locally only */
   CXCursor *svars;            /* local variables seen holding a status; a status fact names one */
   unsigned char *sv_escaped;  /* ... by index; 1 once its address was taken */
   size_t nsv, capsv;
@@ -137,6 +175,16 @@ typedef struct ctx {
    * be removed after it (or in a handler) too. */
   tether__strlist kills;
   const facts *switch_entry; /* the state a `case` label of the innermost switch is reached with */
+  /* Summaries: computing one walks the callee quietly (no findings) and collects the state at
+   * every normal exit. */
+  shared *sh;
+  int quiet, depth;
+  facts *ret_acc; /* summary mode: intersection of the states at `return` */
+  int ret_seen;
+  lambda_var *lv;
+  size_t nlv, caplv;
+  container_push *cp;
+  size_t ncp, capcp;
 } ctx;
 
 static int stmt(ctx *c, CXCursor s, facts *st);
@@ -179,6 +227,13 @@ static void apply_kills(ctx *c, facts *st, size_t from) {
 }
 static void analyze_decl(ctx *c, CXCursor d);
 static int var_is_local_automatic(CXCursor var);
+static int is_exempt(ctx *c, CXCursor fn);
+struct rawval;
+static char *container_target(ctx *c, CXCursor obj, CXCursor *local);
+static void add_container_push(ctx *c, CXCursor var, const struct rawval *rv, CXSourceLocation at);
+static void container_escapes(ctx *c, CXCursor var, const char *how);
+static CXCursor local_var_named(CXCursor e);
+static lambda_var *find_lambda_var(ctx *c, CXCursor var);
 
 /* ---- cursor helpers -------------------------------------------------------------------------- */
 
@@ -686,23 +741,75 @@ static void add_binding(ctx *c, CXCursor var, const char *wrapper, const char *v
   b->reported = 0;
 }
 
+/* The end offset of the macro invocation whose name starts at `off` in `text` (the closing
+ * parenthesis of its arguments), or `off` when it takes none. */
+static size_t macro_invocation_end(const char *text, size_t size, size_t off) {
+  size_t i = off;
+  while (i < size && (text[i] == '_' || (text[i] >= 'a' && text[i] <= 'z') ||
+                      (text[i] >= 'A' && text[i] <= 'Z') || (text[i] >= '0' && text[i] <= '9')))
+    i++;
+  while (i < size && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
+  if (i >= size || text[i] != '(') return off;
+  int depth = 0;
+  char quote = 0;
+  for (; i < size; i++) {
+    char ch = text[i];
+    if (quote) {
+      if (ch == '\\' && i + 1 < size)
+        i++;
+      else if (ch == quote)
+        quote = 0;
+      continue;
+    }
+    if (ch == '"' || ch == '\'') quote = ch;
+    if (ch == '(') depth++;
+    if (ch == ')' && --depth == 0) return i;
+  }
+  return off;
+}
+
+/* Is `loc` in code written in a macro's arguments in the main file (`assert(f(op.get()))`)?
+ * Such code is reported where it is written, not at the macro's name. */
+static int in_macro_argument(CXTranslationUnit tu, CXSourceLocation loc) {
+  CXFile ef = NULL, sf = NULL;
+  unsigned eoff = 0, soff = 0;
+  clang_getExpansionLocation(loc, &ef, NULL, NULL, &eoff);
+  clang_getSpellingLocation(loc, &sf, NULL, NULL, &soff);
+  if (!ef || !sf || !clang_File_isEqual(ef, sf) || soff <= eoff) return 0;
+  size_t size = 0;
+  const char *text = clang_getFileContents(tu, ef, &size);
+  if (!text || eoff >= size) return 0;
+  return soff <= macro_invocation_end(text, size, eoff);
+}
+
+/* Where a construct is reported: the start of its extent (an expansion location), or for code in
+ * a macro's arguments its own (macro) location, which the report resolves to where it is
+ * written. */
 static CXSourceLocation start_of(CXCursor e) {
+  CXSourceLocation loc = clang_getCursorLocation(e);
+  if (in_macro_argument(clang_Cursor_getTranslationUnit(e), loc)) return loc;
   return clang_getRangeStart(clang_getCursorExtent(e));
 }
 
 static void report_unguarded(ctx *c, CXSourceLocation at, const char *wrapper, const char *via) {
-  tether__report_tu(c->f, c->tu, at, RULE_UNGUARDED,
-                    "raw handle taken from '%s' through %s is used where no validity check of "
-                    "'%s' dominates it",
-                    wrapper, via, wrapper);
+  if (c->quiet) return;
+  const char *fmt = "raw handle taken from '%s' through %s is used where no validity check of "
+                    "'%s' dominates it";
+  if (in_macro_argument(c->tu, at))
+    tether__report_tu_spelled(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
+  else
+    tether__report_tu(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
 }
 
 static void report_escape(ctx *c, CXSourceLocation at, const char *wrapper, const char *via,
                           const char *where) {
-  tether__report_tu(c->f, c->tu, at, RULE_ESCAPE,
-                    "raw handle taken from '%s' through %s %s, where it outlives any validity "
-                    "check",
-                    wrapper, via, where);
+  if (c->quiet) return;
+  const char *fmt = "raw handle taken from '%s' through %s %s, where it outlives any validity "
+                    "check";
+  if (in_macro_argument(c->tu, at))
+    tether__report_tu_spelled(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
+  else
+    tether__report_tu(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
 }
 
 /* If `e` (stripped) is a raw value (raw access or a variable bound to one), describe it. */
@@ -1039,6 +1146,53 @@ static void walk_children(ctx *c, CXCursor e, facts *st) {
   free(ks.v);
 }
 
+/* The object a member expression is applied to, with parentheses and implicit conversions
+ * stripped, and an overloaded `->` seen through (`p->checkValid()` on a smart reference: `p`). */
+static CXCursor member_object(CXCursor m) {
+  CXCursor sb = first_expr_child(m);
+  if (clang_Cursor_isNull(sb)) return sb;
+  while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
+         clang_getCursorKind(sb) == CXCursor_ParenExpr) {
+    CXCursor in = first_expr_child(sb);
+    if (clang_Cursor_isNull(in)) break;
+    sb = in;
+  }
+  if (is_arrow_call(sb)) {
+    CXCursor obj = arrow_object(sb);
+    if (!clang_Cursor_isNull(obj)) sb = strip(obj);
+  }
+  return sb;
+}
+
+/* `obj` was just proven valid. When it is a wrapper's parent (`b.getParentOperation()`,
+ * `b.parentOperation`, or `parentOperation` inside a method of the wrapper) and the profile says
+ * the wrapper is valid exactly when that parent is, the wrapper is valid too. */
+static void add_parent_children(ctx *c, CXCursor obj, facts *st) {
+  for (int depth = 0; depth < 4 && !clang_Cursor_isNull(obj); depth++) {
+    CXCursor m = obj;
+    if (clang_getCursorKind(m) == CXCursor_CallExpr) {
+      kids ks = children(m);
+      CXCursor first = ks.n ? ks.v[0] : clang_getNullCursor();
+      free(ks.v);
+      if (clang_Cursor_isNull(first) || clang_getCursorKind(first) != CXCursor_MemberRefExpr)
+        return;
+      m = first;
+    }
+    if (clang_getCursorKind(m) != CXCursor_MemberRefExpr) return;
+    CXCursor ref = clang_getCursorReferenced(m);
+    enum CXCursorKind rk = clang_getCursorKind(ref);
+    if (rk != CXCursor_CXXMethod && rk != CXCursor_FieldDecl) return;
+    char cls[128], mem[160];
+    decl_names(ref, cls, sizeof cls, mem, sizeof mem);
+    if (!lists_match(&c->p->parents, cls, mem)) return;
+    char *w = member_base(c, m);
+    facts_add(st, w);
+    free(w);
+    obj = member_object(m);
+    if (!clang_Cursor_isNull(obj)) obj = strip(obj);
+  }
+}
+
 /* A guard-like event on a member call or a free function call. */
 static void member_event(ctx *c, CXCursor m, facts *st) {
   CXCursor ref = clang_getCursorReferenced(m);
@@ -1052,6 +1206,7 @@ static void member_event(ctx *c, CXCursor m, facts *st) {
     char *w = member_base(c, m);
     facts_add(st, w);
     free(w);
+    add_parent_children(c, member_object(m), st);
     return;
   }
   if (rk != CXCursor_FieldDecl && lists_match(&c->p->invalidators, cls, mem)) {
@@ -1116,6 +1271,39 @@ static void assign(ctx *c, CXCursor e, CXCursor lhs, CXCursor rhs, facts *st) {
     expr(c, lhs, st);
   }
   if (rv.yes && where) report_escape(c, start_of(e), rv.wrapper, rv.via, where);
+  if (rv.yes && !where && !local) {
+    /* `v[i] = raw`, `m[key] = raw`: a store into a container. */
+    CXCursor sub = strip(lhs);
+    CXString on = clang_getCursorSpelling(sub);
+    int subscript = clang_getCursorKind(sub) == CXCursor_CallExpr &&
+                    strcmp(clang_getCString(on), "operator[]") == 0 &&
+                    clang_Cursor_getNumArguments(sub) == 2;
+    clang_disposeString(on);
+    if (subscript) {
+      CXCursor lv;
+      char *cw = container_target(c, clang_Cursor_getArgument(sub, 0), &lv);
+      if (cw)
+        report_escape(c, start_of(e), rv.wrapper, rv.via, cw);
+      else if (!clang_Cursor_isNull(lv))
+        add_container_push(c, lv, &rv, start_of(e));
+      free(cw);
+    }
+  }
+  if (where) {
+    /* A local container or lambda holding raw handles, stored where it outlives the function. */
+    CXCursor var = local_var_named(rhs);
+    if (!clang_Cursor_isNull(var)) {
+      char how[400];
+      snprintf(how, sizeof how, "then %s", where);
+      container_escapes(c, var, how);
+      lambda_var *l = find_lambda_var(c, var);
+      if (l && l->wrapper && !l->reported) {
+        l->reported = 1;
+        report_escape(c, l->at, l->wrapper, l->via,
+                      "is captured by a lambda that is stored where it outlives the function");
+      }
+    }
+  }
   if (local && !clang_Cursor_isNull(local_var) && rv.yes)
     add_binding(c, local_var, rv.wrapper, rv.via, rv.access, BIND_RAW);
   /* Writing a wrapper (a variable, a field, through a reference) forgets what was known about it,
@@ -1188,6 +1376,452 @@ static void status_lambda_refs(ctx *c, CXCursor e, facts *st) {
   clang_visitChildren(e, find_outer_refs, &lr);
 }
 
+/* ---- summaries of helper functions and lambdas ---------------------------------------------- */
+
+static int stmt(ctx *c, CXCursor s, facts *st);
+
+/* Is `t` (through references, pointers, const and a smart reference's template argument) a
+ * wrapper class of the profile, or derived from one? */
+static int type_is_wrapper_depth(ctx *c, CXType t, int depth) {
+  if (depth > 6) return 0;
+  for (int i = 0; i < 4; i++) {
+    if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference ||
+        t.kind == CXType_Pointer)
+      t = clang_getPointeeType(t);
+    else
+      break;
+  }
+  t = clang_getCanonicalType(t);
+  if (t.kind != CXType_Record) return 0;
+  CXString ts = clang_getTypeSpelling(t);
+  char key[512];
+  snprintf(key, sizeof key, "%s", clang_getCString(ts));
+  clang_disposeString(ts);
+  if (tether__strlist_has(&c->sh->wrapper_types_yes, key)) return 1;
+  if (tether__strlist_has(&c->sh->wrapper_types_no, key)) return 0;
+  int yes = 0;
+  CXCursor decl = clang_getTypeDeclaration(t);
+  char name[256] = "";
+  if (!clang_Cursor_isNull(decl)) {
+    CXString n = clang_getCursorSpelling(decl);
+    snprintf(name, sizeof name, "%s", clang_getCString(n));
+    clang_disposeString(n);
+  }
+  if (name[0] && tether__strlist_has(&c->p->wrappers, name)) yes = 1;
+  int nta = clang_Type_getNumTemplateArguments(t);
+  for (int i = 0; !yes && i < nta && i < 4; i++) {
+    CXType a = clang_Type_getTemplateArgumentAsType(t, (unsigned)i);
+    if (a.kind != CXType_Invalid) yes = type_is_wrapper_depth(c, a, depth + 1);
+  }
+  if (!yes && !clang_Cursor_isNull(decl)) {
+    CXCursor def = clang_getCursorDefinition(decl);
+    if (!clang_Cursor_isNull(def)) {
+      kids ks = children(def);
+      for (size_t i = 0; !yes && i < ks.n; i++)
+        if (clang_getCursorKind(ks.v[i]) == CXCursor_CXXBaseSpecifier)
+          yes = type_is_wrapper_depth(c, clang_getCursorType(ks.v[i]), depth + 1);
+      free(ks.v);
+    }
+  }
+  tether__strlist_push(yes ? &c->sh->wrapper_types_yes : &c->sh->wrapper_types_no, key);
+  return yes;
+}
+
+static int type_is_wrapper(ctx *c, CXType t) { return type_is_wrapper_depth(c, t, 0); }
+
+static int in_system_header(CXCursor d) {
+  return clang_Location_isInSystemHeader(clang_getCursorLocation(d));
+}
+
+static void ctx_free(ctx *c) {
+  for (size_t i = 0; i < c->nb; i++) {
+    free(c->b[i].wrapper);
+    free(c->b[i].via);
+  }
+  free(c->b);
+  free(c->svars);
+  free(c->sv_escaped);
+  tether__strlist_free(&c->kills);
+  for (size_t i = 0; i < c->nlv; i++) {
+    free(c->lv[i].wrapper);
+    free(c->lv[i].via);
+  }
+  free(c->lv);
+  for (size_t i = 0; i < c->ncp; i++) {
+    free(c->cp[i].wrapper);
+    free(c->cp[i].via);
+  }
+  free(c->cp);
+}
+
+/* A normal exit of the function whose summary is being computed, with state `st`. */
+static void summary_exit(ctx *c, const facts *st) {
+  if (!c->ret_acc) return;
+  if (c->ret_seen++ == 0) {
+    facts cp = facts_copy(st);
+    facts_replace(c->ret_acc, &cp);
+  } else {
+    facts_intersect(c->ret_acc, st);
+  }
+}
+
+/* The summary of function `fn` (a declaration; its definition is looked up) or of lambda
+ * expression `fn`; NULL when there is no body to look at, or too deep. */
+static summary *summary_of(ctx *c, CXCursor fn) {
+  if (c->depth >= 3 || !c->sh) return NULL;
+  int is_lambda = clang_getCursorKind(fn) == CXCursor_LambdaExpr;
+  CXCursor def = is_lambda ? fn : clang_getCursorDefinition(fn);
+  if (clang_Cursor_isNull(def)) return NULL;
+  char key[600];
+  if (is_lambda) {
+    unsigned off = 0;
+    CXFile file = NULL;
+    clang_getExpansionLocation(clang_getCursorLocation(def), &file, NULL, NULL, &off);
+    snprintf(key, sizeof key, "L%u", off);
+  } else {
+    CXString u = clang_getCursorUSR(def);
+    snprintf(key, sizeof key, "F%s", clang_getCString(u));
+    clang_disposeString(u);
+    if (strlen(key) < 2) return NULL;
+  }
+  for (size_t i = 0; i < c->sh->n; i++)
+    if (strcmp(c->sh->v[i].key, key) == 0) return &c->sh->v[i];
+  kids ks = children(def);
+  CXCursor body = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n; i++)
+    if (clang_getCursorKind(ks.v[i]) == CXCursor_CompoundStmt) body = ks.v[i];
+  if (clang_Cursor_isNull(body)) {
+    free(ks.v);
+    return NULL;
+  }
+  if (c->sh->n == c->sh->cap) {
+    size_t cap = c->sh->cap ? c->sh->cap * 2 : 32;
+    summary *v = realloc(c->sh->v, cap * sizeof *v);
+    if (!v) {
+      free(ks.v);
+      return NULL;
+    }
+    c->sh->v = v;
+    c->sh->cap = cap;
+  }
+  size_t idx = c->sh->n++;
+  summary *sm = &c->sh->v[idx];
+  memset(sm, 0, sizeof *sm);
+  sm->key = tether__strdup(key);
+  if (is_lambda) {
+    for (size_t i = 0; i < ks.n; i++)
+      if (clang_getCursorKind(ks.v[i]) == CXCursor_ParmDecl) {
+        CXString n = clang_getCursorSpelling(ks.v[i]);
+        tether__strlist_push(&sm->params, clang_getCString(n));
+        clang_disposeString(n);
+      }
+  } else {
+    int na = clang_Cursor_getNumArguments(def);
+    for (int i = 0; i < na; i++) {
+      CXString n = clang_getCursorSpelling(clang_Cursor_getArgument(def, (unsigned)i));
+      tether__strlist_push(&sm->params, clang_getCString(n));
+      clang_disposeString(n);
+    }
+  }
+  free(ks.v);
+  ctx sub;
+  memset(&sub, 0, sizeof sub);
+  sub.f = c->f;
+  sub.tu = c->tu;
+  sub.p = c->p;
+  sub.sh = c->sh;
+  sub.quiet = 1;
+  sub.depth = c->depth + 1;
+  sub.defer = clang_getNullCursor();
+  sub.local_lambda = clang_getNullCursor();
+  sub.in_lambda = is_lambda;
+  facts acc = {0}, st = {0};
+  sub.ret_acc = &acc;
+  int exits = stmt(&sub, body, &st);
+  if (!exits) summary_exit(&sub, &st);
+  sm = &c->sh->v[idx]; /* the array may have moved while the body was walked */
+  sm->noreturn = sub.ret_seen == 0;
+  sm->guards = acc;
+  sm->done = 1;
+  tether__strlist_free(&st);
+  ctx_free(&sub);
+  return sm;
+}
+
+/* Facts a call establishes through the callee's summary: its guards on a parameter become
+ * guards on the argument, on `this` a guard on the object, and (for a lambda) on a captured
+ * variable a guard on that variable. */
+static void apply_summary(ctx *c, const summary *sm, CXCursor call, const char *obj, int shift,
+                          int is_lambda, facts *st) {
+  int nargs = clang_Cursor_getNumArguments(call);
+  for (size_t i = 0; i < sm->guards.n; i++) {
+    const char *g = sm->guards.v[i];
+    if (g[0] == STATUS_TAG) continue;
+    size_t hn = strcspn(g, ".-([");
+    if (hn == 4 && strncmp(g, "this", 4) == 0) {
+      if (obj && g[hn] == '\0') facts_add(st, obj);
+      continue;
+    }
+    int pi = -1;
+    for (size_t k = 0; k < sm->params.n; k++)
+      if (strlen(sm->params.v[k]) == hn && strncmp(sm->params.v[k], g, hn) == 0) pi = (int)k;
+    if (pi >= 0) {
+      if (pi + shift >= nargs) continue;
+      char *a = spelling(c, clang_Cursor_getArgument(call, (unsigned)(pi + shift)));
+      tether__buf b = {0};
+      tether__buf_puts(&b, a);
+      tether__buf_puts(&b, g + hn);
+      if (b.p) {
+        normalise(b.p);
+        facts_add(st, b.p);
+      }
+      tether__buf_free(&b);
+      free(a);
+    } else if (is_lambda) {
+      facts_add(st, g);
+    }
+  }
+}
+
+/* Does a call to `fn` never return (declared so, a well-known name, or a body that always
+ * throws)? */
+static int call_never_returns(ctx *c, CXCursor call) {
+  if (is_noreturn_call(call)) return 1;
+  CXCursor fn = clang_getCursorReferenced(call);
+  enum CXCursorKind k = clang_getCursorKind(fn);
+  if (k != CXCursor_FunctionDecl && k != CXCursor_CXXMethod) return 0;
+  CXCursor def = clang_getCursorDefinition(fn);
+  if (clang_Cursor_isNull(def) || in_system_header(def)) return 0;
+  summary *sm = summary_of(c, fn);
+  return sm && sm->done && sm->noreturn;
+}
+
+/* ---- lambdas kept in local variables, local containers ------------------------------------- */
+
+static lambda_var *find_lambda_var(ctx *c, CXCursor var) {
+  for (size_t i = c->nlv; i-- > 0;)
+    if (clang_equalCursors(c->lv[i].var, var)) return &c->lv[i];
+  return NULL;
+}
+
+static lambda_var *lambda_var_for(ctx *c, CXCursor lam) {
+  for (size_t i = c->nlv; i-- > 0;)
+    if (clang_equalCursors(c->lv[i].lambda, lam)) return &c->lv[i];
+  return NULL;
+}
+
+static void add_lambda_var(ctx *c, CXCursor var, CXCursor lam) {
+  if (c->nlv == c->caplv) {
+    size_t cap = c->caplv ? c->caplv * 2 : 8;
+    lambda_var *v = realloc(c->lv, cap * sizeof *v);
+    if (!v) return;
+    c->lv = v;
+    c->caplv = cap;
+  }
+  lambda_var *l = &c->lv[c->nlv++];
+  memset(l, 0, sizeof *l);
+  l->var = var;
+  l->lambda = lam;
+}
+
+/* A raw handle captured by a lambda: an escape, unless the lambda stays in the function (called
+ * on the spot, passed to a function that only calls it, or kept in a local variable that is only
+ * called), in which case it is remembered with the variable until the variable itself escapes. */
+static void lambda_capture(ctx *c, CXCursor lam, int local, const char *wrapper, const char *via,
+                           CXSourceLocation at) {
+  lambda_var *l = lambda_var_for(c, lam);
+  if (l) {
+    if (!l->wrapper) {
+      l->wrapper = tether__strdup(wrapper);
+      l->via = tether__strdup(via);
+      l->at = at;
+    }
+    return;
+  }
+  if (local) return;
+  report_escape(c, at, wrapper, via, "is captured by a lambda");
+}
+
+/* The local container a push or subscript writes to, or a description of the longer-lived one
+ * (NULL and a null cursor: not a container store we understand). */
+static char *container_target(ctx *c, CXCursor obj, CXCursor *local) {
+  *local = clang_getNullCursor();
+  int is_local = 0;
+  char *where = store_target(c, obj, &is_local, local);
+  if (is_local) {
+    free(where);
+    return NULL;
+  }
+  *local = clang_getNullCursor();
+  if (!where) {
+    /* `(*p).push_back`, `get().push_back`: not a local, not a store we can name: skip. */
+    CXCursor s = strip(obj);
+    if (clang_getCursorKind(s) != CXCursor_UnaryOperator) return NULL;
+  }
+  free(where);
+  char *sp = spelling(c, obj);
+  tether__buf b = {0};
+  tether__buf_printf(&b, "is put into container '%s', which outlives the function", sp);
+  free(sp);
+  return b.p;
+}
+
+static void add_container_push(ctx *c, CXCursor var, const struct rawval *rv, CXSourceLocation at) {
+  if (c->ncp == c->capcp) {
+    size_t cap = c->capcp ? c->capcp * 2 : 8;
+    container_push *v = realloc(c->cp, cap * sizeof *v);
+    if (!v) return;
+    c->cp = v;
+    c->capcp = cap;
+  }
+  container_push *p = &c->cp[c->ncp++];
+  p->var = var;
+  p->wrapper = tether__strdup(rv->wrapper);
+  p->via = tether__strdup(rv->via);
+  p->at = at;
+  p->reported = 0;
+}
+
+/* The local container `var` leaves the function: every raw handle put into it escapes. */
+static void container_escapes(ctx *c, CXCursor var, const char *how) {
+  for (size_t i = 0; i < c->ncp; i++) {
+    container_push *p = &c->cp[i];
+    if (p->reported || !clang_equalCursors(p->var, var)) continue;
+    p->reported = 1;
+    CXString n = clang_getCursorSpelling(var);
+    char where[400];
+    snprintf(where, sizeof where, "is put into container '%s', which %s", clang_getCString(n), how);
+    clang_disposeString(n);
+    report_escape(c, p->at, p->wrapper, p->via, where);
+  }
+}
+
+/* `e` names a local variable (through std::move and copies): that variable, else null. */
+static CXCursor local_var_named(CXCursor e) {
+  CXCursor s = strip(e);
+  for (int i = 0; i < 4 && clang_getCursorKind(s) == CXCursor_CallExpr; i++) {
+    CXCursor fn = clang_getCursorReferenced(s);
+    CXString n = clang_getCursorSpelling(fn);
+    int mv = strcmp(clang_getCString(n), "move") == 0 && clang_Cursor_getNumArguments(s) == 1;
+    clang_disposeString(n);
+    if (!mv) break;
+    s = strip(clang_Cursor_getArgument(s, 0));
+  }
+  if (clang_getCursorKind(s) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  CXCursor var = clang_getCursorReferenced(s);
+  return var_is_local_automatic(var) ? var : clang_getNullCursor();
+}
+
+static int is_collection_type(CXType t) {
+  CXString ts = clang_getTypeSpelling(clang_getCanonicalType(t));
+  const char *sp = clang_getCString(ts);
+  static const char *const names[] = {"vector", "Vector", "array", "Array",   "list",
+                                      "List",   "deque",  "set",   "Set",     "map",
+                                      "Map",    "pair",   "tuple", "optional"};
+  int yes = 0;
+  for (size_t i = 0; !yes && i < sizeof names / sizeof names[0]; i++)
+    if (strstr(sp, names[i])) yes = 1;
+  clang_disposeString(ts);
+  return yes;
+}
+
+/* `return {a.get(), ...}`, `return std::vector<MlirBlock>{...}`, `return std::make_pair(...)`:
+ * raw handles handed to the caller inside a collection. */
+static void returned_collection(ctx *c, CXCursor e, int depth) {
+  if (depth > 4) return;
+  CXCursor s = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(s);
+  int descend = 0;
+  if (k == CXCursor_InitListExpr) {
+    descend = !type_is_wrapper(c, clang_getCursorType(s));
+  } else if (k == CXCursor_CallExpr) {
+    CXCursor fn = clang_getCursorReferenced(s);
+    CXType t = clang_getCursorType(s);
+    if (clang_getCursorKind(fn) == CXCursor_Constructor) {
+      descend = !type_is_wrapper(c, t) && is_collection_type(t);
+    } else {
+      CXString n = clang_getCursorSpelling(fn);
+      const char *name = clang_getCString(n);
+      descend = strcmp(name, "make_pair") == 0 || strcmp(name, "make_tuple") == 0 ||
+                strcmp(name, "make_optional") == 0;
+      clang_disposeString(n);
+    }
+  }
+  if (!descend) return;
+  kids ks = children(s);
+  for (size_t i = 0; i < ks.n; i++) {
+    if (!is_expr_kind(clang_getCursorKind(ks.v[i]))) continue;
+    rawval rv = raw_value(c, ks.v[i]);
+    if (rv.yes)
+      report_escape(c, start_of(ks.v[i]), rv.wrapper, rv.via,
+                    "is returned to the caller in a collection");
+    else
+      returned_collection(c, ks.v[i], depth + 1);
+    free(rv.wrapper);
+  }
+  free(ks.v);
+}
+
+static int is_push_method(const char *name) {
+  static const char *const names[] = {
+      "push_back", "emplace_back", "push_front",  "emplace_front",    "insert", "emplace",
+      "append",    "push",         "try_emplace", "insert_or_assign", "assign", "emplace_hint"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i]) == 0) return 1;
+  return 0;
+}
+
+/* Functions that call a callable they are given before returning and do not keep it. */
+static int calls_and_forgets(CXCursor fn, CXType param) {
+  CXString ps = clang_getTypeSpelling(param);
+  int yes = strstr(clang_getCString(ps), "function_ref") != NULL;
+  clang_disposeString(ps);
+  if (yes) return 1;
+  static const char *const algos[] = {
+      "for_each",         "any_of",          "all_of",         "none_of",   "find_if",
+      "find_if_not",      "count_if",        "remove_if",      "erase_if",  "sort",
+      "stable_sort",      "transform",       "accumulate",     "partition", "max_element",
+      "min_element",      "generate",        "copy_if",        "is_sorted", "lower_bound",
+      "upper_bound",      "equal_range",     "binary_search",  "unique",    "interleave",
+      "interleaveComma",  "reduce",          "adjacent_find",  "mismatch",  "replace_if",
+      "stable_partition", "partition_point", "is_partitioned", "search"};
+  CXString n = clang_getCursorSpelling(fn);
+  const char *name = clang_getCString(n);
+  for (size_t i = 0; !yes && i < sizeof algos / sizeof algos[0]; i++)
+    if (strcmp(name, algos[i]) == 0) yes = 1;
+  clang_disposeString(n);
+  if (!yes) return 0;
+  /* Only the standard library's and LLVM's algorithms. */
+  CXCursor ns = clang_getCursorSemanticParent(fn);
+  for (int d = 0; d < 8 && !clang_Cursor_isNull(ns); d++) {
+    if (clang_getCursorKind(ns) == CXCursor_Namespace) {
+      CXString s = clang_getCursorSpelling(ns);
+      const char *nn = clang_getCString(s);
+      int known = strcmp(nn, "std") == 0 || strcmp(nn, "llvm") == 0;
+      clang_disposeString(s);
+      if (known) return 1;
+    }
+    if (clang_getCursorKind(ns) == CXCursor_TranslationUnit) break;
+    ns = clang_getCursorSemanticParent(ns);
+  }
+  return 0;
+}
+
+static CXCursor lambda_of(CXCursor e) {
+  CXCursor s = strip(e);
+  return clang_getCursorKind(s) == CXCursor_LambdaExpr ? s : clang_getNullCursor();
+}
+
+static int is_argument_of(CXCursor call, CXCursor k, int *index) {
+  int na = clang_Cursor_getNumArguments(call);
+  for (int i = 0; i < na; i++)
+    if (clang_equalCursors(clang_Cursor_getArgument(call, (unsigned)i), k)) {
+      *index = i;
+      return 1;
+    }
+  return 0;
+}
+
 static void call(ctx *c, CXCursor e, facts *st) {
   const tether_lint_status_accessor *sa = status_call(c, e);
   CXCursor ref = clang_getCursorReferenced(e);
@@ -1206,8 +1840,85 @@ static void call(ctx *c, CXCursor e, facts *st) {
       free(w);
     }
   }
-  for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
-  free(ks.v);
+  /* The callee: a lambda in a local variable (`check()`), or a lambda called on the spot. */
+  CXCursor callee_lambda = clang_getNullCursor();
+  lambda_var *callee_lv = NULL;
+  if (ks.n) {
+    CXCursor first = strip(ks.v[0]);
+    if (clang_getCursorKind(first) == CXCursor_LambdaExpr) {
+      callee_lambda = first;
+    } else if (clang_getCursorKind(first) == CXCursor_DeclRefExpr) {
+      callee_lv = find_lambda_var(c, clang_getCursorReferenced(first));
+      if (callee_lv) callee_lambda = callee_lv->lambda;
+    }
+  }
+  /* C++17: the callee is evaluated before the arguments; the arguments are unsequenced with
+   * respect to each other, so what one establishes is not known in another. */
+  facts base = {0};
+  int have_base = 0;
+  facts out = {0};
+  size_t kills_from = c->kills.n;
+  for (size_t i = 0; i < ks.n; i++) {
+    int ai = -1;
+    CXCursor k = ks.v[i];
+    if (i == 0 && !clang_Cursor_isNull(callee_lambda)) {
+      if (callee_lv) continue; /* calling the variable is not a use that lets the lambda escape */
+      CXCursor saved = c->local_lambda;
+      c->local_lambda = callee_lambda;
+      expr(c, k, st);
+      c->local_lambda = saved;
+      continue;
+    }
+    if (!is_argument_of(e, k, &ai)) {
+      expr(c, k, st);
+      continue;
+    }
+    if (!have_base) {
+      base = facts_copy(st);
+      have_base = 1;
+    }
+    facts cur = facts_copy(&base);
+    CXCursor lam = lambda_of(k);
+    CXCursor saved = c->local_lambda;
+    if (!clang_Cursor_isNull(lam) && !clang_Cursor_isNull(ref)) {
+      CXType ft = clang_getCursorType(ref);
+      int np = clang_getNumArgTypes(ft);
+      int pi = ai - (np >= 0 && clang_Cursor_getNumArguments(e) == np + 1 ? 1 : 0);
+      CXType pt = pi >= 0 && pi < np ? clang_getArgType(ft, (unsigned)pi) : clang_getCursorType(k);
+      if (calls_and_forgets(ref, pt)) c->local_lambda = lam;
+    }
+    expr(c, k, &cur);
+    c->local_lambda = saved;
+    facts_union(&out, &cur);
+    tether__strlist_free(&cur);
+  }
+  if (have_base) {
+    facts_union(st, &out);
+    apply_kills(c, st, kills_from);
+  }
+  tether__strlist_free(&base);
+  tether__strlist_free(&out);
+  /* A raw handle put into a container. */
+  if (has_member) {
+    CXString mn = clang_getCursorSpelling(ks.v[0]);
+    int push = is_push_method(clang_getCString(mn));
+    clang_disposeString(mn);
+    int na = clang_Cursor_getNumArguments(e);
+    for (int i = 0; push && i < na; i++) {
+      CXCursor arg = clang_Cursor_getArgument(e, (unsigned)i);
+      rawval rv = raw_value(c, arg);
+      if (rv.yes) {
+        CXCursor local;
+        char *where = container_target(c, member_object(ks.v[0]), &local);
+        if (where)
+          report_escape(c, start_of(arg), rv.wrapper, rv.via, where);
+        else if (!clang_Cursor_isNull(local))
+          add_container_push(c, local, &rv, start_of(arg));
+        free(where);
+      }
+      free(rv.wrapper);
+    }
+  }
   if (!clang_Cursor_isNull(ref)) status_ref_args(c, e, ref, st);
   if (sa) {
     int nargs = clang_Cursor_getNumArguments(e);
@@ -1227,6 +1938,7 @@ static void call(ctx *c, CXCursor e, facts *st) {
       }
       free(w);
     }
+    free(ks.v);
     return;
   }
   if (!has_member && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
@@ -1242,16 +1954,55 @@ static void call(ctx *c, CXCursor e, facts *st) {
       if (guard) facts_add(st, w);
       if (inval) kill_wrapper(c, st, w);
       free(w);
+      free(ks.v);
+      return;
     }
   }
+  /* A helper that guards: a lambda, or a function or method of the translation unit that takes
+   * a wrapper (or is a method of one). */
+  if (!clang_Cursor_isNull(callee_lambda)) {
+    summary *sm = summary_of(c, callee_lambda);
+    if (sm && sm->done) {
+      int nargs = clang_Cursor_getNumArguments(e);
+      int shift = nargs == (int)sm->params.n + 1 ? 1 : 0;
+      apply_summary(c, sm, e, NULL, shift, 1, st);
+    }
+  } else if (!clang_Cursor_isNull(ref) &&
+             (clang_getCursorKind(ref) == CXCursor_FunctionDecl ||
+              clang_getCursorKind(ref) == CXCursor_CXXMethod) &&
+             !is_exempt(c, ref)) {
+    int wants = clang_getCursorKind(ref) == CXCursor_CXXMethod &&
+                type_is_wrapper(c, clang_getCursorType(clang_getCursorSemanticParent(ref)));
+    int np = clang_Cursor_getNumArguments(ref);
+    for (int i = 0; !wants && i < np; i++)
+      wants = type_is_wrapper(c, clang_getCursorType(clang_Cursor_getArgument(ref, (unsigned)i)));
+    if (wants) {
+      summary *sm = summary_of(c, ref);
+      if (sm && sm->done) {
+        char *obj = has_member ? member_base(c, ks.v[0]) : NULL;
+        if (!obj && clang_getCursorKind(ref) == CXCursor_CXXMethod) obj = tether__strdup("this");
+        apply_summary(c, sm, e, obj, 0, 0, st);
+        free(obj);
+      }
+    }
+  }
+  free(ks.v);
 }
 
 static void declref(ctx *c, CXCursor e, facts *st) {
+  CXCursor var = clang_getCursorReferenced(e);
+  lambda_var *l = clang_Cursor_isNull(var) ? NULL : find_lambda_var(c, var);
+  if (l && l->wrapper && !l->reported) {
+    /* A lambda kept in a local variable is used other than by calling it: it may be stored
+     * or passed on, and with it the raw handle it captured. */
+    l->reported = 1;
+    report_escape(c, l->at, l->wrapper, l->via, "is captured by a lambda that leaves the function");
+  }
   binding *b = find_binding(c, e);
   if (!b || b->kind != BIND_RAW) return;
   size_t idx = (size_t)(b - c->b);
   if (c->in_lambda && idx < c->fn_base) {
-    report_escape(c, c->lambda_at, b->wrapper, b->via, "is captured by a lambda");
+    lambda_capture(c, c->cur_lambda, c->lambda_local, b->wrapper, b->via, c->lambda_at);
     return;
   }
   if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, e)) return;
@@ -1479,6 +2230,8 @@ static void var_decl(ctx *c, CXCursor d, facts *st) {
   }
   rawval rv = raw_value(c, init);
   int automatic = var_is_local_automatic(d);
+  CXCursor lam = lambda_of(init);
+  if (automatic && !is_ref && !clang_Cursor_isNull(lam)) add_lambda_var(c, d, lam);
   CXCursor saved = c->defer;
   if (rv.yes && automatic) c->defer = rv.node;
   expr(c, init, st);
@@ -1692,7 +2445,21 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
       if (rv.yes && !c->is_accessor)
         report_escape(c, start_of(s), rv.wrapper, rv.via, "is returned to the caller");
       free(rv.wrapper);
+      if (!c->is_accessor) {
+        returned_collection(c, ks.v[0], 0);
+        CXCursor var = local_var_named(ks.v[0]);
+        if (!clang_Cursor_isNull(var)) {
+          container_escapes(c, var, "is returned to the caller");
+          lambda_var *l = find_lambda_var(c, var);
+          if (l && l->wrapper && !l->reported) {
+            l->reported = 1;
+            report_escape(c, l->at, l->wrapper, l->via,
+                          "is captured by a lambda that is returned to the caller");
+          }
+        }
+      }
     }
+    summary_exit(c, st);
     free(ks.v);
     return 1;
   }
@@ -1764,7 +2531,7 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
     expr(c, s, st);
     CXCursor e = strip(s);
     if (clang_getCursorKind(e) == CXCursor_CXXThrowExpr) return 1;
-    if (is_noreturn_call(e)) return 1;
+    if (clang_getCursorKind(e) == CXCursor_CallExpr && call_never_returns(c, e)) return 1;
     return 0;
   }
   /* Other statements (asm, SEH, ...): walk their children as statements. */
@@ -1795,7 +2562,7 @@ static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
   c->in_lambda = is_lambda;
   c->defer = clang_getNullCursor();
   const facts *saved_entry = c->switch_entry;
-  size_t saved_kills = c->kills.n, saved_nsv = c->nsv;
+  size_t saved_kills = c->kills.n, saved_nsv = c->nsv, saved_nlv = c->nlv, saved_ncp = c->ncp;
   c->switch_entry = NULL;
   facts st = {0};
   kids ks = children(fn);
@@ -1827,6 +2594,16 @@ static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
     free(c->b[i].wrapper);
     free(c->b[i].via);
   }
+  for (size_t i = saved_nlv; i < c->nlv; i++) {
+    free(c->lv[i].wrapper);
+    free(c->lv[i].via);
+  }
+  c->nlv = saved_nlv;
+  for (size_t i = saved_ncp; i < c->ncp; i++) {
+    free(c->cp[i].wrapper);
+    free(c->cp[i].via);
+  }
+  c->ncp = saved_ncp;
   c->nb = saved_nb;
   c->fn_base = saved_base;
   c->is_accessor = saved_acc;
@@ -1839,6 +2616,7 @@ static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
 
 static void lambda(ctx *c, CXCursor e, facts *st) {
   status_lambda_refs(c, e, st);
+  int local = !clang_Cursor_isNull(c->local_lambda) && clang_equalCursors(c->local_lambda, e);
   kids ks = children(e);
   CXCursor body = clang_getNullCursor();
   for (size_t i = 0; i < ks.n; i++) {
@@ -1850,14 +2628,14 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
       CXCursor ref = clang_getCursorReferenced(ks.v[i]);
       for (size_t j = c->nb; j-- > 0;)
         if (clang_equalCursors(c->b[j].var, ref) && c->b[j].kind == BIND_RAW) {
-          report_escape(c, start_of(e), c->b[j].wrapper, c->b[j].via, "is captured by a lambda");
+          lambda_capture(c, e, local, c->b[j].wrapper, c->b[j].via, start_of(e));
           break;
         }
     } else if (is_expr_kind(k)) {
       /* Init-captures ([r = self.get()]) and implicit captures, evaluated where the lambda is. */
       rawval rv = raw_value(c, ks.v[i]);
       if (rv.yes) {
-        report_escape(c, start_of(e), rv.wrapper, rv.via, "is captured by a lambda");
+        lambda_capture(c, e, local, rv.wrapper, rv.via, start_of(e));
         CXCursor saved = c->defer;
         if (!rv.from_access) c->defer = rv.node;
         expr(c, ks.v[i], st);
@@ -1876,6 +2654,10 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
     CXCursor saved_defer = c->defer;
     CXSourceLocation saved_at = c->lambda_at;
     const facts *saved_entry = c->switch_entry;
+    int saved_local = c->lambda_local;
+    CXCursor saved_cur = c->cur_lambda;
+    c->lambda_local = local || lambda_var_for(c, e) != NULL;
+    c->cur_lambda = e;
     c->switch_entry = NULL;
     c->lambda_at = start_of(e);
     c->fn_base = c->nb;
@@ -1897,6 +2679,8 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
     c->defer = saved_defer;
     c->lambda_at = saved_at;
     c->switch_entry = saved_entry;
+    c->lambda_local = saved_local;
+    c->cur_lambda = saved_cur;
   }
 }
 
@@ -1956,15 +2740,21 @@ static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu
   c.tu = tu;
   c.p = tether__file_profile(f);
   c.defer = clang_getNullCursor();
+  c.local_lambda = clang_getNullCursor();
+  c.cur_lambda = clang_getNullCursor();
+  shared sh;
+  memset(&sh, 0, sizeof sh);
+  c.sh = &sh;
   clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_decl, &c);
-  for (size_t i = 0; i < c.nb; i++) {
-    free(c.b[i].wrapper);
-    free(c.b[i].via);
+  ctx_free(&c);
+  for (size_t i = 0; i < sh.n; i++) {
+    free(sh.v[i].key);
+    tether__strlist_free(&sh.v[i].guards);
+    tether__strlist_free(&sh.v[i].params);
   }
-  free(c.b);
-  free(c.svars);
-  free(c.sv_escaped);
-  tether__strlist_free(&c.kills);
+  free(sh.v);
+  tether__strlist_free(&sh.wrapper_types_yes);
+  tether__strlist_free(&sh.wrapper_types_no);
   return 0;
 }
 
