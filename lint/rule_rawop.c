@@ -107,7 +107,9 @@ static void facts_replace(facts *dst, facts *src) {
 
 /* ---- per-function context -------------------------------------------------------------------- */
 
-enum { BIND_RAW };
+/* A local variable holding a raw handle from a raw accessor (its uses need a guard), or from a
+ * guarded accessor (checked when taken; only where it is kept matters). */
+enum { BIND_RAW, BIND_CHECKED };
 
 typedef struct binding {
   CXCursor var;  /* the local variable holding the raw handle */
@@ -819,6 +821,7 @@ typedef struct rawval {
   char via[320];
   CXSourceLocation access;
   int from_access;
+  int checked; /* from a guarded accessor */
   CXCursor node;
 } rawval;
 
@@ -827,8 +830,9 @@ static rawval raw_value(ctx *c, CXCursor e) {
   CXCursor s = strip(e);
   if (clang_getCursorKind(s) == CXCursor_DeclRefExpr) {
     binding *b = find_binding(c, s);
-    if (b && b->kind == BIND_RAW) {
+    if (b) {
       v.yes = 1;
+      v.checked = b->kind == BIND_CHECKED;
       v.wrapper = tether__strdup(b->wrapper);
       snprintf(v.via, sizeof v.via, "%s", b->via);
       v.access = b->access;
@@ -844,7 +848,28 @@ static rawval raw_value(ctx *c, CXCursor e) {
     v.access = start_of(s);
     v.from_access = 1;
     v.node = r.node;
+    return v;
   }
+  /* A guarded accessor (`op.get()`, or its conversion operator): checked now, raw all the same
+   * once it is kept. */
+  if (clang_getCursorKind(s) != CXCursor_CallExpr) return v;
+  kids ks = children(s);
+  CXCursor target = ks.n && clang_getCursorKind(ks.v[0]) == CXCursor_MemberRefExpr ? ks.v[0] : s;
+  free(ks.v);
+  CXCursor ref = clang_getCursorReferenced(target);
+  enum CXCursorKind rk = clang_getCursorKind(ref);
+  if (rk != CXCursor_CXXMethod && rk != CXCursor_ConversionFunction) return v;
+  if (clang_equalCursors(target, s) && rk != CXCursor_ConversionFunction) return v;
+  char cls[128], mem[160];
+  decl_names(ref, cls, sizeof cls, mem, sizeof mem);
+  if (!lists_match(&c->p->guarded_accessors, cls, mem)) return v;
+  v.yes = 1;
+  v.checked = 1;
+  v.wrapper = clang_equalCursors(target, s) ? spelling(c, s) : member_base(c, target);
+  snprintf(v.via, sizeof v.via, "%s::%s() (which checks)", cls, mem);
+  v.access = start_of(s);
+  v.from_access = 1;
+  v.node = target;
   return v;
 }
 
@@ -1305,7 +1330,7 @@ static void assign(ctx *c, CXCursor e, CXCursor lhs, CXCursor rhs, facts *st) {
     }
   }
   if (local && !clang_Cursor_isNull(local_var) && rv.yes)
-    add_binding(c, local_var, rv.wrapper, rv.via, rv.access, BIND_RAW);
+    add_binding(c, local_var, rv.wrapper, rv.via, rv.access, rv.checked ? BIND_CHECKED : BIND_RAW);
   /* Writing a wrapper (a variable, a field, through a reference) forgets what was known about it,
    * including the statuses taken from it. */
   if (clang_getCursorKind(ls) == CXCursor_DeclRefExpr ||
@@ -1569,8 +1594,15 @@ static void apply_summary(ctx *c, const summary *sm, CXCursor call, const char *
       if (pi + shift >= nargs) continue;
       char *a = spelling(c, clang_Cursor_getArgument(call, (unsigned)(pi + shift)));
       tether__buf b = {0};
-      tether__buf_puts(&b, a);
-      tether__buf_puts(&b, g + hn);
+      if (a[0] == '&' && a[1]) {
+        /* A pointer to the wrapper: a guard on `p` or `p->x` is a guard on `w` or `w.x`. */
+        tether__buf_puts(&b, a + 1);
+        tether__buf_puts(&b, strncmp(g + hn, "->", 2) == 0 ? "." : "");
+        tether__buf_puts(&b, strncmp(g + hn, "->", 2) == 0 ? g + hn + 2 : g + hn);
+      } else {
+        tether__buf_puts(&b, a);
+        tether__buf_puts(&b, g + hn);
+      }
       if (b.p) {
         normalise(b.p);
         facts_add(st, b.p);
@@ -1843,7 +1875,13 @@ static void call(ctx *c, CXCursor e, facts *st) {
   /* The callee: a lambda in a local variable (`check()`), or a lambda called on the spot. */
   CXCursor callee_lambda = clang_getNullCursor();
   lambda_var *callee_lv = NULL;
-  if (ks.n) {
+  int calls_object = 0;
+  if (clang_getCursorKind(ref) == CXCursor_CXXMethod) {
+    CXString rn = clang_getCursorSpelling(ref);
+    calls_object = strcmp(clang_getCString(rn), "operator()") == 0;
+    clang_disposeString(rn);
+  }
+  if (ks.n && calls_object) {
     CXCursor first = strip(ks.v[0]);
     if (clang_getCursorKind(first) == CXCursor_LambdaExpr) {
       callee_lambda = first;
@@ -1999,12 +2037,13 @@ static void declref(ctx *c, CXCursor e, facts *st) {
     report_escape(c, l->at, l->wrapper, l->via, "is captured by a lambda that leaves the function");
   }
   binding *b = find_binding(c, e);
-  if (!b || b->kind != BIND_RAW) return;
+  if (!b) return;
   size_t idx = (size_t)(b - c->b);
   if (c->in_lambda && idx < c->fn_base) {
     lambda_capture(c, c->cur_lambda, c->lambda_local, b->wrapper, b->via, c->lambda_at);
     return;
   }
+  if (b->kind != BIND_RAW) return;
   if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, e)) return;
   if (!b->reported && !tether__strlist_has(st, b->wrapper)) {
     b->reported = 1;
@@ -2238,7 +2277,7 @@ static void var_decl(ctx *c, CXCursor d, facts *st) {
   c->defer = saved;
   if (rv.yes) {
     if (automatic) {
-      add_binding(c, d, rv.wrapper, rv.via, rv.access, BIND_RAW);
+      add_binding(c, d, rv.wrapper, rv.via, rv.access, rv.checked ? BIND_CHECKED : BIND_RAW);
     } else {
       CXString n = clang_getCursorSpelling(d);
       char where[300];
@@ -2627,7 +2666,7 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
       /* An explicit capture of a variable holding a raw handle. */
       CXCursor ref = clang_getCursorReferenced(ks.v[i]);
       for (size_t j = c->nb; j-- > 0;)
-        if (clang_equalCursors(c->b[j].var, ref) && c->b[j].kind == BIND_RAW) {
+        if (clang_equalCursors(c->b[j].var, ref)) {
           lambda_capture(c, e, local, c->b[j].wrapper, c->b[j].via, start_of(e));
           break;
         }
