@@ -94,6 +94,7 @@ void tether__config_free(tether_lint_config *cfg) {
   tether__strlist_free(&cfg->flags);
   tether__strlist_free(&cfg->extra_flags);
   tether__strlist_free(&cfg->profiles_selected);
+  tether__strlist_free(&cfg->project_roots);
   for (size_t i = 0; i < cfg->nprofiles; i++) profile_free(&cfg->profiles[i]);
   free(cfg->profiles);
   memset(cfg, 0, sizeof *cfg);
@@ -321,6 +322,8 @@ static int parse_pair(parser *ps, char *key, char *value) {
     if (strcmp(key, "extra-flags") == 0) {
       return split_words(ps, &cfg->extra_flags, value);
     }
+    if (strcmp(key, "project-roots") == 0)
+      return for_each_item(ps, value, add_plain, &cfg->project_roots);
     if (strcmp(key, "system-headers") == 0) {
       char *v = trim(value);
       if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "1") == 0)

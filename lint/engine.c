@@ -75,6 +75,17 @@ int tether__file_rule_enabled(const tether_lint_file *f, const char *rule) {
   return !tether__strlist_has(&f->run->disabled, rule);
 }
 const tether_lint_config *tether__run_config(const tether_lint_run *run) { return &run->cfg; }
+const struct tether_lint_options *tether__run_options(const tether_lint_run *run) { return run->o; }
+int tether__run_whole_program(const tether_lint_run *run) {
+  const tether_lint_options *o = run->o;
+  if (o->whole_program) return 1;
+  if (!o->compile_db_dir && !o->compile_db_file) return 0;
+  for (size_t i = 0; i < o->paths.n; i++) {
+    struct stat st;
+    if (stat(o->paths.v[i], &st) == 0 && S_ISDIR(st.st_mode)) return 1;
+  }
+  return 0;
+}
 void tether__run_lock(tether_lint_run *run) { pthread_mutex_lock(&run->lock); }
 void tether__run_unlock(tether_lint_run *run) { pthread_mutex_unlock(&run->lock); }
 

@@ -86,6 +86,7 @@ typedef struct tether_lint_config {
   int profiles_set; /* 1 when the config named the active profiles */
   int flags_set;
   int system_headers; /* [lint] system-headers: rules also look at code in system headers */
+  tether__strlist project_roots; /* [lint] project-roots, as written (relative to `dir`) */
   tether_lint_profile *profiles;
   size_t nprofiles;
 } tether_lint_config;
@@ -187,6 +188,11 @@ void tether__report_run(tether_lint_run *run, const char *file, unsigned line, u
     __attribute__((format(printf, 6, 7)));
 /// The effective configuration of the run (for run_begin hooks).
 const tether_lint_config *tether__run_config(const tether_lint_run *run);
+/// The command line of the run.
+const struct tether_lint_options *tether__run_options(const tether_lint_run *run);
+/// 1 when the run's inputs are the whole program (--whole-program, or a compilation database
+/// with a directory among the PATHs): cross-file passes may report what is missing from it.
+int tether__run_whole_program(const tether_lint_run *run);
 void tether__run_lock(tether_lint_run *run);
 void tether__run_unlock(tether_lint_run *run);
 
@@ -237,6 +243,7 @@ typedef struct tether_lint_options {
   const char *config;          /* --config FILE */
   const char *root;            /* --root DIR */
   int jobs;                    /* -j N; 0 = not given */
+  int whole_program;           /* --whole-program */
   tether__strlist enable, disable, paths;
 } tether_lint_options;
 

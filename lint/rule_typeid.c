@@ -31,6 +31,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define RULE "weak-typeid"
 
@@ -88,12 +90,14 @@ typedef struct fact {
   char *real;    /* canonical path, for comparing locations */
   unsigned line; /* 1-based */
   unsigned col;
-  int degraded; /* recognised from tokens only */
+  int degraded;  /* recognised from tokens only */
+  int main_file; /* in an input file (always the user's), not in a header it includes */
 } fact;
 
 typedef struct typeid_state {
   tether_lint_run *run;
   int system_headers;
+  tether__strlist roots; /* canonical project roots: headers elsewhere are not the user's */
   fact *v;
   size_t n, cap;
 } typeid_state;
@@ -103,7 +107,6 @@ static void fact_add(tether_lint_file *f, typeid_state *st, int kind, const char
                      int degraded) {
   char abs[PATH_MAX];
   const char *real = realpath(file, abs) ? abs : file;
-  (void)f;
   fact nf = {kind,
              tether__strdup(key),
              tether__strdup(what),
@@ -111,7 +114,8 @@ static void fact_add(tether_lint_file *f, typeid_state *st, int kind, const char
              tether__strdup(real),
              line,
              col,
-             degraded};
+             degraded,
+             strcmp(file, tether__file_path(f)) == 0};
   if (!nf.key || !nf.what || !nf.file || !nf.real) goto oom;
   if (st->n == st->cap) {
     size_t cap = st->cap ? st->cap * 2 : 32;
@@ -1203,12 +1207,113 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
   return 0;
 }
 
+/* Lexically absolute (relative to the current directory), without "." components or a
+ * trailing slash; symlinks are not resolved. */
+static void lexical_abs(const char *path, char *out, size_t len) {
+  char cwd[PATH_MAX];
+  if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+    snprintf(out, len, "%s", path);
+  else
+    snprintf(out, len, "%s/%s", cwd, path);
+  char *p;
+  while ((p = strstr(out, "/./")) != NULL) memmove(p, p + 2, strlen(p + 2) + 1);
+  size_t n = strlen(out);
+  while (n > 1 && out[n - 1] == '/') out[--n] = '\0';
+  if (n > 2 && strcmp(out + n - 2, "/.") == 0) out[n - 2] = '\0';
+}
+
+/* A project root, both as written (made absolute) and canonical, so that a file is matched
+ * whether it was reached through a symlink or not. */
+static void add_root(typeid_state *st, const char *base, const char *dir) {
+  char buf[PATH_MAX * 2 + 2];
+  if (dir[0] == '/' || !base)
+    snprintf(buf, sizeof buf, "%s", dir);
+  else
+    snprintf(buf, sizeof buf, "%s/%s", base, dir);
+  char lex[PATH_MAX * 2 + 2];
+  lexical_abs(buf, lex, sizeof lex);
+  tether__strlist_add_unique(&st->roots, lex);
+  char abs[PATH_MAX];
+  if (realpath(buf, abs)) tether__strlist_add_unique(&st->roots, abs);
+}
+
+/* The nearest directory at or above `start` with a `.git`, in `out`; 0 when there is none. */
+static int git_top(const char *start, char *out, size_t len) {
+  char buf[PATH_MAX];
+  if (!realpath(start, buf)) return 0;
+  struct stat sb;
+  if (stat(buf, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+    char *slash = strrchr(buf, '/');
+    if (slash) *slash = '\0';
+    if (!buf[0]) snprintf(buf, sizeof buf, "/");
+  }
+  for (;;) {
+    char cand[PATH_MAX + 8];
+    snprintf(cand, sizeof cand, "%s/.git", strcmp(buf, "/") == 0 ? "" : buf);
+    if (stat(cand, &sb) == 0) {
+      snprintf(out, len, "%s", buf);
+      return 1;
+    }
+    char *slash = strrchr(buf, '/');
+    if (!slash || strcmp(buf, "/") == 0) return 0;
+    if (slash == buf)
+      snprintf(buf, sizeof buf, "/");
+    else
+      *slash = '\0';
+  }
+}
+
 static int typeid_run_begin(tether_lint_run *run, void **state) {
   typeid_state *st = calloc(1, sizeof *st);
   if (!st) return -1;
   st->run = run;
-  st->system_headers = tether__run_config(run)->system_headers;
+  const tether_lint_config *cfg = tether__run_config(run);
+  const tether_lint_options *o = tether__run_options(run);
+  st->system_headers = cfg->system_headers;
+  /* The project: `project-roots` (relative to the config file's folder), else the config file's
+   * folder, else the repository (git top-level) of the first PATH, else the current directory. */
+  struct stat sb;
+  const char *cfg_dir =
+      cfg->path && cfg->dir && stat(cfg->path, &sb) == 0 && S_ISREG(sb.st_mode) ? cfg->dir : NULL;
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
+  if (cfg->project_roots.n) {
+    for (size_t i = 0; i < cfg->project_roots.n; i++)
+      add_root(st, cfg_dir ? cfg_dir : cwd, cfg->project_roots.v[i]);
+  } else if (cfg_dir) {
+    add_root(st, NULL, cfg_dir);
+  } else {
+    char top[PATH_MAX];
+    if (o->paths.n && git_top(o->paths.v[0], top, sizeof top))
+      add_root(st, NULL, top);
+    else
+      add_root(st, NULL, cwd);
+  }
   *state = st;
+  return 0;
+}
+
+/* MLIR's own headers (its include tree, installed or in a source checkout) are never the user's:
+ * their TypeIDs are defined in libMLIR. */
+static int mlir_own(const char *path) {
+  return strstr(path, "/include/mlir/") != NULL || strstr(path, "/include/mlir-c/") != NULL;
+}
+
+/* Is a fact the user's to fix: in an input file, or in a header under a project root; never in
+ * MLIR's own headers (unless `system-headers = true`, which also asks to check a vendored MLIR). */
+static int users(const typeid_state *st, const fact *a) {
+  if (mlir_own(a->real) && !st->system_headers) return 0;
+  if (a->main_file || st->system_headers) return 1;
+  char lex[PATH_MAX * 2 + 2];
+  lexical_abs(a->file, lex, sizeof lex);
+  const char *paths[2] = {a->real, lex};
+  for (size_t i = 0; i < st->roots.n; i++) {
+    const char *r = st->roots.v[i];
+    size_t n = strlen(r);
+    if (strcmp(r, "/") == 0) return 1;
+    for (int k = 0; k < 2; k++)
+      if (strncmp(paths[k], r, n) == 0 && (paths[k][n] == '/' || paths[k][n] == '\0')) return 1;
+  }
   return 0;
 }
 
@@ -1242,14 +1347,19 @@ static int fact_cmp(const void *pa, const void *pb) {
 static int typeid_run_end(tether_lint_run *run, void *state) {
   typeid_state *st = state;
   if (!st) return 0;
+  /* "Declared, defined nowhere" needs the whole program: a partial run (pre-commit passes the
+   * changed files only) does not see the definitions in the files it was not given. */
+  int whole = tether__run_whole_program(run);
   if (st->n > 1) qsort(st->v, st->n, sizeof *st->v, fact_cmp);
   for (size_t i = 0; i < st->n; i++) {
     fact *a = &st->v[i];
     int dup = 0;
     for (size_t j = 0; j < i && !dup; j++)
       if (st->v[j].kind == a->kind && same_place(&st->v[j], a) && same_class(&st->v[j], a)) dup = 1;
-    if (dup) continue; /* the same header seen from several translation units */
+    if (dup) continue;           /* the same header seen from several translation units */
+    if (!users(st, a)) continue; /* still a definition for the declarations that need one */
     if (a->kind == FACT_DECLARE) {
+      if (!whole) continue;
       int defined = 0;
       for (size_t j = 0; j < st->n && !defined; j++)
         if (st->v[j].kind == FACT_DEFINE && same_class(&st->v[j], a)) defined = 1;
@@ -1288,6 +1398,7 @@ static int typeid_run_end(tether_lint_run *run, void *state) {
     free(st->v[i].real);
   }
   free(st->v);
+  tether__strlist_free(&st->roots);
   free(st);
   return 0;
 }
