@@ -931,7 +931,81 @@ static unsigned directive_end(const char *text, size_t size, unsigned line) {
   }
 }
 
-static int degraded_scan(ctx *x) {
+/* A TableGen pass base in the head tokens t[a..b) of class `name`: `: public impl::FooBase<name>`
+ * (GEN_PASS_DEF) or `: public FooBase<name>` (the older GEN_PASS_CLASSES), a class template whose
+ * name ends in "Base" and whose argument is the class itself. Fills the base's spelling and the
+ * index of the class name token; 0 when there is none. */
+static int pass_base(const tok *t, size_t a, size_t b, const char *name, char *base, size_t len,
+                     size_t *name_at) {
+  size_t colon = b;
+  *name_at = b;
+  for (size_t j = a; j < b; j++) {
+    if (t[j].kind == CXToken_Identifier && tok_is(&t[j], name) && *name_at == b) *name_at = j;
+    if (tok_is(&t[j], ":") && *name_at < j) {
+      colon = j;
+      break;
+    }
+  }
+  if (colon == b) return 0;
+  size_t j = colon + 1;
+  while (j < b) {
+    while (j < b && (tok_is(&t[j], "public") || tok_is(&t[j], "protected") ||
+                     tok_is(&t[j], "private") || tok_is(&t[j], "virtual")))
+      j++;
+    size_t start = j, last = b;
+    while (j < b && (t[j].kind == CXToken_Identifier || tok_is(&t[j], "::"))) {
+      if (t[j].kind == CXToken_Identifier) last = j;
+      j++;
+    }
+    if (last < b && j < b && tok_is(&t[j], "<")) {
+      size_t n = strlen(t[last].s);
+      int ends_base = n > 4 && strcmp(t[last].s + n - 4, "Base") == 0;
+      int crtp = j + 2 < b && tok_is(&t[j + 1], name) && tok_is(&t[j + 2], ">");
+      if (ends_base && crtp) {
+        tether__buf sp = {0};
+        for (size_t k = start; k <= j + 2; k++) tether__buf_puts(&sp, t[k].s);
+        snprintf(base, len, "%s", sp.p ? sp.p : "");
+        tether__buf_free(&sp);
+        return 1;
+      }
+    }
+    /* The next base specifier. */
+    int depth = 0;
+    for (; j < b; j++) {
+      if (tok_is(&t[j], "<")) depth++;
+      if (tok_is(&t[j], ">")) depth--;
+      if (tok_is(&t[j], ">>")) depth -= 2;
+      if (tok_is(&t[j], ",") && depth <= 0) {
+        j++;
+        break;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Did the AST resolve a base class of the class whose name is at line:col? */
+static enum CXChildVisitResult find_resolved_base(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_CXXBaseSpecifier) return CXChildVisit_Continue;
+  CXCursor decl = clang_getTypeDeclaration(clang_getCursorType(c));
+  if (!clang_Cursor_isNull(decl) && clang_getCursorKind(decl) != CXCursor_NoDeclFound) {
+    *(int *)d = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+static int ast_base_resolved(ctx *x, unsigned line, unsigned col) {
+  CXCursor c = clang_getCursor(x->tu, clang_getLocation(x->tu, x->main_file, line, col));
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k != CXCursor_StructDecl && k != CXCursor_ClassDecl) return 0;
+  int yes = 0;
+  clang_visitChildren(c, find_resolved_base, &yes);
+  return yes;
+}
+
+static int degraded_scan(ctx *x, int *inherited) {
   size_t size = 0;
   const char *text = clang_getFileContents(x->tu, x->main_file, &size);
   if (!text) return 0;
@@ -946,15 +1020,17 @@ static int degraded_scan(ctx *x) {
     clang_disposeTokens(x->tu, raw, nraw);
     return 0;
   }
+  size_t n = 0;
   for (unsigned i = 0; i < nraw; i++) {
-    t[i].kind = clang_getTokenKind(raw[i]);
-    t[i].s = cx_take(clang_getTokenSpelling(x->tu, raw[i]));
-    if (!t[i].s) t[i].s = tether__strdup("");
-    clang_getSpellingLocation(clang_getTokenLocation(x->tu, raw[i]), NULL, &t[i].line, &t[i].col,
+    if (clang_getTokenKind(raw[i]) == CXToken_Comment) continue;
+    t[n].kind = clang_getTokenKind(raw[i]);
+    t[n].s = cx_take(clang_getTokenSpelling(x->tu, raw[i]));
+    if (!t[n].s) t[n].s = tether__strdup("");
+    clang_getSpellingLocation(clang_getTokenLocation(x->tu, raw[i]), NULL, &t[n].line, &t[n].col,
                               NULL);
+    n++;
   }
   clang_disposeTokens(x->tu, raw, nraw);
-  size_t n = nraw;
 
   int used = 0;
   alias *al = NULL;
@@ -1014,6 +1090,24 @@ static int degraded_scan(ctx *x) {
             ac[nac].has_inline = 0;
             if (ac[nac].name) sc.anon_class = (int)nac++;
           }
+        }
+        /* A class deriving from a TableGen pass base the compiler does not know (the generated
+         * header is missing): its inherited resolveTypeID() is judged by the base's name. */
+        int tmpl = sc.is_template;
+        for (size_t d = 0; d < depth; d++)
+          if (stack[d].kind == S_CLASS) tmpl |= stack[d].is_template;
+        char base[256];
+        size_t at = 0;
+        if (!in_anon && !in_block && !tmpl && pass_base(t, head, i, name, base, sizeof base, &at) &&
+            at < i && !covered(x, t[at].line) && !ast_base_resolved(x, t[at].line, t[at].col)) {
+          (*inherited)++;
+          tether__report_tu(
+              x->f, x->tu, clang_getLocation(x->tu, x->main_file, t[at].line, t[at].col), RULE,
+              "'%s' derives from '%s', a TableGen pass base whose resolveTypeID() keeps the "
+              "TypeID in storage with vague linkage (MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID "
+              "in the base), and '%s' is not in an anonymous namespace; %s [recognised from "
+              "tokens: the base class is unknown here, judged by its name]",
+              name, base, name, linkage_story(x->main_is_header));
         }
       }
       stack[depth++] = sc;
@@ -1141,6 +1235,22 @@ static int degraded_scan(ctx *x) {
   return used;
 }
 
+/* The first "'X' file not found" of the translation unit's diagnostics, or "". */
+static void missing_header(CXTranslationUnit tu, char *out, size_t len) {
+  out[0] = '\0';
+  unsigned nd = clang_getNumDiagnostics(tu);
+  for (unsigned i = 0; i < nd && !out[0]; i++) {
+    CXDiagnostic d = clang_getDiagnostic(tu, i);
+    CXString s = clang_getDiagnosticSpelling(d);
+    const char *m = clang_getCString(s);
+    const char *q = m ? strchr(m, '\'') : NULL;
+    const char *e = q ? strstr(q + 1, "' file not found") : NULL;
+    if (q && e) snprintf(out, len, "%.*s", (int)(e - q - 1), q + 1);
+    clang_disposeString(s);
+    clang_disposeDiagnostic(d);
+  }
+}
+
 /* ---- the family ------------------------------------------------------------------------------ */
 
 static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu) {
@@ -1191,14 +1301,19 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
     clang_disposeDiagnostic(d);
   }
   if (nerr) {
-    int used = degraded_scan(&x);
-    if (used)
+    int inherited = 0;
+    int used = degraded_scan(&x, &inherited);
+    if (used || inherited) {
+      char hdr[512] = "", why[600] = "";
+      missing_header(tu, hdr, sizeof hdr);
+      if (hdr[0]) snprintf(why, sizeof why, " (missing header '%s')", hdr);
       tether__file_message(f, 0,
-                           "weak-typeid: degraded mode: the file does not compile, %d TypeID macro "
-                           "use(s) recognised from tokens only (class and namespace scopes from "
-                           "braces; inheritance not checked; wrapper macros only when defined in "
-                           "this file)",
-                           used);
+                           "weak-typeid: degraded mode: the file does not compile%s, %d TypeID "
+                           "macro use(s) recognised from tokens only (class and namespace scopes "
+                           "from braces; wrapper macros only when defined in this file), %d "
+                           "class(es) deriving from a TableGen pass base judged by the base's name",
+                           why, used, inherited);
+    }
   }
   free(x.cands);
   free(x.lines);
