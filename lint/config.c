@@ -95,6 +95,7 @@ void tether__config_free(tether_lint_config *cfg) {
   tether__strlist_free(&cfg->extra_flags);
   tether__strlist_free(&cfg->profiles_selected);
   tether__strlist_free(&cfg->project_roots);
+  free(cfg->mlir_cmake_dir);
   for (size_t i = 0; i < cfg->nprofiles; i++) profile_free(&cfg->profiles[i]);
   free(cfg->profiles);
   memset(cfg, 0, sizeof *cfg);
@@ -322,6 +323,11 @@ static int parse_pair(parser *ps, char *key, char *value) {
     if (strcmp(key, "extra-flags") == 0) {
       return split_words(ps, &cfg->extra_flags, value);
     }
+    if (strcmp(key, "mlir-cmake-dir") == 0) {
+      free(cfg->mlir_cmake_dir);
+      cfg->mlir_cmake_dir = tether__strdup(trim(value));
+      return cfg->mlir_cmake_dir ? 0 : fail(ps, "out of memory", NULL);
+    }
     if (strcmp(key, "project-roots") == 0)
       return for_each_item(ps, value, add_plain, &cfg->project_roots);
     if (strcmp(key, "system-headers") == 0) {
@@ -439,6 +445,20 @@ int tether__config_validate(const tether_lint_config *cfg, char *err, size_t err
                cfg->profiles_selected.v[i]);
       return -1;
     }
+  }
+  if (cfg->mlir_cmake_dir) {
+    char helper[4096];
+    const char *d = cfg->mlir_cmake_dir;
+    if (d[0] == '/' || !cfg->dir)
+      snprintf(helper, sizeof helper, "%s/AddMLIRPython.cmake", d);
+    else
+      snprintf(helper, sizeof helper, "%s/%s/AddMLIRPython.cmake", cfg->dir, d);
+    FILE *fp = fopen(helper, "r");
+    if (!fp) {
+      snprintf(err, errlen, "%s: mlir-cmake-dir: %s has no readable AddMLIRPython.cmake", where, d);
+      return -1;
+    }
+    fclose(fp);
   }
   for (size_t j = 0; j < cfg->nprofiles; j++) {
     const tether_lint_profile *p = &cfg->profiles[j];

@@ -87,6 +87,7 @@ typedef struct tether_lint_config {
   int flags_set;
   int system_headers; /* [lint] system-headers: rules also look at code in system headers */
   tether__strlist project_roots; /* [lint] project-roots, as written (relative to `dir`) */
+  char *mlir_cmake_dir; /* [lint] mlir-cmake-dir: where the project's AddMLIRPython.cmake is */
   tether_lint_profile *profiles;
   size_t nprofiles;
 } tether_lint_config;
