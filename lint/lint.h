@@ -92,7 +92,8 @@ typedef struct tether_lint_config {
   size_t nprofiles;
 } tether_lint_config;
 
-/// Fills `cfg` with the built-in profiles (`mlir-python`, `tether`) and no other setting.
+/// Fills `cfg` with the built-in profiles (`mlir-python`, `mlir-python-nanobind`, `tether`) and no
+/// other setting.
 /// Returns 0 or -1 (out of memory).
 int tether__config_init(tether_lint_config *cfg);
 /// Parses `len` bytes of `.tether-lint` text named `name` into `cfg` (on top of what is there).

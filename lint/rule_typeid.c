@@ -819,6 +819,7 @@ typedef struct scope {
   int kind;
   int is_template;
   int anon_class; /* index into anon classes, or -1 */
+  int impl_ns;    /* `namespace impl {` (where TableGen's pass bases live) */
 } scope;
 
 typedef struct anon_class {
@@ -835,7 +836,7 @@ static int tok_is(const tok *t, const char *s) { return strcmp(t->s, s) == 0; }
 
 /* Classifies the `{` that ends head tokens t[a..b). */
 static scope classify_brace(const tok *t, size_t a, size_t b, char *name, size_t namelen) {
-  scope sc = {S_BLOCK, 0, -1};
+  scope sc = {S_BLOCK, 0, -1, 0};
   name[0] = '\0';
   size_t i = a;
   if (i < b && tok_is(&t[i], "template")) {
@@ -855,6 +856,7 @@ static scope classify_brace(const tok *t, size_t a, size_t b, char *name, size_t
   for (size_t j = i; j < b; j++) {
     if (tok_is(&t[j], "namespace")) {
       sc.kind = j + 1 == b ? S_ANON : S_NS;
+      sc.impl_ns = b >= 1 && tok_is(&t[b - 1], "impl");
       return sc;
     }
   }
@@ -932,11 +934,11 @@ static unsigned directive_end(const char *text, size_t size, unsigned line) {
 }
 
 /* A TableGen pass base in the head tokens t[a..b) of class `name`: `: public impl::FooBase<name>`
- * (GEN_PASS_DEF) or `: public FooBase<name>` (the older GEN_PASS_CLASSES), a class template whose
- * name ends in "Base" and whose argument is the class itself. Fills the base's spelling and the
+ * (GEN_PASS_DEF) or `: public FooPassBase<name>` (the older GEN_PASS_CLASSES), whose argument is
+ * the class itself. Fills the base's spelling and the
  * index of the class name token; 0 when there is none. */
 static int pass_base(const tok *t, size_t a, size_t b, const char *name, char *base, size_t len,
-                     size_t *name_at) {
+                     size_t *name_at, int in_impl) {
   size_t colon = b;
   *name_at = b;
   for (size_t j = a; j < b; j++) {
@@ -958,8 +960,13 @@ static int pass_base(const tok *t, size_t a, size_t b, const char *name, char *b
       j++;
     }
     if (last < b && j < b && tok_is(&t[j], "<")) {
+      /* TableGen's spellings: `impl::FooBase` (GEN_PASS_DEF), or a name ending in "PassBase"
+       * (the older GEN_PASS_CLASSES); a project's own CRTP `OptionsBase<X>` is not one. */
       size_t n = strlen(t[last].s);
-      int ends_base = n > 4 && strcmp(t[last].s + n - 4, "Base") == 0;
+      int qualified_impl = in_impl || (last >= start + 2 && tok_is(&t[last - 1], "::") &&
+                                       tok_is(&t[last - 2], "impl"));
+      int ends_base = n > 4 && strcmp(t[last].s + n - 4, "Base") == 0 &&
+                      (qualified_impl || (n > 8 && strcmp(t[last].s + n - 8, "PassBase") == 0));
       int crtp = j + 2 < b && tok_is(&t[j + 1], name) && tok_is(&t[j + 2], ">");
       if (ends_base && crtp) {
         tether__buf sp = {0};
@@ -1093,13 +1100,16 @@ static int degraded_scan(ctx *x, int *inherited) {
         }
         /* A class deriving from a TableGen pass base the compiler does not know (the generated
          * header is missing): its inherited resolveTypeID() is judged by the base's name. */
-        int tmpl = sc.is_template;
-        for (size_t d = 0; d < depth; d++)
+        int tmpl = sc.is_template, in_impl = 0;
+        for (size_t d = 0; d < depth; d++) {
           if (stack[d].kind == S_CLASS) tmpl |= stack[d].is_template;
+          if (stack[d].kind == S_NS && stack[d].impl_ns) in_impl = 1;
+        }
         char base[256];
         size_t at = 0;
-        if (!in_anon && !in_block && !tmpl && pass_base(t, head, i, name, base, sizeof base, &at) &&
-            at < i && !covered(x, t[at].line) && !ast_base_resolved(x, t[at].line, t[at].col)) {
+        if (!in_anon && !in_block && !tmpl &&
+            pass_base(t, head, i, name, base, sizeof base, &at, in_impl) && at < i &&
+            !covered(x, t[at].line) && !ast_base_resolved(x, t[at].line, t[at].col)) {
           (*inherited)++;
           tether__report_tu(
               x->f, x->tu, clang_getLocation(x->tu, x->main_file, t[at].line, t[at].col), RULE,
