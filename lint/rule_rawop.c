@@ -3298,6 +3298,17 @@ static int ast_resolved_var(tscan *ts, size_t i, const char *w) {
   return yes;
 }
 
+/* Did the AST resolve the class named at token `i` (a type written in an expression)? */
+static int ast_resolved_type_at(tscan *ts, size_t i) {
+  CXSourceLocation loc = clang_getLocation(ts->c->tu, ts->file, ts->t[i].line, ts->t[i].col);
+  CXCursor cur = clang_getCursor(ts->c->tu, loc);
+  if (clang_getCursorKind(cur) != CXCursor_TypeRef) return 0;
+  CXCursor decl = clang_getCursorReferenced(cur);
+  enum CXCursorKind k = clang_getCursorKind(decl);
+  return (k == CXCursor_ClassDecl || k == CXCursor_StructDecl) &&
+         !clang_Cursor_isNull(clang_getCursorDefinition(decl));
+}
+
 /* Did the AST resolve the method definition whose name is at token `i` (after `W ::`)? */
 static int ast_resolved_method(tscan *ts, size_t i) {
   CXSourceLocation loc = clang_getLocation(ts->c->tu, ts->file, ts->t[i].line, ts->t[i].col);
@@ -3778,6 +3789,28 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
       tether__strlist_push(&fr->vars, s);
       tether__strlist_push(&fr->types, "");
       continue;
+    }
+    /* A wrapper made on the spot from a Python object: `nb::cast<PyValue &>(arg).get()` (also
+     * nanobind::, py::, pybind11::). A temporary has no guard before its raw access. */
+    if (tk_is(&t[i], "cast") && i + 2 < ts.n && tk_is(&t[i + 1], "<") && tok_wrapper(&ts, i + 2) &&
+        !ast_resolved_type_at(&ts, i + 2)) {
+      size_t k = i + 3;
+      while (k < ts.n && (tk_is(&t[k], "&") || tk_is(&t[k], "*") || tk_is(&t[k], "&&") ||
+                          tk_is(&t[k], "const")))
+        k++;
+      if (k + 1 < ts.n && tk_is(&t[k], ">") && tk_is(&t[k + 1], "(") &&
+          ts.match[k + 1] != (size_t)-1) {
+        size_t close = ts.match[k + 1];
+        if (close + 2 < ts.n && (tk_is(&t[close + 1], ".") || tk_is(&t[close + 1], "->"))) {
+          char via[300], tname[200];
+          const char *q = i >= 2 && tk_is(&t[i - 1], "::") ? t[i - 2].s : "";
+          snprintf(tname, sizeof tname, "%s%scast<%s>(...)", q, q[0] ? "::" : "", t[i + 2].s);
+          if (member_role(&ts, close + 2, t[i + 2].s, via, sizeof via) == TM_RAW)
+            treport(&ts, close + 2, tname, via);
+          i = close + 2;
+          continue;
+        }
+      }
     }
     /* Uses: `v.m`, `v->m`, `this->m`, and inside a method of an unknown wrapper a bare `m`. */
     char name[128];
