@@ -3858,17 +3858,26 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
   return ts.found;
 }
 
-/* The first "'X' file not found" of the translation unit's diagnostics, or "". */
+/* The missing header that most likely declares the wrappers: the first "'X' file not found" of
+ * the translation unit's diagnostics whose name is about the Python bindings, else the first one,
+ * else "". */
 static void missing_header(CXTranslationUnit tu, char *out, size_t len) {
   out[0] = '\0';
   unsigned nd = clang_getNumDiagnostics(tu);
-  for (unsigned i = 0; i < nd && !out[0]; i++) {
+  int preferred = 0;
+  for (unsigned i = 0; i < nd && !preferred; i++) {
     CXDiagnostic d = clang_getDiagnostic(tu, i);
     CXString s = clang_getDiagnosticSpelling(d);
     const char *m = clang_getCString(s);
     const char *q = m ? strchr(m, '\'') : NULL;
     const char *e = q ? strstr(q + 1, "' file not found") : NULL;
-    if (q && e) snprintf(out, len, "%.*s", (int)(e - q - 1), q + 1);
+    if (q && e) {
+      char name[512];
+      snprintf(name, sizeof name, "%.*s", (int)(e - q - 1), q + 1);
+      preferred = strstr(name, "Bindings/Python") || strstr(name, "IRCore") ||
+                  strstr(name, "IRModule") || strstr(name, "nanobind") || strstr(name, "pybind");
+      if (preferred || !out[0]) snprintf(out, len, "%s", name);
+    }
     clang_disposeString(s);
     clang_disposeDiagnostic(d);
   }
@@ -3895,7 +3904,7 @@ static void rawop_degraded(ctx *c) {
   if (!file) return;
   int nvars = 0;
   int found = rawop_token_scan(c, file, &nvars);
-  if (!nvars) return;
+  if (!nvars && !found) return;
   char hdr[512];
   missing_header(c->tu, hdr, sizeof hdr);
   char why[600];
