@@ -26,6 +26,9 @@ void tether__cli_usage(FILE *f) {
         "                              top-level of the current directory, else the current\n"
         "                              directory)\n"
         "  -j N, --jobs N              analyse N translation units in parallel (default: 1)\n"
+        "  --whole-program             the inputs are the whole program: report TypeIDs declared\n"
+        "                              and defined nowhere in the run (implied by -p or\n"
+        "                              --compile-commands with a directory PATH)\n"
         "  --list-rules                print the rules and exit\n"
         "  --list-profiles             print the effective profiles (config syntax) and exit\n"
         "  --version                   print the version and the libclang version and exit\n"
@@ -131,6 +134,8 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
       o->action = TETHER_ACT_LIST_RULES;
     } else if (strcmp(a, "--list-profiles") == 0) {
       o->action = TETHER_ACT_LIST_PROFILES;
+    } else if (strcmp(a, "--whole-program") == 0) {
+      o->whole_program = 1;
     } else if ((n = match(a, "--compile-commands", 1))) {
       if (take_value(argc, argv, &i, "--compile-commands", n, &val, err, errlen)) return -1;
       o->compile_db_file = val;

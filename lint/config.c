@@ -12,7 +12,8 @@
 #include <string.h>
 
 const char tether__builtin_profiles[] =
-    "# Upstream MLIR Python bindings (mlir/lib/Bindings/Python/IRModule.h and IRCore.cpp).\n"
+    "# Upstream MLIR Python bindings (pybind11 era, LLVM 19 and older:\n"
+    "# mlir/lib/Bindings/Python/IRModule.h and IRCore.cpp).\n"
     "[profile mlir-python]\n"
     "wrapper = PyOperation, PyBlock, PyRegion, PyValue\n"
     "# PyOperation::get() and its conversion operator call checkValid() themselves.\n"
@@ -25,8 +26,38 @@ const char tether__builtin_profiles[] =
     "# Each class has checkValid(), which throws when the owning operation is invalid.\n"
     "guard = PyOperation::checkValid, PyBlock::checkValid, PyRegion::checkValid\n"
     "guard = PyValue::checkValid\n"
-    "valid-predicate = PyOperation::valid\n"
+    "valid-predicate = PyOperation::valid, PyOperation::isValid\n"
     "invalidator = PyOperation::erase\n"
+    "# A block, region or value is valid exactly when its parent operation is: a guard on\n"
+    "# `b.getParentOperation()` (or on the `parentOperation` member) guards `b`.\n"
+    "parent = PyBlock::getParentOperation, PyBlock::parentOperation\n"
+    "parent = PyRegion::getParentOperation, PyRegion::parentOperation\n"
+    "parent = PyValue::getParentOperation, PyValue::parentOperation\n"
+    "\n"
+    "# Upstream MLIR Python bindings of LLVM 20 and later (nanobind era: the classes that\n"
+    "# mlir/include/mlir/Bindings/Python/IRCore.h declares, used by IRCore.cpp and by\n"
+    "# downstream projects). The four wrappers are as above; the collections and iterators\n"
+    "# keep a raw handle next to the operation that owns it and check that operation.\n"
+    "[profile mlir-python-nanobind]\n"
+    "wrapper = PyOperation, PyBlock, PyRegion, PyValue\n"
+    "wrapper = PyBlockList, PyOperationList, PyBlockIterator, PyOperationIterator\n"
+    "wrapper = PyBlockArgumentList\n"
+    "guarded-accessor = PyOperation::get, PyOperation::operator MlirOperation\n"
+    "raw-field = PyOperation::operation, PyBlock::block, PyRegion::region, PyValue::value\n"
+    "raw-field = PyBlockList::region, PyOperationList::block, PyBlockIterator::next\n"
+    "raw-field = PyOperationIterator::next, PyBlockArgumentList::block\n"
+    "raw-accessor = PyBlock::get, PyRegion::get, PyRegion::operator MlirRegion\n"
+    "raw-accessor = PyValue::get, PyValue::operator MlirValue\n"
+    "guard = PyOperation::checkValid, PyBlock::checkValid, PyRegion::checkValid\n"
+    "guard = PyValue::checkValid\n"
+    "valid-predicate = PyOperation::valid, PyOperation::isValid\n"
+    "invalidator = PyOperation::erase\n"
+    "parent = PyBlock::getParentOperation, PyBlock::parentOperation\n"
+    "parent = PyRegion::getParentOperation, PyRegion::parentOperation\n"
+    "parent = PyValue::getParentOperation, PyValue::parentOperation\n"
+    "parent = PyBlockList::operation, PyOperationList::parentOperation\n"
+    "parent = PyBlockIterator::operation, PyOperationIterator::parentOperation\n"
+    "parent = PyBlockArgumentList::operation\n"
     "\n"
     "# tether's own C API (arena/tether.h): raw MLIR handles come out of status-returning\n"
     "# accessors; the guard is checking that status against TETHER_OK.\n"
@@ -45,6 +76,7 @@ static void profile_free(tether_lint_profile *p) {
   tether__strlist_free(&p->guards);
   tether__strlist_free(&p->predicates);
   tether__strlist_free(&p->invalidators);
+  tether__strlist_free(&p->parents);
   tether__strlist_free(&p->ok_status);
   for (size_t i = 0; i < p->nstatus; i++) free(p->status[i].name);
   free(p->status);
@@ -62,6 +94,8 @@ void tether__config_free(tether_lint_config *cfg) {
   tether__strlist_free(&cfg->flags);
   tether__strlist_free(&cfg->extra_flags);
   tether__strlist_free(&cfg->profiles_selected);
+  tether__strlist_free(&cfg->project_roots);
+  free(cfg->mlir_cmake_dir);
   for (size_t i = 0; i < cfg->nprofiles; i++) profile_free(&cfg->profiles[i]);
   free(cfg->profiles);
   memset(cfg, 0, sizeof *cfg);
@@ -289,6 +323,13 @@ static int parse_pair(parser *ps, char *key, char *value) {
     if (strcmp(key, "extra-flags") == 0) {
       return split_words(ps, &cfg->extra_flags, value);
     }
+    if (strcmp(key, "mlir-cmake-dir") == 0) {
+      free(cfg->mlir_cmake_dir);
+      cfg->mlir_cmake_dir = tether__strdup(trim(value));
+      return cfg->mlir_cmake_dir ? 0 : fail(ps, "out of memory", NULL);
+    }
+    if (strcmp(key, "project-roots") == 0)
+      return for_each_item(ps, value, add_plain, &cfg->project_roots);
     if (strcmp(key, "system-headers") == 0) {
       char *v = trim(value);
       if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "1") == 0)
@@ -312,6 +353,7 @@ static int parse_pair(parser *ps, char *key, char *value) {
   if (strcmp(key, "valid-predicate") == 0)
     return for_each_item(ps, value, add_entry, &p->predicates);
   if (strcmp(key, "invalidator") == 0) return for_each_item(ps, value, add_entry, &p->invalidators);
+  if (strcmp(key, "parent") == 0) return for_each_item(ps, value, add_entry, &p->parents);
   if (strcmp(key, "ok-status") == 0) return for_each_item(ps, value, add_ident, &p->ok_status);
   if (strcmp(key, "status-accessor") == 0) {
     /* Items contain commas inside parentheses: split on commas at depth 0. */
@@ -404,6 +446,20 @@ int tether__config_validate(const tether_lint_config *cfg, char *err, size_t err
       return -1;
     }
   }
+  if (cfg->mlir_cmake_dir) {
+    char helper[4096];
+    const char *d = cfg->mlir_cmake_dir;
+    if (d[0] == '/' || !cfg->dir)
+      snprintf(helper, sizeof helper, "%s/AddMLIRPython.cmake", d);
+    else
+      snprintf(helper, sizeof helper, "%s/%s/AddMLIRPython.cmake", cfg->dir, d);
+    FILE *fp = fopen(helper, "r");
+    if (!fp) {
+      snprintf(err, errlen, "%s: mlir-cmake-dir: %s has no readable AddMLIRPython.cmake", where, d);
+      return -1;
+    }
+    fclose(fp);
+  }
   for (size_t j = 0; j < cfg->nprofiles; j++) {
     const tether_lint_profile *p = &cfg->profiles[j];
     char msg[400];
@@ -412,7 +468,8 @@ int tether__config_validate(const tether_lint_config *cfg, char *err, size_t err
         check_members(p, &p->guarded_accessors, "guarded-accessor", msg, sizeof msg) ||
         check_members(p, &p->guards, "guard", msg, sizeof msg) ||
         check_members(p, &p->predicates, "valid-predicate", msg, sizeof msg) ||
-        check_members(p, &p->invalidators, "invalidator", msg, sizeof msg)) {
+        check_members(p, &p->invalidators, "invalidator", msg, sizeof msg) ||
+        check_members(p, &p->parents, "parent", msg, sizeof msg)) {
       snprintf(err, errlen, "%s: %s", where, msg);
       return -1;
     }
@@ -444,7 +501,7 @@ int tether__profile_merge(const tether_lint_config *cfg, tether_lint_profile *ou
         union_list(&out->guarded_accessors, &p->guarded_accessors) ||
         union_list(&out->guards, &p->guards) || union_list(&out->predicates, &p->predicates) ||
         union_list(&out->invalidators, &p->invalidators) ||
-        union_list(&out->ok_status, &p->ok_status))
+        union_list(&out->parents, &p->parents) || union_list(&out->ok_status, &p->ok_status))
       return -1;
     for (size_t i = 0; i < p->nstatus; i++) {
       if (tether__profile_status(out, p->status[i].name)) continue;
@@ -514,6 +571,7 @@ void tether__config_print_profiles(const tether_lint_config *cfg, FILE *f) {
     print_list(f, "guard", &p->guards);
     print_list(f, "valid-predicate", &p->predicates);
     print_list(f, "invalidator", &p->invalidators);
+    print_list(f, "parent", &p->parents);
     for (size_t i = 0; i < p->nstatus; i++)
       fprintf(f, "status-accessor = %s(%d, %d)\n", p->status[i].name, p->status[i].wrapper_arg,
               p->status[i].out_arg);

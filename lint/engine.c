@@ -75,6 +75,17 @@ int tether__file_rule_enabled(const tether_lint_file *f, const char *rule) {
   return !tether__strlist_has(&f->run->disabled, rule);
 }
 const tether_lint_config *tether__run_config(const tether_lint_run *run) { return &run->cfg; }
+const struct tether_lint_options *tether__run_options(const tether_lint_run *run) { return run->o; }
+int tether__run_whole_program(const tether_lint_run *run) {
+  const tether_lint_options *o = run->o;
+  if (o->whole_program) return 1;
+  if (!o->compile_db_dir && !o->compile_db_file) return 0;
+  for (size_t i = 0; i < o->paths.n; i++) {
+    struct stat st;
+    if (stat(o->paths.v[i], &st) == 0 && S_ISDIR(st.st_mode)) return 1;
+  }
+  return 0;
+}
 void tether__run_lock(tether_lint_run *run) { pthread_mutex_lock(&run->lock); }
 void tether__run_unlock(tether_lint_run *run) { pthread_mutex_unlock(&run->lock); }
 
@@ -168,6 +179,20 @@ void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocati
   if (!file) return;
   CXSourceLocation eloc = clang_getLocation(tu, file, line, col);
   if (!clang_Location_isFromMainFile(eloc)) return;
+  size_t size = 0;
+  const char *text = clang_getFileContents(tu, file, &size);
+  va_list ap;
+  va_start(ap, fmt);
+  file_report(f, line, col, rule, text, size, fmt, ap);
+  va_end(ap);
+}
+
+void tether__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
+                               const char *rule, const char *fmt, ...) {
+  CXFile file = NULL;
+  unsigned line = 0, col = 0;
+  clang_getSpellingLocation(loc, &file, &line, &col, NULL);
+  if (!file || !clang_Location_isFromMainFile(clang_getLocation(tu, file, 1, 1))) return;
   size_t size = 0;
   const char *text = clang_getFileContents(tu, file, &size);
   va_list ap;

@@ -71,6 +71,8 @@ typedef struct tether_lint_profile {
   tether__strlist guards;            /* Class::method that throws/aborts when invalid */
   tether__strlist predicates;        /* Class::field or Class::method that is true when valid */
   tether__strlist invalidators;      /* Class::method after which the wrapper is invalid */
+  tether__strlist parents;           /* Class::member giving the parent whose validity is the
+                                        wrapper's: a guard on `w.member` guards `w` */
   tether__strlist ok_status;         /* status constants meaning "valid" (e.g. TETHER_OK) */
   tether_lint_status_accessor *status;
   size_t nstatus;
@@ -84,11 +86,14 @@ typedef struct tether_lint_config {
   int profiles_set; /* 1 when the config named the active profiles */
   int flags_set;
   int system_headers; /* [lint] system-headers: rules also look at code in system headers */
+  tether__strlist project_roots; /* [lint] project-roots, as written (relative to `dir`) */
+  char *mlir_cmake_dir; /* [lint] mlir-cmake-dir: where the project's AddMLIRPython.cmake is */
   tether_lint_profile *profiles;
   size_t nprofiles;
 } tether_lint_config;
 
-/// Fills `cfg` with the built-in profiles (`mlir-python`, `tether`) and no other setting.
+/// Fills `cfg` with the built-in profiles (`mlir-python`, `mlir-python-nanobind`, `tether`) and no
+/// other setting.
 /// Returns 0 or -1 (out of memory).
 int tether__config_init(tether_lint_config *cfg);
 /// Parses `len` bytes of `.tether-lint` text named `name` into `cfg` (on top of what is there).
@@ -166,6 +171,11 @@ int tether__file_rule_enabled(const tether_lint_file *f, const char *rule);
 void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
                        const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/// Like tether__report_tu, but at the spelling location of `loc` (for code written in a macro's
+/// arguments in the main file, reported where it is written rather than at the macro's name).
+void tether__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
+                               const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /// Reports a finding at a line/column of the file being analysed (text and ELF families).
 void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -180,6 +190,11 @@ void tether__report_run(tether_lint_run *run, const char *file, unsigned line, u
     __attribute__((format(printf, 6, 7)));
 /// The effective configuration of the run (for run_begin hooks).
 const tether_lint_config *tether__run_config(const tether_lint_run *run);
+/// The command line of the run.
+const struct tether_lint_options *tether__run_options(const tether_lint_run *run);
+/// 1 when the run's inputs are the whole program (--whole-program, or a compilation database
+/// with a directory among the PATHs): cross-file passes may report what is missing from it.
+int tether__run_whole_program(const tether_lint_run *run);
 void tether__run_lock(tether_lint_run *run);
 void tether__run_unlock(tether_lint_run *run);
 
@@ -230,6 +245,7 @@ typedef struct tether_lint_options {
   const char *config;          /* --config FILE */
   const char *root;            /* --root DIR */
   int jobs;                    /* -j N; 0 = not given */
+  int whole_program;           /* --whole-program */
   tether__strlist enable, disable, paths;
 } tether_lint_options;
 

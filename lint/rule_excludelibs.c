@@ -125,10 +125,13 @@ static int is_ident(const char *s, size_t n) {
 
 /* ---- the scanner shared by every language ------------------------------------------------ */
 
+typedef struct excl_state excl_state;
+
 typedef struct excl_ctx {
   tether_lint_file *f;
   const char *text;
   size_t len;
+  const excl_state *st; /* the run's view of MLIR's CMake helpers (NULL: none) */
 } excl_ctx;
 
 static void line_col(const excl_ctx *c, size_t off, unsigned *line, unsigned *col) {
@@ -428,7 +431,10 @@ static void cm_command(excl_ctx *c, const char *name, size_t nl, const cm_arg *a
  * arguments "..." (backslash escapes, line continuations) and unquoted ones (which may contain
  * generator expressions and nested parentheses); `#` comments and `#[[...]]` bracket comments are
  * skipped everywhere. */
-static void check_cmake(excl_ctx *c) {
+typedef void (*cm_callback)(excl_ctx *c, const char *name, size_t nl, const cm_arg *a, size_t na,
+                            void *ud);
+
+static void cm_parse(excl_ctx *c, cm_callback cb, void *ud) {
   const char *p = c->text, *end = c->text + c->len;
   cm_arg args[256];
   while (p < end) {
@@ -506,8 +512,249 @@ static void check_cmake(excl_ctx *c) {
         if (na < 256) args[na++] = (cm_arg){s, (size_t)(p - s), 0};
       }
     }
-    cm_command(c, name, nl, args, na);
+    cb(c, name, nl, args, na, ud);
   }
+}
+
+/* ---- MLIR's CMake helpers ------------------------------------------------------------------
+ *
+ * MLIR's AddMLIRPython.cmake links every Python extension it builds with
+ * `LINKER:--exclude-libs,ALL` (add_mlir_python_extension, which add_mlir_python_modules calls for
+ * each extension declared with declare_mlir_python_extension). A project that calls those
+ * helpers gets the flag without writing it. The helper file of the MLIR the project uses is read
+ * once per run (`[lint] mlir-cmake-dir`, else the newest installed one): every function in it that
+ * passes the flag, or calls one that does, is a helper whose call sites are reported, with the
+ * line of the flag as the reason. */
+
+typedef struct helper {
+  char name[96];
+  unsigned flag_line; /* the line of the flag in the helper file (direct or through a callee) */
+  char via[96];       /* the function that passes it, when not this one */
+  int tainted;
+} helper;
+
+struct excl_state {
+  char path[1024]; /* the helper file, "" when there is none */
+  helper *h;
+  size_t nh;
+};
+
+typedef struct helper_scan {
+  excl_state *st;
+  int cur;       /* the function being read, -1 outside */
+  int outer[16]; /* the enclosing functions of a nested one */
+  int depth;
+  /* call names seen in each function, resolved after every function is known */
+  char (*pending)[2][96];
+  size_t npending, cappending;
+} helper_scan;
+
+static void helper_cb(excl_ctx *c, const char *name, size_t nl, const cm_arg *a, size_t na,
+                      void *ud) {
+  helper_scan *hs = ud;
+  excl_state *st = hs->st;
+  if ((ieq(name, nl, "function") || ieq(name, nl, "macro")) && na >= 1 && a[0].n < 96) {
+    helper *v = realloc(st->h, (st->nh + 1) * sizeof *v);
+    if (!v) return;
+    st->h = v;
+    helper *h = &st->h[st->nh];
+    memset(h, 0, sizeof *h);
+    for (size_t i = 0; i < a[0].n; i++) h->name[i] = (char)tolower((unsigned char)a[0].s[i]);
+    if (hs->depth < 16) hs->outer[hs->depth] = hs->cur;
+    hs->depth++;
+    hs->cur = (int)st->nh++;
+    return;
+  }
+  if (ieq(name, nl, "endfunction") || ieq(name, nl, "endmacro")) {
+    if (hs->depth > 0) hs->depth--;
+    hs->cur = hs->depth < 16 && hs->depth > 0 ? hs->outer[hs->depth] : -1;
+    return;
+  }
+  if (hs->cur < 0) return;
+  helper *h = &st->h[hs->cur];
+  static const char *const link_cmds[] = {"target_link_options", "add_link_options",
+                                          "target_link_libraries", "link_libraries", NULL};
+  for (size_t i = 0; link_cmds[i]; i++) {
+    if (!ieq(name, nl, link_cmds[i])) continue;
+    for (size_t k = 0; k < na && !h->tainted; k++) {
+      size_t at = find_flag(a[k].s, a[k].n, 0);
+      if (at == (size_t)-1) continue;
+      unsigned line, col;
+      line_col(c, (size_t)(a[k].s + at - c->text), &line, &col);
+      h->tainted = 1;
+      h->flag_line = line;
+    }
+    return;
+  }
+  if (nl >= 96) return;
+  if (hs->npending == hs->cappending) {
+    size_t cap = hs->cappending ? hs->cappending * 2 : 64;
+    void *v = realloc(hs->pending, cap * sizeof *hs->pending);
+    if (!v) return;
+    hs->pending = v;
+    hs->cappending = cap;
+  }
+  snprintf(hs->pending[hs->npending][0], 96, "%s", h->name);
+  for (size_t i = 0; i < nl; i++)
+    hs->pending[hs->npending][1][i] = (char)tolower((unsigned char)name[i]);
+  hs->pending[hs->npending][1][nl] = '\0';
+  hs->npending++;
+}
+
+static int helper_index(const excl_state *st, const char *name) {
+  for (size_t i = 0; i < st->nh; i++)
+    if (strcmp(st->h[i].name, name) == 0) return (int)i;
+  return -1;
+}
+
+/* Reads the helper file and works out which of its functions link with --exclude-libs. */
+static void load_helpers(excl_state *st, const char *path) {
+  char *text = NULL;
+  size_t len = 0;
+  if (tether__read_file(path, &text, &len) != 0) return;
+  snprintf(st->path, sizeof st->path, "%s", path);
+  excl_ctx c = {NULL, text, len, NULL};
+  helper_scan hs;
+  memset(&hs, 0, sizeof hs);
+  hs.st = st;
+  hs.cur = -1;
+  cm_parse(&c, helper_cb, &hs);
+  /* Propagate through calls until nothing changes. */
+  for (int changed = 1, rounds = 0; changed && rounds < 64; rounds++) {
+    changed = 0;
+    for (size_t i = 0; i < hs.npending; i++) {
+      int from = helper_index(st, hs.pending[i][0]), to = helper_index(st, hs.pending[i][1]);
+      if (from < 0 || to < 0 || st->h[from].tainted || !st->h[to].tainted) continue;
+      helper *f = &st->h[from], *t = &st->h[to];
+      f->tainted = 1;
+      f->flag_line = t->flag_line;
+      snprintf(f->via, sizeof f->via, "%s", t->via[0] ? t->via : t->name);
+      changed = 1;
+    }
+  }
+  /* An extension declared with declare_mlir_python_extension is built by
+   * add_mlir_python_modules. */
+  int decl = helper_index(st, "declare_mlir_python_extension");
+  int mods = helper_index(st, "add_mlir_python_modules");
+  if (decl >= 0 && mods >= 0 && st->h[mods].tainted && !st->h[decl].tainted) {
+    st->h[decl].tainted = 1;
+    st->h[decl].flag_line = st->h[mods].flag_line;
+    snprintf(st->h[decl].via, sizeof st->h[decl].via, "%s",
+             st->h[mods].via[0] ? st->h[mods].via : st->h[mods].name);
+  }
+  free(hs.pending);
+  free(text);
+}
+
+/* The newest installed MLIR's AddMLIRPython.cmake, or "". */
+static void installed_helpers(char *out, size_t len) {
+  out[0] = '\0';
+  int best = -1;
+  for (int v = 10; v < 100; v++) {
+    char cand[256];
+    snprintf(cand, sizeof cand, "/usr/lib/llvm-%d/lib/cmake/mlir/AddMLIRPython.cmake", v);
+    FILE *fp = fopen(cand, "r");
+    if (!fp) continue;
+    fclose(fp);
+    if (v > best) {
+      best = v;
+      snprintf(out, len, "%s", cand);
+    }
+  }
+  if (best < 0) {
+    static const char *const others[] = {"/usr/local/lib/cmake/mlir/AddMLIRPython.cmake",
+                                         "/usr/lib/cmake/mlir/AddMLIRPython.cmake"};
+    for (size_t i = 0; i < sizeof others / sizeof others[0] && !out[0]; i++) {
+      FILE *fp = fopen(others[i], "r");
+      if (fp) {
+        fclose(fp);
+        snprintf(out, len, "%s", others[i]);
+      }
+    }
+  }
+}
+
+static int excl_run_begin(tether_lint_run *run, void **state) {
+  excl_state *st = calloc(1, sizeof *st);
+  if (!st) return -1;
+  const tether_lint_config *cfg = tether__run_config(run);
+  char path[1024] = "";
+  if (cfg->mlir_cmake_dir) {
+    const char *d = cfg->mlir_cmake_dir;
+    if (d[0] == '/' || !cfg->dir)
+      snprintf(path, sizeof path, "%s/AddMLIRPython.cmake", d);
+    else
+      snprintf(path, sizeof path, "%s/%s/AddMLIRPython.cmake", cfg->dir, d);
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+      free(st);
+      return -1; /* configured but missing: the run cannot say what the helpers do */
+    }
+    fclose(fp);
+  } else {
+    installed_helpers(path, sizeof path);
+  }
+  if (path[0]) load_helpers(st, path);
+  *state = st;
+  return 0;
+}
+
+static int excl_run_end(tether_lint_run *run, void *state) {
+  (void)run;
+  excl_state *st = state;
+  if (st) free(st->h);
+  free(st);
+  return 0;
+}
+
+/* A call to one of MLIR's helpers that links with --exclude-libs. */
+static void cm_helper_call(excl_ctx *c, const char *name, size_t nl) {
+  const excl_state *st = c->st;
+  if (!st || !st->nh || nl >= 96 || name[0] == '_') return;
+  char low[96];
+  for (size_t i = 0; i < nl; i++) low[i] = (char)tolower((unsigned char)name[i]);
+  low[nl] = '\0';
+  int k = helper_index(st, low);
+  if (k < 0 || !st->h[k].tainted) return;
+  const helper *h = &st->h[k];
+  unsigned line, col;
+  line_col(c, (size_t)(name - c->text), &line, &col);
+  if (strcmp(h->name, "declare_mlir_python_extension") == 0)
+    tether__report_at(c->f, line, col, RULE,
+                      "%.*s() declares a Python extension that add_mlir_python_modules() links "
+                      "with --exclude-libs: MLIR's CMake helper %s passes it (%s:%u), so symbols "
+                      "from static archives (TypeIDs among them) become private to the extension",
+                      (int)nl, name, h->via, st->path, h->flag_line);
+  else if (h->via[0])
+    tether__report_at(c->f, line, col, RULE,
+                      "%.*s() links the Python extensions it builds with --exclude-libs: MLIR's "
+                      "CMake helper %s passes it (%s:%u), so symbols from static archives "
+                      "(TypeIDs among them) become private to each extension",
+                      (int)nl, name, h->via, st->path, h->flag_line);
+  else
+    tether__report_at(c->f, line, col, RULE,
+                      "%.*s() links the Python extension with --exclude-libs: MLIR's CMake "
+                      "helper passes it (%s:%u), so symbols from static archives (TypeIDs among "
+                      "them) become private to the extension",
+                      (int)nl, name, st->path, h->flag_line);
+}
+
+static void cm_command_cb(excl_ctx *c, const char *name, size_t nl, const cm_arg *a, size_t na,
+                          void *ud) {
+  (void)ud;
+  cm_helper_call(c, name, nl);
+  cm_command(c, name, nl, a, na);
+}
+
+static void check_cmake(excl_ctx *c) {
+  /* MLIR's own helper files are where the flag is written (and reported); calls between their
+   * functions are not the project's. */
+  const char *path = tether__file_path(c->f);
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  excl_ctx cc = *c;
+  if (strncmp(base, "AddMLIR", 7) == 0) cc.st = NULL;
+  cm_parse(&cc, cm_command_cb, NULL);
 }
 
 /* ---- Python-like languages: Starlark (Bazel), Python (setup.py), Meson, TOML --------------- */
@@ -969,8 +1216,7 @@ static int check_compdb(excl_ctx *c) {
 /* ---- the family -------------------------------------------------------------------------- */
 
 static int excl_check_text(tether_lint_file *f, void *state, const char *text, size_t len) {
-  (void)state;
-  excl_ctx c = {f, text, len};
+  excl_ctx c = {f, text, len, state};
   switch (kind_of(tether__file_path(f))) {
   case K_CMAKE:
     check_cmake(&c);
@@ -1002,5 +1248,7 @@ const tether_lint_family tether__family_excludelibs = {
     .rules = excl_rules,
     .nrules = sizeof excl_rules / sizeof excl_rules[0],
     .claims = excl_claims,
+    .run_begin = excl_run_begin,
     .check_text = excl_check_text,
+    .run_end = excl_run_end,
 };

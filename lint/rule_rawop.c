@@ -107,7 +107,9 @@ static void facts_replace(facts *dst, facts *src) {
 
 /* ---- per-function context -------------------------------------------------------------------- */
 
-enum { BIND_RAW };
+/* A local variable holding a raw handle from a raw accessor (its uses need a guard), or from a
+ * guarded accessor (checked when taken; only where it is kept matters). */
+enum { BIND_RAW, BIND_CHECKED };
 
 typedef struct binding {
   CXCursor var;  /* the local variable holding the raw handle */
@@ -117,6 +119,52 @@ typedef struct binding {
   int kind;
   int reported;
 } binding;
+
+/* What a function or lambda defined in the translation unit does for its callers: the wrappers
+ * (spelled as in its body) that are valid whenever it returns normally, and whether it can
+ * return normally at all. Computed on demand, once per function. */
+typedef struct summary {
+  char *key;    /* USR, or the lambda's file offset */
+  int done;     /* 0 while being computed (a recursive call sees an empty summary) */
+  int noreturn; /* every path ends in a throw or a call that does not return */
+  facts guards;
+  tether__strlist params; /* parameter names in order */
+} summary;
+
+/* An instantiation the file makes of one of its templates: a function template's argument types
+ * (one per parameter) or a class template's arguments. */
+typedef struct tbinding {
+  char *usr;
+  int is_class;
+  CXType args[8];
+  int nargs;
+} tbinding;
+
+/* State shared by a context and the contexts it opens to compute summaries. */
+typedef struct shared {
+  tbinding *tb;
+  size_t ntb, captb;
+  summary *v;
+  size_t n, cap;
+  tether__strlist wrapper_types_yes, wrapper_types_no; /* type_is_wrapper() memo */
+} shared;
+
+/* A local variable bound to a lambda, and what the lambda captured. */
+typedef struct lambda_var {
+  CXCursor var;
+  CXCursor lambda;
+  char *wrapper, *via; /* a raw handle it captured (NULL: none) */
+  CXSourceLocation at;
+  int reported;
+} lambda_var;
+
+/* A raw handle pushed into a local container: reported if the container escapes. */
+typedef struct container_push {
+  CXCursor var; /* the local container */
+  char *wrapper, *via;
+  CXSourceLocation at;
+  int reported;
+} container_push;
 
 typedef struct ctx {
   tether_lint_file *f;
@@ -129,6 +177,9 @@ typedef struct ctx {
   CXCursor defer;  /* raw access being bound or stored: no immediate use check */
   int in_lambda;
   CXSourceLocation lambda_at; /* the innermost lambda being walked */
+  int lambda_local;           /* the innermost lambda does not outlive the function */
+  CXCursor cur_lambda;        /* the innermost lambda being walked */
+  CXCursor local_lambda;      /* the next lambda to walk is called or kept locally only */
   CXCursor *svars;            /* local variables seen holding a status; a status fact names one */
   unsigned char *sv_escaped;  /* ... by index; 1 once its address was taken */
   size_t nsv, capsv;
@@ -137,6 +188,16 @@ typedef struct ctx {
    * be removed after it (or in a handler) too. */
   tether__strlist kills;
   const facts *switch_entry; /* the state a `case` label of the innermost switch is reached with */
+  /* Summaries: computing one walks the callee quietly (no findings) and collects the state at
+   * every normal exit. */
+  shared *sh;
+  int quiet, depth;
+  facts *ret_acc; /* summary mode: intersection of the states at `return` */
+  int ret_seen;
+  lambda_var *lv;
+  size_t nlv, caplv;
+  container_push *cp;
+  size_t ncp, capcp;
 } ctx;
 
 static int stmt(ctx *c, CXCursor s, facts *st);
@@ -179,6 +240,13 @@ static void apply_kills(ctx *c, facts *st, size_t from) {
 }
 static void analyze_decl(ctx *c, CXCursor d);
 static int var_is_local_automatic(CXCursor var);
+static int is_exempt(ctx *c, CXCursor fn);
+struct rawval;
+static char *container_target(ctx *c, CXCursor obj, CXCursor *local);
+static void add_container_push(ctx *c, CXCursor var, const struct rawval *rv, CXSourceLocation at);
+static void container_escapes(ctx *c, CXCursor var, const char *how);
+static CXCursor local_var_named(CXCursor e);
+static lambda_var *find_lambda_var(ctx *c, CXCursor var);
 
 /* ---- cursor helpers -------------------------------------------------------------------------- */
 
@@ -312,6 +380,7 @@ static CXCursor first_expr_child(CXCursor e) {
 }
 
 static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth);
+static void ref_name(ctx *c, CXCursor e, char *out, size_t len);
 
 /* The object an overloaded operator-> is applied to (its first argument). */
 static CXCursor arrow_object(CXCursor call) {
@@ -381,7 +450,8 @@ static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth) {
     return;
   }
   case CXCursor_MemberRefExpr: {
-    CXString n = clang_getCursorSpelling(e);
+    char mname[160];
+    ref_name(c, e, mname, sizeof mname);
     CXCursor base = first_expr_child(e);
     tether__buf bb = {0};
     int arrow = 0;
@@ -407,9 +477,8 @@ static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth) {
       tether__buf_puts(b, bb.p);
       tether__buf_puts(b, arrow ? "->" : ".");
     }
-    tether__buf_puts(b, clang_getCString(n));
+    tether__buf_puts(b, mname);
     tether__buf_free(&bb);
-    clang_disposeString(n);
     return;
   }
   case CXCursor_CallExpr: {
@@ -499,6 +568,403 @@ static int lists_match(const tether__strlist *l, const char *cls, const char *me
   return tether__profile_match(l, cls[0] ? cls : NULL, mem);
 }
 
+/* ---- templates: the instantiations the file makes -----------------------------------------------
+ *
+ * Inside a template, a call through a template parameter (`container.getElement(i).get()` with
+ * `Container &container`, `DerivedTy::isaFunction(value)`) names no declaration before
+ * instantiation, and libclang shows only the pattern. The translation unit's own instantiations
+ * say what the parameters are: a call of a function template gives its parameters' types, a class
+ * deriving from `Base<X>` gives a class template's arguments. With those, the member a dependent
+ * expression names is looked up in the bound class (and its bases, class templates' patterns
+ * with their arguments substituted one level), so its raw accessors, guards and conversions are
+ * recognised as in ordinary code. The first instantiation that resolves the expression is used. */
+
+static void tb_add(ctx *c, CXCursor tmpl, int is_class, const CXType *args, int nargs) {
+  shared *sh = c->sh;
+  CXString u = clang_getCursorUSR(tmpl);
+  const char *usr = clang_getCString(u);
+  int have = 0;
+  for (size_t i = 0; i < sh->ntb && !have; i++)
+    if (sh->tb[i].is_class == is_class && strcmp(sh->tb[i].usr, usr) == 0) have = 1;
+  if (!have && usr && *usr) {
+    if (sh->ntb == sh->captb) {
+      size_t cap = sh->captb ? sh->captb * 2 : 16;
+      tbinding *v = realloc(sh->tb, cap * sizeof *v);
+      if (v) {
+        sh->tb = v;
+        sh->captb = cap;
+      }
+    }
+    if (sh->ntb < sh->captb) {
+      tbinding *b = &sh->tb[sh->ntb];
+      b->usr = tether__strdup(usr);
+      b->is_class = is_class;
+      b->nargs = nargs > 8 ? 8 : nargs;
+      for (int i = 0; i < b->nargs; i++) b->args[i] = args[i];
+      if (b->usr) sh->ntb++;
+    }
+  }
+  clang_disposeString(u);
+}
+
+static CXType strip_refs(CXType t) {
+  for (int i = 0; i < 4; i++)
+    if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference ||
+        t.kind == CXType_Pointer)
+      t = clang_getPointeeType(t);
+  return clang_getCanonicalType(t);
+}
+
+static enum CXChildVisitResult collect_bindings(CXCursor k, CXCursor parent, CXClientData d) {
+  (void)parent;
+  ctx *c = d;
+  if (!clang_Location_isFromMainFile(clang_getCursorLocation(k))) return CXChildVisit_Continue;
+  enum CXCursorKind kk = clang_getCursorKind(k);
+  if (kk == CXCursor_CallExpr) {
+    CXCursor fn = clang_getCursorReferenced(k);
+    CXCursor tmpl = clang_Cursor_isNull(fn) ? fn : clang_getSpecializedCursorTemplate(fn);
+    if (!clang_Cursor_isNull(tmpl) && clang_getCursorKind(tmpl) == CXCursor_FunctionTemplate) {
+      int na = clang_Cursor_getNumArguments(k);
+      CXType args[8];
+      int n = 0;
+      for (int i = 0; i < na && n < 8; i++)
+        args[n++] = strip_refs(clang_getCursorType(clang_Cursor_getArgument(k, (unsigned)i)));
+      tb_add(c, tmpl, 0, args, n);
+    }
+  } else if (kk == CXCursor_CXXBaseSpecifier) {
+    CXType bt = clang_getCursorType(k);
+    int nta = clang_Type_getNumTemplateArguments(bt);
+    CXCursor decl = clang_getTypeDeclaration(bt);
+    CXCursor tmpl = clang_Cursor_isNull(decl) ? decl : clang_getSpecializedCursorTemplate(decl);
+    if (nta > 0 && !clang_Cursor_isNull(tmpl) &&
+        clang_getCursorKind(tmpl) == CXCursor_ClassTemplate) {
+      CXType args[8];
+      int n = 0;
+      for (int i = 0; i < nta && n < 8; i++)
+        args[n++] = clang_Type_getTemplateArgumentAsType(bt, (unsigned)i);
+      tb_add(c, tmpl, 1, args, n);
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
+static const tbinding *binding_for(ctx *c, CXCursor tmpl, int is_class) {
+  CXString u = clang_getCursorUSR(tmpl);
+  const char *usr = clang_getCString(u);
+  const tbinding *r = NULL;
+  for (size_t i = 0; i < c->sh->ntb && !r; i++)
+    if (c->sh->tb[i].is_class == is_class && usr && strcmp(c->sh->tb[i].usr, usr) == 0)
+      r = &c->sh->tb[i];
+  clang_disposeString(u);
+  return r;
+}
+
+typedef struct tparam_find {
+  CXCursor want;
+  int index, at;
+} tparam_find;
+
+static enum CXChildVisitResult find_tparam(CXCursor k, CXCursor parent, CXClientData d) {
+  (void)parent;
+  tparam_find *tf = d;
+  enum CXCursorKind kk = clang_getCursorKind(k);
+  if (kk != CXCursor_TemplateTypeParameter && kk != CXCursor_NonTypeTemplateParameter &&
+      kk != CXCursor_TemplateTemplateParameter)
+    return CXChildVisit_Continue;
+  if (clang_equalCursors(k, tf->want)) {
+    tf->index = tf->at;
+    return CXChildVisit_Break;
+  }
+  tf->at++;
+  return CXChildVisit_Continue;
+}
+
+/* The position of template parameter `tp` in its template's parameter list, or -1. */
+static int tparam_index(CXCursor tmpl, CXCursor tp) {
+  tparam_find tf = {tp, -1, 0};
+  clang_visitChildren(tmpl, find_tparam, &tf);
+  return tf.index;
+}
+
+typedef struct tparam_named {
+  const char *name;
+  CXCursor found;
+} tparam_named;
+
+static enum CXChildVisitResult find_tparam_named(CXCursor k, CXCursor parent, CXClientData d) {
+  (void)parent;
+  tparam_named *tn = d;
+  if (clang_getCursorKind(k) != CXCursor_TemplateTypeParameter) return CXChildVisit_Continue;
+  CXString s = clang_getCursorSpelling(k);
+  int eq = strcmp(clang_getCString(s), tn->name) == 0;
+  clang_disposeString(s);
+  if (eq) {
+    tn->found = k;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+/* A class template's argument for its parameter `tp` in the instantiation `owner` (a
+ * specialization type), or else in the file's own instantiations. */
+static CXType bound_tparam(ctx *c, CXCursor tp, CXType owner) {
+  CXType none = {CXType_Invalid, {NULL, NULL}};
+  CXCursor tmpl = clang_getCursorSemanticParent(tp);
+  int idx = tparam_index(tmpl, tp);
+  if (idx < 0) return none;
+  if (owner.kind != CXType_Invalid && idx < clang_Type_getNumTemplateArguments(owner))
+    return clang_Type_getTemplateArgumentAsType(owner, (unsigned)idx);
+  if (clang_getCursorKind(tmpl) != CXCursor_ClassTemplate) return none;
+  const tbinding *b = binding_for(c, tmpl, 1);
+  return b && idx < b->nargs ? b->args[idx] : none;
+}
+
+/* The class a (possibly dependent) type stands for. */
+static CXType bind_type(ctx *c, CXType t) {
+  CXType none = {CXType_Invalid, {NULL, NULL}};
+  t = strip_refs(t);
+  if (t.kind == CXType_Record) return t;
+  CXCursor d = clang_getTypeDeclaration(t);
+  if (clang_getCursorKind(d) == CXCursor_TemplateTypeParameter) {
+    CXType b = bound_tparam(c, d, none);
+    return b.kind == CXType_Invalid ? none : strip_refs(b);
+  }
+  return none;
+}
+
+/* The name a member expression or a qualified name refers to: its spelling, or for a dependent
+ * one (which libclang leaves unnamed) the last identifier written in it. */
+static void ref_name(ctx *c, CXCursor e, char *out, size_t len) {
+  CXString s = clang_getCursorSpelling(e);
+  snprintf(out, len, "%s", clang_getCString(s) ? clang_getCString(s) : "");
+  clang_disposeString(s);
+  if (out[0]) return;
+  CXToken *toks = NULL;
+  unsigned n = 0;
+  clang_tokenize(c->tu, clang_getCursorExtent(e), &toks, &n);
+  for (unsigned i = n; i-- > 0;) {
+    if (clang_getTokenKind(toks[i]) != CXToken_Identifier) continue;
+    CXString ts = clang_getTokenSpelling(c->tu, toks[i]);
+    snprintf(out, len, "%s", clang_getCString(ts));
+    clang_disposeString(ts);
+    break;
+  }
+  if (toks) clang_disposeTokens(c->tu, toks, n);
+}
+
+typedef struct member_find {
+  const char *name;
+  CXCursor found;
+} member_find;
+
+static enum CXChildVisitResult find_member(CXCursor k, CXCursor parent, CXClientData d) {
+  (void)parent;
+  member_find *mf = d;
+  enum CXCursorKind kk = clang_getCursorKind(k);
+  if (kk != CXCursor_CXXMethod && kk != CXCursor_FieldDecl && kk != CXCursor_VarDecl &&
+      kk != CXCursor_ConversionFunction && kk != CXCursor_FunctionTemplate)
+    return CXChildVisit_Continue;
+  CXString s = clang_getCursorSpelling(k);
+  int eq = strcmp(clang_getCString(s), mf->name) == 0;
+  clang_disposeString(s);
+  if (eq) {
+    mf->found = k;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+/* The declaration of member `name` of class type `t` or of one of its bases; `owner` receives
+ * the class type it was found in (a specialization, for substituting its arguments). */
+static CXCursor lookup_member(ctx *c, CXType t, const char *name, CXType *owner, int depth) {
+  CXCursor none = clang_getNullCursor();
+  if (depth > 6 || t.kind == CXType_Invalid) return none;
+  CXCursor decl = clang_getTypeDeclaration(t);
+  if (clang_Cursor_isNull(decl)) return none;
+  CXCursor def = clang_getCursorDefinition(decl);
+  if (clang_Cursor_isNull(def)) def = decl;
+  CXCursor tmpl = clang_getSpecializedCursorTemplate(def);
+  CXCursor body = !clang_Cursor_isNull(tmpl) ? tmpl : def;
+  member_find mf = {name, clang_getNullCursor()};
+  clang_visitChildren(body, find_member, &mf);
+  if (!clang_Cursor_isNull(mf.found)) {
+    *owner = t;
+    return mf.found;
+  }
+  kids ks = children(body);
+  CXCursor r = none;
+  for (size_t i = 0; i < ks.n && clang_Cursor_isNull(r); i++) {
+    if (clang_getCursorKind(ks.v[i]) != CXCursor_CXXBaseSpecifier) continue;
+    CXType bt = clang_getCursorType(ks.v[i]);
+    CXType rb = strip_refs(bt);
+    if (rb.kind != CXType_Record) {
+      /* A base spelled with the pattern's parameters: substitute when it is one of them. */
+      CXCursor bd = clang_getTypeDeclaration(bt);
+      if (clang_getCursorKind(bd) != CXCursor_TemplateTypeParameter) continue;
+      rb = strip_refs(bound_tparam(c, bd, t));
+      if (rb.kind != CXType_Record) continue;
+    }
+    r = lookup_member(c, rb, name, owner, depth + 1);
+  }
+  free(ks.v);
+  return r;
+}
+
+/* `ret` (a member's type, written in its class's pattern) in the instantiation `owner`. */
+static CXType subst_type(ctx *c, CXType ret, CXType owner, CXCursor member) {
+  CXType r = strip_refs(ret);
+  if (r.kind == CXType_Record) return r;
+  CXString sp = clang_getTypeSpelling(clang_getNonReferenceType(ret));
+  char name[128];
+  snprintf(name, sizeof name, "%s", clang_getCString(sp));
+  clang_disposeString(sp);
+  /* "const E" -> "E" */
+  const char *nm = strncmp(name, "const ", 6) == 0 ? name + 6 : name;
+  CXCursor cls = clang_getCursorSemanticParent(member);
+  tparam_named tn = {nm, clang_getNullCursor()};
+  clang_visitChildren(cls, find_tparam_named, &tn);
+  if (clang_Cursor_isNull(tn.found)) return bind_type(c, ret);
+  return strip_refs(bound_tparam(c, tn.found, owner));
+}
+
+/* The class type of expression `e` (dependent or not), through the file's instantiations. */
+static CXType expr_class(ctx *c, CXCursor e, int depth) {
+  CXType none = {CXType_Invalid, {NULL, NULL}};
+  if (depth > 8 || clang_Cursor_isNull(e)) return none;
+  CXCursor s = e;
+  while (clang_getCursorKind(s) == CXCursor_ParenExpr ||
+         clang_getCursorKind(s) == CXCursor_UnexposedExpr) {
+    CXCursor in = first_expr_child(s);
+    if (clang_Cursor_isNull(in)) break;
+    s = in;
+  }
+  CXType t = strip_refs(clang_getCursorType(s));
+  if (t.kind == CXType_Record) return t;
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (k == CXCursor_DeclRefExpr) {
+    CXCursor var = clang_getCursorReferenced(s);
+    if (clang_getCursorKind(var) == CXCursor_ParmDecl) {
+      CXCursor fn = clang_getCursorSemanticParent(var);
+      if (clang_getCursorKind(fn) == CXCursor_FunctionTemplate) {
+        /* (clang_Cursor_getArgument does not work on a template: its parameters in order.) */
+        const tbinding *b = binding_for(c, fn, 0);
+        kids ps = children(fn);
+        int pi = 0;
+        CXType r = none;
+        for (size_t i = 0; b && i < ps.n; i++) {
+          if (clang_getCursorKind(ps.v[i]) != CXCursor_ParmDecl) continue;
+          if (clang_equalCursors(ps.v[i], var) && pi < b->nargs) r = strip_refs(b->args[pi]);
+          pi++;
+        }
+        free(ps.v);
+        if (r.kind != CXType_Invalid) return r;
+      }
+    }
+    return clang_Cursor_isNull(var) ? none : bind_type(c, clang_getCursorType(var));
+  }
+  CXCursor m = s;
+  if (k == CXCursor_CallExpr) {
+    kids ks = children(s);
+    m = ks.n ? ks.v[0] : clang_getNullCursor();
+    free(ks.v);
+  }
+  if (clang_Cursor_isNull(m) || clang_getCursorKind(m) != CXCursor_MemberRefExpr) return none;
+  CXType bt = expr_class(c, first_expr_child(m), depth + 1);
+  if (bt.kind == CXType_Invalid) return none;
+  char name[160];
+  ref_name(c, m, name, sizeof name);
+  CXType owner = none;
+  CXCursor mem = lookup_member(c, bt, name, &owner, 0);
+  if (clang_Cursor_isNull(mem)) return none;
+  CXType mt = clang_getCursorType(mem);
+  CXType rt = clang_getCursorKind(mem) == CXCursor_FieldDecl ? mt : clang_getResultType(mt);
+  return subst_type(c, rt, owner, mem);
+}
+
+/* The declaration a member expression refers to: libclang's, or for a dependent one, the member
+ * of the class its object has in the file's instantiations. */
+static CXCursor member_ref(ctx *c, CXCursor m) {
+  CXCursor ref = clang_getCursorReferenced(m);
+  if (!clang_Cursor_isNull(ref) || !c->sh || !c->sh->ntb) return ref;
+  if (clang_getCursorKind(m) != CXCursor_MemberRefExpr) return ref;
+  CXType bt = expr_class(c, first_expr_child(m), 0);
+  if (bt.kind == CXType_Invalid) return ref;
+  char name[160];
+  ref_name(c, m, name, sizeof name);
+  if (!name[0]) return ref;
+  CXType owner;
+  return lookup_member(c, bt, name, &owner, 0);
+}
+
+typedef struct conv_find {
+  CXType to;
+  CXCursor found;
+} conv_find;
+
+static enum CXChildVisitResult find_conversion(CXCursor k, CXCursor parent, CXClientData d) {
+  (void)parent;
+  conv_find *cf = d;
+  if (clang_getCursorKind(k) != CXCursor_ConversionFunction) return CXChildVisit_Continue;
+  CXType r = clang_getCanonicalType(clang_getResultType(clang_getCursorType(k)));
+  if (clang_equalTypes(r, cf->to)) {
+    cf->found = k;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+/* The conversion operator of class `from` (or a base) to `to`, or null. */
+static CXCursor conversion_to(CXType from, CXType to, int depth) {
+  if (depth > 6) return clang_getNullCursor();
+  CXCursor decl = clang_getCursorDefinition(clang_getTypeDeclaration(from));
+  if (clang_Cursor_isNull(decl)) return decl;
+  conv_find cf = {clang_getCanonicalType(to), clang_getNullCursor()};
+  clang_visitChildren(decl, find_conversion, &cf);
+  if (!clang_Cursor_isNull(cf.found)) return cf.found;
+  kids ks = children(decl);
+  CXCursor r = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n && clang_Cursor_isNull(r); i++)
+    if (clang_getCursorKind(ks.v[i]) == CXCursor_CXXBaseSpecifier)
+      r = conversion_to(strip_refs(clang_getCursorType(ks.v[i])), to, depth + 1);
+  free(ks.v);
+  return r;
+}
+
+/* A dependent call `T::f(args)` with T a class template's parameter: the parameter types of f in
+ * the file's instantiation, so that a wrapper passed where a raw handle is expected is seen as the
+ * implicit conversion it becomes. Returns the number of parameter types written to `params`. */
+static int dependent_params(ctx *c, CXCursor call, CXType *params, int max) {
+  kids ks = children(call);
+  CXCursor callee = ks.n ? ks.v[0] : clang_getNullCursor();
+  free(ks.v);
+  if (clang_Cursor_isNull(callee) || clang_getCursorKind(callee) != CXCursor_DeclRefExpr ||
+      !clang_Cursor_isNull(clang_getCursorReferenced(callee)))
+    return 0;
+  kids qs = children(callee);
+  CXCursor tp = clang_getNullCursor();
+  for (size_t i = 0; i < qs.n; i++)
+    if (clang_getCursorKind(qs.v[i]) == CXCursor_TypeRef) {
+      CXCursor r = clang_getCursorReferenced(qs.v[i]);
+      if (clang_getCursorKind(r) == CXCursor_TemplateTypeParameter) tp = r;
+    }
+  free(qs.v);
+  if (clang_Cursor_isNull(tp)) return 0;
+  CXType none = {CXType_Invalid, {NULL, NULL}};
+  CXType bound = strip_refs(bound_tparam(c, tp, none));
+  if (bound.kind != CXType_Record) return 0;
+  char name[160];
+  ref_name(c, callee, name, sizeof name);
+  CXType owner;
+  CXCursor mem = lookup_member(c, bound, name, &owner, 0);
+  if (clang_Cursor_isNull(mem)) return 0;
+  CXType ft = clang_getCanonicalType(clang_getCursorType(mem));
+  if (ft.kind == CXType_Pointer) ft = clang_getCanonicalType(clang_getPointeeType(ft));
+  if (ft.kind != CXType_FunctionProto) return 0;
+  int n = clang_getNumArgTypes(ft);
+  for (int i = 0; i < n && i < max; i++) params[i] = clang_getArgType(ft, (unsigned)i);
+  return n < max ? n : max;
+}
+
 /* ---- classification -------------------------------------------------------------------------- */
 
 typedef struct rawacc {
@@ -533,7 +999,7 @@ static rawacc classify_member_raw(ctx *c, CXCursor e) {
     }
   }
   if (clang_getCursorKind(target) != CXCursor_MemberRefExpr) return r;
-  CXCursor ref = clang_getCursorReferenced(target);
+  CXCursor ref = member_ref(c, target);
   enum CXCursorKind rk = clang_getCursorKind(ref);
   char cls[128], mem[160];
   decl_names(ref, cls, sizeof cls, mem, sizeof mem);
@@ -686,23 +1152,75 @@ static void add_binding(ctx *c, CXCursor var, const char *wrapper, const char *v
   b->reported = 0;
 }
 
+/* The end offset of the macro invocation whose name starts at `off` in `text` (the closing
+ * parenthesis of its arguments), or `off` when it takes none. */
+static size_t macro_invocation_end(const char *text, size_t size, size_t off) {
+  size_t i = off;
+  while (i < size && (text[i] == '_' || (text[i] >= 'a' && text[i] <= 'z') ||
+                      (text[i] >= 'A' && text[i] <= 'Z') || (text[i] >= '0' && text[i] <= '9')))
+    i++;
+  while (i < size && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
+  if (i >= size || text[i] != '(') return off;
+  int depth = 0;
+  char quote = 0;
+  for (; i < size; i++) {
+    char ch = text[i];
+    if (quote) {
+      if (ch == '\\' && i + 1 < size)
+        i++;
+      else if (ch == quote)
+        quote = 0;
+      continue;
+    }
+    if (ch == '"' || ch == '\'') quote = ch;
+    if (ch == '(') depth++;
+    if (ch == ')' && --depth == 0) return i;
+  }
+  return off;
+}
+
+/* Is `loc` in code written in a macro's arguments in the main file (`assert(f(op.get()))`)?
+ * Such code is reported where it is written, not at the macro's name. */
+static int in_macro_argument(CXTranslationUnit tu, CXSourceLocation loc) {
+  CXFile ef = NULL, sf = NULL;
+  unsigned eoff = 0, soff = 0;
+  clang_getExpansionLocation(loc, &ef, NULL, NULL, &eoff);
+  clang_getSpellingLocation(loc, &sf, NULL, NULL, &soff);
+  if (!ef || !sf || !clang_File_isEqual(ef, sf) || soff <= eoff) return 0;
+  size_t size = 0;
+  const char *text = clang_getFileContents(tu, ef, &size);
+  if (!text || eoff >= size) return 0;
+  return soff <= macro_invocation_end(text, size, eoff);
+}
+
+/* Where a construct is reported: the start of its extent (an expansion location), or for code in
+ * a macro's arguments its own (macro) location, which the report resolves to where it is
+ * written. */
 static CXSourceLocation start_of(CXCursor e) {
+  CXSourceLocation loc = clang_getCursorLocation(e);
+  if (in_macro_argument(clang_Cursor_getTranslationUnit(e), loc)) return loc;
   return clang_getRangeStart(clang_getCursorExtent(e));
 }
 
 static void report_unguarded(ctx *c, CXSourceLocation at, const char *wrapper, const char *via) {
-  tether__report_tu(c->f, c->tu, at, RULE_UNGUARDED,
-                    "raw handle taken from '%s' through %s is used where no validity check of "
-                    "'%s' dominates it",
-                    wrapper, via, wrapper);
+  if (c->quiet) return;
+  const char *fmt = "raw handle taken from '%s' through %s is used where no validity check of "
+                    "'%s' dominates it";
+  if (in_macro_argument(c->tu, at))
+    tether__report_tu_spelled(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
+  else
+    tether__report_tu(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
 }
 
 static void report_escape(ctx *c, CXSourceLocation at, const char *wrapper, const char *via,
                           const char *where) {
-  tether__report_tu(c->f, c->tu, at, RULE_ESCAPE,
-                    "raw handle taken from '%s' through %s %s, where it outlives any validity "
-                    "check",
-                    wrapper, via, where);
+  if (c->quiet) return;
+  const char *fmt = "raw handle taken from '%s' through %s %s, where it outlives any validity "
+                    "check";
+  if (in_macro_argument(c->tu, at))
+    tether__report_tu_spelled(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
+  else
+    tether__report_tu(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
 }
 
 /* If `e` (stripped) is a raw value (raw access or a variable bound to one), describe it. */
@@ -712,6 +1230,7 @@ typedef struct rawval {
   char via[320];
   CXSourceLocation access;
   int from_access;
+  int checked; /* from a guarded accessor */
   CXCursor node;
 } rawval;
 
@@ -720,8 +1239,9 @@ static rawval raw_value(ctx *c, CXCursor e) {
   CXCursor s = strip(e);
   if (clang_getCursorKind(s) == CXCursor_DeclRefExpr) {
     binding *b = find_binding(c, s);
-    if (b && b->kind == BIND_RAW) {
+    if (b) {
       v.yes = 1;
+      v.checked = b->kind == BIND_CHECKED;
       v.wrapper = tether__strdup(b->wrapper);
       snprintf(v.via, sizeof v.via, "%s", b->via);
       v.access = b->access;
@@ -737,7 +1257,30 @@ static rawval raw_value(ctx *c, CXCursor e) {
     v.access = start_of(s);
     v.from_access = 1;
     v.node = r.node;
+    return v;
   }
+  /* A guarded accessor (`op.get()`, or its conversion operator): checked now, raw all the same
+   * once it is kept. */
+  if (clang_getCursorKind(s) != CXCursor_CallExpr) return v;
+  kids ks = children(s);
+  CXCursor target = ks.n && clang_getCursorKind(ks.v[0]) == CXCursor_MemberRefExpr ? ks.v[0] : s;
+  free(ks.v);
+  CXCursor ref = clang_getCursorKind(target) == CXCursor_MemberRefExpr
+                     ? member_ref(c, target)
+                     : clang_getCursorReferenced(target);
+  enum CXCursorKind rk = clang_getCursorKind(ref);
+  if (rk != CXCursor_CXXMethod && rk != CXCursor_ConversionFunction) return v;
+  if (clang_equalCursors(target, s) && rk != CXCursor_ConversionFunction) return v;
+  char cls[128], mem[160];
+  decl_names(ref, cls, sizeof cls, mem, sizeof mem);
+  if (!lists_match(&c->p->guarded_accessors, cls, mem)) return v;
+  v.yes = 1;
+  v.checked = 1;
+  v.wrapper = clang_equalCursors(target, s) ? spelling(c, s) : member_base(c, target);
+  snprintf(v.via, sizeof v.via, "%s::%s() (which checks)", cls, mem);
+  v.access = start_of(s);
+  v.from_access = 1;
+  v.node = target;
   return v;
 }
 
@@ -1039,9 +1582,56 @@ static void walk_children(ctx *c, CXCursor e, facts *st) {
   free(ks.v);
 }
 
+/* The object a member expression is applied to, with parentheses and implicit conversions
+ * stripped, and an overloaded `->` seen through (`p->checkValid()` on a smart reference: `p`). */
+static CXCursor member_object(CXCursor m) {
+  CXCursor sb = first_expr_child(m);
+  if (clang_Cursor_isNull(sb)) return sb;
+  while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
+         clang_getCursorKind(sb) == CXCursor_ParenExpr) {
+    CXCursor in = first_expr_child(sb);
+    if (clang_Cursor_isNull(in)) break;
+    sb = in;
+  }
+  if (is_arrow_call(sb)) {
+    CXCursor obj = arrow_object(sb);
+    if (!clang_Cursor_isNull(obj)) sb = strip(obj);
+  }
+  return sb;
+}
+
+/* `obj` was just proven valid. When it is a wrapper's parent (`b.getParentOperation()`,
+ * `b.parentOperation`, or `parentOperation` inside a method of the wrapper) and the profile says
+ * the wrapper is valid exactly when that parent is, the wrapper is valid too. */
+static void add_parent_children(ctx *c, CXCursor obj, facts *st) {
+  for (int depth = 0; depth < 4 && !clang_Cursor_isNull(obj); depth++) {
+    CXCursor m = obj;
+    if (clang_getCursorKind(m) == CXCursor_CallExpr) {
+      kids ks = children(m);
+      CXCursor first = ks.n ? ks.v[0] : clang_getNullCursor();
+      free(ks.v);
+      if (clang_Cursor_isNull(first) || clang_getCursorKind(first) != CXCursor_MemberRefExpr)
+        return;
+      m = first;
+    }
+    if (clang_getCursorKind(m) != CXCursor_MemberRefExpr) return;
+    CXCursor ref = member_ref(c, m);
+    enum CXCursorKind rk = clang_getCursorKind(ref);
+    if (rk != CXCursor_CXXMethod && rk != CXCursor_FieldDecl) return;
+    char cls[128], mem[160];
+    decl_names(ref, cls, sizeof cls, mem, sizeof mem);
+    if (!lists_match(&c->p->parents, cls, mem)) return;
+    char *w = member_base(c, m);
+    facts_add(st, w);
+    free(w);
+    obj = member_object(m);
+    if (!clang_Cursor_isNull(obj)) obj = strip(obj);
+  }
+}
+
 /* A guard-like event on a member call or a free function call. */
 static void member_event(ctx *c, CXCursor m, facts *st) {
-  CXCursor ref = clang_getCursorReferenced(m);
+  CXCursor ref = member_ref(c, m);
   enum CXCursorKind rk = clang_getCursorKind(ref);
   if (rk != CXCursor_CXXMethod && rk != CXCursor_ConversionFunction && rk != CXCursor_FieldDecl)
     return;
@@ -1052,6 +1642,7 @@ static void member_event(ctx *c, CXCursor m, facts *st) {
     char *w = member_base(c, m);
     facts_add(st, w);
     free(w);
+    add_parent_children(c, member_object(m), st);
     return;
   }
   if (rk != CXCursor_FieldDecl && lists_match(&c->p->invalidators, cls, mem)) {
@@ -1116,8 +1707,41 @@ static void assign(ctx *c, CXCursor e, CXCursor lhs, CXCursor rhs, facts *st) {
     expr(c, lhs, st);
   }
   if (rv.yes && where) report_escape(c, start_of(e), rv.wrapper, rv.via, where);
+  if (rv.yes && !where && !local) {
+    /* `v[i] = raw`, `m[key] = raw`: a store into a container. */
+    CXCursor sub = strip(lhs);
+    CXString on = clang_getCursorSpelling(sub);
+    int subscript = clang_getCursorKind(sub) == CXCursor_CallExpr &&
+                    strcmp(clang_getCString(on), "operator[]") == 0 &&
+                    clang_Cursor_getNumArguments(sub) == 2;
+    clang_disposeString(on);
+    if (subscript) {
+      CXCursor lv;
+      char *cw = container_target(c, clang_Cursor_getArgument(sub, 0), &lv);
+      if (cw)
+        report_escape(c, start_of(e), rv.wrapper, rv.via, cw);
+      else if (!clang_Cursor_isNull(lv))
+        add_container_push(c, lv, &rv, start_of(e));
+      free(cw);
+    }
+  }
+  if (where) {
+    /* A local container or lambda holding raw handles, stored where it outlives the function. */
+    CXCursor var = local_var_named(rhs);
+    if (!clang_Cursor_isNull(var)) {
+      char how[400];
+      snprintf(how, sizeof how, "then %s", where);
+      container_escapes(c, var, how);
+      lambda_var *l = find_lambda_var(c, var);
+      if (l && l->wrapper && !l->reported) {
+        l->reported = 1;
+        report_escape(c, l->at, l->wrapper, l->via,
+                      "is captured by a lambda that is stored where it outlives the function");
+      }
+    }
+  }
   if (local && !clang_Cursor_isNull(local_var) && rv.yes)
-    add_binding(c, local_var, rv.wrapper, rv.via, rv.access, BIND_RAW);
+    add_binding(c, local_var, rv.wrapper, rv.via, rv.access, rv.checked ? BIND_CHECKED : BIND_RAW);
   /* Writing a wrapper (a variable, a field, through a reference) forgets what was known about it,
    * including the statuses taken from it. */
   if (clang_getCursorKind(ls) == CXCursor_DeclRefExpr ||
@@ -1188,6 +1812,459 @@ static void status_lambda_refs(ctx *c, CXCursor e, facts *st) {
   clang_visitChildren(e, find_outer_refs, &lr);
 }
 
+/* ---- summaries of helper functions and lambdas ---------------------------------------------- */
+
+static int stmt(ctx *c, CXCursor s, facts *st);
+
+/* Is `t` (through references, pointers, const and a smart reference's template argument) a
+ * wrapper class of the profile, or derived from one? */
+static int type_is_wrapper_depth(ctx *c, CXType t, int depth) {
+  if (depth > 6) return 0;
+  for (int i = 0; i < 4; i++) {
+    if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference ||
+        t.kind == CXType_Pointer)
+      t = clang_getPointeeType(t);
+    else
+      break;
+  }
+  t = clang_getCanonicalType(t);
+  if (t.kind != CXType_Record) return 0;
+  CXString ts = clang_getTypeSpelling(t);
+  char key[512];
+  snprintf(key, sizeof key, "%s", clang_getCString(ts));
+  clang_disposeString(ts);
+  if (tether__strlist_has(&c->sh->wrapper_types_yes, key)) return 1;
+  if (tether__strlist_has(&c->sh->wrapper_types_no, key)) return 0;
+  int yes = 0;
+  CXCursor decl = clang_getTypeDeclaration(t);
+  char name[256] = "";
+  if (!clang_Cursor_isNull(decl)) {
+    CXString n = clang_getCursorSpelling(decl);
+    snprintf(name, sizeof name, "%s", clang_getCString(n));
+    clang_disposeString(n);
+  }
+  if (name[0] && tether__strlist_has(&c->p->wrappers, name)) yes = 1;
+  int nta = clang_Type_getNumTemplateArguments(t);
+  for (int i = 0; !yes && i < nta && i < 4; i++) {
+    CXType a = clang_Type_getTemplateArgumentAsType(t, (unsigned)i);
+    if (a.kind != CXType_Invalid) yes = type_is_wrapper_depth(c, a, depth + 1);
+  }
+  if (!yes && !clang_Cursor_isNull(decl)) {
+    CXCursor def = clang_getCursorDefinition(decl);
+    if (!clang_Cursor_isNull(def)) {
+      kids ks = children(def);
+      for (size_t i = 0; !yes && i < ks.n; i++)
+        if (clang_getCursorKind(ks.v[i]) == CXCursor_CXXBaseSpecifier)
+          yes = type_is_wrapper_depth(c, clang_getCursorType(ks.v[i]), depth + 1);
+      free(ks.v);
+    }
+  }
+  tether__strlist_push(yes ? &c->sh->wrapper_types_yes : &c->sh->wrapper_types_no, key);
+  return yes;
+}
+
+static int type_is_wrapper(ctx *c, CXType t) { return type_is_wrapper_depth(c, t, 0); }
+
+static int in_system_header(CXCursor d) {
+  return clang_Location_isInSystemHeader(clang_getCursorLocation(d));
+}
+
+static void ctx_free(ctx *c) {
+  for (size_t i = 0; i < c->nb; i++) {
+    free(c->b[i].wrapper);
+    free(c->b[i].via);
+  }
+  free(c->b);
+  free(c->svars);
+  free(c->sv_escaped);
+  tether__strlist_free(&c->kills);
+  for (size_t i = 0; i < c->nlv; i++) {
+    free(c->lv[i].wrapper);
+    free(c->lv[i].via);
+  }
+  free(c->lv);
+  for (size_t i = 0; i < c->ncp; i++) {
+    free(c->cp[i].wrapper);
+    free(c->cp[i].via);
+  }
+  free(c->cp);
+}
+
+/* A normal exit of the function whose summary is being computed, with state `st`. */
+static void summary_exit(ctx *c, const facts *st) {
+  if (!c->ret_acc) return;
+  if (c->ret_seen++ == 0) {
+    facts cp = facts_copy(st);
+    facts_replace(c->ret_acc, &cp);
+  } else {
+    facts_intersect(c->ret_acc, st);
+  }
+}
+
+/* The summary of function `fn` (a declaration; its definition is looked up) or of lambda
+ * expression `fn`; NULL when there is no body to look at, or too deep. */
+static summary *summary_of(ctx *c, CXCursor fn) {
+  if (c->depth >= 3 || !c->sh) return NULL;
+  int is_lambda = clang_getCursorKind(fn) == CXCursor_LambdaExpr;
+  CXCursor def = is_lambda ? fn : clang_getCursorDefinition(fn);
+  if (clang_Cursor_isNull(def)) return NULL;
+  char key[600];
+  if (is_lambda) {
+    unsigned off = 0;
+    CXFile file = NULL;
+    clang_getExpansionLocation(clang_getCursorLocation(def), &file, NULL, NULL, &off);
+    snprintf(key, sizeof key, "L%u", off);
+  } else {
+    CXString u = clang_getCursorUSR(def);
+    snprintf(key, sizeof key, "F%s", clang_getCString(u));
+    clang_disposeString(u);
+    if (strlen(key) < 2) return NULL;
+  }
+  for (size_t i = 0; i < c->sh->n; i++)
+    if (strcmp(c->sh->v[i].key, key) == 0) return &c->sh->v[i];
+  kids ks = children(def);
+  CXCursor body = clang_getNullCursor();
+  for (size_t i = 0; i < ks.n; i++)
+    if (clang_getCursorKind(ks.v[i]) == CXCursor_CompoundStmt) body = ks.v[i];
+  if (clang_Cursor_isNull(body)) {
+    free(ks.v);
+    return NULL;
+  }
+  if (c->sh->n == c->sh->cap) {
+    size_t cap = c->sh->cap ? c->sh->cap * 2 : 32;
+    summary *v = realloc(c->sh->v, cap * sizeof *v);
+    if (!v) {
+      free(ks.v);
+      return NULL;
+    }
+    c->sh->v = v;
+    c->sh->cap = cap;
+  }
+  size_t idx = c->sh->n++;
+  summary *sm = &c->sh->v[idx];
+  memset(sm, 0, sizeof *sm);
+  sm->key = tether__strdup(key);
+  if (is_lambda) {
+    for (size_t i = 0; i < ks.n; i++)
+      if (clang_getCursorKind(ks.v[i]) == CXCursor_ParmDecl) {
+        CXString n = clang_getCursorSpelling(ks.v[i]);
+        tether__strlist_push(&sm->params, clang_getCString(n));
+        clang_disposeString(n);
+      }
+  } else {
+    int na = clang_Cursor_getNumArguments(def);
+    for (int i = 0; i < na; i++) {
+      CXString n = clang_getCursorSpelling(clang_Cursor_getArgument(def, (unsigned)i));
+      tether__strlist_push(&sm->params, clang_getCString(n));
+      clang_disposeString(n);
+    }
+  }
+  free(ks.v);
+  ctx sub;
+  memset(&sub, 0, sizeof sub);
+  sub.f = c->f;
+  sub.tu = c->tu;
+  sub.p = c->p;
+  sub.sh = c->sh;
+  sub.quiet = 1;
+  sub.depth = c->depth + 1;
+  sub.defer = clang_getNullCursor();
+  sub.local_lambda = clang_getNullCursor();
+  sub.in_lambda = is_lambda;
+  facts acc = {0}, st = {0};
+  sub.ret_acc = &acc;
+  int exits = stmt(&sub, body, &st);
+  if (!exits) summary_exit(&sub, &st);
+  sm = &c->sh->v[idx]; /* the array may have moved while the body was walked */
+  sm->noreturn = sub.ret_seen == 0;
+  sm->guards = acc;
+  sm->done = 1;
+  tether__strlist_free(&st);
+  ctx_free(&sub);
+  return sm;
+}
+
+/* Facts a call establishes through the callee's summary: its guards on a parameter become
+ * guards on the argument, on `this` a guard on the object, and (for a lambda) on a captured
+ * variable a guard on that variable. */
+static void apply_summary(ctx *c, const summary *sm, CXCursor call, const char *obj, int shift,
+                          int is_lambda, facts *st) {
+  int nargs = clang_Cursor_getNumArguments(call);
+  for (size_t i = 0; i < sm->guards.n; i++) {
+    const char *g = sm->guards.v[i];
+    if (g[0] == STATUS_TAG) continue;
+    size_t hn = strcspn(g, ".-([");
+    if (hn == 4 && strncmp(g, "this", 4) == 0) {
+      if (obj && g[hn] == '\0') facts_add(st, obj);
+      continue;
+    }
+    int pi = -1;
+    for (size_t k = 0; k < sm->params.n; k++)
+      if (strlen(sm->params.v[k]) == hn && strncmp(sm->params.v[k], g, hn) == 0) pi = (int)k;
+    if (pi >= 0) {
+      if (pi + shift >= nargs) continue;
+      char *a = spelling(c, clang_Cursor_getArgument(call, (unsigned)(pi + shift)));
+      tether__buf b = {0};
+      if (a[0] == '&' && a[1]) {
+        /* A pointer to the wrapper: a guard on `p` or `p->x` is a guard on `w` or `w.x`. */
+        tether__buf_puts(&b, a + 1);
+        tether__buf_puts(&b, strncmp(g + hn, "->", 2) == 0 ? "." : "");
+        tether__buf_puts(&b, strncmp(g + hn, "->", 2) == 0 ? g + hn + 2 : g + hn);
+      } else {
+        tether__buf_puts(&b, a);
+        tether__buf_puts(&b, g + hn);
+      }
+      if (b.p) {
+        normalise(b.p);
+        facts_add(st, b.p);
+      }
+      tether__buf_free(&b);
+      free(a);
+    } else if (is_lambda) {
+      facts_add(st, g);
+    }
+  }
+}
+
+/* Does a call to `fn` never return (declared so, a well-known name, or a body that always
+ * throws)? */
+static int call_never_returns(ctx *c, CXCursor call) {
+  if (is_noreturn_call(call)) return 1;
+  CXCursor fn = clang_getCursorReferenced(call);
+  enum CXCursorKind k = clang_getCursorKind(fn);
+  if (k != CXCursor_FunctionDecl && k != CXCursor_CXXMethod) return 0;
+  CXCursor def = clang_getCursorDefinition(fn);
+  if (clang_Cursor_isNull(def) || in_system_header(def)) return 0;
+  summary *sm = summary_of(c, fn);
+  return sm && sm->done && sm->noreturn;
+}
+
+/* ---- lambdas kept in local variables, local containers ------------------------------------- */
+
+static lambda_var *find_lambda_var(ctx *c, CXCursor var) {
+  for (size_t i = c->nlv; i-- > 0;)
+    if (clang_equalCursors(c->lv[i].var, var)) return &c->lv[i];
+  return NULL;
+}
+
+static lambda_var *lambda_var_for(ctx *c, CXCursor lam) {
+  for (size_t i = c->nlv; i-- > 0;)
+    if (clang_equalCursors(c->lv[i].lambda, lam)) return &c->lv[i];
+  return NULL;
+}
+
+static void add_lambda_var(ctx *c, CXCursor var, CXCursor lam) {
+  if (c->nlv == c->caplv) {
+    size_t cap = c->caplv ? c->caplv * 2 : 8;
+    lambda_var *v = realloc(c->lv, cap * sizeof *v);
+    if (!v) return;
+    c->lv = v;
+    c->caplv = cap;
+  }
+  lambda_var *l = &c->lv[c->nlv++];
+  memset(l, 0, sizeof *l);
+  l->var = var;
+  l->lambda = lam;
+}
+
+/* A raw handle captured by a lambda: an escape, unless the lambda stays in the function (called
+ * on the spot, passed to a function that only calls it, or kept in a local variable that is only
+ * called), in which case it is remembered with the variable until the variable itself escapes. */
+static void lambda_capture(ctx *c, CXCursor lam, int local, const char *wrapper, const char *via,
+                           CXSourceLocation at) {
+  lambda_var *l = lambda_var_for(c, lam);
+  if (l) {
+    if (!l->wrapper) {
+      l->wrapper = tether__strdup(wrapper);
+      l->via = tether__strdup(via);
+      l->at = at;
+    }
+    return;
+  }
+  if (local) return;
+  report_escape(c, at, wrapper, via, "is captured by a lambda");
+}
+
+/* The local container a push or subscript writes to, or a description of the longer-lived one
+ * (NULL and a null cursor: not a container store we understand). */
+static char *container_target(ctx *c, CXCursor obj, CXCursor *local) {
+  *local = clang_getNullCursor();
+  int is_local = 0;
+  char *where = store_target(c, obj, &is_local, local);
+  if (is_local) {
+    free(where);
+    return NULL;
+  }
+  *local = clang_getNullCursor();
+  if (!where) {
+    /* `(*p).push_back`, `get().push_back`: not a local, not a store we can name: skip. */
+    CXCursor s = strip(obj);
+    if (clang_getCursorKind(s) != CXCursor_UnaryOperator) return NULL;
+  }
+  free(where);
+  char *sp = spelling(c, obj);
+  tether__buf b = {0};
+  tether__buf_printf(&b, "is put into container '%s', which outlives the function", sp);
+  free(sp);
+  return b.p;
+}
+
+static void add_container_push(ctx *c, CXCursor var, const struct rawval *rv, CXSourceLocation at) {
+  if (c->ncp == c->capcp) {
+    size_t cap = c->capcp ? c->capcp * 2 : 8;
+    container_push *v = realloc(c->cp, cap * sizeof *v);
+    if (!v) return;
+    c->cp = v;
+    c->capcp = cap;
+  }
+  container_push *p = &c->cp[c->ncp++];
+  p->var = var;
+  p->wrapper = tether__strdup(rv->wrapper);
+  p->via = tether__strdup(rv->via);
+  p->at = at;
+  p->reported = 0;
+}
+
+/* The local container `var` leaves the function: every raw handle put into it escapes. */
+static void container_escapes(ctx *c, CXCursor var, const char *how) {
+  for (size_t i = 0; i < c->ncp; i++) {
+    container_push *p = &c->cp[i];
+    if (p->reported || !clang_equalCursors(p->var, var)) continue;
+    p->reported = 1;
+    CXString n = clang_getCursorSpelling(var);
+    char where[400];
+    snprintf(where, sizeof where, "is put into container '%s', which %s", clang_getCString(n), how);
+    clang_disposeString(n);
+    report_escape(c, p->at, p->wrapper, p->via, where);
+  }
+}
+
+/* `e` names a local variable (through std::move and copies): that variable, else null. */
+static CXCursor local_var_named(CXCursor e) {
+  CXCursor s = strip(e);
+  for (int i = 0; i < 4 && clang_getCursorKind(s) == CXCursor_CallExpr; i++) {
+    CXCursor fn = clang_getCursorReferenced(s);
+    CXString n = clang_getCursorSpelling(fn);
+    int mv = strcmp(clang_getCString(n), "move") == 0 && clang_Cursor_getNumArguments(s) == 1;
+    clang_disposeString(n);
+    if (!mv) break;
+    s = strip(clang_Cursor_getArgument(s, 0));
+  }
+  if (clang_getCursorKind(s) != CXCursor_DeclRefExpr) return clang_getNullCursor();
+  CXCursor var = clang_getCursorReferenced(s);
+  return var_is_local_automatic(var) ? var : clang_getNullCursor();
+}
+
+static int is_collection_type(CXType t) {
+  CXString ts = clang_getTypeSpelling(clang_getCanonicalType(t));
+  const char *sp = clang_getCString(ts);
+  static const char *const names[] = {"vector", "Vector", "array", "Array",   "list",
+                                      "List",   "deque",  "set",   "Set",     "map",
+                                      "Map",    "pair",   "tuple", "optional"};
+  int yes = 0;
+  for (size_t i = 0; !yes && i < sizeof names / sizeof names[0]; i++)
+    if (strstr(sp, names[i])) yes = 1;
+  clang_disposeString(ts);
+  return yes;
+}
+
+/* `return {a.get(), ...}`, `return std::vector<MlirBlock>{...}`, `return std::make_pair(...)`:
+ * raw handles handed to the caller inside a collection. */
+static void returned_collection(ctx *c, CXCursor e, int depth) {
+  if (depth > 4) return;
+  CXCursor s = strip(e);
+  enum CXCursorKind k = clang_getCursorKind(s);
+  int descend = 0;
+  if (k == CXCursor_InitListExpr) {
+    descend = !type_is_wrapper(c, clang_getCursorType(s));
+  } else if (k == CXCursor_CallExpr) {
+    CXCursor fn = clang_getCursorReferenced(s);
+    CXType t = clang_getCursorType(s);
+    if (clang_getCursorKind(fn) == CXCursor_Constructor) {
+      descend = !type_is_wrapper(c, t) && is_collection_type(t);
+    } else {
+      CXString n = clang_getCursorSpelling(fn);
+      const char *name = clang_getCString(n);
+      descend = strcmp(name, "make_pair") == 0 || strcmp(name, "make_tuple") == 0 ||
+                strcmp(name, "make_optional") == 0;
+      clang_disposeString(n);
+    }
+  }
+  if (!descend) return;
+  kids ks = children(s);
+  for (size_t i = 0; i < ks.n; i++) {
+    if (!is_expr_kind(clang_getCursorKind(ks.v[i]))) continue;
+    rawval rv = raw_value(c, ks.v[i]);
+    if (rv.yes)
+      report_escape(c, start_of(ks.v[i]), rv.wrapper, rv.via,
+                    "is returned to the caller in a collection");
+    else
+      returned_collection(c, ks.v[i], depth + 1);
+    free(rv.wrapper);
+  }
+  free(ks.v);
+}
+
+static int is_push_method(const char *name) {
+  static const char *const names[] = {
+      "push_back", "emplace_back", "push_front",  "emplace_front",    "insert", "emplace",
+      "append",    "push",         "try_emplace", "insert_or_assign", "assign", "emplace_hint"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(name, names[i]) == 0) return 1;
+  return 0;
+}
+
+/* Functions that call a callable they are given before returning and do not keep it. */
+static int calls_and_forgets(CXCursor fn, CXType param) {
+  CXString ps = clang_getTypeSpelling(param);
+  int yes = strstr(clang_getCString(ps), "function_ref") != NULL;
+  clang_disposeString(ps);
+  if (yes) return 1;
+  static const char *const algos[] = {
+      "for_each",         "any_of",          "all_of",         "none_of",   "find_if",
+      "find_if_not",      "count_if",        "remove_if",      "erase_if",  "sort",
+      "stable_sort",      "transform",       "accumulate",     "partition", "max_element",
+      "min_element",      "generate",        "copy_if",        "is_sorted", "lower_bound",
+      "upper_bound",      "equal_range",     "binary_search",  "unique",    "interleave",
+      "interleaveComma",  "reduce",          "adjacent_find",  "mismatch",  "replace_if",
+      "stable_partition", "partition_point", "is_partitioned", "search"};
+  CXString n = clang_getCursorSpelling(fn);
+  const char *name = clang_getCString(n);
+  for (size_t i = 0; !yes && i < sizeof algos / sizeof algos[0]; i++)
+    if (strcmp(name, algos[i]) == 0) yes = 1;
+  clang_disposeString(n);
+  if (!yes) return 0;
+  /* Only the standard library's and LLVM's algorithms. */
+  CXCursor ns = clang_getCursorSemanticParent(fn);
+  for (int d = 0; d < 8 && !clang_Cursor_isNull(ns); d++) {
+    if (clang_getCursorKind(ns) == CXCursor_Namespace) {
+      CXString s = clang_getCursorSpelling(ns);
+      const char *nn = clang_getCString(s);
+      int known = strcmp(nn, "std") == 0 || strcmp(nn, "llvm") == 0;
+      clang_disposeString(s);
+      if (known) return 1;
+    }
+    if (clang_getCursorKind(ns) == CXCursor_TranslationUnit) break;
+    ns = clang_getCursorSemanticParent(ns);
+  }
+  return 0;
+}
+
+static CXCursor lambda_of(CXCursor e) {
+  CXCursor s = strip(e);
+  return clang_getCursorKind(s) == CXCursor_LambdaExpr ? s : clang_getNullCursor();
+}
+
+static int is_argument_of(CXCursor call, CXCursor k, int *index) {
+  int na = clang_Cursor_getNumArguments(call);
+  for (int i = 0; i < na; i++)
+    if (clang_equalCursors(clang_Cursor_getArgument(call, (unsigned)i), k)) {
+      *index = i;
+      return 1;
+    }
+  return 0;
+}
+
 static void call(ctx *c, CXCursor e, facts *st) {
   const tether_lint_status_accessor *sa = status_call(c, e);
   CXCursor ref = clang_getCursorReferenced(e);
@@ -1206,8 +2283,117 @@ static void call(ctx *c, CXCursor e, facts *st) {
       free(w);
     }
   }
-  for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
-  free(ks.v);
+  /* The callee: a lambda in a local variable (`check()`), or a lambda called on the spot. */
+  CXCursor callee_lambda = clang_getNullCursor();
+  lambda_var *callee_lv = NULL;
+  int calls_object = 0;
+  if (clang_getCursorKind(ref) == CXCursor_CXXMethod) {
+    CXString rn = clang_getCursorSpelling(ref);
+    calls_object = strcmp(clang_getCString(rn), "operator()") == 0;
+    clang_disposeString(rn);
+  }
+  if (ks.n && calls_object) {
+    CXCursor first = strip(ks.v[0]);
+    if (clang_getCursorKind(first) == CXCursor_LambdaExpr) {
+      callee_lambda = first;
+    } else if (clang_getCursorKind(first) == CXCursor_DeclRefExpr) {
+      callee_lv = find_lambda_var(c, clang_getCursorReferenced(first));
+      if (callee_lv) callee_lambda = callee_lv->lambda;
+    }
+  }
+  /* C++17: the callee is evaluated before the arguments; the arguments are unsequenced with
+   * respect to each other, so what one establishes is not known in another. */
+  facts base = {0};
+  int have_base = 0;
+  facts out = {0};
+  size_t kills_from = c->kills.n;
+  for (size_t i = 0; i < ks.n; i++) {
+    int ai = -1;
+    CXCursor k = ks.v[i];
+    if (i == 0 && !clang_Cursor_isNull(callee_lambda)) {
+      if (callee_lv) continue; /* calling the variable is not a use that lets the lambda escape */
+      CXCursor saved = c->local_lambda;
+      c->local_lambda = callee_lambda;
+      expr(c, k, st);
+      c->local_lambda = saved;
+      continue;
+    }
+    if (!is_argument_of(e, k, &ai)) {
+      expr(c, k, st);
+      continue;
+    }
+    if (!have_base) {
+      base = facts_copy(st);
+      have_base = 1;
+    }
+    facts cur = facts_copy(&base);
+    CXCursor lam = lambda_of(k);
+    CXCursor saved = c->local_lambda;
+    if (!clang_Cursor_isNull(lam) && !clang_Cursor_isNull(ref)) {
+      CXType ft = clang_getCursorType(ref);
+      int np = clang_getNumArgTypes(ft);
+      int pi = ai - (np >= 0 && clang_Cursor_getNumArguments(e) == np + 1 ? 1 : 0);
+      CXType pt = pi >= 0 && pi < np ? clang_getArgType(ft, (unsigned)pi) : clang_getCursorType(k);
+      if (calls_and_forgets(ref, pt)) c->local_lambda = lam;
+    }
+    expr(c, k, &cur);
+    c->local_lambda = saved;
+    facts_union(&out, &cur);
+    tether__strlist_free(&cur);
+  }
+  if (have_base) {
+    facts_union(st, &out);
+    apply_kills(c, st, kills_from);
+  }
+  tether__strlist_free(&base);
+  tether__strlist_free(&out);
+  /* A dependent call (`DerivedTy::isaFunction(value)`): a wrapper passed where the file's
+   * instantiation expects a raw handle is converted to it. */
+  if (clang_Cursor_isNull(ref) && c->sh && c->sh->ntb) {
+    CXType params[16];
+    int np = dependent_params(c, e, params, 16);
+    int na = clang_Cursor_getNumArguments(e);
+    for (int i = 0; i < np && i < na; i++) {
+      CXCursor arg = clang_Cursor_getArgument(e, (unsigned)i);
+      CXType at = strip_refs(clang_getCursorType(arg));
+      if (at.kind != CXType_Record || clang_equalTypes(at, clang_getCanonicalType(params[i])))
+        continue;
+      CXCursor conv = conversion_to(at, params[i], 0);
+      if (clang_Cursor_isNull(conv)) continue;
+      char cls[128], mem[160];
+      decl_names(conv, cls, sizeof cls, mem, sizeof mem);
+      char *w = spelling(c, arg);
+      if (lists_match(&c->p->raw_accessors, cls, mem)) {
+        char via[320];
+        snprintf(via, sizeof via, "%s::%s", cls, mem);
+        check_use(c, arg, w, via, start_of(arg), st);
+      } else if (lists_match(&c->p->guarded_accessors, cls, mem)) {
+        facts_add(st, w);
+      }
+      free(w);
+    }
+  }
+  /* A raw handle put into a container. */
+  if (has_member) {
+    CXString mn = clang_getCursorSpelling(ks.v[0]);
+    int push = is_push_method(clang_getCString(mn));
+    clang_disposeString(mn);
+    int na = clang_Cursor_getNumArguments(e);
+    for (int i = 0; push && i < na; i++) {
+      CXCursor arg = clang_Cursor_getArgument(e, (unsigned)i);
+      rawval rv = raw_value(c, arg);
+      if (rv.yes) {
+        CXCursor local;
+        char *where = container_target(c, member_object(ks.v[0]), &local);
+        if (where)
+          report_escape(c, start_of(arg), rv.wrapper, rv.via, where);
+        else if (!clang_Cursor_isNull(local))
+          add_container_push(c, local, &rv, start_of(arg));
+        free(where);
+      }
+      free(rv.wrapper);
+    }
+  }
   if (!clang_Cursor_isNull(ref)) status_ref_args(c, e, ref, st);
   if (sa) {
     int nargs = clang_Cursor_getNumArguments(e);
@@ -1227,6 +2413,7 @@ static void call(ctx *c, CXCursor e, facts *st) {
       }
       free(w);
     }
+    free(ks.v);
     return;
   }
   if (!has_member && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
@@ -1242,18 +2429,58 @@ static void call(ctx *c, CXCursor e, facts *st) {
       if (guard) facts_add(st, w);
       if (inval) kill_wrapper(c, st, w);
       free(w);
+      free(ks.v);
+      return;
     }
   }
+  /* A helper that guards: a lambda, or a function or method of the translation unit that takes
+   * a wrapper (or is a method of one). */
+  if (!clang_Cursor_isNull(callee_lambda)) {
+    summary *sm = summary_of(c, callee_lambda);
+    if (sm && sm->done) {
+      int nargs = clang_Cursor_getNumArguments(e);
+      int shift = nargs == (int)sm->params.n + 1 ? 1 : 0;
+      apply_summary(c, sm, e, NULL, shift, 1, st);
+    }
+  } else if (!clang_Cursor_isNull(ref) &&
+             (clang_getCursorKind(ref) == CXCursor_FunctionDecl ||
+              clang_getCursorKind(ref) == CXCursor_CXXMethod) &&
+             !is_exempt(c, ref)) {
+    int wants = clang_getCursorKind(ref) == CXCursor_CXXMethod &&
+                type_is_wrapper(c, clang_getCursorType(clang_getCursorSemanticParent(ref)));
+    int np = clang_Cursor_getNumArguments(ref);
+    for (int i = 0; !wants && i < np; i++)
+      wants = type_is_wrapper(c, clang_getCursorType(clang_Cursor_getArgument(ref, (unsigned)i)));
+    if (wants) {
+      summary *sm = summary_of(c, ref);
+      if (sm && sm->done) {
+        char *obj = has_member ? member_base(c, ks.v[0]) : NULL;
+        if (!obj && clang_getCursorKind(ref) == CXCursor_CXXMethod) obj = tether__strdup("this");
+        apply_summary(c, sm, e, obj, 0, 0, st);
+        free(obj);
+      }
+    }
+  }
+  free(ks.v);
 }
 
 static void declref(ctx *c, CXCursor e, facts *st) {
+  CXCursor var = clang_getCursorReferenced(e);
+  lambda_var *l = clang_Cursor_isNull(var) ? NULL : find_lambda_var(c, var);
+  if (l && l->wrapper && !l->reported) {
+    /* A lambda kept in a local variable is used other than by calling it: it may be stored
+     * or passed on, and with it the raw handle it captured. */
+    l->reported = 1;
+    report_escape(c, l->at, l->wrapper, l->via, "is captured by a lambda that leaves the function");
+  }
   binding *b = find_binding(c, e);
-  if (!b || b->kind != BIND_RAW) return;
+  if (!b) return;
   size_t idx = (size_t)(b - c->b);
   if (c->in_lambda && idx < c->fn_base) {
-    report_escape(c, c->lambda_at, b->wrapper, b->via, "is captured by a lambda");
+    lambda_capture(c, c->cur_lambda, c->lambda_local, b->wrapper, b->via, c->lambda_at);
     return;
   }
+  if (b->kind != BIND_RAW) return;
   if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, e)) return;
   if (!b->reported && !tether__strlist_has(st, b->wrapper)) {
     b->reported = 1;
@@ -1479,13 +2706,15 @@ static void var_decl(ctx *c, CXCursor d, facts *st) {
   }
   rawval rv = raw_value(c, init);
   int automatic = var_is_local_automatic(d);
+  CXCursor lam = lambda_of(init);
+  if (automatic && !is_ref && !clang_Cursor_isNull(lam)) add_lambda_var(c, d, lam);
   CXCursor saved = c->defer;
   if (rv.yes && automatic) c->defer = rv.node;
   expr(c, init, st);
   c->defer = saved;
   if (rv.yes) {
     if (automatic) {
-      add_binding(c, d, rv.wrapper, rv.via, rv.access, BIND_RAW);
+      add_binding(c, d, rv.wrapper, rv.via, rv.access, rv.checked ? BIND_CHECKED : BIND_RAW);
     } else {
       CXString n = clang_getCursorSpelling(d);
       char where[300];
@@ -1692,7 +2921,21 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
       if (rv.yes && !c->is_accessor)
         report_escape(c, start_of(s), rv.wrapper, rv.via, "is returned to the caller");
       free(rv.wrapper);
+      if (!c->is_accessor) {
+        returned_collection(c, ks.v[0], 0);
+        CXCursor var = local_var_named(ks.v[0]);
+        if (!clang_Cursor_isNull(var)) {
+          container_escapes(c, var, "is returned to the caller");
+          lambda_var *l = find_lambda_var(c, var);
+          if (l && l->wrapper && !l->reported) {
+            l->reported = 1;
+            report_escape(c, l->at, l->wrapper, l->via,
+                          "is captured by a lambda that is returned to the caller");
+          }
+        }
+      }
     }
+    summary_exit(c, st);
     free(ks.v);
     return 1;
   }
@@ -1764,7 +3007,7 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
     expr(c, s, st);
     CXCursor e = strip(s);
     if (clang_getCursorKind(e) == CXCursor_CXXThrowExpr) return 1;
-    if (is_noreturn_call(e)) return 1;
+    if (clang_getCursorKind(e) == CXCursor_CallExpr && call_never_returns(c, e)) return 1;
     return 0;
   }
   /* Other statements (asm, SEH, ...): walk their children as statements. */
@@ -1795,7 +3038,7 @@ static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
   c->in_lambda = is_lambda;
   c->defer = clang_getNullCursor();
   const facts *saved_entry = c->switch_entry;
-  size_t saved_kills = c->kills.n, saved_nsv = c->nsv;
+  size_t saved_kills = c->kills.n, saved_nsv = c->nsv, saved_nlv = c->nlv, saved_ncp = c->ncp;
   c->switch_entry = NULL;
   facts st = {0};
   kids ks = children(fn);
@@ -1827,6 +3070,16 @@ static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
     free(c->b[i].wrapper);
     free(c->b[i].via);
   }
+  for (size_t i = saved_nlv; i < c->nlv; i++) {
+    free(c->lv[i].wrapper);
+    free(c->lv[i].via);
+  }
+  c->nlv = saved_nlv;
+  for (size_t i = saved_ncp; i < c->ncp; i++) {
+    free(c->cp[i].wrapper);
+    free(c->cp[i].via);
+  }
+  c->ncp = saved_ncp;
   c->nb = saved_nb;
   c->fn_base = saved_base;
   c->is_accessor = saved_acc;
@@ -1839,6 +3092,7 @@ static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
 
 static void lambda(ctx *c, CXCursor e, facts *st) {
   status_lambda_refs(c, e, st);
+  int local = !clang_Cursor_isNull(c->local_lambda) && clang_equalCursors(c->local_lambda, e);
   kids ks = children(e);
   CXCursor body = clang_getNullCursor();
   for (size_t i = 0; i < ks.n; i++) {
@@ -1849,15 +3103,15 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
       /* An explicit capture of a variable holding a raw handle. */
       CXCursor ref = clang_getCursorReferenced(ks.v[i]);
       for (size_t j = c->nb; j-- > 0;)
-        if (clang_equalCursors(c->b[j].var, ref) && c->b[j].kind == BIND_RAW) {
-          report_escape(c, start_of(e), c->b[j].wrapper, c->b[j].via, "is captured by a lambda");
+        if (clang_equalCursors(c->b[j].var, ref)) {
+          lambda_capture(c, e, local, c->b[j].wrapper, c->b[j].via, start_of(e));
           break;
         }
     } else if (is_expr_kind(k)) {
       /* Init-captures ([r = self.get()]) and implicit captures, evaluated where the lambda is. */
       rawval rv = raw_value(c, ks.v[i]);
       if (rv.yes) {
-        report_escape(c, start_of(e), rv.wrapper, rv.via, "is captured by a lambda");
+        lambda_capture(c, e, local, rv.wrapper, rv.via, start_of(e));
         CXCursor saved = c->defer;
         if (!rv.from_access) c->defer = rv.node;
         expr(c, ks.v[i], st);
@@ -1876,6 +3130,10 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
     CXCursor saved_defer = c->defer;
     CXSourceLocation saved_at = c->lambda_at;
     const facts *saved_entry = c->switch_entry;
+    int saved_local = c->lambda_local;
+    CXCursor saved_cur = c->cur_lambda;
+    c->lambda_local = local || lambda_var_for(c, e) != NULL;
+    c->cur_lambda = e;
     c->switch_entry = NULL;
     c->lambda_at = start_of(e);
     c->fn_base = c->nb;
@@ -1897,6 +3155,8 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
     c->defer = saved_defer;
     c->lambda_at = saved_at;
     c->switch_entry = saved_entry;
+    c->lambda_local = saved_local;
+    c->cur_lambda = saved_cur;
   }
 }
 
@@ -1948,6 +3208,718 @@ static void analyze_decl(ctx *c, CXCursor d) {
   }
 }
 
+/* ---- degraded mode: raw accesses from tokens ---------------------------------------------------
+ *
+ * When a file does not compile because the wrapper classes are unknown (typically: the header
+ * that declares them is missing, as for nanobind-era bindings on an older MLIR), the AST has no
+ * member calls to follow. The main file is then scanned token by token, for variables declared
+ * with a wrapper type the AST could not resolve (and methods of such wrapper classes), their raw
+ * accesses (`self.get()`, `op->operation`, a raw field inside the wrapper's own method) and their
+ * guards: a guard call as a statement of its own, `if (!w.isValid()) return/throw ...;` before the
+ * access, the access inside `if (w.isValid()) ...`, and a parent's guard. Blocks come from braces;
+ * a lambda body starts knowing nothing. */
+
+typedef struct ttok {
+  CXTokenKind kind;
+  char *s;
+  unsigned line, col;
+} ttok;
+
+enum { FR_NS, FR_FUNC, FR_BLOCK, FR_EXPR };
+
+typedef struct tguard_range {
+  char *name;
+  size_t from, to; /* token indexes */
+} tguard_range;
+
+typedef struct tframe {
+  int kind;
+  size_t open;       /* index of its `{` (0 for the file) */
+  size_t stmt_start; /* first token of the current statement */
+  tether__strlist guards;
+  tether__strlist vars; /* "name" and, at the same index in `types`, the wrapper class */
+  tether__strlist types;
+  char cls[128];    /* FUNC: the (unresolved) wrapper class whose method this is */
+  int last_exits;   /* the last statement completed in this block always exits */
+  char *exit_guard; /* opened by `if (!w.valid) {`: `w` is valid after it when it exits */
+  int paren_base;   /* parenthesis depth at its `{` */
+} tframe;
+
+typedef struct tscan {
+  ctx *c;
+  CXFile file;
+  ttok *t;
+  size_t n;
+  size_t *match; /* matching bracket index, or (size_t)-1 */
+  tframe *fr;
+  size_t nfr;
+  tguard_range *rg;
+  size_t nrg, caprg;
+  tether__strlist pnames, ptypes; /* parameters waiting for the body they belong to */
+  char pcls[128];                 /* method class waiting for its body */
+  size_t pending_at;              /* index of the `;` after which `pending` becomes a guard */
+  char *pending;
+  int found, vars;
+} tscan;
+
+static int tk_is(const ttok *t, const char *s) { return strcmp(t->s, s) == 0; }
+
+static int is_control_keyword(const char *s) {
+  return strcmp(s, "if") == 0 || strcmp(s, "else") == 0 || strcmp(s, "for") == 0 ||
+         strcmp(s, "while") == 0 || strcmp(s, "do") == 0 || strcmp(s, "switch") == 0 ||
+         strcmp(s, "case") == 0 || strcmp(s, "default") == 0;
+}
+
+/* The wrapper class of the profile whose name the token is, or NULL. */
+static const char *tok_wrapper(tscan *ts, size_t i) {
+  if (ts->t[i].kind != CXToken_Identifier) return NULL;
+  if (!tether__strlist_has(&ts->c->p->wrappers, ts->t[i].s)) return NULL;
+  return ts->t[i].s;
+}
+
+/* Did the AST resolve the variable declared at token `i` to the wrapper class `w`? */
+static int ast_resolved_var(tscan *ts, size_t i, const char *w) {
+  CXSourceLocation loc = clang_getLocation(ts->c->tu, ts->file, ts->t[i].line, ts->t[i].col);
+  CXCursor cur = clang_getCursor(ts->c->tu, loc);
+  enum CXCursorKind k = clang_getCursorKind(cur);
+  if (k != CXCursor_ParmDecl && k != CXCursor_VarDecl && k != CXCursor_FieldDecl) return 0;
+  CXType t = clang_getCursorType(cur);
+  for (int d = 0; d < 4; d++)
+    if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference ||
+        t.kind == CXType_Pointer)
+      t = clang_getPointeeType(t);
+  t = clang_getCanonicalType(t);
+  if (t.kind != CXType_Record) return 0;
+  CXCursor decl = clang_getTypeDeclaration(t);
+  CXString n = clang_getCursorSpelling(decl);
+  int yes = strcmp(clang_getCString(n), w) == 0 &&
+            clang_isCursorDefinition(clang_getCursorDefinition(decl));
+  clang_disposeString(n);
+  return yes;
+}
+
+/* Did the AST resolve the class named at token `i` (a type written in an expression)? */
+static int ast_resolved_type_at(tscan *ts, size_t i) {
+  CXSourceLocation loc = clang_getLocation(ts->c->tu, ts->file, ts->t[i].line, ts->t[i].col);
+  CXCursor cur = clang_getCursor(ts->c->tu, loc);
+  if (clang_getCursorKind(cur) != CXCursor_TypeRef) return 0;
+  CXCursor decl = clang_getCursorReferenced(cur);
+  enum CXCursorKind k = clang_getCursorKind(decl);
+  return (k == CXCursor_ClassDecl || k == CXCursor_StructDecl) &&
+         !clang_Cursor_isNull(clang_getCursorDefinition(decl));
+}
+
+/* Did the AST resolve the method definition whose name is at token `i` (after `W ::`)? */
+static int ast_resolved_method(tscan *ts, size_t i) {
+  CXSourceLocation loc = clang_getLocation(ts->c->tu, ts->file, ts->t[i].line, ts->t[i].col);
+  CXCursor cur = clang_getCursor(ts->c->tu, loc);
+  enum CXCursorKind k = clang_getCursorKind(cur);
+  return k == CXCursor_CXXMethod || k == CXCursor_Constructor || k == CXCursor_Destructor ||
+         k == CXCursor_ConversionFunction;
+}
+
+static tframe *top(tscan *ts) { return &ts->fr[ts->nfr - 1]; }
+
+/* The wrapper class of a degraded variable visible here (through lambda boundaries: captures),
+ * or NULL. `this` is the class of the innermost method frame. */
+static const char *var_class(tscan *ts, const char *name) {
+  for (size_t f = ts->nfr; f-- > 0;) {
+    tframe *fr = &ts->fr[f];
+    for (size_t i = fr->vars.n; i-- > 0;)
+      if (strcmp(fr->vars.v[i], name) == 0) return fr->types.v[i]; /* "": not a wrapper */
+    if (strcmp(name, "this") == 0 && fr->kind == FR_FUNC && fr->cls[0]) return fr->cls;
+  }
+  return NULL;
+}
+
+/* Is `name` known valid at token `at`: a guard in a block up to the innermost function, or a
+ * range guard around `at`? */
+static int tguarded(tscan *ts, const char *name, size_t at) {
+  for (size_t f = ts->nfr; f-- > 0;) {
+    if (tether__strlist_has(&ts->fr[f].guards, name)) return 1;
+    if (ts->fr[f].kind == FR_FUNC) break;
+  }
+  for (size_t i = 0; i < ts->nrg; i++)
+    if (ts->rg[i].from <= at && at <= ts->rg[i].to && strcmp(ts->rg[i].name, name) == 0) return 1;
+  return 0;
+}
+
+static void add_range(tscan *ts, const char *name, size_t from, size_t to) {
+  if (ts->nrg == ts->caprg) {
+    size_t cap = ts->caprg ? ts->caprg * 2 : 16;
+    tguard_range *v = realloc(ts->rg, cap * sizeof *v);
+    if (!v) return;
+    ts->rg = v;
+    ts->caprg = cap;
+  }
+  ts->rg[ts->nrg].name = tether__strdup(name);
+  ts->rg[ts->nrg].from = from;
+  ts->rg[ts->nrg].to = to;
+  if (ts->rg[ts->nrg].name) ts->nrg++;
+}
+
+/* A wrapper reference starting at token `i`: `v`, `this`, or (inside a method of an unresolved
+ * wrapper) nothing at all before a member name. Fills the name and returns the index of the
+ * member token, or 0. */
+static size_t wrapper_ref(tscan *ts, size_t i, char *name, size_t len, const char **cls) {
+  const ttok *t = ts->t;
+  if (i + 2 < ts->n && (tk_is(&t[i + 1], ".") || tk_is(&t[i + 1], "->")) &&
+      (t[i].kind == CXToken_Identifier || tk_is(&t[i], "this"))) {
+    if (i > 0 && (tk_is(&t[i - 1], ".") || tk_is(&t[i - 1], "->") || tk_is(&t[i - 1], "::")))
+      return 0;
+    const char *k = var_class(ts, t[i].s);
+    if (!k || !*k) return 0;
+    snprintf(name, len, "%s", t[i].s);
+    *cls = k;
+    return i + 2;
+  }
+  return 0;
+}
+
+/* A member name at `m` of wrapper class `cls` used as a raw access, a guard, or a parent's guard
+ * (`w.getParentOperation()->checkValid()`, `parentOperation->checkValid()`). */
+enum { TM_NONE, TM_RAW, TM_GUARD, TM_INVALIDATE };
+static int member_role(tscan *ts, size_t m, const char *cls, char *via, size_t vlen) {
+  const ttok *t = ts->t;
+  const tether_lint_profile *p = ts->c->p;
+  if (t[m].kind != CXToken_Identifier) return TM_NONE;
+  int called = m + 1 < ts->n && tk_is(&t[m + 1], "(");
+  const char *mem = t[m].s;
+  if (called && (tether__profile_match(&p->guards, cls, mem) ||
+                 tether__profile_match(&p->guarded_accessors, cls, mem)))
+    return TM_GUARD;
+  if (called && tether__profile_match(&p->invalidators, cls, mem)) return TM_INVALIDATE;
+  if (called && tether__profile_match(&p->raw_accessors, cls, mem)) {
+    snprintf(via, vlen, "%s::%s()", cls, mem);
+    return TM_RAW;
+  }
+  if (!called && tether__profile_match(&p->raw_fields, cls, mem) &&
+      !(m + 1 < ts->n && tk_is(&t[m + 1], "="))) {
+    snprintf(via, vlen, "field %s::%s", cls, mem);
+    return TM_RAW;
+  }
+  if (tether__profile_match(&p->parents, cls, mem)) {
+    size_t k = m + 1;
+    if (called && ts->match[k] != (size_t)-1) k = ts->match[k] + 1;
+    if (k + 2 < ts->n && (tk_is(&t[k], "->") || tk_is(&t[k], ".")) &&
+        t[k + 1].kind == CXToken_Identifier && k + 2 < ts->n && tk_is(&t[k + 2], "(")) {
+      const char *g = t[k + 1].s;
+      if (strcmp(g, "checkValid") == 0 || strcmp(g, "get") == 0) return TM_GUARD;
+    }
+  }
+  return TM_NONE;
+}
+
+/* Does the statement starting at token `s` always exit (`return`, `throw`, a call that does not
+ * return)? */
+static int tstmt_exits(tscan *ts, size_t s) {
+  const ttok *t = ts->t;
+  if (s >= ts->n) return 0;
+  if (tk_is(&t[s], "return") || tk_is(&t[s], "throw")) return 1;
+  static const char *const known[] = {"abort",           "exit",          "_Exit",
+                                      "terminate",       "Py_FatalError", "__builtin_unreachable",
+                                      "llvm_unreachable"};
+  size_t k = s;
+  if (k + 2 < ts->n && tk_is(&t[k], "std") && tk_is(&t[k + 1], "::")) k += 2;
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (tk_is(&t[k], known[i])) return 1;
+  return 0;
+}
+
+/* `if (COND)` with COND the tokens (a, b): `w.P`, `w.P()`, `w->P()`, `P()` (implicit this), with
+ * a leading `!` when `negated`. Returns 1 and the wrapper's name when P is a validity
+ * predicate. */
+static int cond_predicate(tscan *ts, size_t a, size_t b, int *negated, char *name, size_t len) {
+  const ttok *t = ts->t;
+  *negated = 0;
+  if (a < b && tk_is(&t[a], "!")) {
+    *negated = 1;
+    a++;
+  }
+  const char *cls = NULL;
+  size_t m = wrapper_ref(ts, a, name, len, &cls);
+  if (!m) {
+    cls = var_class(ts, "this");
+    if (!cls) return 0;
+    if (a + 2 < b && tk_is(&t[a], "this") && tk_is(&t[a + 1], "->"))
+      m = a + 2;
+    else
+      m = a;
+    snprintf(name, len, "this");
+  }
+  if (m >= b || t[m].kind != CXToken_Identifier) return 0;
+  if (!tether__profile_match(&ts->c->p->predicates, cls, t[m].s)) return 0;
+  size_t end = m + 1;
+  if (end < b && tk_is(&t[end], "(") && ts->match[end] != (size_t)-1) end = ts->match[end] + 1;
+  return end == b;
+}
+
+static void push_frame(tscan *ts, int kind, size_t open, int paren) {
+  tframe *f = &ts->fr[ts->nfr++];
+  memset(f, 0, sizeof *f);
+  f->kind = kind;
+  f->open = open;
+  f->stmt_start = open + 1;
+  f->paren_base = paren;
+}
+
+static void pop_frame(tscan *ts) {
+  tframe *f = top(ts);
+  tether__strlist_free(&f->guards);
+  tether__strlist_free(&f->vars);
+  tether__strlist_free(&f->types);
+  free(f->exit_guard);
+  ts->nfr--;
+}
+
+/* Classifies the `{` at token `i` from what precedes it. */
+static int brace_kind(tscan *ts, size_t i, size_t *paren_open) {
+  const ttok *t = ts->t;
+  int in_fn = 0;
+  for (size_t f = 0; f < ts->nfr; f++)
+    if (ts->fr[f].kind == FR_FUNC) in_fn = 1;
+  *paren_open = (size_t)-1;
+  if (i == 0) return in_fn ? FR_BLOCK : FR_NS;
+  size_t p = i - 1;
+  /* Skip what may follow a parameter list: qualifiers and a trailing return type. */
+  for (size_t back = 0; back < 16 && p > 0; back++) {
+    const char *s = t[p].s;
+    if (strcmp(s, "const") == 0 || strcmp(s, "noexcept") == 0 || strcmp(s, "override") == 0 ||
+        strcmp(s, "final") == 0 || strcmp(s, "mutable") == 0 || strcmp(s, "volatile") == 0) {
+      p--;
+      continue;
+    }
+    break;
+  }
+  if (tk_is(&t[p], ")") && ts->match[p] != (size_t)-1) {
+    size_t o = ts->match[p];
+    *paren_open = o;
+    if (o == 0) return FR_FUNC;
+    const char *b = t[o - 1].s;
+    if (strcmp(b, "if") == 0 || strcmp(b, "for") == 0 || strcmp(b, "while") == 0 ||
+        strcmp(b, "switch") == 0 || strcmp(b, "catch") == 0 || strcmp(b, "constexpr") == 0)
+      return FR_BLOCK;
+    if (strcmp(b, "]") == 0) return FR_FUNC;
+    if (!in_fn) {
+      /* A constructor's initializer list `) : a(x), b{y} {`: the parameters are before it. */
+      size_t k = o;
+      for (int guard = 0; guard < 256 && k >= 2 && t[k - 1].kind == CXToken_Identifier; guard++) {
+        const char *sep = t[k - 2].s;
+        if (strcmp(sep, ":") == 0 && k >= 3 && tk_is(&t[k - 3], ")") &&
+            ts->match[k - 3] != (size_t)-1) {
+          *paren_open = ts->match[k - 3];
+          break;
+        }
+        if (strcmp(sep, ",") != 0 || k < 4) break;
+        size_t prev = k - 3; /* the previous initializer's closing bracket */
+        if ((!tk_is(&t[prev], ")") && !tk_is(&t[prev], "}")) || ts->match[prev] == (size_t)-1)
+          break;
+        k = ts->match[prev];
+      }
+      return FR_FUNC;
+    }
+    /* Inside a function: `) {` after a call is not valid C++; a macro such as FOR_EACH(x) {. */
+    return FR_BLOCK;
+  }
+  /* A trailing return type: `) -> T {`. */
+  for (size_t k = i, back = 0; k > 0 && back < 16; k--, back++) {
+    const char *s = t[k - 1].s;
+    if (strcmp(s, ";") == 0 || strcmp(s, "{") == 0 || strcmp(s, "}") == 0 || strcmp(s, "=") == 0)
+      break;
+    if (strcmp(s, "->") == 0 && k >= 2 && tk_is(&t[k - 2], ")") && ts->match[k - 2] != (size_t)-1) {
+      *paren_open = ts->match[k - 2];
+      return FR_FUNC;
+    }
+  }
+  /* A lambda without parameters: `[&] {`, `[=] mutable {`. */
+  if (tk_is(&t[p], "]")) return FR_FUNC;
+  const char *s = t[p].s;
+  if (strcmp(s, "else") == 0 || strcmp(s, "do") == 0 || strcmp(s, "try") == 0 ||
+      strcmp(s, ";") == 0 || strcmp(s, "{") == 0 || strcmp(s, "}") == 0 ||
+      (strcmp(s, ":") == 0 && in_fn))
+    return in_fn ? FR_BLOCK : FR_NS;
+  if (!in_fn) return FR_NS;
+  return FR_EXPR;
+}
+
+static void treport(tscan *ts, size_t at, const char *name, const char *via) {
+  ts->found++;
+  if (ts->c->quiet) return;
+  CXSourceLocation loc = clang_getLocation(ts->c->tu, ts->file, ts->t[at].line, ts->t[at].col);
+  tether__report_tu(ts->c->f, ts->c->tu, loc, RULE_UNGUARDED,
+                    "raw handle taken from '%s' through %s is used where no validity check of "
+                    "'%s' dominates it [recognised from tokens: the wrapper's type is unknown "
+                    "here]",
+                    name, via, name);
+}
+
+/* A wrapper variable declaration at token `i` (`W &name`, `const W *name`, `W name = ...`)? */
+static void maybe_declaration(tscan *ts, size_t i, int in_parens) {
+  const ttok *t = ts->t;
+  const char *w = tok_wrapper(ts, i);
+  if (!w || (i + 1 < ts->n && tk_is(&t[i + 1], "::"))) return;
+  if (i > 0 && (tk_is(&t[i - 1], ".") || tk_is(&t[i - 1], "->"))) return;
+  size_t j = i + 1;
+  while (j < ts->n &&
+         (tk_is(&t[j], "&") || tk_is(&t[j], "*") || tk_is(&t[j], "&&") || tk_is(&t[j], "const")))
+    j++;
+  if (j + 1 >= ts->n || t[j].kind != CXToken_Identifier) return;
+  const char *after = t[j + 1].s;
+  int decl = in_parens
+                 ? (strcmp(after, ",") == 0 || strcmp(after, ")") == 0 || strcmp(after, "=") == 0)
+                 : (strcmp(after, "=") == 0 || strcmp(after, ";") == 0 || strcmp(after, "(") == 0 ||
+                    strcmp(after, "{") == 0);
+  if (!decl || ast_resolved_var(ts, j, w)) return;
+  ts->vars++;
+  if (in_parens) {
+    tether__strlist_push(&ts->pnames, t[j].s);
+    tether__strlist_push(&ts->ptypes, w);
+  } else {
+    tether__strlist_push(&top(ts)->vars, t[j].s);
+    tether__strlist_push(&top(ts)->types, w);
+  }
+}
+
+static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
+  size_t size = 0;
+  const char *text = clang_getFileContents(c->tu, file, &size);
+  if (!text) return 0;
+  CXSourceRange range = clang_getRange(clang_getLocationForOffset(c->tu, file, 0),
+                                       clang_getLocationForOffset(c->tu, file, (unsigned)size));
+  CXToken *raw = NULL;
+  unsigned nraw = 0;
+  clang_tokenize(c->tu, range, &raw, &nraw);
+  tscan ts;
+  memset(&ts, 0, sizeof ts);
+  ts.c = c;
+  ts.file = file;
+  ts.n = nraw;
+  ts.t = calloc(nraw ? nraw : 1, sizeof *ts.t);
+  ts.match = malloc((nraw ? nraw : 1) * sizeof *ts.match);
+  ts.fr = calloc(nraw + 2, sizeof *ts.fr);
+  ts.pending_at = (size_t)-1;
+  if (!ts.t || !ts.match || !ts.fr) {
+    free(ts.t);
+    free(ts.match);
+    free(ts.fr);
+    clang_disposeTokens(c->tu, raw, nraw);
+    return 0;
+  }
+  size_t nt = 0;
+  for (unsigned i = 0; i < nraw; i++) {
+    if (clang_getTokenKind(raw[i]) == CXToken_Comment) continue;
+    ttok *tk = &ts.t[nt++];
+    tk->kind = clang_getTokenKind(raw[i]);
+    CXString s = clang_getTokenSpelling(c->tu, raw[i]);
+    tk->s = tether__strdup(clang_getCString(s) ? clang_getCString(s) : "");
+    clang_disposeString(s);
+    if (!tk->s) tk->s = tether__strdup("");
+    clang_getSpellingLocation(clang_getTokenLocation(c->tu, raw[i]), NULL, &tk->line, &tk->col,
+                              NULL);
+  }
+  ts.n = nt;
+  clang_disposeTokens(c->tu, raw, nraw);
+  /* Brackets. */
+  {
+    size_t *stack = malloc((ts.n ? ts.n : 1) * sizeof *stack);
+    size_t sp = 0;
+    for (size_t i = 0; i < ts.n; i++) {
+      ts.match[i] = (size_t)-1;
+      if (!ts.t[i].s || ts.t[i].kind != CXToken_Punctuation) continue;
+      const char *s = ts.t[i].s;
+      if (strcmp(s, "(") == 0 || strcmp(s, "[") == 0 || strcmp(s, "{") == 0) {
+        if (stack) stack[sp++] = i;
+      } else if (strcmp(s, ")") == 0 || strcmp(s, "]") == 0 || strcmp(s, "}") == 0) {
+        char want = s[0] == ')' ? '(' : s[0] == ']' ? '[' : '{';
+        if (sp && ts.t[stack[sp - 1]].s[0] == want) {
+          sp--;
+          ts.match[i] = stack[sp];
+          ts.match[stack[sp]] = i;
+        }
+      }
+    }
+    free(stack);
+  }
+  push_frame(&ts, FR_NS, 0, 0);
+  ts.fr[0].stmt_start = 0;
+  int paren = 0;
+  for (size_t i = 0; i < ts.n; i++) {
+    const ttok *t = ts.t;
+    const char *s = t[i].s;
+    /* Preprocessor directives: skip the line. */
+    if (tk_is(&t[i], "#") && (i == 0 || t[i - 1].line < t[i].line)) {
+      unsigned line = t[i].line;
+      while (i + 1 < ts.n && t[i + 1].line == line) i++;
+      top(&ts)->stmt_start = i + 1;
+      continue;
+    }
+    if (strcmp(s, "(") == 0) paren++;
+    if (strcmp(s, ")") == 0 && paren > 0) paren--;
+    tframe *fr = top(&ts);
+    if (strcmp(s, "{") == 0) {
+      size_t popen;
+      int kind = brace_kind(&ts, i, &popen);
+      if (ts.nfr > ts.n) break;
+      char exit_guard[128] = "";
+      if (kind == FR_BLOCK && popen != (size_t)-1 && popen > 0 && tk_is(&t[popen - 1], "if") &&
+          ts.match[popen] != (size_t)-1) {
+        char name[128];
+        int neg = 0;
+        if (cond_predicate(&ts, popen + 1, ts.match[popen], &neg, name, sizeof name)) {
+          if (neg)
+            snprintf(exit_guard, sizeof exit_guard, "%s", name);
+          else if (ts.match[i] != (size_t)-1)
+            add_range(&ts, name, i, ts.match[i]);
+        }
+      }
+      push_frame(&ts, kind, i, paren);
+      tframe *nf = top(&ts);
+      if (exit_guard[0]) nf->exit_guard = tether__strdup(exit_guard);
+      if (kind == FR_FUNC) {
+        for (size_t k = 0; k < ts.pnames.n; k++) {
+          tether__strlist_push(&nf->vars, ts.pnames.v[k]);
+          tether__strlist_push(&nf->types, ts.ptypes.v[k]);
+        }
+        snprintf(nf->cls, sizeof nf->cls, "%s", ts.pcls);
+        /* The other parameters shadow members of the same name (`region` in a constructor). */
+        if (popen != (size_t)-1 && ts.match[popen] != (size_t)-1)
+          for (size_t k = popen + 1; k < ts.match[popen]; k++)
+            if (t[k].kind == CXToken_Identifier && k > popen + 1 &&
+                (t[k - 1].kind == CXToken_Identifier || t[k - 1].kind == CXToken_Keyword ||
+                 tk_is(&t[k - 1], "&") || tk_is(&t[k - 1], "*") || tk_is(&t[k - 1], ">")) &&
+                (tk_is(&t[k + 1], ",") || tk_is(&t[k + 1], ")") || tk_is(&t[k + 1], "=")) &&
+                !tether__strlist_has(&nf->vars, t[k].s)) {
+              tether__strlist_push(&nf->vars, t[k].s);
+              tether__strlist_push(&nf->types, "");
+            }
+      }
+      if (kind == FR_FUNC || kind == FR_NS) {
+        tether__strlist_free(&ts.pnames);
+        tether__strlist_free(&ts.ptypes);
+        ts.pcls[0] = '\0';
+      }
+      continue;
+    }
+    if (strcmp(s, "}") == 0) {
+      if (ts.nfr <= 1) continue;
+      int kind = fr->kind;
+      int exits = fr->last_exits;
+      paren = fr->paren_base;
+      char *eg = fr->exit_guard ? tether__strdup(fr->exit_guard) : NULL;
+      pop_frame(&ts);
+      tframe *parent = top(&ts);
+      if (kind == FR_BLOCK) {
+        if (eg && exits) tether__strlist_add_unique(&parent->guards, eg);
+        /* A block ends the statement it belongs to, unless `else` follows. */
+        if (!(i + 1 < ts.n && tk_is(&t[i + 1], "else"))) {
+          /* A plain block that always exits makes its enclosing statement exit; an if/loop
+           * body does not. */
+          size_t o = ts.match[i];
+          int plain_block =
+              o != (size_t)-1 && o > 0 &&
+              (tk_is(&t[o - 1], "{") || tk_is(&t[o - 1], ";") || tk_is(&t[o - 1], "}"));
+          parent->stmt_start = i + 1;
+          parent->last_exits = plain_block && exits;
+        }
+      } else if (kind == FR_NS) {
+        parent->stmt_start = i + 1;
+      }
+      free(eg);
+      continue;
+    }
+    if (strcmp(s, ";") == 0 && paren == fr->paren_base) {
+      if (fr->kind != FR_EXPR) {
+        fr->last_exits = tstmt_exits(&ts, fr->stmt_start);
+        fr->stmt_start = i + 1;
+      }
+      if (fr->kind == FR_NS) {
+        tether__strlist_free(&ts.pnames);
+        tether__strlist_free(&ts.ptypes);
+        ts.pcls[0] = '\0';
+      }
+      if (ts.pending && ts.pending_at == i) {
+        tether__strlist_add_unique(&fr->guards, ts.pending);
+        free(ts.pending);
+        ts.pending = NULL;
+      }
+      continue;
+    }
+    /* `if (COND) STATEMENT;` without braces. */
+    if (strcmp(s, "if") == 0 && i + 1 < ts.n && tk_is(&t[i + 1], "(") &&
+        ts.match[i + 1] != (size_t)-1 && ts.match[i + 1] + 1 < ts.n &&
+        !tk_is(&t[ts.match[i + 1] + 1], "{")) {
+      size_t close = ts.match[i + 1];
+      char name[128];
+      int neg = 0;
+      if (cond_predicate(&ts, i + 2, close, &neg, name, sizeof name)) {
+        /* The statement after the condition ends at the first `;` outside brackets. */
+        size_t e = close + 1;
+        while (e < ts.n && !tk_is(&t[e], ";")) {
+          if (ts.match[e] != (size_t)-1 && ts.match[e] > e) e = ts.match[e];
+          e++;
+        }
+        if (neg && tstmt_exits(&ts, close + 1)) {
+          free(ts.pending);
+          ts.pending = tether__strdup(name);
+          ts.pending_at = e;
+        } else if (!neg) {
+          add_range(&ts, name, close + 1, e);
+        }
+      }
+    }
+    /* Declarations. */
+    if (tok_wrapper(&ts, i)) {
+      maybe_declaration(&ts, i, paren > fr->paren_base);
+      /* `W::method(...) {`: a method of a wrapper class the AST does not know. */
+      if (fr->kind == FR_NS && i + 3 < ts.n && tk_is(&t[i + 1], "::") &&
+          t[i + 2].kind == CXToken_Identifier && tk_is(&t[i + 3], "(") &&
+          !ast_resolved_method(&ts, i + 2))
+        snprintf(ts.pcls, sizeof ts.pcls, "%s", s);
+      continue;
+    }
+    if (fr->kind == FR_NS) continue;
+    /* A local declaration inside a method of an unknown wrapper shadows a member. */
+    if (t[i].kind == CXToken_Identifier && i > 0 && i + 1 < ts.n && var_class(&ts, "this") &&
+        (t[i - 1].kind == CXToken_Identifier || tk_is(&t[i - 1], ">") || tk_is(&t[i - 1], "*") ||
+         tk_is(&t[i - 1], "&") || tk_is(&t[i - 1], "auto")) &&
+        (tk_is(&t[i + 1], "=") || tk_is(&t[i + 1], ";") || tk_is(&t[i + 1], "{") ||
+         tk_is(&t[i + 1], "[") ||
+         (tk_is(&t[i + 1], "(") && t[i - 1].kind == CXToken_Identifier &&
+          !tk_is(&t[i - 1], "return")))) {
+      tether__strlist_push(&fr->vars, s);
+      tether__strlist_push(&fr->types, "");
+      continue;
+    }
+    /* A wrapper made on the spot from a Python object: `nb::cast<PyValue &>(arg).get()` (also
+     * nanobind::, py::, pybind11::). A temporary has no guard before its raw access. */
+    if (tk_is(&t[i], "cast") && i + 2 < ts.n && tk_is(&t[i + 1], "<") && tok_wrapper(&ts, i + 2) &&
+        !ast_resolved_type_at(&ts, i + 2)) {
+      size_t k = i + 3;
+      while (k < ts.n && (tk_is(&t[k], "&") || tk_is(&t[k], "*") || tk_is(&t[k], "&&") ||
+                          tk_is(&t[k], "const")))
+        k++;
+      if (k + 1 < ts.n && tk_is(&t[k], ">") && tk_is(&t[k + 1], "(") &&
+          ts.match[k + 1] != (size_t)-1) {
+        size_t close = ts.match[k + 1];
+        if (close + 2 < ts.n && (tk_is(&t[close + 1], ".") || tk_is(&t[close + 1], "->"))) {
+          char via[300], tname[200];
+          const char *q = i >= 2 && tk_is(&t[i - 1], "::") ? t[i - 2].s : "";
+          snprintf(tname, sizeof tname, "%s%scast<%s>(...)", q, q[0] ? "::" : "", t[i + 2].s);
+          if (member_role(&ts, close + 2, t[i + 2].s, via, sizeof via) == TM_RAW)
+            treport(&ts, close + 2, tname, via);
+          i = close + 2;
+          continue;
+        }
+      }
+    }
+    /* Uses: `v.m`, `v->m`, `this->m`, and inside a method of an unknown wrapper a bare `m`. */
+    char name[128];
+    const char *cls = NULL;
+    size_t m = wrapper_ref(&ts, i, name, sizeof name, &cls);
+    if (!m && t[i].kind == CXToken_Identifier &&
+        !(i > 0 && (tk_is(&t[i - 1], ".") || tk_is(&t[i - 1], "->") || tk_is(&t[i - 1], "::"))) &&
+        (cls = var_class(&ts, "this")) != NULL && !var_class(&ts, s)) {
+      m = i;
+      snprintf(name, sizeof name, "this");
+    }
+    if (!m || !cls) continue;
+    char via[300];
+    int role = member_role(&ts, m, cls, via, sizeof via);
+    int plain = !is_control_keyword(t[fr->stmt_start < ts.n ? fr->stmt_start : 0].s);
+    if (role == TM_GUARD) {
+      if (plain && fr->kind != FR_EXPR) tether__strlist_add_unique(&fr->guards, name);
+    } else if (role == TM_INVALIDATE) {
+      for (size_t f = ts.nfr; f-- > 0;) {
+        tframe *g = &ts.fr[f];
+        for (size_t k = 0; k < g->guards.n; k++)
+          if (strcmp(g->guards.v[k], name) == 0) {
+            free(g->guards.v[k]);
+            g->guards.v[k] = g->guards.v[--g->guards.n];
+            break;
+          }
+        if (g->kind == FR_FUNC) break;
+      }
+    } else if (role == TM_RAW && !tguarded(&ts, name, i)) {
+      treport(&ts, m, name, via);
+    }
+    if (m > i) i = m;
+  }
+  while (ts.nfr) pop_frame(&ts);
+  for (size_t i = 0; i < ts.nrg; i++) free(ts.rg[i].name);
+  free(ts.rg);
+  tether__strlist_free(&ts.pnames);
+  tether__strlist_free(&ts.ptypes);
+  free(ts.pending);
+  for (size_t i = 0; i < ts.n; i++) free(ts.t[i].s);
+  free(ts.t);
+  free(ts.match);
+  free(ts.fr);
+  *nvars = ts.vars;
+  return ts.found;
+}
+
+/* The missing header that most likely declares the wrappers: the first "'X' file not found" of
+ * the translation unit's diagnostics whose name is about the Python bindings, else the first one,
+ * else "". */
+static void missing_header(CXTranslationUnit tu, char *out, size_t len) {
+  out[0] = '\0';
+  unsigned nd = clang_getNumDiagnostics(tu);
+  int preferred = 0;
+  for (unsigned i = 0; i < nd && !preferred; i++) {
+    CXDiagnostic d = clang_getDiagnostic(tu, i);
+    CXString s = clang_getDiagnosticSpelling(d);
+    const char *m = clang_getCString(s);
+    const char *q = m ? strchr(m, '\'') : NULL;
+    const char *e = q ? strstr(q + 1, "' file not found") : NULL;
+    if (q && e) {
+      char name[512];
+      snprintf(name, sizeof name, "%.*s", (int)(e - q - 1), q + 1);
+      preferred = strstr(name, "Bindings/Python") || strstr(name, "IRCore") ||
+                  strstr(name, "IRModule") || strstr(name, "nanobind") || strstr(name, "pybind");
+      if (preferred || !out[0]) snprintf(out, len, "%s", name);
+    }
+    clang_disposeString(s);
+    clang_disposeDiagnostic(d);
+  }
+}
+
+static int tu_has_errors(CXTranslationUnit tu) {
+  unsigned nd = clang_getNumDiagnostics(tu);
+  int errors = 0;
+  for (unsigned i = 0; i < nd && !errors; i++) {
+    CXDiagnostic d = clang_getDiagnostic(tu, i);
+    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) errors = 1;
+    clang_disposeDiagnostic(d);
+  }
+  return errors;
+}
+
+/* After the AST walk: the token scan, for files that do not compile. */
+static void rawop_degraded(ctx *c) {
+  if (!tu_has_errors(c->tu)) return;
+  if (!tether__file_rule_enabled(c->f, RULE_UNGUARDED)) return;
+  CXString sp = clang_getTranslationUnitSpelling(c->tu);
+  CXFile file = clang_getFile(c->tu, clang_getCString(sp));
+  clang_disposeString(sp);
+  if (!file) return;
+  int nvars = 0;
+  int found = rawop_token_scan(c, file, &nvars);
+  if (!nvars && !found) return;
+  char hdr[512];
+  missing_header(c->tu, hdr, sizeof hdr);
+  char why[600];
+  if (hdr[0])
+    snprintf(why, sizeof why, "the file does not compile (missing header '%s')", hdr);
+  else
+    snprintf(why, sizeof why, "the file does not compile");
+  tether__file_message(c->f, 0,
+                       "raw-op: degraded mode: %s; %d wrapper(s) of a type the compiler does not "
+                       "know, %d raw access(es) recognised from tokens only (guards from "
+                       "statements, early exits and `if (w.isValid())` blocks; no raw handles "
+                       "followed through variables, no escapes)",
+                       why, nvars, found);
+}
+
 static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu) {
   (void)state;
   ctx c;
@@ -1956,15 +3928,25 @@ static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu
   c.tu = tu;
   c.p = tether__file_profile(f);
   c.defer = clang_getNullCursor();
+  c.local_lambda = clang_getNullCursor();
+  c.cur_lambda = clang_getNullCursor();
+  shared sh;
+  memset(&sh, 0, sizeof sh);
+  c.sh = &sh;
+  clang_visitChildren(clang_getTranslationUnitCursor(tu), collect_bindings, &c);
   clang_visitChildren(clang_getTranslationUnitCursor(tu), visit_decl, &c);
-  for (size_t i = 0; i < c.nb; i++) {
-    free(c.b[i].wrapper);
-    free(c.b[i].via);
+  rawop_degraded(&c);
+  ctx_free(&c);
+  for (size_t i = 0; i < sh.n; i++) {
+    free(sh.v[i].key);
+    tether__strlist_free(&sh.v[i].guards);
+    tether__strlist_free(&sh.v[i].params);
   }
-  free(c.b);
-  free(c.svars);
-  free(c.sv_escaped);
-  tether__strlist_free(&c.kills);
+  free(sh.v);
+  for (size_t i = 0; i < sh.ntb; i++) free(sh.tb[i].usr);
+  free(sh.tb);
+  tether__strlist_free(&sh.wrapper_types_yes);
+  tether__strlist_free(&sh.wrapper_types_no);
   return 0;
 }
 

@@ -31,6 +31,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define RULE "weak-typeid"
 
@@ -88,12 +90,14 @@ typedef struct fact {
   char *real;    /* canonical path, for comparing locations */
   unsigned line; /* 1-based */
   unsigned col;
-  int degraded; /* recognised from tokens only */
+  int degraded;  /* recognised from tokens only */
+  int main_file; /* in an input file (always the user's), not in a header it includes */
 } fact;
 
 typedef struct typeid_state {
   tether_lint_run *run;
   int system_headers;
+  tether__strlist roots; /* canonical project roots: headers elsewhere are not the user's */
   fact *v;
   size_t n, cap;
 } typeid_state;
@@ -103,7 +107,6 @@ static void fact_add(tether_lint_file *f, typeid_state *st, int kind, const char
                      int degraded) {
   char abs[PATH_MAX];
   const char *real = realpath(file, abs) ? abs : file;
-  (void)f;
   fact nf = {kind,
              tether__strdup(key),
              tether__strdup(what),
@@ -111,7 +114,8 @@ static void fact_add(tether_lint_file *f, typeid_state *st, int kind, const char
              tether__strdup(real),
              line,
              col,
-             degraded};
+             degraded,
+             strcmp(file, tether__file_path(f)) == 0};
   if (!nf.key || !nf.what || !nf.file || !nf.real) goto oom;
   if (st->n == st->cap) {
     size_t cap = st->cap ? st->cap * 2 : 32;
@@ -815,6 +819,7 @@ typedef struct scope {
   int kind;
   int is_template;
   int anon_class; /* index into anon classes, or -1 */
+  int impl_ns;    /* `namespace impl {` (where TableGen's pass bases live) */
 } scope;
 
 typedef struct anon_class {
@@ -831,7 +836,7 @@ static int tok_is(const tok *t, const char *s) { return strcmp(t->s, s) == 0; }
 
 /* Classifies the `{` that ends head tokens t[a..b). */
 static scope classify_brace(const tok *t, size_t a, size_t b, char *name, size_t namelen) {
-  scope sc = {S_BLOCK, 0, -1};
+  scope sc = {S_BLOCK, 0, -1, 0};
   name[0] = '\0';
   size_t i = a;
   if (i < b && tok_is(&t[i], "template")) {
@@ -851,6 +856,7 @@ static scope classify_brace(const tok *t, size_t a, size_t b, char *name, size_t
   for (size_t j = i; j < b; j++) {
     if (tok_is(&t[j], "namespace")) {
       sc.kind = j + 1 == b ? S_ANON : S_NS;
+      sc.impl_ns = b >= 1 && tok_is(&t[b - 1], "impl");
       return sc;
     }
   }
@@ -927,7 +933,86 @@ static unsigned directive_end(const char *text, size_t size, unsigned line) {
   }
 }
 
-static int degraded_scan(ctx *x) {
+/* A TableGen pass base in the head tokens t[a..b) of class `name`: `: public impl::FooBase<name>`
+ * (GEN_PASS_DEF) or `: public FooPassBase<name>` (the older GEN_PASS_CLASSES), whose argument is
+ * the class itself. Fills the base's spelling and the
+ * index of the class name token; 0 when there is none. */
+static int pass_base(const tok *t, size_t a, size_t b, const char *name, char *base, size_t len,
+                     size_t *name_at, int in_impl) {
+  size_t colon = b;
+  *name_at = b;
+  for (size_t j = a; j < b; j++) {
+    if (t[j].kind == CXToken_Identifier && tok_is(&t[j], name) && *name_at == b) *name_at = j;
+    if (tok_is(&t[j], ":") && *name_at < j) {
+      colon = j;
+      break;
+    }
+  }
+  if (colon == b) return 0;
+  size_t j = colon + 1;
+  while (j < b) {
+    while (j < b && (tok_is(&t[j], "public") || tok_is(&t[j], "protected") ||
+                     tok_is(&t[j], "private") || tok_is(&t[j], "virtual")))
+      j++;
+    size_t start = j, last = b;
+    while (j < b && (t[j].kind == CXToken_Identifier || tok_is(&t[j], "::"))) {
+      if (t[j].kind == CXToken_Identifier) last = j;
+      j++;
+    }
+    if (last < b && j < b && tok_is(&t[j], "<")) {
+      /* TableGen's spellings: `impl::FooBase` (GEN_PASS_DEF), or a name ending in "PassBase"
+       * (the older GEN_PASS_CLASSES); a project's own CRTP `OptionsBase<X>` is not one. */
+      size_t n = strlen(t[last].s);
+      int qualified_impl = in_impl || (last >= start + 2 && tok_is(&t[last - 1], "::") &&
+                                       tok_is(&t[last - 2], "impl"));
+      int ends_base = n > 4 && strcmp(t[last].s + n - 4, "Base") == 0 &&
+                      (qualified_impl || (n > 8 && strcmp(t[last].s + n - 8, "PassBase") == 0));
+      int crtp = j + 2 < b && tok_is(&t[j + 1], name) && tok_is(&t[j + 2], ">");
+      if (ends_base && crtp) {
+        tether__buf sp = {0};
+        for (size_t k = start; k <= j + 2; k++) tether__buf_puts(&sp, t[k].s);
+        snprintf(base, len, "%s", sp.p ? sp.p : "");
+        tether__buf_free(&sp);
+        return 1;
+      }
+    }
+    /* The next base specifier. */
+    int depth = 0;
+    for (; j < b; j++) {
+      if (tok_is(&t[j], "<")) depth++;
+      if (tok_is(&t[j], ">")) depth--;
+      if (tok_is(&t[j], ">>")) depth -= 2;
+      if (tok_is(&t[j], ",") && depth <= 0) {
+        j++;
+        break;
+      }
+    }
+  }
+  return 0;
+}
+
+/* Did the AST resolve a base class of the class whose name is at line:col? */
+static enum CXChildVisitResult find_resolved_base(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  if (clang_getCursorKind(c) != CXCursor_CXXBaseSpecifier) return CXChildVisit_Continue;
+  CXCursor decl = clang_getTypeDeclaration(clang_getCursorType(c));
+  if (!clang_Cursor_isNull(decl) && clang_getCursorKind(decl) != CXCursor_NoDeclFound) {
+    *(int *)d = 1;
+    return CXChildVisit_Break;
+  }
+  return CXChildVisit_Continue;
+}
+
+static int ast_base_resolved(ctx *x, unsigned line, unsigned col) {
+  CXCursor c = clang_getCursor(x->tu, clang_getLocation(x->tu, x->main_file, line, col));
+  enum CXCursorKind k = clang_getCursorKind(c);
+  if (k != CXCursor_StructDecl && k != CXCursor_ClassDecl) return 0;
+  int yes = 0;
+  clang_visitChildren(c, find_resolved_base, &yes);
+  return yes;
+}
+
+static int degraded_scan(ctx *x, int *inherited) {
   size_t size = 0;
   const char *text = clang_getFileContents(x->tu, x->main_file, &size);
   if (!text) return 0;
@@ -942,15 +1027,17 @@ static int degraded_scan(ctx *x) {
     clang_disposeTokens(x->tu, raw, nraw);
     return 0;
   }
+  size_t n = 0;
   for (unsigned i = 0; i < nraw; i++) {
-    t[i].kind = clang_getTokenKind(raw[i]);
-    t[i].s = cx_take(clang_getTokenSpelling(x->tu, raw[i]));
-    if (!t[i].s) t[i].s = tether__strdup("");
-    clang_getSpellingLocation(clang_getTokenLocation(x->tu, raw[i]), NULL, &t[i].line, &t[i].col,
+    if (clang_getTokenKind(raw[i]) == CXToken_Comment) continue;
+    t[n].kind = clang_getTokenKind(raw[i]);
+    t[n].s = cx_take(clang_getTokenSpelling(x->tu, raw[i]));
+    if (!t[n].s) t[n].s = tether__strdup("");
+    clang_getSpellingLocation(clang_getTokenLocation(x->tu, raw[i]), NULL, &t[n].line, &t[n].col,
                               NULL);
+    n++;
   }
   clang_disposeTokens(x->tu, raw, nraw);
-  size_t n = nraw;
 
   int used = 0;
   alias *al = NULL;
@@ -1010,6 +1097,27 @@ static int degraded_scan(ctx *x) {
             ac[nac].has_inline = 0;
             if (ac[nac].name) sc.anon_class = (int)nac++;
           }
+        }
+        /* A class deriving from a TableGen pass base the compiler does not know (the generated
+         * header is missing): its inherited resolveTypeID() is judged by the base's name. */
+        int tmpl = sc.is_template, in_impl = 0;
+        for (size_t d = 0; d < depth; d++) {
+          if (stack[d].kind == S_CLASS) tmpl |= stack[d].is_template;
+          if (stack[d].kind == S_NS && stack[d].impl_ns) in_impl = 1;
+        }
+        char base[256];
+        size_t at = 0;
+        if (!in_anon && !in_block && !tmpl &&
+            pass_base(t, head, i, name, base, sizeof base, &at, in_impl) && at < i &&
+            !covered(x, t[at].line) && !ast_base_resolved(x, t[at].line, t[at].col)) {
+          (*inherited)++;
+          tether__report_tu(
+              x->f, x->tu, clang_getLocation(x->tu, x->main_file, t[at].line, t[at].col), RULE,
+              "'%s' derives from '%s', a TableGen pass base whose resolveTypeID() keeps the "
+              "TypeID in storage with vague linkage (MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID "
+              "in the base), and '%s' is not in an anonymous namespace; %s [recognised from "
+              "tokens: the base class is unknown here, judged by its name]",
+              name, base, name, linkage_story(x->main_is_header));
         }
       }
       stack[depth++] = sc;
@@ -1137,6 +1245,22 @@ static int degraded_scan(ctx *x) {
   return used;
 }
 
+/* The first "'X' file not found" of the translation unit's diagnostics, or "". */
+static void missing_header(CXTranslationUnit tu, char *out, size_t len) {
+  out[0] = '\0';
+  unsigned nd = clang_getNumDiagnostics(tu);
+  for (unsigned i = 0; i < nd && !out[0]; i++) {
+    CXDiagnostic d = clang_getDiagnostic(tu, i);
+    CXString s = clang_getDiagnosticSpelling(d);
+    const char *m = clang_getCString(s);
+    const char *q = m ? strchr(m, '\'') : NULL;
+    const char *e = q ? strstr(q + 1, "' file not found") : NULL;
+    if (q && e) snprintf(out, len, "%.*s", (int)(e - q - 1), q + 1);
+    clang_disposeString(s);
+    clang_disposeDiagnostic(d);
+  }
+}
+
 /* ---- the family ------------------------------------------------------------------------------ */
 
 static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu) {
@@ -1187,14 +1311,19 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
     clang_disposeDiagnostic(d);
   }
   if (nerr) {
-    int used = degraded_scan(&x);
-    if (used)
+    int inherited = 0;
+    int used = degraded_scan(&x, &inherited);
+    if (used || inherited) {
+      char hdr[512] = "", why[600] = "";
+      missing_header(tu, hdr, sizeof hdr);
+      if (hdr[0]) snprintf(why, sizeof why, " (missing header '%s')", hdr);
       tether__file_message(f, 0,
-                           "weak-typeid: degraded mode: the file does not compile, %d TypeID macro "
-                           "use(s) recognised from tokens only (class and namespace scopes from "
-                           "braces; inheritance not checked; wrapper macros only when defined in "
-                           "this file)",
-                           used);
+                           "weak-typeid: degraded mode: the file does not compile%s, %d TypeID "
+                           "macro use(s) recognised from tokens only (class and namespace scopes "
+                           "from braces; wrapper macros only when defined in this file), %d "
+                           "class(es) deriving from a TableGen pass base judged by the base's name",
+                           why, used, inherited);
+    }
   }
   free(x.cands);
   free(x.lines);
@@ -1203,12 +1332,113 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
   return 0;
 }
 
+/* Lexically absolute (relative to the current directory), without "." components or a
+ * trailing slash; symlinks are not resolved. */
+static void lexical_abs(const char *path, char *out, size_t len) {
+  char cwd[PATH_MAX];
+  if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+    snprintf(out, len, "%s", path);
+  else
+    snprintf(out, len, "%s/%s", cwd, path);
+  char *p;
+  while ((p = strstr(out, "/./")) != NULL) memmove(p, p + 2, strlen(p + 2) + 1);
+  size_t n = strlen(out);
+  while (n > 1 && out[n - 1] == '/') out[--n] = '\0';
+  if (n > 2 && strcmp(out + n - 2, "/.") == 0) out[n - 2] = '\0';
+}
+
+/* A project root, both as written (made absolute) and canonical, so that a file is matched
+ * whether it was reached through a symlink or not. */
+static void add_root(typeid_state *st, const char *base, const char *dir) {
+  char buf[PATH_MAX * 2 + 2];
+  if (dir[0] == '/' || !base)
+    snprintf(buf, sizeof buf, "%s", dir);
+  else
+    snprintf(buf, sizeof buf, "%s/%s", base, dir);
+  char lex[PATH_MAX * 2 + 2];
+  lexical_abs(buf, lex, sizeof lex);
+  tether__strlist_add_unique(&st->roots, lex);
+  char abs[PATH_MAX];
+  if (realpath(buf, abs)) tether__strlist_add_unique(&st->roots, abs);
+}
+
+/* The nearest directory at or above `start` with a `.git`, in `out`; 0 when there is none. */
+static int git_top(const char *start, char *out, size_t len) {
+  char buf[PATH_MAX];
+  if (!realpath(start, buf)) return 0;
+  struct stat sb;
+  if (stat(buf, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+    char *slash = strrchr(buf, '/');
+    if (slash) *slash = '\0';
+    if (!buf[0]) snprintf(buf, sizeof buf, "/");
+  }
+  for (;;) {
+    char cand[PATH_MAX + 8];
+    snprintf(cand, sizeof cand, "%s/.git", strcmp(buf, "/") == 0 ? "" : buf);
+    if (stat(cand, &sb) == 0) {
+      snprintf(out, len, "%s", buf);
+      return 1;
+    }
+    char *slash = strrchr(buf, '/');
+    if (!slash || strcmp(buf, "/") == 0) return 0;
+    if (slash == buf)
+      snprintf(buf, sizeof buf, "/");
+    else
+      *slash = '\0';
+  }
+}
+
 static int typeid_run_begin(tether_lint_run *run, void **state) {
   typeid_state *st = calloc(1, sizeof *st);
   if (!st) return -1;
   st->run = run;
-  st->system_headers = tether__run_config(run)->system_headers;
+  const tether_lint_config *cfg = tether__run_config(run);
+  const tether_lint_options *o = tether__run_options(run);
+  st->system_headers = cfg->system_headers;
+  /* The project: `project-roots` (relative to the config file's folder), else the config file's
+   * folder, else the repository (git top-level) of the first PATH, else the current directory. */
+  struct stat sb;
+  const char *cfg_dir =
+      cfg->path && cfg->dir && stat(cfg->path, &sb) == 0 && S_ISREG(sb.st_mode) ? cfg->dir : NULL;
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
+  if (cfg->project_roots.n) {
+    for (size_t i = 0; i < cfg->project_roots.n; i++)
+      add_root(st, cfg_dir ? cfg_dir : cwd, cfg->project_roots.v[i]);
+  } else if (cfg_dir) {
+    add_root(st, NULL, cfg_dir);
+  } else {
+    char top[PATH_MAX];
+    if (o->paths.n && git_top(o->paths.v[0], top, sizeof top))
+      add_root(st, NULL, top);
+    else
+      add_root(st, NULL, cwd);
+  }
   *state = st;
+  return 0;
+}
+
+/* MLIR's own headers (its include tree, installed or in a source checkout) are never the user's:
+ * their TypeIDs are defined in libMLIR. */
+static int mlir_own(const char *path) {
+  return strstr(path, "/include/mlir/") != NULL || strstr(path, "/include/mlir-c/") != NULL;
+}
+
+/* Is a fact the user's to fix: in an input file, or in a header under a project root; never in
+ * MLIR's own headers (unless `system-headers = true`, which also asks to check a vendored MLIR). */
+static int users(const typeid_state *st, const fact *a) {
+  if (mlir_own(a->real) && !st->system_headers) return 0;
+  if (a->main_file || st->system_headers) return 1;
+  char lex[PATH_MAX * 2 + 2];
+  lexical_abs(a->file, lex, sizeof lex);
+  const char *paths[2] = {a->real, lex};
+  for (size_t i = 0; i < st->roots.n; i++) {
+    const char *r = st->roots.v[i];
+    size_t n = strlen(r);
+    if (strcmp(r, "/") == 0) return 1;
+    for (int k = 0; k < 2; k++)
+      if (strncmp(paths[k], r, n) == 0 && (paths[k][n] == '/' || paths[k][n] == '\0')) return 1;
+  }
   return 0;
 }
 
@@ -1242,14 +1472,19 @@ static int fact_cmp(const void *pa, const void *pb) {
 static int typeid_run_end(tether_lint_run *run, void *state) {
   typeid_state *st = state;
   if (!st) return 0;
+  /* "Declared, defined nowhere" needs the whole program: a partial run (pre-commit passes the
+   * changed files only) does not see the definitions in the files it was not given. */
+  int whole = tether__run_whole_program(run);
   if (st->n > 1) qsort(st->v, st->n, sizeof *st->v, fact_cmp);
   for (size_t i = 0; i < st->n; i++) {
     fact *a = &st->v[i];
     int dup = 0;
     for (size_t j = 0; j < i && !dup; j++)
       if (st->v[j].kind == a->kind && same_place(&st->v[j], a) && same_class(&st->v[j], a)) dup = 1;
-    if (dup) continue; /* the same header seen from several translation units */
+    if (dup) continue;           /* the same header seen from several translation units */
+    if (!users(st, a)) continue; /* still a definition for the declarations that need one */
     if (a->kind == FACT_DECLARE) {
+      if (!whole) continue;
       int defined = 0;
       for (size_t j = 0; j < st->n && !defined; j++)
         if (st->v[j].kind == FACT_DEFINE && same_class(&st->v[j], a)) defined = 1;
@@ -1288,6 +1523,7 @@ static int typeid_run_end(tether_lint_run *run, void *state) {
     free(st->v[i].real);
   }
   free(st->v);
+  tether__strlist_free(&st->roots);
   free(st);
   return 0;
 }

@@ -8,6 +8,9 @@ discovery when present, otherwise the built-in profiles are used (--config /dev/
 cases are the `// case:` markers; the run fails when there are fewer markers than the minimums,
 so the fixture set cannot silently shrink.
 
+A directory may hold a file `.fixture-args` whose words are added to the command line (e.g.
+`--whole-program` for the cross-file TypeID fixtures).
+
 Build files carry the markers in their own comment syntax: `# expect: RULE` and `# case:` (CMake,
 Bazel, Make, Meson, Python, TOML; also `#[[ case:` for a CMake bracket comment), and in JSON a
 string on the line, `"comment": "expect: RULE"`. A fixture named `X.fixture` (e.g. BUILD.fixture)
@@ -97,6 +100,10 @@ def main():
         cmd = [lint, "--format", "json", "-j", "2", target]
         if not os.path.exists(os.path.join(directory, ".tether-lint")):
             cmd[1:1] = ["--config", "/dev/null"]
+        extra = os.path.join(directory, ".fixture-args")
+        if os.path.exists(extra):
+            with open(extra, encoding="utf-8") as f:
+                cmd[1:1] = f.read().split()
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode not in (0, 1):
             print(f"FAIL {directory}: exit {proc.returncode}\n{proc.stderr}")
