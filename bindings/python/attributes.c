@@ -543,9 +543,19 @@ static PyObject *array_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   PyObject *ctx = ctx_arg(a[1]);
   if (!ctx) return NULL;
+  PyObject *f = PySequence_Fast(a[0], "attributes must be a sequence of Attribute");
+  if (!f) return NULL;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++)
+    if (!PyObject_TypeCheck(PySequence_Fast_GET_ITEM(f, i), tp.Attribute)) {
+      tp_cast_error(PySequence_Fast_GET_ITEM(f, i));
+      Py_DECREF(f);
+      return NULL;
+    }
   intptr_t n;
   MlirAttribute *v;
-  if (!tp_seq_attrs(a[0], ctx, &n, &v)) return NULL;
+  int ok = tp_seq_attrs(f, ctx, &n, &v);
+  Py_DECREF(f);
+  if (!ok) return NULL;
   MlirAttribute r = mlirArrayAttrGet(tp_ctx_raw(ctx), n, v);
   PyMem_Free(v);
   return tp_wrap_attr(ctx, r);
@@ -941,5 +951,15 @@ int tp_init_attributes(PyObject *m) {
   if (tp_add_type(m, &tp_attribute_spec, NULL, &tp.Attribute) < 0 ||
       tp_add_type(m, &named_spec, NULL, &tp.NamedAttribute) < 0)
     return -1;
-  return tp_define_classes(m, tp.Attribute, attr_defs, tp.attr_casters);
+  if (tp_define_classes(m, tp.Attribute, attr_defs, tp.attr_casters) < 0) return -1;
+  /* As upstream: `true` comes back as a BoolAttr, `@a` as a FlatSymbolRefAttr (their TypeIDs are
+   * IntegerAttr's and SymbolRefAttr's). */
+  PyObject *ints = Py_BuildValue("(OO)", attr_defs[2].cls, attr_defs[0].cls);
+  PyObject *syms = Py_BuildValue("(OO)", attr_defs[9].cls, attr_defs[8].cls);
+  int rc = !ints || !syms ||
+           tp_register_choice(tp.attr_casters, mlirIntegerAttrGetTypeID(), ints) < 0 ||
+           tp_register_choice(tp.attr_casters, mlirSymbolRefAttrGetTypeID(), syms) < 0;
+  Py_XDECREF(ints);
+  Py_XDECREF(syms);
+  return rc ? -1 : tp_init_dense(m);
 }

@@ -200,6 +200,7 @@ static void context_dealloc(TpContext *self) {
     tp_diagnostics_detach_all(self);
     if (tether_arena_get_user(self->arena) == self) tether_arena_set_user(self->arena, NULL);
     live_contexts--;
+    tp_schedule_collection();
   }
   context_clear(self);
   if (self->arena && self->pin >= 0) tether_unpin(self->pin);

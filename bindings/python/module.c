@@ -91,6 +91,25 @@ static int pending_safepoint(void *arg) {
   return 0;
 }
 
+/* A Context object went away: its MLIRContext (with everything MLIR keeps in it, e.g. the buffers
+ * of DenseResourceElementsAttr) should go soon, as upstream's does when its last reference goes,
+ * not at some later collection. One collection, run at the interpreter's next pending-call check
+ * (never inside the deallocation that asked for it). */
+static int collect_scheduled;
+
+static int pending_collect(void *arg) {
+  (void)arg;
+  collect_scheduled = 0;
+  if (!_Py_IsFinalizing()) tether_collect_all();
+  return 0;
+}
+
+void tp_schedule_collection(void) {
+  if (collect_scheduled || _Py_IsFinalizing()) return;
+  collect_scheduled = 1;
+  if (Py_AddPendingCall(pending_collect, NULL) != 0) collect_scheduled = 0;
+}
+
 /* Called by the arena (maybe on a thread without the GIL) when the collector queued work. */
 static void notifier(void) {
   if (__atomic_exchange_n(&pending_scheduled, 1, __ATOMIC_ACQ_REL)) return;

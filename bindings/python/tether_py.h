@@ -93,7 +93,7 @@ typedef struct {
   PyTypeObject *List, *Iter, *ClassProperty, *NamedAttribute, *OpAttributeMap, *OpOperand;
   PyTypeObject *Diagnostic, *DiagnosticInfo, *DiagnosticHandler;
   PyTypeObject *AffineExpr, *AffineMap, *IntegerSet;
-  PyObject *MLIRError, *InvalidatedError;
+  PyObject *MLIRError, *InvalidatedError, *CastError;
   PyObject *DiagnosticSeverity; /* the enum class, set by tether/ir.py */
   /* Casters by TypeID (dict: TypeID int -> callable): types, attributes, values. */
   PyObject *type_casters, *attr_casters, *value_casters;
@@ -131,6 +131,8 @@ PyObject *tp_raise_mlir_error(const char *message, PyObject *diagnostics);
 
 /* ---- contexts and the thread's context stack (context.c) ------------------------------------- */
 
+/* Asks for an arena collection at the interpreter's next pending-call check (coalesced). */
+void tp_schedule_collection(void);
 /* The Context object of an arena (new reference): the one standing for it, else a new one. */
 PyObject *tp_context_of(tether_arena *a);
 /* The TpContext (borrowed) of an explicit context argument, or of the current context when o is
@@ -226,6 +228,14 @@ tp_class_def *tp_class_def_of(PyTypeObject *cls);
 /* Casts a base-family object to the class registered for its TypeID (new reference; returns
  * `obj` itself when nothing is registered). Steals the reference to obj. */
 PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id);
+
+/* Registers, for a TypeID several classes share, the tuple of those classes (most specific
+ * first): values of that TypeID become the first class whose isa holds. */
+int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
+int tp_init_dense(PyObject *m);
+/* Raises CastError (TypeError and RuntimeError) with upstream's "Invalid attribute ... when
+ * attempting to create an ArrayAttribute" message for `got`. Returns NULL. */
+PyObject *tp_cast_error(PyObject *got);
 
 /* A Python str built by an MLIR print callback. */
 typedef struct {

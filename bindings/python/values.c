@@ -196,6 +196,18 @@ int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyOb
   return 1;
 }
 
+PyObject *tp_cast_error(PyObject *got) {
+  if (got == Py_None)
+    PyErr_SetString(tp.CastError,
+                    "Invalid attribute (None?) when attempting to create an ArrayAttribute");
+  else
+    PyErr_Format(tp.CastError,
+                 "Invalid attribute when attempting to create an ArrayAttribute (%s is not an "
+                 "Attribute)",
+                 Py_TYPE(got)->tp_name);
+  return NULL;
+}
+
 /* ---- argument conversion --------------------------------------------------------------------- */
 
 #define ARG_VALUE(fn, fn_in, Raw, pytype, what)                                                    \
@@ -293,7 +305,10 @@ static PyObject *concrete_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   if (!PyObject_TypeCheck(other, family))
     return tp_type_error("argument", family == tp.Type ? "a Type" : "an Attribute", other);
   if (def && def->isa && !def->isa(TP_PTR(other))) {
-    PyObject *r = PyObject_Repr(other);
+    /* As upstream, the value is shown in its base class's form: Attribute(...), Type(...). */
+    PyObject *base = tp_ctxobj_new(family, TP_CTX(other), TP_PTR(other));
+    PyObject *r = base ? PyObject_Repr(base) : NULL;
+    Py_XDECREF(base);
     if (r) {
       PyErr_Format(PyExc_ValueError, "Cannot cast %s to %s (from %U)", family_word(family),
                    def->name, r);
@@ -422,6 +437,19 @@ PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id) {
     if (PyErr_Occurred()) Py_CLEAR(obj);
     return obj;
   }
+  if (PyTuple_CheckExact(caster)) {
+    /* Several classes share the TypeID (tp_register_choice): the first whose isa holds. */
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(caster); i++) {
+      PyTypeObject *cls = (PyTypeObject *)PyTuple_GET_ITEM(caster, i);
+      tp_class_def *d = tp_class_def_of(cls);
+      if (d && d->isa && d->isa(TP_PTR(obj))) {
+        PyObject *r = tp_ctxobj_new(cls, TP_CTX(obj), TP_PTR(obj));
+        Py_DECREF(obj);
+        return r;
+      }
+    }
+    return obj;
+  }
   if (PyType_Check(caster) && Py_TYPE(obj) != (PyTypeObject *)caster &&
       ((PyTypeObject *)caster)->tp_new == concrete_new) {
     /* One of ours (or a Python subclass of one): no call needed. */
@@ -463,6 +491,14 @@ static PyObject *fn_register_caster(PyObject *m, PyObject *args) {
   Py_DECREF(key);
   if (rc < 0) return NULL;
   return Py_NewRef(caster);
+}
+
+int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes) {
+  PyObject *key = PyLong_FromVoidPtr((void *)id.ptr);
+  if (!key) return -1;
+  int rc = PyDict_SetItem(casters, key, classes);
+  Py_DECREF(key);
+  return rc;
 }
 
 /* ---- TypeID ---------------------------------------------------------------------------------- */
@@ -539,6 +575,16 @@ static PyMethodDef value_functions[] = {
 
 int tp_init_values(PyObject *m) {
   if (tp_add_type(m, &tp_typeid_spec, NULL, &tp.TypeID) < 0) return -1;
+  /* upstream's pybind11 cast errors are RuntimeErrors; they are also TypeErrors here. */
+  PyObject *bases = PyTuple_Pack(2, PyExc_TypeError, PyExc_RuntimeError);
+  tp.CastError = bases ? PyErr_NewExceptionWithDoc(
+                             "tether.ir.CastError",
+                             "A value of the wrong kind (a TypeError, and a RuntimeError as "
+                             "upstream's cast errors are).",
+                             bases, NULL)
+                       : NULL;
+  Py_XDECREF(bases);
+  if (!tp.CastError || PyModule_AddObjectRef(m, "CastError", tp.CastError) < 0) return -1;
   tp.type_casters = PyDict_New();
   tp.attr_casters = PyDict_New();
   tp.value_casters = PyDict_New();

@@ -664,10 +664,11 @@ def test_dict_and_symbol_ref_attributes(ctx):
         ir.DictAttr.get({"a": 1})
     f = ir.FlatSymbolRefAttr.get("foo")
     assert str(f) == "@foo" and f.value == "foo"
-    # As upstream: a parsed symbol reference is a SymbolRefAttr (FlatSymbolRefAttr shares its
-    # TypeID); FlatSymbolRefAttr(x) casts.
-    assert isinstance(ir.Attribute.parse("@bar"), ir.SymbolRefAttr)
-    assert ir.FlatSymbolRefAttr(ir.Attribute.parse("@bar")).value == "bar"
+    # As upstream: a parsed flat reference comes back as a FlatSymbolRefAttr, a nested one as a
+    # SymbolRefAttr (they share a TypeID).
+    assert isinstance(ir.Attribute.parse("@bar"), ir.FlatSymbolRefAttr)
+    nested = ir.Attribute.parse("@a::@b")
+    assert isinstance(nested, ir.SymbolRefAttr) and nested.value == ["a", "b"]
     assert isinstance(ir.Attribute.parse("{x = 1 : i32}"), ir.DictAttr)
 
 

@@ -1,0 +1,818 @@
+/* dense.c: DenseElementsAttr (from any buffer-protocol object, numpy arrays included, or from a
+ * list of attributes; a read-only buffer out of it), DenseIntElementsAttr, DenseFPElementsAttr,
+ * DenseResourceElementsAttr, and the Dense{Bool,I8,I16,I32,I64,F32,F64}ArrayAttr classes with
+ * their iterators (upstream's IRAttributes.cpp).
+ *
+ * Invariants: a buffer handed to MLIR is checked first (format, item size, total size against the
+ * shape, alignment), so MLIR never reads past it; a buffer MLIR keeps (DenseResourceElementsAttr)
+ * stays acquired until MLIR's deleter releases it, under the GIL. Buffers handed out of an
+ * attribute are read-only views of the context's storage and keep the attribute (and so its
+ * context) alive.
+ */
+#include "tether_py.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <string.h>
+
+#define A(o) ((MlirAttribute){TP_PTR(o)})
+#define GETSET_END                                                                                 \
+  { NULL, NULL, NULL, NULL, NULL }
+#define METHODS_END                                                                                \
+  { NULL, NULL, 0, NULL }
+
+static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
+
+/* "Type(...)": the form upstream's messages print values in (their base class's repr). */
+static PyObject *repr_of(MlirType t, PyObject *ctx) {
+  PyObject *o = tp_ctxobj_new(tp.Type, ctx, t.ptr);
+  if (!o) return NULL;
+  PyObject *r = PyObject_Repr(o);
+  Py_DECREF(o);
+  return r;
+}
+
+static PyObject *base_repr(PyObject *o) {
+  PyTypeObject *family = PyObject_TypeCheck(o, tp.Type) ? tp.Type : tp.Attribute;
+  PyObject *b = tp_ctxobj_new(family, TP_CTX(o), TP_PTR(o));
+  if (!b) return NULL;
+  PyObject *r = PyObject_Repr(b);
+  Py_DECREF(b);
+  return r;
+}
+
+static int64_t num_elements(MlirType shaped) {
+  int64_t n = 1;
+  intptr_t rank = mlirShapedTypeGetRank(shaped);
+  for (intptr_t i = 0; i < rank; i++) n *= mlirShapedTypeGetDimSize(shaped, i);
+  return n;
+}
+
+/* ---- DenseElementsAttr.get ------------------------------------------------------------------- */
+
+static int is_signed_format(const char *f) {
+  return f && (f[0] == 'i' || f[0] == 'b' || f[0] == 'h' || f[0] == 'l' || f[0] == 'q');
+}
+
+static int is_unsigned_format(const char *f) {
+  return f && (f[0] == 'I' || f[0] == 'B' || f[0] == 'H' || f[0] == 'L' || f[0] == 'Q');
+}
+
+/* Format codes may carry a byte-order or size prefix ('<', '=', '@', '!', '>'): native only. */
+static const char *plain_format(const char *f) {
+  if (!f) return "B";
+  if (f[0] == '@' || f[0] == '=' || f[0] == '<') return f + 1;
+  return f;
+}
+
+static PyObject *dense_from_list(PyObject *list, PyObject *type, PyObject *c) {
+  PyObject *ctx = ctx_arg(c);
+  if (!ctx) return NULL;
+  Py_ssize_t n = PyList_GET_SIZE(list);
+  if (n == 0) return PyErr_Format(PyExc_ValueError, "Attributes list must be non-empty.");
+  MlirType shaped;
+  if (type && type != Py_None) {
+    if (!tp_arg_type_in(type, ctx, &shaped)) return NULL;
+    if (!mlirTypeIsAShaped(shaped) || !mlirShapedTypeHasStaticShape(shaped)) {
+      PyObject *r = base_repr(type);
+      if (r)
+        PyErr_Format(PyExc_ValueError,
+                     "Expected a static ShapedType for the shaped_type parameter: %U", r);
+      Py_XDECREF(r);
+      return NULL;
+    }
+  } else {
+    MlirAttribute a0;
+    PyObject *first = PyList_GET_ITEM(list, 0);
+    if (!PyObject_TypeCheck(first, tp.Attribute)) return tp_cast_error(first);
+    if (!tp_arg_attr_in(first, ctx, &a0)) return NULL;
+    int64_t shape[1] = {n};
+    shaped = mlirRankedTensorTypeGet(1, shape, mlirAttributeGetType(a0), mlirAttributeGetNull());
+  }
+  if (num_elements(shaped) != n && n != 1)
+    return PyErr_Format(PyExc_ValueError,
+                        "the shaped type holds %lld elements but %zd attributes were given",
+                        (long long)num_elements(shaped), n);
+  MlirAttribute *v = PyMem_Malloc((size_t)n * sizeof *v);
+  if (!v) return PyErr_NoMemory();
+  MlirType elt = mlirShapedTypeGetElementType(shaped);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *x = PyList_GET_ITEM(list, i);
+    if (!PyObject_TypeCheck(x, tp.Attribute)) {
+      PyMem_Free(v);
+      return tp_cast_error(x);
+    }
+    if (!tp_arg_attr_in(x, ctx, &v[i])) {
+      PyMem_Free(v);
+      return NULL;
+    }
+    MlirType at = mlirAttributeGetType(v[i]);
+    if (!mlirTypeEqual(elt, at)) {
+      PyObject *sr = repr_of(shaped, ctx), *ar = repr_of(at, ctx);
+      if (sr && ar)
+        PyErr_Format(PyExc_ValueError,
+                     "All attributes must be of the same type and match the type parameter: "
+                     "expected=%U, but got=%U",
+                     sr, ar);
+      Py_XDECREF(sr);
+      Py_XDECREF(ar);
+      PyMem_Free(v);
+      return NULL;
+    }
+  }
+  MlirAttribute r = mlirDenseElementsAttrGet(shaped, n, v);
+  PyMem_Free(v);
+  if (mlirAttributeIsNull(r))
+    return PyErr_Format(PyExc_ValueError, "DenseElementsAttr could not be constructed");
+  return tp_wrap_attr(ctx, r);
+}
+
+static PyObject *dense_from_buffer(PyObject *array, int signless, PyObject *type, PyObject *shape_o,
+                                   PyObject *c) {
+  PyObject *ctx = ctx_arg(c);
+  if (!ctx) return NULL;
+  MlirContext mc = tp_ctx_raw(ctx);
+  MlirType explicit_type = {NULL};
+  if (type && type != Py_None && !tp_arg_type_in(type, ctx, &explicit_type)) return NULL;
+  Py_buffer view;
+  int flags = PyBUF_ND | (explicit_type.ptr ? 0 : PyBUF_FORMAT);
+  if (PyObject_GetBuffer(array, &view, flags) < 0) return NULL;
+  PyObject *result = NULL;
+  int64_t *shape = NULL;
+  intptr_t rank;
+  if (shape_o && shape_o != Py_None) {
+    PyObject *f = PySequence_Fast(shape_o, "shape must be a sequence of int");
+    if (!f) goto done;
+    rank = PySequence_Fast_GET_SIZE(f);
+    shape = PyMem_Malloc((size_t)(rank ? rank : 1) * sizeof *shape);
+    int ok = shape != NULL;
+    for (intptr_t i = 0; ok && i < rank; i++)
+      ok = tp_arg_int64(PySequence_Fast_GET_ITEM(f, i), "dimension", &shape[i]);
+    Py_DECREF(f);
+    if (!ok) {
+      if (!PyErr_Occurred()) PyErr_NoMemory();
+      goto done;
+    }
+  } else {
+    rank = view.ndim;
+    shape = PyMem_Malloc((size_t)(rank ? rank : 1) * sizeof *shape);
+    if (!shape) {
+      PyErr_NoMemory();
+      goto done;
+    }
+    for (intptr_t i = 0; i < rank; i++) shape[i] = view.shape ? view.shape[i] : view.len;
+  }
+  for (intptr_t i = 0; i < rank; i++)
+    if (shape[i] < 0) {
+      PyErr_SetString(PyExc_ValueError, "shape dimensions must be >= 0");
+      goto done;
+    }
+  MlirType elt = explicit_type;
+  if (!elt.ptr) {
+    const char *f = plain_format(view.format);
+    Py_ssize_t sz = view.itemsize;
+    if (!strcmp(f, "f") && sz == 4)
+      elt = mlirF32TypeGet(mc);
+    else if (!strcmp(f, "d") && sz == 8)
+      elt = mlirF64TypeGet(mc);
+    else if (!strcmp(f, "e") && sz == 2)
+      elt = mlirF16TypeGet(mc);
+    else if ((is_signed_format(f) || is_unsigned_format(f)) && f[1] == 0 &&
+             (sz == 1 || sz == 2 || sz == 4 || sz == 8)) {
+      unsigned w = (unsigned)sz * 8;
+      elt = signless              ? mlirIntegerTypeGet(mc, w)
+            : is_signed_format(f) ? mlirIntegerTypeSignedGet(mc, w)
+                                  : mlirIntegerTypeUnsignedGet(mc, w);
+    } else {
+      PyErr_Format(PyExc_ValueError, "unimplemented array format conversion from format: %s",
+                   view.format ? view.format : "B");
+      goto done;
+    }
+  }
+  MlirType shaped;
+  if (mlirTypeIsAShaped(elt)) {
+    if (shape_o && shape_o != Py_None) {
+      PyErr_SetString(PyExc_ValueError,
+                      "Shape can only be specified explicitly when the type is not a shaped type.");
+      goto done;
+    }
+    if (!mlirShapedTypeHasStaticShape(elt)) {
+      PyErr_Format(PyExc_ValueError,
+                   "Expected a static ShapedType for the shaped_type parameter: "
+                   "%R",
+                   type);
+      goto done;
+    }
+    shaped = elt;
+  } else {
+    shaped = mlirRankedTensorTypeGet(rank, shape, elt, mlirAttributeGetNull());
+    if (mlirTypeIsNull(shaped)) {
+      PyErr_SetString(PyExc_ValueError, "invalid element type for a tensor");
+      goto done;
+    }
+  }
+  MlirAttribute r = mlirDenseElementsAttrRawBufferGet(shaped, (size_t)view.len, view.buf);
+  if (mlirAttributeIsNull(r)) {
+    PyErr_SetString(PyExc_ValueError,
+                    "DenseElementsAttr could not be constructed from the given buffer. This may "
+                    "mean that the Python buffer layout does not match that MLIR expected layout "
+                    "and is a bug.");
+    goto done;
+  }
+  result = tp_wrap_attr(ctx, r);
+done:
+  PyMem_Free(shape);
+  PyBuffer_Release(&view);
+  return result;
+}
+
+/* get(array, signless=True, type=None, shape=None, context=None) from a buffer, or
+ * get(attrs, type=None, context=None) from a list of attributes (upstream's two overloads). */
+static PyObject *dense_get(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  PyObject *first = PyTuple_GET_SIZE(args) ? PyTuple_GET_ITEM(args, 0) : NULL;
+  if (!first && kw) first = PyDict_GetItemString(kw, "array");
+  if (!first && kw) first = PyDict_GetItemString(kw, "attrs");
+  if (first && !PyObject_CheckBuffer(first) && PyList_Check(first)) {
+    static char *kwl[] = {"attrs", "type", "context", NULL};
+    PyObject *attrs, *type = Py_None, *c = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|OO", kwl, &PyList_Type, &attrs, &type, &c))
+      return NULL;
+    return dense_from_list(attrs, type, c);
+  }
+  static char *kwb[] = {"array", "signless", "type", "shape", "context", NULL};
+  PyObject *array, *type = Py_None, *shape = Py_None, *c = Py_None;
+  int signless = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOO", kwb, &array, &signless, &type, &shape, &c))
+    return NULL;
+  if (!PyObject_CheckBuffer(array))
+    return tp_type_error("array", "a buffer (e.g. a numpy array) or a list of Attribute", array);
+  return dense_from_buffer(array, signless, type, shape, c);
+}
+
+static PyObject *dense_get_splat(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  static char *kwl[] = {"shaped_type", "element_attr", NULL};
+  PyObject *t, *e;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO", kwl, &t, &e)) return NULL;
+  MlirType st;
+  PyObject *ctx;
+  MlirAttribute ea;
+  if (!tp_arg_type(t, &st, &ctx) || !tp_arg_attr_in(e, ctx, &ea)) return NULL;
+  PyObject *tr = base_repr(t), *er = base_repr(e);
+  if (!tr || !er) {
+    Py_XDECREF(tr);
+    Py_XDECREF(er);
+    return NULL;
+  }
+  if (!mlirAttributeIsAInteger(ea) && !mlirAttributeIsAFloat(ea))
+    PyErr_Format(PyExc_ValueError, "Illegal element type for DenseElementsAttr: %U", er);
+  else if (!mlirTypeIsAShaped(st) || !mlirShapedTypeHasStaticShape(st))
+    PyErr_Format(PyExc_ValueError, "Expected a static ShapedType for the shaped_type parameter: %U",
+                 tr);
+  else if (!mlirTypeEqual(mlirShapedTypeGetElementType(st), mlirAttributeGetType(ea)))
+    PyErr_Format(PyExc_ValueError,
+                 "Shaped element type and attribute type must be equal: shaped=%U, element=%U", tr,
+                 er);
+  Py_DECREF(tr);
+  Py_DECREF(er);
+  if (PyErr_Occurred()) return NULL;
+  return tp_wrap_attr(ctx, mlirDenseElementsAttrSplatGet(st, ea));
+}
+
+static PyObject *dense_is_splat(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirDenseElementsAttrIsSplat(A(self)));
+}
+
+static PyObject *dense_splat_value(PyObject *self, PyObject *unused) {
+  (void)unused;
+  if (!mlirDenseElementsAttrIsSplat(A(self)))
+    return PyErr_Format(PyExc_ValueError, "get_splat_value called on a non-splat attribute");
+  return tp_wrap_attr(TP_CTX(self), mlirDenseElementsAttrGetSplatValue(A(self)));
+}
+
+static Py_ssize_t dense_len(PyObject *self) {
+  return (Py_ssize_t)mlirElementsAttrGetNumElements(A(self));
+}
+
+/* The buffer of the attribute's storage: read-only, C-contiguous (splats: strides 0). */
+static int dense_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+  if (flags & PyBUF_WRITABLE) {
+    PyErr_SetString(PyExc_BufferError, "DenseElementsAttr buffers are read-only");
+    return -1;
+  }
+  MlirType st = mlirAttributeGetType(A(self));
+  MlirType e = mlirShapedTypeGetElementType(st);
+  const char *fmt = NULL;
+  Py_ssize_t size = 0;
+  if (mlirTypeIsAF32(e))
+    fmt = "f", size = 4;
+  else if (mlirTypeIsAF64(e))
+    fmt = "d", size = 8;
+  else if (mlirTypeIsAF16(e))
+    fmt = "e", size = 2;
+  else if (mlirTypeIsAIndex(e))
+    fmt = "q", size = 8;
+  else if (mlirTypeIsAInteger(e)) {
+    unsigned w = mlirIntegerTypeGetWidth(e);
+    int u = mlirIntegerTypeIsUnsigned(e);
+    if (w == 8)
+      fmt = u ? "B" : "b", size = 1;
+    else if (w == 16)
+      fmt = u ? "H" : "h", size = 2;
+    else if (w == 32)
+      fmt = u ? "I" : "i", size = 4;
+    else if (w == 64)
+      fmt = u ? "Q" : "q", size = 8;
+  }
+  if (!fmt) {
+    PyErr_SetString(PyExc_ValueError, "unsupported data type for conversion to Python buffer");
+    return -1;
+  }
+  intptr_t rank = mlirShapedTypeGetRank(st);
+  Py_ssize_t *dims = PyMem_Malloc((size_t)(2 * rank + 1) * sizeof *dims);
+  if (!dims) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  Py_ssize_t *strides = dims + rank;
+  int splat = mlirDenseElementsAttrIsSplat(A(self));
+  Py_ssize_t total = 1;
+  for (intptr_t i = 0; i < rank; i++) {
+    dims[i] = (Py_ssize_t)mlirShapedTypeGetDimSize(st, i);
+    total *= dims[i];
+  }
+  Py_ssize_t stride = size;
+  for (intptr_t i = rank - 1; i >= 0; i--) {
+    strides[i] = splat ? 0 : stride;
+    stride *= dims[i];
+  }
+  view->buf = (void *)mlirDenseElementsAttrGetRawData(A(self));
+  view->obj = Py_NewRef(self);
+  view->len = total * size;
+  view->readonly = 1;
+  view->itemsize = size;
+  view->format = (flags & PyBUF_FORMAT) ? (char *)fmt : NULL;
+  view->ndim = (int)rank;
+  view->shape = (flags & PyBUF_ND) ? dims : NULL;
+  view->strides = (flags & PyBUF_STRIDES) ? strides : NULL;
+  view->suboffsets = NULL;
+  view->internal = dims;
+  if (splat && !(flags & PyBUF_STRIDES) && total > 1) {
+    PyMem_Free(dims);
+    Py_CLEAR(view->obj);
+    PyErr_SetString(PyExc_BufferError, "a splat's buffer needs strides (PyBUF_STRIDES)");
+    return -1;
+  }
+  return 0;
+}
+
+static void dense_releasebuffer(PyObject *self, Py_buffer *view) {
+  (void)self;
+  PyMem_Free(view->internal);
+}
+
+static PyMethodDef dense_methods[] = {
+    {"get", (PyCFunction)(void (*)(void))dense_get, METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+     "get(array, signless=True, type=None, shape=None, context=None) from a buffer (a numpy array, "
+     "array.array, memoryview, ...), or get(attrs, type=None, context=None) from a list of "
+     "attributes."},
+    {"get_splat", (PyCFunction)(void (*)(void))dense_get_splat,
+     METH_VARARGS | METH_KEYWORDS | METH_STATIC, "get_splat(shaped_type, element_attr)"},
+    {"get_splat_value", (PyCFunction)dense_splat_value, METH_NOARGS, NULL},
+    METHODS_END,
+};
+
+static PyGetSetDef dense_getset[] = {
+    {"is_splat", dense_is_splat, NULL, NULL, NULL},
+    GETSET_END,
+};
+
+static PyType_Slot dense_slots[] = {
+    {Py_sq_length, dense_len},
+    {Py_bf_getbuffer, dense_getbuffer},
+    {Py_bf_releasebuffer, dense_releasebuffer},
+    {0, NULL},
+};
+
+static PyObject *dense_int_item(PyObject *self, Py_ssize_t pos) {
+  if (pos < 0 || pos >= dense_len(self))
+    return PyErr_Format(PyExc_IndexError, "attempt to access out of bounds element");
+  MlirType e = mlirShapedTypeGetElementType(mlirAttributeGetType(A(self)));
+  MlirAttribute a = A(self);
+  if (mlirTypeIsAIndex(e)) return PyLong_FromLongLong(mlirDenseElementsAttrGetInt64Value(a, pos));
+  unsigned w = mlirIntegerTypeGetWidth(e);
+  int u = mlirIntegerTypeIsUnsigned(e);
+  switch (w) {
+  case 1: /* an int, as upstream */
+    return PyLong_FromLong(mlirDenseElementsAttrGetBoolValue(a, pos));
+  case 8:
+    return u ? PyLong_FromUnsignedLong(mlirDenseElementsAttrGetUInt8Value(a, pos))
+             : PyLong_FromLong(mlirDenseElementsAttrGetInt8Value(a, pos));
+  case 16:
+    return u ? PyLong_FromUnsignedLong(mlirDenseElementsAttrGetUInt16Value(a, pos))
+             : PyLong_FromLong(mlirDenseElementsAttrGetInt16Value(a, pos));
+  case 32:
+    return u ? PyLong_FromUnsignedLong(mlirDenseElementsAttrGetUInt32Value(a, pos))
+             : PyLong_FromLong(mlirDenseElementsAttrGetInt32Value(a, pos));
+  case 64:
+    return u ? PyLong_FromUnsignedLongLong(mlirDenseElementsAttrGetUInt64Value(a, pos))
+             : PyLong_FromLongLong(mlirDenseElementsAttrGetInt64Value(a, pos));
+  default:
+    return PyErr_Format(PyExc_TypeError, "Unsupported integer type");
+  }
+}
+
+static PyObject *dense_fp_item(PyObject *self, Py_ssize_t pos) {
+  if (pos < 0 || pos >= dense_len(self))
+    return PyErr_Format(PyExc_IndexError, "attempt to access out of bounds element");
+  MlirType e = mlirShapedTypeGetElementType(mlirAttributeGetType(A(self)));
+  if (mlirTypeIsAF32(e))
+    return PyFloat_FromDouble(mlirDenseElementsAttrGetFloatValue(A(self), pos));
+  if (mlirTypeIsAF64(e))
+    return PyFloat_FromDouble(mlirDenseElementsAttrGetDoubleValue(A(self), pos));
+  return PyErr_Format(PyExc_TypeError, "Unsupported floating-point type");
+}
+
+static PyType_Slot dense_int_slots[] = {{Py_sq_item, dense_int_item}, {0, NULL}};
+static PyType_Slot dense_fp_slots[] = {{Py_sq_item, dense_fp_item}, {0, NULL}};
+
+/* ---- DenseResourceElementsAttr --------------------------------------------------------------- */
+
+static void resource_deleter(void *user, const void *data, size_t size, size_t align) {
+  (void)data;
+  (void)size;
+  (void)align;
+  Py_buffer *view = user;
+  if (!Py_IsInitialized()) return; /* the process is ending: nothing to release to */
+  PyGILState_STATE g = PyGILState_Ensure();
+  PyBuffer_Release(view);
+  PyMem_RawFree(view);
+  PyGILState_Release(g);
+}
+
+static PyObject *resource_get(PyObject *cls, PyObject *args, PyObject *kw) {
+  (void)cls;
+  static char *kwl[] = {"array", "name", "type", "alignment", "is_mutable", "context", NULL};
+  PyObject *array, *name, *type, *align_o = Py_None, *c = Py_None;
+  int mut = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|OpO", kwl, &array, &name, &type, &align_o, &mut,
+                                   &c))
+    return NULL;
+  PyObject *ctx = ctx_arg(c);
+  if (!ctx) return NULL;
+  MlirStringRef ns;
+  MlirType t;
+  if (!tp_arg_str(name, "name", &ns) || !tp_arg_type_in(type, ctx, &t)) return NULL;
+  if (!mlirTypeIsAShaped(t))
+    return PyErr_Format(PyExc_ValueError,
+                        "Constructing a DenseResourceElementsAttr requires a ShapedType.");
+  if (!mlirShapedTypeHasStaticShape(t))
+    return PyErr_Format(PyExc_ValueError, "DenseResourceElementsAttr needs a static shape");
+  Py_buffer *view = PyMem_RawMalloc(sizeof *view);
+  if (!view) return PyErr_NoMemory();
+  if (PyObject_GetBuffer(array, view, PyBUF_STRIDES) < 0) {
+    PyMem_RawFree(view);
+    return NULL;
+  }
+  const char *err = NULL;
+  size_t alignment = view->ndim ? (size_t)view->strides[view->ndim - 1] : (size_t)view->itemsize;
+  if (align_o != Py_None) {
+    intptr_t a;
+    if (!tp_arg_intptr(align_o, "alignment", &a)) goto fail;
+    alignment = a > 0 ? (size_t)a : 0;
+  }
+  MlirType e = mlirShapedTypeGetElementType(t);
+  unsigned bits = mlirTypeIsAInteger(e) ? mlirIntegerTypeGetWidth(e)
+                  : mlirTypeIsAFloat(e) ? mlirFloatTypeGetWidth(e)
+                  : mlirTypeIsAIndex(e) ? 64
+                                        : 0;
+  if (!PyBuffer_IsContiguous(view, 'A'))
+    err = "Contiguous buffer is required.";
+  else if (alignment == 0 || (alignment & (alignment - 1)))
+    err = "the alignment must be a power of two";
+  else if ((uintptr_t)view->buf % alignment)
+    err = "the buffer's data is not aligned to the alignment";
+  else if (bits % 8 == 0 && bits && (uint64_t)view->len != (uint64_t)num_elements(t) * (bits / 8))
+    err = "the buffer's size does not match the shaped type";
+  if (err) {
+    PyErr_SetString(PyExc_ValueError, err);
+    goto fail;
+  }
+  MlirAttribute r = mlirUnmanagedDenseResourceElementsAttrGet(
+      t, ns, view->buf, (size_t)view->len, alignment, mut, resource_deleter, view);
+  if (mlirAttributeIsNull(r)) {
+    PyErr_SetString(PyExc_ValueError,
+                    "DenseResourceElementsAttr could not be constructed from the given buffer.");
+    goto fail;
+  }
+  /* MLIR owns the view now: its deleter releases it. */
+  return tp_wrap_attr(ctx, r);
+fail:
+  PyBuffer_Release(view);
+  PyMem_RawFree(view);
+  return NULL;
+}
+
+static PyMethodDef resource_methods[] = {
+    {"get_from_buffer", (PyCFunction)(void (*)(void))resource_get,
+     METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+     "get_from_buffer(array, name, type, alignment=None, is_mutable=False, context=None): an "
+     "attribute over the buffer's memory (kept acquired while MLIR uses it)."},
+    METHODS_END,
+};
+
+/* ---- Dense*ArrayAttr ------------------------------------------------------------------------- */
+
+enum { K_BOOL, K_I8, K_I16, K_I32, K_I64, K_F32, K_F64, K_COUNT };
+
+static const char *const array_names[K_COUNT] = {
+    "DenseBoolArrayAttr", "DenseI8ArrayAttr",  "DenseI16ArrayAttr", "DenseI32ArrayAttr",
+    "DenseI64ArrayAttr",  "DenseF32ArrayAttr", "DenseF64ArrayAttr"};
+static PyTypeObject *iter_types[K_COUNT];
+
+static int array_kind(MlirAttribute a) {
+  if (mlirAttributeIsADenseBoolArray(a)) return K_BOOL;
+  if (mlirAttributeIsADenseI8Array(a)) return K_I8;
+  if (mlirAttributeIsADenseI16Array(a)) return K_I16;
+  if (mlirAttributeIsADenseI32Array(a)) return K_I32;
+  if (mlirAttributeIsADenseI64Array(a)) return K_I64;
+  if (mlirAttributeIsADenseF32Array(a)) return K_F32;
+  return K_F64;
+}
+
+static int kind_of_class(PyObject *cls) {
+  tp_class_def *d = tp_class_def_of((PyTypeObject *)cls);
+  for (int k = 0; d && k < K_COUNT; k++)
+    if (!strcmp(d->name, array_names[k])) return k;
+  return -1;
+}
+
+static PyObject *array_element(MlirAttribute a, int k, intptr_t i) {
+  switch (k) {
+  case K_BOOL:
+    return PyBool_FromLong(mlirDenseBoolArrayGetElement(a, i));
+  case K_I8:
+    return PyLong_FromLong(mlirDenseI8ArrayGetElement(a, i));
+  case K_I16:
+    return PyLong_FromLong(mlirDenseI16ArrayGetElement(a, i));
+  case K_I32:
+    return PyLong_FromLong(mlirDenseI32ArrayGetElement(a, i));
+  case K_I64:
+    return PyLong_FromLongLong(mlirDenseI64ArrayGetElement(a, i));
+  case K_F32:
+    return PyFloat_FromDouble(mlirDenseF32ArrayGetElement(a, i));
+  default:
+    return PyFloat_FromDouble(mlirDenseF64ArrayGetElement(a, i));
+  }
+}
+
+/* Builds an array attribute of kind k from existing elements (a, may be null) and Python values. */
+static PyObject *array_make(PyObject *ctx, int k, MlirAttribute old, PyObject *values) {
+  PyObject *f = PySequence_Fast(values, "values must be a sequence");
+  if (!f) return NULL;
+  intptr_t n0 = old.ptr ? mlirDenseArrayGetNumElements(old) : 0;
+  Py_ssize_t n = n0 + PySequence_Fast_GET_SIZE(f);
+  static const size_t sizes[K_COUNT] = {sizeof(int), 1, 2, 4, 8, 4, 8};
+  char *buf = PyMem_Malloc((size_t)(n ? n : 1) * sizes[k]);
+  if (!buf) {
+    Py_DECREF(f);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *x =
+        i < n0 ? array_element(old, k, i) : Py_NewRef(PySequence_Fast_GET_ITEM(f, i - n0));
+    int ok = x != NULL;
+    /* As upstream's converters: bools from anything with __bool__, integers from __index__
+     * (not floats), floats from __float__; a value out of range does not fit. */
+    if (ok && k == K_BOOL) {
+      int b = Py_TYPE(x)->tp_as_number && Py_TYPE(x)->tp_as_number->nb_bool ? PyObject_IsTrue(x)
+              : x == Py_None                                                ? 0
+                                                                            : -2;
+      if (b == -2)
+        ok = 0;
+      else if (b < 0)
+        ok = -1;
+      else
+        ((int *)buf)[i] = b;
+    } else if (ok && (k == K_F32 || k == K_F64)) {
+      double d = PyFloat_AsDouble(x);
+      if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        ok = 0;
+      } else if (k == K_F32) {
+        ((float *)buf)[i] = (float)d;
+      } else {
+        ((double *)buf)[i] = d;
+      }
+    } else if (ok) {
+      static const int64_t lo[K_COUNT] = {0, INT8_MIN, INT16_MIN, INT32_MIN, INT64_MIN};
+      static const int64_t hi[K_COUNT] = {0, INT8_MAX, INT16_MAX, INT32_MAX, INT64_MAX};
+      PyObject *ix = PyFloat_Check(x) ? NULL : PyNumber_Index(x);
+      int overflow = 0;
+      long long v = ix ? PyLong_AsLongLongAndOverflow(ix, &overflow) : 0;
+      Py_XDECREF(ix);
+      if (!ix || overflow || v < lo[k] || v > hi[k]) {
+        PyErr_Clear();
+        ok = 0;
+      } else {
+        if (k == K_I8) ((int8_t *)buf)[i] = (int8_t)v;
+        if (k == K_I16) ((int16_t *)buf)[i] = (int16_t)v;
+        if (k == K_I32) ((int32_t *)buf)[i] = (int32_t)v;
+        if (k == K_I64) ((int64_t *)buf)[i] = v;
+      }
+    }
+    if (ok == 0)
+      PyErr_Format(PyExc_TypeError,
+                   "get(): incompatible function arguments: element %zd (%R) cannot be converted "
+                   "for %s",
+                   i - n0, x, array_names[k]);
+    Py_XDECREF(x);
+    if (ok != 1) {
+      PyMem_Free(buf);
+      Py_DECREF(f);
+      return NULL;
+    }
+  }
+  Py_DECREF(f);
+  MlirContext c = tp_ctx_raw(ctx);
+  MlirAttribute r;
+  switch (k) {
+  case K_BOOL:
+    r = mlirDenseBoolArrayGet(c, n, (int *)buf);
+    break;
+  case K_I8:
+    r = mlirDenseI8ArrayGet(c, n, (int8_t *)buf);
+    break;
+  case K_I16:
+    r = mlirDenseI16ArrayGet(c, n, (int16_t *)buf);
+    break;
+  case K_I32:
+    r = mlirDenseI32ArrayGet(c, n, (int32_t *)buf);
+    break;
+  case K_I64:
+    r = mlirDenseI64ArrayGet(c, n, (int64_t *)buf);
+    break;
+  case K_F32:
+    r = mlirDenseF32ArrayGet(c, n, (float *)buf);
+    break;
+  default:
+    r = mlirDenseF64ArrayGet(c, n, (double *)buf);
+    break;
+  }
+  PyMem_Free(buf);
+  return tp_wrap_attr(ctx, r);
+}
+
+static PyObject *array_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
+  static const char *const names[] = {"values", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  int k = kind_of_class(cls);
+  if (k < 0) return PyErr_Format(PyExc_TypeError, "not a dense array class");
+  PyObject *ctx = ctx_arg(a[1]);
+  if (!ctx) return NULL;
+  return array_make(ctx, k, (MlirAttribute){NULL}, a[0]);
+}
+
+static Py_ssize_t array_len(PyObject *self) { return mlirDenseArrayGetNumElements(A(self)); }
+
+static PyObject *array_item(PyObject *self, Py_ssize_t i) {
+  if (i < 0 || i >= array_len(self))
+    return PyErr_Format(PyExc_IndexError, "DenseArray index out of range");
+  return array_element(A(self), array_kind(A(self)), i);
+}
+
+static PyObject *array_add(PyObject *self, PyObject *other) {
+  if (!PyObject_TypeCheck(self, tp.Attribute)) Py_RETURN_NOTIMPLEMENTED;
+  return array_make(TP_CTX(self), array_kind(A(self)), A(self), other);
+}
+
+typedef struct {
+  PyObject_HEAD PyObject *attr;
+  intptr_t next;
+} TpArrayIter;
+
+static PyObject *array_iter(PyObject *self) {
+  int k = array_kind(A(self));
+  TpArrayIter *it = PyObject_GC_New(TpArrayIter, iter_types[k]);
+  if (!it) return NULL;
+  it->attr = Py_NewRef(self);
+  it->next = 0;
+  PyObject_GC_Track(it);
+  return (PyObject *)it;
+}
+
+static PyObject *array_iter_next(TpArrayIter *it) {
+  if (it->next >= mlirDenseArrayGetNumElements(A(it->attr))) return NULL;
+  return array_element(A(it->attr), array_kind(A(it->attr)), it->next++);
+}
+
+static int array_iter_traverse(TpArrayIter *it, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(it));
+  Py_VISIT(it->attr);
+  return 0;
+}
+
+static int array_iter_clear(TpArrayIter *it) {
+  Py_CLEAR(it->attr);
+  return 0;
+}
+
+static void array_iter_dealloc(TpArrayIter *it) {
+  PyObject_GC_UnTrack(it);
+  array_iter_clear(it);
+  PyTypeObject *t = Py_TYPE(it);
+  t->tp_free(it);
+  Py_DECREF(t);
+}
+
+static PyMethodDef array_methods[] = {
+    {"get", TP_FASTFN(array_get), TP_FAST | METH_CLASS, "get(values, context=None)"},
+    METHODS_END,
+};
+
+static PyType_Slot array_slots[] = {
+    {Py_sq_length, array_len},
+    {Py_sq_item, array_item},
+    {Py_nb_add, array_add},
+    {Py_tp_iter, array_iter},
+    {0, NULL},
+};
+
+/* ---- the table ------------------------------------------------------------------------------- */
+
+#define ISA(fn)                                                                                    \
+  static bool isa_##fn(void *p) { return fn((MlirAttribute){p}); }
+ISA(mlirAttributeIsADenseElements)
+ISA(mlirAttributeIsADenseIntElements)
+ISA(mlirAttributeIsADenseFPElements)
+ISA(mlirAttributeIsADenseResourceElements)
+ISA(mlirAttributeIsADenseBoolArray)
+ISA(mlirAttributeIsADenseI8Array)
+ISA(mlirAttributeIsADenseI16Array)
+ISA(mlirAttributeIsADenseI32Array)
+ISA(mlirAttributeIsADenseI64Array)
+ISA(mlirAttributeIsADenseF32Array)
+ISA(mlirAttributeIsADenseF64Array)
+
+#define ARRAY(k, isa)                                                                              \
+  { array_names[k], NULL, isa, NULL, array_methods, NULL, array_slots, NULL, NULL, NULL }
+
+static tp_class_def dense_defs[] = {
+    {"DenseElementsAttr", NULL, isa_mlirAttributeIsADenseElements, NULL, dense_methods,
+     dense_getset, dense_slots, "Dense elements (tensor/vector of integers or floats).", NULL,
+     NULL},
+    {"DenseIntElementsAttr", "DenseElementsAttr", isa_mlirAttributeIsADenseIntElements, NULL, NULL,
+     NULL, dense_int_slots, NULL, NULL, NULL},
+    {"DenseFPElementsAttr", "DenseElementsAttr", isa_mlirAttributeIsADenseFPElements, NULL, NULL,
+     NULL, dense_fp_slots, NULL, NULL, NULL},
+    {"DenseResourceElementsAttr", NULL, isa_mlirAttributeIsADenseResourceElements, NULL,
+     resource_methods, NULL, NULL, NULL, NULL, NULL},
+    ARRAY(K_BOOL, isa_mlirAttributeIsADenseBoolArray),
+    ARRAY(K_I8, isa_mlirAttributeIsADenseI8Array),
+    ARRAY(K_I16, isa_mlirAttributeIsADenseI16Array),
+    ARRAY(K_I32, isa_mlirAttributeIsADenseI32Array),
+    ARRAY(K_I64, isa_mlirAttributeIsADenseI64Array),
+    ARRAY(K_F32, isa_mlirAttributeIsADenseF32Array),
+    ARRAY(K_F64, isa_mlirAttributeIsADenseF64Array),
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot iter_slots[] = {
+    {Py_tp_dealloc, array_iter_dealloc}, {Py_tp_traverse, array_iter_traverse},
+    {Py_tp_clear, array_iter_clear},     {Py_tp_iter, PyObject_SelfIter},
+    {Py_tp_iternext, array_iter_next},   {0, NULL},
+};
+
+/* Registers a caster for `id` that picks the first class of `classes` (most specific first) whose
+ * isa holds. */
+int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
+
+int tp_init_dense(PyObject *m) {
+  if (tp_define_classes(m, tp.Attribute, dense_defs, tp.attr_casters) < 0) return -1;
+  for (int k = 0; k < K_COUNT; k++) {
+    char name[80];
+    snprintf(name, sizeof name, "tether.ir.%.*sIterator", (int)(strlen(array_names[k]) - 4),
+             array_names[k]);
+    PyType_Spec spec = {name, sizeof(TpArrayIter), 0,
+                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                        iter_slots};
+    if (tp_add_type(m, &spec, NULL, &iter_types[k]) < 0) return -1;
+  }
+  /* As upstream: one TypeID for dense int and float elements, one for every dense array. */
+  PyObject *elements =
+      Py_BuildValue("(OOO)", dense_defs[1].cls, dense_defs[2].cls, dense_defs[0].cls);
+  PyObject *arrays = PyTuple_New(K_COUNT);
+  for (int k = 0; arrays && k < K_COUNT; k++)
+    PyTuple_SET_ITEM(arrays, k, Py_NewRef((PyObject *)dense_defs[4 + k].cls));
+  int rc =
+      !elements || !arrays ||
+      tp_register_choice(tp.attr_casters, mlirDenseIntOrFPElementsAttrGetTypeID(), elements) < 0 ||
+      tp_register_choice(tp.attr_casters, mlirDenseArrayAttrGetTypeID(), arrays) < 0;
+  Py_XDECREF(elements);
+  Py_XDECREF(arrays);
+  return rc ? -1 : 0;
+}
