@@ -281,6 +281,7 @@ tp_class_def *tp_class_def_of(PyTypeObject *cls) {
 static const char *family_word(PyTypeObject *family) {
   if (family == tp.Type) return "type";
   if (family == tp.Attribute) return "attribute";
+  if (family == tp.AffineExpr) return "affine expression";
   return "value";
 }
 
@@ -303,7 +304,11 @@ static PyObject *concrete_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   }
   other = PyTuple_GET_ITEM(args, 0);
   if (!PyObject_TypeCheck(other, family))
-    return tp_type_error("argument", family == tp.Type ? "a Type" : "an Attribute", other);
+    return tp_type_error("argument",
+                         family == tp.Type        ? "a Type"
+                         : family == tp.Attribute ? "an Attribute"
+                                                  : "an AffineExpr",
+                         other);
   if (def && def->isa && !def->isa(TP_PTR(other))) {
     /* As upstream, the value is shown in its base class's form: Attribute(...), Type(...). */
     PyObject *base = tp_ctxobj_new(family, TP_CTX(other), TP_PTR(other));
