@@ -115,8 +115,12 @@ typedef struct parse_job {
  * thread start-up costs (glibc gives each new thread a fresh malloc arena). */
 static void *parse_thread(void *arg) {
   parse_job *job = arg;
+  tether__strlist l = {0};
+  tether__default_args(NULL, 0, &l);
+  tether__strlist_push(&l, "-ferror-limit=0");
   const char *args[64];
-  size_t n = tether__default_args(NULL, args, 64);
+  size_t n = 0;
+  for (; n < l.n && n < 64; n++) args[n] = l.v[n];
   double t0 = now();
   CXIndex idx = clang_createIndex(0, 0);
   CXTranslationUnit tu = NULL;
@@ -127,6 +131,7 @@ static void *parse_thread(void *arg) {
   if (tu) clang_disposeTranslationUnit(tu);
   clang_disposeIndex(idx);
   job->seconds = now() - t0;
+  tether__strlist_free(&l);
   return NULL;
 }
 
