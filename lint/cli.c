@@ -34,7 +34,8 @@ void tether__cli_usage(FILE *f) {
         "  --max-file-size SIZE        skip files larger than SIZE (default: 64M)\n"
         "  --timeout SECONDS           give up on a translation unit after SECONDS (default:\n"
         "                              300; 0: no limit)\n"
-        "  --worker-memory SIZE        address-space limit of a worker process (default: 8G)\n"
+        "  --worker-memory SIZE        address-space limit of a worker process (default: 4G)\n"
+        "  --worker-stack SIZE         stack of the thread that parses (default: 1G)\n"
         "  --in-process                parse in the linter's own process (no crash containment;\n"
         "                              for debugging)\n"
         "  --list-rules                print the rules and exit\n"
@@ -168,6 +169,13 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
       if (tether__parse_size(val, &o->worker_memory) != 0 ||
           o->worker_memory < ((size_t)64 << 20)) {
         snprintf(err, errlen, "--worker-memory: expected a size of at least 64M, got '%.50s'", val);
+        return -1;
+      }
+      keyed = 0;
+    } else if ((n = match(a, "--worker-stack", 1))) {
+      if (take_value(argc, argv, &i, "--worker-stack", n, &val, err, errlen)) return -1;
+      if (tether__parse_size(val, &o->worker_stack) != 0 || o->worker_stack < ((size_t)64 << 10)) {
+        snprintf(err, errlen, "--worker-stack: expected a size of at least 64K, got '%.50s'", val);
         return -1;
       }
       keyed = 0;

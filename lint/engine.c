@@ -43,8 +43,8 @@
 enum { INPUT_TU, INPUT_TEXT, INPUT_ELF };
 
 /* Defaults of the worker processes. */
-#define WORKER_STACK ((size_t)1 << 30)          /* the thread that parses: 1 GiB reserved */
-#define WORKER_MEMORY_DEFAULT ((size_t)8 << 30) /* address space, stack included */
+#define WORKER_STACK_DEFAULT ((size_t)1 << 30)  /* the thread that parses: 1 GiB reserved */
+#define WORKER_MEMORY_DEFAULT ((size_t)4 << 30) /* address space, stack included */
 #define TIMEOUT_DEFAULT 300                     /* seconds per translation unit */
 #define RESULT_MAX ((size_t)1 << 30)            /* a worker's serialized result */
 
@@ -116,6 +116,7 @@ struct tether_lint_run {
   /* Analysis. */
   int timeout;
   size_t worker_memory;
+  size_t worker_stack;
   tether__cache *cache;
   unsigned char run_key[32]; /* what every cache key of this run shares */
   size_t tus, tus_cached;
@@ -1202,15 +1203,11 @@ static int analyse_on_big_stack(tether_lint_run *run, tether_lint_file *f, tethe
   big_stack_job j = {run, f, out};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, WORKER_STACK);
+  pthread_attr_setstacksize(&attr, run->worker_stack);
   pthread_t th;
   int rc = pthread_create(&th, &attr, big_stack_main, &j);
   pthread_attr_destroy(&attr);
-  if (rc != 0) {
-    /* No room for the big stack: parse here. */
-    analyse_tu(run, f, out);
-    return 0;
-  }
+  if (rc != 0) return -1;
   pthread_join(th, NULL);
   return 0;
 }
@@ -1248,7 +1245,7 @@ static void worker_main(tether_lint_run *run, tether_lint_file *f, int fd) {
   pthread_mutex_init(&run->lock, NULL);
   setenv("LIBCLANG_NOTHREADS", "1", 1);
   tether__buf out = {0};
-  analyse_on_big_stack(run, f, &out);
+  if (analyse_on_big_stack(run, f, &out) != 0) _exit(4);
   int ok = out.p && write_all(fd, out.p, out.n) == 0;
   _exit(ok ? 0 : 3);
 }
@@ -1290,8 +1287,14 @@ static void finish_worker(tether_lint_run *run, worker *w, int timed_out) {
     int sig = WTERMSIG(st);
     tether__file_message(f, 1,
                          "the analysis crashed (signal %d, %s): not analysed; libclang or a rule "
-                         "ran out of stack or memory (--worker-memory) on this file",
+                         "ran out of stack (--worker-stack) or memory (--worker-memory) on this "
+                         "file",
                          sig, strsignal(sig));
+  } else if (WIFEXITED(st) && WEXITSTATUS(st) == 4) {
+    tether__file_message(f, 1,
+                         "cannot start the parsing thread (a %zu-byte stack within a %zu-byte "
+                         "address space; see --worker-stack, --worker-memory): not analysed",
+                         run->worker_stack, run->worker_memory);
   } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     tether__file_message(f, 1, "the analysis failed (worker exit status %d): not analysed",
                          WIFEXITED(st) ? WEXITSTATUS(st) : -1);
@@ -1526,8 +1529,8 @@ static void run_inputs(tether_lint_run *run, int jobs) {
     if (!prepare_tu(run, f)) continue;
     if (run->o->in_process) {
       tether__buf out = {0};
-      analyse_on_big_stack(run, f, &out);
-      if (!out.p || take_result(run, f, out.p, out.n) != 0)
+      if (analyse_on_big_stack(run, f, &out) != 0 || !out.p ||
+          take_result(run, f, out.p, out.n) != 0)
         tether__file_message(f, 1, "the analysis failed: not analysed");
       tether__buf_free(&out);
       drop_tu_text(f);
@@ -1618,6 +1621,7 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
                                              : TETHER_LINT_DEFAULT_MAX_FILE_SIZE);
   run.timeout = o->timeout >= 0 ? o->timeout : TIMEOUT_DEFAULT;
   run.worker_memory = o->worker_memory ? o->worker_memory : WORKER_MEMORY_DEFAULT;
+  run.worker_stack = o->worker_stack ? o->worker_stack : WORKER_STACK_DEFAULT;
   unsigned char config_digest[32];
   if (o->root) {
     struct stat st;

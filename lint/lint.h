@@ -424,6 +424,7 @@ typedef struct tether_lint_options {
   size_t max_file_size;  /* --max-file-size; 0 = not given */
   int timeout;           /* --timeout SECONDS per translation unit; -1 = not given, 0 = none */
   size_t worker_memory;  /* --worker-memory; 0 = not given */
+  size_t worker_stack;   /* --worker-stack; 0 = not given */
   int in_process;        /* --in-process: no worker processes (no crash containment) */
   int cache_stats;       /* --cache-stats: one line on stderr about the cache */
   /// Every option that can change what one file's analysis produces, as written (for the
