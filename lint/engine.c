@@ -700,9 +700,10 @@ static void consider_file(tether_lint_run *run, const char *path, const struct s
   /* A regular file of a pseudo file system (a symlink into /proc, say) is never read. */
   int e = tether__check_regular(path, NULL);
   if (e) {
+    int kind = INPUT_TEXT;
     if (named)
       run_msg(run, 1, "%s: %s", path, tether__read_strerror(e));
-    else if (is_cxx_source(path))
+    else if (is_cxx_source(path) || claim_head(path, "", 0, &kind))
       run_msg(run, 0, "warning: %s: %s, skipped", path, tether__read_strerror(e));
     return;
   }

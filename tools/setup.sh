@@ -21,6 +21,8 @@ PACKAGES=(
   pkg-config             # used by the install test
   git                    # pre-commit and the lint tests need it
   clang-format           # the formatting check
+  cmake                  # tether-lint's compdb_test: a compilation database as CMake writes it
+  bear                   # tether-lint's compdb_test: a compilation database as Bear writes it
 )
 
 missing=()
