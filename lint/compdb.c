@@ -881,7 +881,7 @@ int tether__flags_filter(const char *const *in, size_t inc, const char *cwd, tet
 
 /* Appends the note about what was dropped (nothing when nothing was). */
 int tether__flagset_note(const tether__flagset *fs, tether__buf *out) {
-  enum { SHOW = 12 };
+  enum { SHOW = 40 };
   int rc = 0;
   const tether__strlist *lists[2] = {&fs->danger, &fs->unknown};
   const char *what[2] = {"they write files, load code or read other inputs",

@@ -704,7 +704,7 @@ static void consider_file(tether_lint_run *run, const char *path, const struct s
     if (named)
       run_msg(run, 1, "%s: %s", path, tether__read_strerror(e));
     else if (is_cxx_source(path) || claim_head(path, "", 0, &kind))
-      run_msg(run, 0, "warning: %s: %s, skipped", path, tether__read_strerror(e));
+      run_msg(run, 0, "warning: %s: %s", path, tether__read_strerror(e));
     return;
   }
   if (is_cxx_source(path)) {
@@ -754,7 +754,7 @@ static void walk(tether_lint_run *run, const char *path, int named) {
     if (named)
       run_msg(run, 1, "%s: %s", path, tether__read_strerror(tether__check_regular(path, NULL)));
     else if (is_cxx_source(path) || claim_head(path, "", 0, &kind))
-      run_msg(run, 0, "warning: %s: %s, skipped", path,
+      run_msg(run, 0, "warning: %s: %s", path,
               tether__read_strerror(tether__check_regular(path, NULL)));
     return;
   }
