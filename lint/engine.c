@@ -1093,6 +1093,24 @@ static void note_missing(tether_lint_file *w, CXDiagnostic d) {
   clang_disposeString(s);
 }
 
+/* An error after which clang would have stopped: with CXTranslationUnit_KeepGoing libclang
+ * reports those as plain errors and goes on, so they are recognised by what they say too. The tree
+ * after such an error is partial (a missing include leaves everything it declares undeclared). */
+static int is_fatal(CXDiagnostic d, enum CXDiagnosticSeverity sev) {
+  if (sev == CXDiagnostic_Fatal) return 1;
+  static const char *const stops[] = {"' file not found",       "too many errors emitted",
+                                      "exceeded maximum depth", "cannot open file",
+                                      "error reading '",        "module '",
+                                      "could not build module"};
+  CXString s = clang_getDiagnosticSpelling(d);
+  const char *t = clang_getCString(s);
+  int hit = 0;
+  for (size_t i = 0; t && !hit && i < sizeof stops / sizeof stops[0]; i++)
+    hit = strstr(t, stops[i]) != NULL;
+  clang_disposeString(s);
+  return hit;
+}
+
 /* Parses and checks `f` into the scratch record `w`, and serializes the result into `out`. */
 static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether__buf *out) {
   tether_lint_file w;
@@ -1128,7 +1146,7 @@ static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether__buf *o
       CXDiagnostic d = clang_getDiagnostic(tu, i);
       enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
       if (sev >= CXDiagnostic_Error) {
-        int fatal = sev == CXDiagnostic_Fatal;
+        int fatal = is_fatal(d, sev);
         if (fatal) note_missing(&w, d);
         if (!first || (fatal && !first_fatal)) {
           CXString s = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
@@ -1143,7 +1161,9 @@ static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether__buf *o
       clang_disposeDiagnostic(d);
     }
     if (nfatal) {
-      tether__file_message(&w, 0, "note: the syntax tree is partial: %s (%d compile error(s))",
+      tether__file_message(&w, 0,
+                           "note: the syntax tree is partial: %s (%d compile error(s), analysed as "
+                           "far as the AST goes)",
                            first_fatal ? first_fatal : "", nerr);
     } else if (nerr) {
       tether__file_message(&w, 0, "%d compile error(s), analysed as far as the AST goes; first: %s",
