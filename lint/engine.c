@@ -119,6 +119,8 @@ struct tether_lint_run {
   size_t worker_stack;
   tether__cache *cache;
   unsigned char run_key[32]; /* what every cache key of this run shares */
+  unsigned char config_digest[32];
+  int cache_tried; /* the cache is opened when the first translation unit needs it */
   size_t tus, tus_cached;
   tether__strmap texts; /* files read for NOLINT of cross-file findings */
   worker *workers;
@@ -1441,6 +1443,8 @@ static void spawn_worker(tether_lint_run *run, size_t input) {
   drop_tu_text(f); /* the worker has its own copy */
 }
 
+static void open_cache(tether_lint_run *run);
+
 /* Reads the main file, chooses its flags and looks in the cache. 1: needs parsing. */
 static int prepare_tu(tether_lint_run *run, tether_lint_file *f) {
   int e = tether__read_file(f->path, &f->text, &f->text_len);
@@ -1486,6 +1490,10 @@ static int prepare_tu(tether_lint_run *run, tether_lint_file *f) {
     return 0;
   }
   run->tus++;
+  if (!run->cache_tried) {
+    run->cache_tried = 1;
+    open_cache(run);
+  }
   if (!run->cache) return 1;
   make_key(run, f);
   char *data = NULL;
@@ -1619,7 +1627,7 @@ static void free_findings(tether_lint_finding *v, size_t n) {
   free(v);
 }
 
-static void open_cache(tether_lint_run *run, const unsigned char config_digest[32]) {
+static void open_cache(tether_lint_run *run) {
   const tether_lint_options *o = run->o;
   if (o->no_cache) return;
   char *dir = o->cache_dir ? tether__strdup(o->cache_dir) : tether__cache_default_dir();
@@ -1628,7 +1636,7 @@ static void open_cache(tether_lint_run *run, const unsigned char config_digest[3
   if (tether__cache_open(dir, &run->cache, err, sizeof err) != 0)
     run_msg(run, 0, "note: result cache off: %s", err);
   else
-    make_run_key(run, config_digest);
+    make_run_key(run, run->config_digest);
   free(dir);
 }
 
@@ -1643,7 +1651,6 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
   run.timeout = o->timeout >= 0 ? o->timeout : TIMEOUT_DEFAULT;
   run.worker_memory = o->worker_memory ? o->worker_memory : WORKER_MEMORY_DEFAULT;
   run.worker_stack = o->worker_stack ? o->worker_stack : WORKER_STACK_DEFAULT;
-  unsigned char config_digest[32];
   if (o->root) {
     struct stat st;
     if (stat(o->root, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -1653,7 +1660,7 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
       goto done;
     }
   }
-  if (load_config(&run, config_digest) != 0 || load_compile_db(&run) != 0) {
+  if (load_config(&run, run.config_digest) != 0 || load_compile_db(&run) != 0) {
     fputs(run.msgs.p ? run.msgs.p : "", err);
     goto done;
   }
@@ -1673,7 +1680,6 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
     goto done;
   }
   for (size_t i = 0; i < o->paths.n; i++) walk(&run, o->paths.v[i], 1);
-  open_cache(&run, config_digest);
   run.state = calloc(tether__nfamilies ? tether__nfamilies : 1, sizeof *run.state);
   if (!run.state) goto done;
   for (size_t i = 0; i < tether__nfamilies; i++)
