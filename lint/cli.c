@@ -29,6 +29,18 @@ void tether__cli_usage(FILE *f) {
         "  --whole-program             the inputs are the whole program: report TypeIDs declared\n"
         "                              and defined nowhere in the run (implied by -p or\n"
         "                              --compile-commands with a directory PATH)\n"
+        "  --cache-dir DIR             result cache folder (default: $XDG_CACHE_HOME/tether-lint,\n"
+        "                              else ~/.cache/tether-lint)\n"
+        "  --no-cache                  neither read nor write the result cache\n"
+        "  --cache-stats               say on stderr how many translation units came from the\n"
+        "                              cache\n"
+        "  --max-file-size SIZE        skip files larger than SIZE (default: 64M)\n"
+        "  --timeout SECONDS           give up on a translation unit after SECONDS (default:\n"
+        "                              300; 0: no limit)\n"
+        "  --worker-memory SIZE        address-space limit of a worker process (default: 4G)\n"
+        "  --worker-stack SIZE         stack of the thread that parses (default: 1G)\n"
+        "  --in-process                parse in the linter's own process (no crash containment;\n"
+        "                              for debugging)\n"
         "  --list-rules                print the rules and exit\n"
         "  --list-profiles             print the effective profiles (config syntax) and exit\n"
         "  --version                   print the version and the libclang version and exit\n"
@@ -98,6 +110,7 @@ static int add_rules(tether__strlist *l, const char *val, const char *opt, char 
 }
 
 void tether__cli_free(tether_lint_options *o) {
+  tether__strlist_free(&o->key_args);
   tether__strlist_free(&o->enable);
   tether__strlist_free(&o->disable);
   tether__strlist_free(&o->paths);
@@ -107,11 +120,16 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
   memset(o, 0, sizeof *o);
   o->action = TETHER_ACT_LINT;
   o->format = TETHER_FMT_TEXT;
+  o->timeout = -1;
   int only_paths = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *val = NULL;
     size_t n;
+    int start = i;
+    /* Options that cannot change what the analysis of one file produces are left out of the
+     * cache key; any other option (a new one included) is in it. */
+    int keyed = 1;
     if (!a) break;
     if (only_paths || a[0] != '-' || strcmp(a, "-") == 0) {
       if (!*a) {
@@ -126,6 +144,54 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
     }
     if (strcmp(a, "--") == 0) {
       only_paths = 1;
+      keyed = 0;
+    } else if (strcmp(a, "--no-cache") == 0) {
+      o->no_cache = 1;
+      keyed = 0;
+    } else if (strcmp(a, "--cache-stats") == 0) {
+      o->cache_stats = 1;
+      keyed = 0;
+    } else if (strcmp(a, "--in-process") == 0) {
+      o->in_process = 1;
+      keyed = 0;
+    } else if ((n = match(a, "--cache-dir", 1))) {
+      if (take_value(argc, argv, &i, "--cache-dir", n, &val, err, errlen)) return -1;
+      o->cache_dir = val;
+      keyed = 0;
+    } else if ((n = match(a, "--max-file-size", 1))) {
+      if (take_value(argc, argv, &i, "--max-file-size", n, &val, err, errlen)) return -1;
+      if (tether__parse_size(val, &o->max_file_size) != 0) {
+        snprintf(err, errlen,
+                 "--max-file-size: expected a size such as 65536, 512K, 64M or 1G, got '%.50s'",
+                 val);
+        return -1;
+      }
+      keyed = 0;
+    } else if ((n = match(a, "--worker-memory", 1))) {
+      if (take_value(argc, argv, &i, "--worker-memory", n, &val, err, errlen)) return -1;
+      if (tether__parse_size(val, &o->worker_memory) != 0 ||
+          o->worker_memory < ((size_t)64 << 20)) {
+        snprintf(err, errlen, "--worker-memory: expected a size of at least 64M, got '%.50s'", val);
+        return -1;
+      }
+      keyed = 0;
+    } else if ((n = match(a, "--worker-stack", 1))) {
+      if (take_value(argc, argv, &i, "--worker-stack", n, &val, err, errlen)) return -1;
+      if (tether__parse_size(val, &o->worker_stack) != 0 || o->worker_stack < ((size_t)64 << 10)) {
+        snprintf(err, errlen, "--worker-stack: expected a size of at least 64K, got '%.50s'", val);
+        return -1;
+      }
+      keyed = 0;
+    } else if ((n = match(a, "--timeout", 1))) {
+      if (take_value(argc, argv, &i, "--timeout", n, &val, err, errlen)) return -1;
+      char *end = NULL;
+      long t = strtol(val, &end, 10);
+      if (*end || t < 0 || t > 86400) {
+        snprintf(err, errlen, "--timeout: expected seconds from 0 to 86400, got '%.50s'", val);
+        return -1;
+      }
+      o->timeout = (int)t;
+      keyed = 0;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       o->action = TETHER_ACT_HELP;
     } else if (strcmp(a, "--version") == 0) {
@@ -139,11 +205,14 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
     } else if ((n = match(a, "--compile-commands", 1))) {
       if (take_value(argc, argv, &i, "--compile-commands", n, &val, err, errlen)) return -1;
       o->compile_db_file = val;
+      keyed = 0;
     } else if ((n = match(a, "-p", 1))) {
       if (take_value(argc, argv, &i, "-p", n, &val, err, errlen)) return -1;
       o->compile_db_dir = val;
+      keyed = 0;
     } else if ((n = match(a, "--format", 1))) {
       if (take_value(argc, argv, &i, "--format", n, &val, err, errlen)) return -1;
+      keyed = 0;
       if (strcmp(val, "text") == 0) {
         o->format = TETHER_FMT_TEXT;
       } else if (strcmp(val, "json") == 0) {
@@ -158,9 +227,11 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
     } else if ((n = match(a, "--config", 1))) {
       if (take_value(argc, argv, &i, "--config", n, &val, err, errlen)) return -1;
       o->config = val;
+      keyed = 0;
     } else if ((n = match(a, "--root", 1))) {
       if (take_value(argc, argv, &i, "--root", n, &val, err, errlen)) return -1;
       o->root = val;
+      keyed = 0;
     } else if ((n = match(a, "--enable", 1))) {
       if (take_value(argc, argv, &i, "--enable", n, &val, err, errlen)) return -1;
       if (add_rules(&o->enable, val, "--enable", err, errlen)) return -1;
@@ -177,10 +248,16 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
         return -1;
       }
       o->jobs = (int)j;
+      keyed = 0;
     } else {
       snprintf(err, errlen, "unknown option '%.100s' (see --help)", a);
       return -1;
     }
+    for (int k = start; keyed && k <= i; k++)
+      if (tether__strlist_push(&o->key_args, argv[k]) != 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+      }
   }
   if (o->compile_db_dir && o->compile_db_file) {
     snprintf(err, errlen, "-p and --compile-commands cannot be used together");

@@ -340,6 +340,13 @@ static int parse_pair(parser *ps, char *key, char *value) {
         return fail(ps, "system-headers: expected true or false, not '%s'", v);
       return 0;
     }
+    if (strcmp(key, "max-file-size") == 0) {
+      char *v = trim(value);
+      if (tether__parse_size(v, &cfg->max_file_size) != 0)
+        return fail(ps, "max-file-size: expected a size such as 65536, 512K, 64M or 1G, not '%s'",
+                    v);
+      return 0;
+    }
     return fail(ps, "unknown key '%s' in [lint]", key);
   }
   tether_lint_profile *p = ps->profile;

@@ -81,7 +81,7 @@ def _aspect_impl(target, ctx):
         command = """
 dbdir=$(mktemp -d)
 sed "s|__EXECROOT__|$PWD|g" "$3" > "$dbdir/compile_commands.json"
-"$1" --config "$2" -p "$dbdir" "${@:5}" > "$4" 2>&1
+"$1" --no-cache --config "$2" -p "$dbdir" "${@:5}" > "$4" 2>&1
 echo "tether-lint exit status: $?" >> "$4"
 rm -rf "$dbdir"
 """,
@@ -132,7 +132,7 @@ def _test_impl(ctx):
         cfg = "--config '%s'" % config.short_path if config else "--config /dev/null"
         lines += [
             "echo '== tether-lint %s'" % " ".join([f.short_path for f in direct]),
-            "'%s' %s %s || status=1" % (lint.short_path, cfg, " ".join(["'%s'" % f.short_path for f in direct])),
+            "'%s' --no-cache %s %s || status=1" % (lint.short_path, cfg, " ".join(["'%s'" % f.short_path for f in direct])),
         ]
     lines += [
         "if [ $status -eq 0 ]; then echo 'tether_lint_test: 1 passed, 0 failed'; else echo 'tether_lint_test: 0 passed, 1 failed'; fi",

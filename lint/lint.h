@@ -10,7 +10,9 @@
 #include <clang-c/Index.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #define TETHER_LINT_VERSION "0.2.0"
 
@@ -42,13 +44,188 @@ int tether__buf_puts(tether__buf *b, const char *s);
 int tether__buf_printf(tether__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void tether__buf_free(tether__buf *b);
 
-/// Reads a whole file. Returns 0 and a malloc'd NUL-terminated buffer, or an errno value.
+/// Appends `s` with every control character escaped (C0 as `\n`, `\r`, `\t` or `\xHH`, DEL as
+/// `\x7f`, C1 as `\u00HH`, and bytes 0x80..0x9f that are not UTF-8 as `\xHH`), so a file name or
+/// message can never start a line of its own or drive a terminal. Other bytes are kept.
+int tether__buf_put_escaped(tether__buf *b, const char *s);
+int tether__fputs_escaped(const char *s, FILE *out);
+
+/* ---- reading files safely (safe_read.c) ----------------------------------------------------- */
+
+/// The default size limit of every file the linter reads itself (--max-file-size).
+#define TETHER_LINT_DEFAULT_MAX_FILE_SIZE ((size_t)64 << 20)
+
+/// Why a file was not read, beyond errno values (tether__read_strerror has the text).
+enum {
+  TETHER_READ_FIFO = 100001,
+  TETHER_READ_CHR,
+  TETHER_READ_BLK,
+  TETHER_READ_SOCK,
+  TETHER_READ_DIR,
+  TETHER_READ_OTHER,
+  TETHER_READ_PSEUDO,    /* a file of /proc, /sys, ... */
+  TETHER_READ_TOO_LARGE, /* over the size limit */
+};
+
+/// The process-wide size limit used by tether__read_file (0 is taken as 1).
+void tether__set_max_file_size(size_t max);
+size_t tether__get_max_file_size(void);
+/// 0 when `path` (symlinks followed) is a regular file on a real file system, without opening it;
+/// else an errno value or TETHER_READ_*.
+int tether__check_regular(const char *path, struct stat *st);
+/// Opens a regular file for reading (O_NONBLOCK, checked again with fstat/fstatfs after opening).
+/// Returns 0 with the descriptor and the size fstat reports, or an errno value or TETHER_READ_*.
+int tether__open_regular(const char *path, int *fd, size_t *size);
+/// Reads a whole regular file of at most the size limit. Returns 0 and a malloc'd NUL-terminated
+/// buffer, or an errno value or TETHER_READ_*. Never blocks on a FIFO, never reads a device.
 int tether__read_file(const char *path, char **out, size_t *len);
+/// The same with an explicit limit.
+int tether__read_file_max(const char *path, size_t max, char **out, size_t *len);
+/// Reads up to `cap` bytes from the start of a regular file (same checks). 0 or a code.
+int tether__read_head(const char *path, char *buf, size_t cap, size_t *got);
+/// Text for a code returned by the functions above (errno values included).
+const char *tether__read_strerror(int e);
+
+/* ---- hashing, serialization, maps (util.c) -------------------------------------------------- */
+
+typedef struct tether__sha256 {
+  uint32_t h[8];
+  uint64_t len;
+  unsigned char buf[64];
+  size_t nbuf;
+} tether__sha256;
+
+void tether__sha256_init(tether__sha256 *s);
+void tether__sha256_update(tether__sha256 *s, const void *data, size_t n);
+void tether__sha256_final(tether__sha256 *s, unsigned char out[32]);
+void tether__sha256_of(const void *data, size_t n, unsigned char out[32]);
+/// Writes 2*n hex digits and a NUL to `out`.
+void tether__hex(const unsigned char *d, size_t n, char *out);
+
+/// Little-endian integers and length-prefixed byte strings, for worker results and the cache.
+int tether__buf_put_u32(tether__buf *b, uint32_t v);
+int tether__buf_put_u64(tether__buf *b, uint64_t v);
+int tether__buf_put_bytes(tether__buf *b, const void *p, size_t n);
+int tether__buf_put_str(tether__buf *b, const char *s);
+
+/// A bounds-checked reader of what the functions above wrote: any read past the end, or a string
+/// with a NUL byte, sets `bad` and returns 0/NULL from then on.
+typedef struct tether__rd {
+  const unsigned char *p;
+  size_t n, off;
+  int bad;
+} tether__rd;
+
+uint32_t tether__rd_u32(tether__rd *r);
+uint64_t tether__rd_u64(tether__rd *r);
+/// A view into the buffer (not NUL-terminated).
+const char *tether__rd_bytes(tether__rd *r, size_t *len);
+/// A malloc'd copy (NULL and `bad` on error).
+char *tether__rd_str(tether__rd *r);
+
+/// A hash map from strings (copied) to pointers.
+typedef struct tether__strmap {
+  char **keys;
+  void **vals;
+  size_t n, cap;
+} tether__strmap;
+
+/// The value slot for `key`, or NULL when absent.
+void **tether__strmap_get(tether__strmap *m, const char *key);
+/// The value slot for `key`, inserted (value NULL) when absent; NULL when out of memory.
+void **tether__strmap_put(tether__strmap *m, const char *key);
+void tether__strmap_free(tether__strmap *m, void (*free_val)(void *));
+
+/// Where each line of a text starts, so a line is found in O(1).
+typedef struct tether__lines {
+  const char *text;
+  size_t len;
+  size_t *start;
+  size_t n;
+  unsigned char *mark; /* per line, for the caller (0 until set); allocated with the index */
+} tether__lines;
+
+int tether__lines_build(tether__lines *li, const char *text, size_t len);
+/// Line `line` (1-based) without its newline: 0, or -1 when there is no such line.
+int tether__lines_get(const tether__lines *li, unsigned line, const char **s, size_t *len);
+void tether__lines_free(tether__lines *li);
 /// A malloc'd copy of `s` in which every byte sequence that is not valid UTF-8 is replaced by
 /// U+FFFD, so JSON and SARIF output is always valid UTF-8. NULL when out of memory.
 char *tether__utf8_clean(const char *s);
+/// Parses a positive size: digits with an optional binary suffix K, M or G (KiB, MiB, GiB; "B"
+/// and "iB" may follow). 0, or -1 when malformed, zero or too large.
+int tether__parse_size(const char *s, size_t *out);
 /// strdup that never returns NULL for a NULL input (returns NULL then) and aborts nothing.
 char *tether__strdup(const char *s);
+
+/* ---- compilation databases and the compile-flag allow-list (compdb.c) --------------------- */
+
+/// Splits a command line into words the way a POSIX shell does (blanks separate; single quotes,
+/// double quotes and backslashes quote), without any expansion. `gnu` is the response-file
+/// dialect: inside double quotes a backslash escapes any character. 0, or -1 when out of memory.
+int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *out);
+/// `rel` joined to `base` when relative, with "." and ".." removed lexically. malloc'd.
+char *tether__path_join_norm(const char *base, const char *rel);
+
+/// Compile flags after the allow-list.
+typedef struct tether__flagset {
+  tether__strlist args;     /* what libclang gets */
+  tether__strlist danger;   /* dropped: they write files, load code or read other inputs */
+  tether__strlist unknown;  /* dropped: not on the allow-list */
+  tether__strlist problems; /* unreadable response files, -include of a file that is not regular */
+  int has_x;                /* a -x was kept */
+} tether__flagset;
+
+/// Expands @response files (paths relative to `cwd`, or to the current directory when NULL; read
+/// with the safe reader, never executed) and passes each argument through the allow-list:
+/// kept ones are appended to fs->args, dropped ones listed. Inputs (arguments that are not
+/// flags) are dropped silently. 0, or -1 when out of memory.
+int tether__flags_filter(const char *const *argv, size_t argc, const char *cwd,
+                         tether__flagset *fs);
+/// Appends one sentence about what was dropped (nothing when nothing was).
+int tether__flagset_note(const tether__flagset *fs, tether__buf *out);
+void tether__flagset_free(tether__flagset *fs);
+
+/// A compilation database (compile_commands.json), parsed by tether-lint itself.
+typedef struct tether__cdb tether__cdb;
+
+/// Reads (safely) and parses a database. 0, or -1 with a one-line message in `err`.
+int tether__cdb_load(const char *path, tether__cdb **db, char *err, size_t errlen);
+void tether__cdb_free(tether__cdb *db);
+size_t tether__cdb_size(const tether__cdb *db);
+
+/// The flags for one file.
+typedef struct tether__cdb_flags {
+  tether__flagset fs; /* starts with -working-directory DIR */
+  char *note;         /* how the entry was chosen, when worth a note; NULL otherwise */
+  int found;          /* 0 no entry, 1 the file's own entry, 2 borrowed from a neighbour */
+} tether__cdb_flags;
+
+/// Flags for the file whose canonical path is `real`: its own entry (the first in database order
+/// when there are several), else the entry of the nearest source upward (clangd-style, for
+/// headers), else found == 0. 0, or -1 when out of memory.
+int tether__cdb_flags_for(const tether__cdb *db, const char *real, tether__cdb_flags *out);
+void tether__cdb_flags_free(tether__cdb_flags *f);
+
+/* ---- the result cache (cache.c) ------------------------------------------------------------ */
+
+typedef struct tether__cache tether__cache;
+
+/// $XDG_CACHE_HOME/tether-lint, else $HOME/.cache/tether-lint (malloc'd); NULL when neither
+/// variable holds an absolute path.
+char *tether__cache_default_dir(void);
+/// Opens the cache folder, creating it (mode 0700) when needed. 0, or -1 with a message.
+int tether__cache_open(const char *dir, tether__cache **c, char *err, size_t errlen);
+void tether__cache_close(tether__cache *c);
+/// The payload stored under `key` when an intact entry exists: 0 and a malloc'd copy; -1 when
+/// there is none or it is truncated or corrupt.
+int tether__cache_get(tether__cache *c, const unsigned char key[32], char **data, size_t *len);
+/// Stores a payload under `key` atomically (temporary file, then rename). 0 or -1.
+int tether__cache_put(tether__cache *c, const unsigned char key[32], const void *data, size_t len);
+/// SHA-256 of a file's contents (read safely), memoized for the life of `c` (which may be NULL).
+/// 0, or -1 when the file cannot be read.
+int tether__cache_file_digest(tether__cache *c, const char *path, unsigned char out[32]);
+void tether__cache_stats(const tether__cache *c, size_t *hits, size_t *misses, size_t *stores);
 
 /* ---- profiles and configuration (config.c, profile.c) ------------------------------------- */
 
@@ -88,6 +265,7 @@ typedef struct tether_lint_config {
   int system_headers; /* [lint] system-headers: rules also look at code in system headers */
   tether__strlist project_roots; /* [lint] project-roots, as written (relative to `dir`) */
   char *mlir_cmake_dir; /* [lint] mlir-cmake-dir: where the project's AddMLIRPython.cmake is */
+  size_t max_file_size; /* [lint] max-file-size; 0 = not set */
   tether_lint_profile *profiles;
   size_t nprofiles;
 } tether_lint_config;
@@ -153,6 +331,12 @@ typedef struct tether_lint_family {
   int (*check_elf)(tether_lint_file *f, void *state);
   /// Called once after every input (single-threaded): the cross-file pass. Frees `state`.
   int (*run_end)(tether_lint_run *run, void *state);
+  /// Receives, in the driver's process, each fact the family recorded with tether__file_fact
+  /// while analysing an input: called after every input was analysed, in input order, before
+  /// run_end. A family with a cross-file pass over translation units must collect its facts this
+  /// way: check_tu runs in a worker process (its writes to `state` are lost), and a result taken
+  /// from the cache runs no check_tu at all.
+  int (*take_fact)(tether_lint_run *run, void *state, const char *data, size_t len);
 } tether_lint_family;
 
 /// The one table of rule families (rules.c).
@@ -183,6 +367,10 @@ void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const c
 /// in input order; `is_error` counts as an error (exit status 2), otherwise it is a note.
 void tether__file_message(tether_lint_file *f, int is_error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/// Records a fact about the file being analysed for the family's cross-file pass: `len` bytes the
+/// family encodes itself. The driver carries it from the worker process, and through the result
+/// cache, to the family's take_fact hook. Only from check_tu/check_text/check_elf. 0 or -1.
+int tether__file_fact(tether_lint_file *f, const void *data, size_t len);
 /// Cross-file findings from run_end. NOLINT comments on `line` of `file` (when it can be read)
 /// are honoured as for per-file findings.
 void tether__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
@@ -247,6 +435,17 @@ typedef struct tether_lint_options {
   int jobs;                    /* -j N; 0 = not given */
   int whole_program;           /* --whole-program */
   tether__strlist enable, disable, paths;
+  const char *cache_dir; /* --cache-dir DIR; NULL = the default folder */
+  int no_cache;          /* --no-cache */
+  size_t max_file_size;  /* --max-file-size; 0 = not given */
+  int timeout;           /* --timeout SECONDS per translation unit; -1 = not given, 0 = none */
+  size_t worker_memory;  /* --worker-memory; 0 = not given */
+  size_t worker_stack;   /* --worker-stack; 0 = not given */
+  int in_process;        /* --in-process: no worker processes (no crash containment) */
+  int cache_stats;       /* --cache-stats: one line on stderr about the cache */
+  /// Every option that can change what one file's analysis produces, as written (for the
+  /// cache key). Options that cannot (-j, --format, --root, the cache's, ...) are left out.
+  tether__strlist key_args;
 } tether_lint_options;
 
 /// Parses argv[1..argc-1]. Returns 0, or -1 with a one-line message in `err`. Never exits,
@@ -261,8 +460,9 @@ void tether__cli_usage(FILE *f);
 /// Returns the process exit status: 0 no findings, 1 findings, 2 the tool could not do its job.
 int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err);
 
-/// The compiler arguments used when no compilation database has an entry for a file.
-/// Fills `args` (strings are static or owned by `cfg`); returns the count.
-size_t tether__default_args(const tether_lint_config *cfg, const char **args, size_t max);
+/// The compiler arguments used when no compilation database has an entry for a file (`lang_c`:
+/// the file is C): the config's `flags`, else the defaults, then `extra-flags`. Appends to
+/// `args`; 0 or -1 when out of memory.
+int tether__default_args(const tether_lint_config *cfg, int lang_c, tether__strlist *args);
 
 #endif

@@ -24,32 +24,9 @@ static char *uri_encode(const char *s) {
   return b.p;
 }
 
-/* Lexically normalised absolute path: no ".", "..", or doubled slashes. */
-static void normalise(const char *cwd, const char *path, char *out, size_t outlen) {
-  char tmp[PATH_MAX * 2];
-  if (path[0] == '/')
-    snprintf(tmp, sizeof tmp, "%s", path);
-  else
-    snprintf(tmp, sizeof tmp, "%s/%s", cwd, path);
-  char *parts[1024];
-  size_t n = 0;
-  char *save = NULL;
-  for (char *t = strtok_r(tmp, "/", &save); t && n < 1024; t = strtok_r(NULL, "/", &save)) {
-    if (strcmp(t, ".") == 0) continue;
-    if (strcmp(t, "..") == 0) {
-      if (n) n--;
-      continue;
-    }
-    parts[n++] = t;
-  }
-  size_t len = 0;
-  out[0] = '\0';
-  for (size_t i = 0; i < n && len + 1 < outlen; i++) {
-    int w = snprintf(out + len, outlen - len, "/%s", parts[i]);
-    if (w < 0) break;
-    len += (size_t)w;
-  }
-  if (!n) snprintf(out, outlen, "/");
+/* Lexically normalised absolute path: no ".", "..", or doubled slashes (malloc'd). */
+static char *normalise(const char *cwd, const char *path) {
+  return tether__path_join_norm(path[0] == '/' ? NULL : cwd, path);
 }
 
 static cJSON *text_obj(const char *s) {
@@ -88,10 +65,12 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
       cJSON *conf = cJSON_AddObjectToObject(rule, "defaultConfiguration");
       cJSON_AddStringToObject(conf, "level", "warning");
     }
-  char rootabs[PATH_MAX * 2], rootslash[PATH_MAX * 2 + 2];
-  normalise(r->cwd, r->root, rootabs, sizeof rootabs);
-  snprintf(rootslash, sizeof rootslash, "%s%s", rootabs,
-           rootabs[strlen(rootabs) - 1] == '/' ? "" : "/");
+  char *rootabs = normalise(r->cwd, r->root);
+  tether__buf rs = {0};
+  tether__buf_printf(&rs, "%s%s", rootabs ? rootabs : "/",
+                     rootabs && rootabs[strlen(rootabs) - 1] == '/' ? "" : "/");
+  free(rootabs);
+  const char *rootslash = rs.p ? rs.p : "/";
   char *rooturi = uri_encode(rootslash);
   cJSON *bases = cJSON_AddObjectToObject(run, "originalUriBaseIds");
   cJSON *srcroot = cJSON_AddObjectToObject(bases, "%SRCROOT%");
@@ -118,10 +97,11 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
     cJSON_AddItemToArray(locs, loc);
     cJSON *phys = cJSON_AddObjectToObject(loc, "physicalLocation");
     cJSON *art = cJSON_AddObjectToObject(phys, "artifactLocation");
-    char abs[PATH_MAX * 2];
-    normalise(r->cwd, f->file, abs, sizeof abs);
+    char *abs = normalise(r->cwd, f->file);
     size_t rl = strlen(rootslash);
-    if (strncmp(abs, rootslash, rl) == 0) {
+    if (!abs) {
+      cJSON_AddStringToObject(art, "uri", "");
+    } else if (strncmp(abs, rootslash, rl) == 0) {
       char *enc = uri_encode(abs + rl);
       char *clean = tether__utf8_clean(enc ? enc : "");
       cJSON_AddStringToObject(art, "uri", clean ? clean : "");
@@ -136,6 +116,7 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
       tether__buf_free(&b);
       free(enc);
     }
+    free(abs);
     /* Line 0 is a finding about the whole file (a shared object): SARIF's startLine is 1-based,
      * so such a result has an artifact location and no region. */
     if (f->line) {
@@ -144,6 +125,7 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
       cJSON_AddNumberToObject(region, "startColumn", f->col ? f->col : 1);
     }
   }
+  tether__buf_free(&rs);
   char *text = cJSON_Print(doc);
   cJSON_Delete(doc);
   if (!text) return -1;

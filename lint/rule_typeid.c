@@ -102,20 +102,17 @@ typedef struct typeid_state {
   size_t n, cap;
 } typeid_state;
 
-static void fact_add(tether_lint_file *f, typeid_state *st, int kind, const char *key,
-                     const char *what, const char *file, unsigned line, unsigned col,
-                     int degraded) {
-  char abs[PATH_MAX];
-  const char *real = realpath(file, abs) ? abs : file;
-  fact nf = {kind,
-             tether__strdup(key),
-             tether__strdup(what),
-             tether__strdup(file),
-             tether__strdup(real),
-             line,
-             col,
-             degraded,
-             strcmp(file, tether__file_path(f)) == 0};
+/* Keeps a fact in the run's state (the driver's process: take_fact). */
+static int fact_store(typeid_state *st, const fact *in) {
+  fact nf = {in->kind,
+             tether__strdup(in->key),
+             tether__strdup(in->what),
+             tether__strdup(in->file),
+             tether__strdup(in->real),
+             in->line,
+             in->col,
+             in->degraded,
+             in->main_file};
   if (!nf.key || !nf.what || !nf.file || !nf.real) goto oom;
   if (st->n == st->cap) {
     size_t cap = st->cap ? st->cap * 2 : 32;
@@ -125,12 +122,58 @@ static void fact_add(tether_lint_file *f, typeid_state *st, int kind, const char
     st->cap = cap;
   }
   st->v[st->n++] = nf;
-  return;
+  return 0;
 oom:
   free(nf.key);
   free(nf.what);
   free(nf.file);
   free(nf.real);
+  return -1;
+}
+
+/* Records a fact for the cross-file pass: check_tu runs in a worker process (or not at all, when
+ * the driver takes the file's result from its cache), so facts travel through the driver
+ * (tether__file_fact) to typeid_take_fact. */
+static void fact_add(tether_lint_file *f, typeid_state *st, int kind, const char *key,
+                     const char *what, const char *file, unsigned line, unsigned col,
+                     int degraded) {
+  char abs[PATH_MAX];
+  const char *real = realpath(file, abs) ? abs : file;
+  (void)st;
+  tether__buf b = {0};
+  uint32_t main_file = strcmp(file, tether__file_path(f)) == 0;
+  int rc = tether__buf_put_u32(&b, (uint32_t)kind) | tether__buf_put_u32(&b, line) |
+           tether__buf_put_u32(&b, col) | tether__buf_put_u32(&b, (uint32_t)degraded) |
+           tether__buf_put_u32(&b, main_file) | tether__buf_put_str(&b, key) |
+           tether__buf_put_str(&b, what) | tether__buf_put_str(&b, file) |
+           tether__buf_put_str(&b, real);
+  if (rc == 0) tether__file_fact(f, b.p, b.n);
+  tether__buf_free(&b);
+}
+
+static int typeid_take_fact(tether_lint_run *run, void *state, const char *data, size_t len) {
+  (void)run;
+  typeid_state *st = state;
+  if (!st) return -1;
+  tether__rd r = {(const unsigned char *)data, len, 0, 0};
+  fact in;
+  in.kind = (int)tether__rd_u32(&r);
+  in.line = tether__rd_u32(&r);
+  in.col = tether__rd_u32(&r);
+  in.degraded = (int)tether__rd_u32(&r);
+  in.main_file = (int)tether__rd_u32(&r);
+  in.key = tether__rd_str(&r);
+  in.what = tether__rd_str(&r);
+  in.file = tether__rd_str(&r);
+  in.real = tether__rd_str(&r);
+  int rc = r.bad || r.off != len || (in.kind != FACT_DECLARE && in.kind != FACT_DEFINE)
+               ? -1
+               : fact_store(st, &in);
+  free(in.key);
+  free(in.what);
+  free(in.file);
+  free(in.real);
+  return rc;
 }
 
 /* "::a :: B< int >" -> "a::B<int>" */
@@ -1536,4 +1579,5 @@ const tether_lint_family tether__family_typeid = {
     .run_begin = typeid_run_begin,
     .check_tu = typeid_check_tu,
     .run_end = typeid_run_end,
+    .take_fact = typeid_take_fact,
 };

@@ -268,9 +268,11 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     tether__file_message(f, 1, "libelf is unusable: %s", elf_errmsg(-1));
     return 0;
   }
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) {
-    tether__file_message(f, 1, "cannot read: %s", strerror(errno));
+  /* A regular file on a real file system only (no FIFO, device or /proc file). */
+  int fd = -1;
+  int oe = tether__open_regular(path, &fd, NULL);
+  if (oe) {
+    tether__file_message(f, 1, "cannot read: %s", tether__read_strerror(oe));
     return 0;
   }
   Elf *e = elf_begin(fd, ELF_C_READ, NULL);

@@ -66,22 +66,25 @@ Py_ssize_t tp_live_modules(tether_arena *a) {
   return n;
 }
 
+/* Whether op is strictly inside `inside` (both valid). */
+static int is_inside(tether_op *op, tether_op *inside) {
+  MlirOperation raw, in;
+  if (tether_op_get(op, &raw) != TETHER_OK) return 0;
+  if (tether_op_get(inside, &in) != TETHER_OK) return 0;
+  if (mlirOperationEqual(raw, in)) return 0;
+  MlirOperation p = mlirOperationGetParentOperation(raw);
+  while (!mlirOperationIsNull(p) && !mlirOperationEqual(p, in))
+    p = mlirOperationGetParentOperation(p);
+  return !mlirOperationIsNull(p);
+}
+
 /* Forgets the identity of live operation objects of arena a (inside `inside` only, when given):
  * they stay valid, but navigation makes new objects. Returns how many. */
 Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside) {
   Py_ssize_t n = 0;
-  MlirOperation in = {NULL};
-  if (inside && tether_op_get(inside, &in) != TETHER_OK) return 0;
   for (TpOp *o = live_ops.live_next; o != &live_ops; o = o->live_next) {
     if (!o->h || tether_handle_arena(o->h) != a) continue;
-    if (inside) {
-      MlirOperation raw;
-      if (tether_op_get(o->h, &raw) != TETHER_OK || mlirOperationEqual(raw, in)) continue;
-      MlirOperation p = mlirOperationGetParentOperation(raw);
-      while (!mlirOperationIsNull(p) && !mlirOperationEqual(p, in))
-        p = mlirOperationGetParentOperation(p);
-      if (mlirOperationIsNull(p)) continue;
-    }
+    if (inside && !is_inside(o->h, inside)) continue;
     if (tether_handle_get_user(o->h) == o) {
       tether_handle_set_user(o->h, NULL);
       n++;

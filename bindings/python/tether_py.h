@@ -205,13 +205,13 @@ int tp_arg_str(PyObject *o, const char *what, MlirStringRef *out);
 PyObject *tp_str_from_ref(MlirStringRef s);
 
 /* Concrete subclasses of a family (Type, Attribute, AffineExpr, ...): defined by a table, created
- * at module init. `isa` receives the raw pointer; `typeid` (may be NULL) gives the static TypeID
+ * at module init. `isa` receives the raw pointer; `type_id` (may be NULL) gives the static TypeID
  * registered as the class's caster and published as `static_typeid`. */
 typedef struct tp_class_def {
   const char *name; /* "IntegerType": the class is tether.ir.IntegerType */
   const char *base; /* name of the base class among the family's classes, NULL: the family */
   bool (*isa)(void *ptr);
-  MlirTypeID (*typeid)(void);
+  MlirTypeID (*type_id)(void);
   PyMethodDef *methods;
   PyGetSetDef *getset;
   PyType_Slot *slots; /* extra slots (number, sequence, mapping protocols, repr), may be NULL */

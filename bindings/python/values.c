@@ -399,11 +399,11 @@ int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyO
       Py_DECREF(cls);
       return -1;
     }
-    if (d->typeid) {
-      PyObject *id = tp_wrap_typeid(d->typeid());
+    if (d->type_id) {
+      PyObject *id = tp_wrap_typeid(d->type_id());
       int bad = !id || PyObject_SetAttrString(cls, "static_typeid", id) < 0;
       if (!bad && casters) {
-        PyObject *key = PyLong_FromVoidPtr((void *)d->typeid().ptr);
+        PyObject *key = PyLong_FromVoidPtr((void *)d->type_id().ptr);
         bad = !key || PyDict_SetItem(casters, key, cls) < 0;
         Py_XDECREF(key);
       }

@@ -3,10 +3,10 @@
  * Generates binding-like translation units (they include the MLIR C API and Python headers, the
  * way a real binding does, plus upstream-style wrapper classes and nanobind-style lambdas), then
  * prints per TU: (a) libclang alone (index, parse, dispose) with the same flags and options
- * tether-lint uses, on a fresh thread like tether-lint's workers, and
- * (b) a whole tether-lint run on that TU with every rule, and their ratio; then the wall time of
- * one run over all TUs with -j 1 and -j 2. Each time is the best of REPEATS runs. A program that
- * prints a table, never a timed test. */
+ * tether-lint uses, on a fresh thread, (b) a whole tether-lint run on that TU with every rule (the
+ * unit parsed in a worker process), their ratio, and (c) the same run with --in-process, so b-c is
+ * what the worker process costs; then the wall time of one run over all TUs with -j 1 and -j 2.
+ * Each time is the best of REPEATS runs. A program that prints a table, never a timed test. */
 #include "lint/lint.h"
 
 #include <pthread.h>
@@ -115,8 +115,12 @@ typedef struct parse_job {
  * thread start-up costs (glibc gives each new thread a fresh malloc arena). */
 static void *parse_thread(void *arg) {
   parse_job *job = arg;
+  tether__strlist l = {0};
+  tether__default_args(NULL, 0, &l);
+  tether__strlist_push(&l, "-ferror-limit=0");
   const char *args[64];
-  size_t n = tether__default_args(NULL, args, 64);
+  size_t n = 0;
+  for (; n < l.n && n < 64; n++) args[n] = l.v[n];
   double t0 = now();
   CXIndex idx = clang_createIndex(0, 0);
   CXTranslationUnit tu = NULL;
@@ -127,6 +131,7 @@ static void *parse_thread(void *arg) {
   if (tu) clang_disposeTranslationUnit(tu);
   clang_disposeIndex(idx);
   job->seconds = now() - t0;
+  tether__strlist_free(&l);
   return NULL;
 }
 
@@ -148,7 +153,7 @@ static double parse_only(const char *path) {
   return best;
 }
 
-static double lint_run(const char *path, int jobs, FILE *sink, int *status) {
+static double lint_run(const char *path, int jobs, int in_process, FILE *sink, int *status) {
   double best = 1e9;
   for (int r = 0; r < REPEATS; r++) {
     tether_lint_options o;
@@ -157,6 +162,8 @@ static double lint_run(const char *path, int jobs, FILE *sink, int *status) {
     o.format = TETHER_FMT_JSON;
     o.config = "/dev/null";
     o.jobs = jobs;
+    o.no_cache = 1;
+    o.in_process = in_process;
     tether__strlist_push(&o.paths, path);
     double t0 = now();
     *status = tether__lint_main(&o, sink, sink);
@@ -187,23 +194,29 @@ int main(void) {
          "<vector>/<string>), best of %d\n%s, %ld online CPU(s)\n\n",
          NTU, FUNCS, REPEATS, clang_getCString(v), sysconf(_SC_NPROCESSORS_ONLN));
   clang_disposeString(v);
-  printf("| TU | (a) libclang parse only | (b) tether-lint, all rules | ratio b/a |\n");
-  printf("|---|---|---|---|\n");
-  double sum_a = 0, sum_b = 0;
+  printf("| TU | (a) libclang parse only | (b) tether-lint, all rules | ratio b/a | (c) the same "
+         "--in-process | worker process b-c |\n");
+  printf("|---|---|---|---|---|---|\n");
+  double sum_a = 0, sum_b = 0, sum_c = 0;
   int status = 0;
   for (int i = 0; i < NTU; i++) {
     char path[4200];
     snprintf(path, sizeof path, "%s/binding_%d.cc", dir, i);
     double a = parse_only(path);
-    double b = lint_run(path, 1, sink, &status);
+    double b = lint_run(path, 1, 0, sink, &status);
+    if (status != 0) fprintf(stderr, "unexpected status %d for %s\n", status, path);
+    double c = lint_run(path, 1, 1, sink, &status);
     if (status != 0) fprintf(stderr, "unexpected status %d for %s\n", status, path);
     sum_a += a;
     sum_b += b;
-    printf("| binding_%d.cc | %.1f ms | %.1f ms | %.3f |\n", i, a * 1e3, b * 1e3, b / a);
+    sum_c += c;
+    printf("| binding_%d.cc | %.1f ms | %.1f ms | %.3f | %.1f ms | %+.1f ms |\n", i, a * 1e3,
+           b * 1e3, b / a, c * 1e3, (b - c) * 1e3);
   }
-  printf("| total | %.1f ms | %.1f ms | %.3f |\n\n", sum_a * 1e3, sum_b * 1e3, sum_b / sum_a);
-  double j1 = lint_run(dir, 1, sink, &status);
-  double j2 = lint_run(dir, 2, sink, &status);
+  printf("| total | %.1f ms | %.1f ms | %.3f | %.1f ms | %+.1f ms |\n\n", sum_a * 1e3, sum_b * 1e3,
+         sum_b / sum_a, sum_c * 1e3, (sum_b - sum_c) * 1e3);
+  double j1 = lint_run(dir, 1, 0, sink, &status);
+  double j2 = lint_run(dir, 2, 0, sink, &status);
   printf("| run over all %d TUs | wall time | speed-up |\n|---|---|---|\n", NTU);
   printf("| -j 1 | %.1f ms | 1.00 |\n| -j 2 | %.1f ms | %.2f |\n", j1 * 1e3, j2 * 1e3, j1 / j2);
   fclose(sink);

@@ -1,0 +1,238 @@
+/* The result cache: what analysing one translation unit produced, stored under a key.
+ *
+ * Invariant: an entry is a file DIR/XX/KEY (XX the key's first two hex digits) that holds a
+ * magic, its own key, the payload's length, the payload and a SHA-256 of everything before it.
+ * Entries are written to a temporary file in the same folder and renamed into place, so a reader
+ * (another tether-lint running in parallel included) sees either no entry or a whole one; an entry
+ * that fails any check (truncated, corrupt, another key, another format) is treated as absent.
+ * What the key covers, and what the payload is, is the caller's business (engine.c). */
+#define _GNU_SOURCE
+#include "lint/lint.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char magic[4] = {'T', 'L', 'C', '1'};
+
+struct tether__cache {
+  char *dir;
+  unsigned counter;
+  tether__strmap digests; /* path -> 32-byte digest, or &no_digest */
+  size_t hits, misses, stores;
+};
+
+static unsigned char no_digest;
+
+char *tether__cache_default_dir(void) {
+  tether__buf b = {0};
+  const char *x = getenv("XDG_CACHE_HOME");
+  const char *h = getenv("HOME");
+  /* The XDG spec: a relative XDG_CACHE_HOME is invalid and must be ignored. */
+  if (x && x[0] == '/')
+    tether__buf_printf(&b, "%s/tether-lint", x);
+  else if (h && h[0] == '/')
+    tether__buf_printf(&b, "%s/.cache/tether-lint", h);
+  return b.p;
+}
+
+/* mkdir -p with mode 0700 for what it creates. */
+static int make_dirs(const char *dir) {
+  char *p = tether__strdup(dir);
+  if (!p) return ENOMEM;
+  int e = 0;
+  for (char *s = p + 1;; s++) {
+    if (*s == '/' || *s == '\0') {
+      char c = *s;
+      *s = '\0';
+      if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+        e = errno;
+        break;
+      }
+      *s = c;
+      if (!c) break;
+    }
+  }
+  free(p);
+  if (e) return e;
+  struct stat st;
+  if (stat(dir, &st) != 0) return errno;
+  if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+  if (access(dir, W_OK | X_OK) != 0) return errno;
+  return 0;
+}
+
+int tether__cache_open(const char *dir, tether__cache **out, char *err, size_t errlen) {
+  *out = NULL;
+  int e = make_dirs(dir);
+  if (e) {
+    snprintf(err, errlen, "cannot use the cache folder %s: %s", dir, strerror(e));
+    return -1;
+  }
+  tether__cache *c = calloc(1, sizeof *c);
+  if (!c || !(c->dir = tether__strdup(dir))) {
+    free(c);
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
+  *out = c;
+  return 0;
+}
+
+static void free_digest(void *v) {
+  if (v != &no_digest) free(v);
+}
+
+void tether__cache_close(tether__cache *c) {
+  if (!c) return;
+  tether__strmap_free(&c->digests, free_digest);
+  free(c->dir);
+  free(c);
+}
+
+void tether__cache_stats(const tether__cache *c, size_t *hits, size_t *misses, size_t *stores) {
+  *hits = c ? c->hits : 0;
+  *misses = c ? c->misses : 0;
+  *stores = c ? c->stores : 0;
+}
+
+static void entry_path(const tether__cache *c, const unsigned char key[32], tether__buf *b,
+                       int dir_only) {
+  char hex[65];
+  tether__hex(key, 32, hex);
+  if (dir_only)
+    tether__buf_printf(b, "%s/%.2s", c->dir, hex);
+  else
+    tether__buf_printf(b, "%s/%.2s/%s", c->dir, hex, hex);
+}
+
+int tether__cache_get(tether__cache *c, const unsigned char key[32], char **data, size_t *len) {
+  *data = NULL;
+  *len = 0;
+  if (!c) return -1;
+  tether__buf path = {0};
+  entry_path(c, key, &path, 0);
+  char *text = NULL;
+  size_t n = 0;
+  int e = path.p ? tether__read_file_max(path.p, (size_t)1 << 30, &text, &n) : ENOMEM;
+  tether__buf_free(&path);
+  if (e) {
+    c->misses++;
+    return -1;
+  }
+  int ok = n >= 4 + 32 + 8 + 32 && memcmp(text, magic, 4) == 0 && memcmp(text + 4, key, 32) == 0;
+  uint64_t plen = 0;
+  if (ok) {
+    tether__rd r = {(const unsigned char *)text + 36, 8, 0, 0};
+    plen = tether__rd_u64(&r);
+    ok = plen == n - (4 + 32 + 8 + 32);
+  }
+  if (ok) {
+    unsigned char sum[32];
+    tether__sha256_of(text, n - 32, sum);
+    ok = memcmp(sum, text + n - 32, 32) == 0;
+  }
+  if (!ok) {
+    free(text);
+    c->misses++;
+    return -1;
+  }
+  char *p = malloc(plen + 1);
+  if (!p) {
+    free(text);
+    c->misses++;
+    return -1;
+  }
+  memcpy(p, text + 44, plen);
+  p[plen] = '\0';
+  free(text);
+  *data = p;
+  *len = plen;
+  c->hits++;
+  return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+int tether__cache_put(tether__cache *c, const unsigned char key[32], const void *data, size_t len) {
+  if (!c) return -1;
+  tether__buf b = {0};
+  tether__buf_put(&b, magic, 4);
+  tether__buf_put(&b, (const char *)key, 32);
+  tether__buf_put_u64(&b, len);
+  tether__buf_put(&b, data, len);
+  if (!b.p || b.n != 44 + len) {
+    tether__buf_free(&b);
+    return -1;
+  }
+  unsigned char sum[32];
+  tether__sha256_of(b.p, b.n, sum);
+  tether__buf_put(&b, (const char *)sum, 32);
+  tether__buf dir = {0}, tmp = {0}, final = {0};
+  entry_path(c, key, &dir, 1);
+  entry_path(c, key, &final, 0);
+  int rc = -1;
+  if (!dir.p || !final.p || b.n != 76 + len) goto done;
+  if (mkdir(dir.p, 0700) != 0 && errno != EEXIST) goto done;
+  int fd = -1;
+  for (int tries = 0; tries < 100 && fd < 0; tries++) {
+    tmp.n = 0;
+    tether__buf_printf(&tmp, "%s/.tmp.%ld.%u", dir.p, (long)getpid(), c->counter++);
+    if (!tmp.p) goto done;
+    fd = open(tmp.p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EEXIST) goto done;
+  }
+  if (fd < 0) goto done;
+  int werr = write_all(fd, b.p, b.n);
+  if (close(fd) != 0) werr = -1;
+  if (werr != 0 || rename(tmp.p, final.p) != 0) {
+    unlink(tmp.p);
+    goto done;
+  }
+  c->stores++;
+  rc = 0;
+done:
+  tether__buf_free(&b);
+  tether__buf_free(&dir);
+  tether__buf_free(&tmp);
+  tether__buf_free(&final);
+  return rc;
+}
+
+int tether__cache_file_digest(tether__cache *c, const char *path, unsigned char out[32]) {
+  void **slot = c ? tether__strmap_get(&c->digests, path) : NULL;
+  if (slot) {
+    if (*slot == &no_digest) return -1;
+    memcpy(out, *slot, 32);
+    return 0;
+  }
+  char *text = NULL;
+  size_t n = 0;
+  int e = tether__read_file(path, &text, &n);
+  unsigned char *d = NULL;
+  if (!e) {
+    d = malloc(32);
+    if (d) tether__sha256_of(text, n, d);
+    free(text);
+  }
+  if (c && (slot = tether__strmap_put(&c->digests, path)) != NULL)
+    *slot = d ? (void *)d : (void *)&no_digest;
+  if (!d) return -1;
+  memcpy(out, d, 32);
+  if (!c || !slot) free(d);
+  return 0;
+}
