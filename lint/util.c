@@ -262,7 +262,7 @@ void tether__sha256_init(tether__sha256 *s) {
 void tether__sha256_update(tether__sha256 *s, const void *data, size_t n) {
   const unsigned char *p = data;
   s->len += n;
-  if (s->nbuf) {
+  if (s->nbuf && n) {
     size_t take = 64 - s->nbuf < n ? 64 - s->nbuf : n;
     memcpy(s->buf + s->nbuf, p, take);
     s->nbuf += take;
@@ -273,7 +273,7 @@ void tether__sha256_update(tether__sha256 *s, const void *data, size_t n) {
     s->nbuf = 0;
   }
   for (; n >= 64; n -= 64, p += 64) sha_block(s->h, p);
-  memcpy(s->buf, p, n);
+  if (n) memcpy(s->buf, p, n);
   s->nbuf = n;
 }
 
