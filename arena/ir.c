@@ -9,6 +9,7 @@
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/Interfaces.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,13 +237,20 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
       return TETHER_EARG;
     }
     MlirAttribute dict = mlirDictionaryAttrGet(ctx, state->nAttributes, state->attributes);
-    MlirLogicalResult ok = mlirInferTypeOpInterfaceInferReturnTypes(
-        state->name, ctx, state->location, state->nOperands, state->operands, dict, NULL,
-        state->nRegions, state->regions, collect_types, &st);
-    if (mlirLogicalResultIsFailure(ok) || (st.nResults && !st.results)) {
+    tether_infer_call call = {ctx,
+                              state->name,
+                              state->location,
+                              state->nOperands,
+                              state->operands,
+                              dict,
+                              state->nRegions,
+                              state->regions,
+                              false};
+    int irc = tether_infer(&call, collect_types, NULL, &st);
+    if (irc != TETHER_OK || (st.nResults && !st.results)) {
       free(st.results);
       tether__diag_end(a);
-      return mlirLogicalResultIsFailure(ok) ? TETHER_EARG : TETHER_ENOMEM;
+      return irc != TETHER_OK ? TETHER_EARG : TETHER_ENOMEM;
     }
   } else {
     st.results = dup_array(state->results, state->nResults, sizeof(MlirType), &rc);
@@ -341,6 +349,11 @@ tether_kind tether_handle_kind(const void *handle) {
 tether_arena *tether_handle_arena(const void *handle) {
   if (!handle || !tether__valid(TETHER__H(handle))) return NULL;
   return tether__tree_of(TETHER__H(handle))->arena;
+}
+
+bool tether_handle_has_foreign_uses(const void *handle) {
+  if (!handle || !tether__valid(TETHER__H(handle))) return false;
+  return tether__tree_has_foreign_use(tether__tree_of(TETHER__H(handle)));
 }
 
 void tether_handle_set_user(void *handle, void *user) {
@@ -719,7 +732,10 @@ int tether_op_erase(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
   CHECK(op, TETHER_KIND_OP, h, t);
-  if (tether__used_outside(OP(h))) return TETHER_EBUSY;
+  /* Values used, or blocks branched to, from outside op (in its tree or another one): erasing
+   * would leave those uses pointing to freed IR. */
+  if (tether__used_outside(OP(h)) || tether__referenced_from_other_trees(t, OP(h)))
+    return TETHER_EBUSY;
   if (is_root_op(h, t)) {
     tether__tree_destroy(t, TETHER_REASON_ERASED);
     return TETHER_OK;
@@ -774,11 +790,33 @@ int tether_value_replace_all_uses(tether_value *of, tether_value *with) {
   return TETHER_OK;
 }
 
+/* IR that uses values or blocks of another tree (a detached operation, region or block, another
+ * module) is invalid, and MLIR's verifier and passes assume it cannot happen (dominance is computed
+ * from the region tree and dereferences a missing parent): report it as a verification error
+ * instead. Emitted as an MLIR diagnostic at the user's location. */
+static int foreign_uses_error(tether__tree *t, MlirOperation op) {
+  MlirOperation user;
+  intptr_t index;
+  int succ;
+  if (!tether__foreign_use(t, op, &user, &index, &succ)) return 0;
+  char msg[200];
+  snprintf(msg, sizeof msg,
+           "%s #%ld of this operation is %s outside the IR it is in (in a detached operation, "
+           "region or block, or another module)",
+           succ ? "successor" : "operand", (long)index, succ ? "a block" : "defined");
+  mlirEmitError(mlirOperationGetLocation(user), msg);
+  return 1;
+}
+
 int tether_op_verify(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
   CHECK(op, TETHER_KIND_OP, h, t);
   tether__diag_begin(t->arena);
+  if (foreign_uses_error(t, OP(h))) {
+    tether__diag_end(t->arena);
+    return TETHER_EVERIFY;
+  }
   bool ok = mlirOperationVerify(OP(h));
   tether__diag_end(t->arena);
   return ok ? TETHER_OK : TETHER_EVERIFY;
@@ -789,10 +827,19 @@ int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback
   tether__tree *t;
   if (!cb) return TETHER_EARG;
   CHECK(op, TETHER_KIND_OP, h, t);
-  if (flags.ptr)
+  if (tether__tree_has_foreign_use(t)) {
+    /* MLIR verifies before printing and its verifier crashes on such IR: print it unverified, in
+     * the generic form (as MLIR does for IR that fails to verify). */
+    MlirOpPrintingFlags own = flags.ptr ? flags : mlirOpPrintingFlagsCreate();
+    mlirOpPrintingFlagsAssumeVerified(own);
+    mlirOpPrintingFlagsPrintGenericOpForm(own);
+    mlirOperationPrintWithFlags(OP(h), own, cb, user);
+    if (!flags.ptr) mlirOpPrintingFlagsDestroy(own);
+  } else if (flags.ptr) {
     mlirOperationPrintWithFlags(OP(h), flags, cb, user);
-  else
+  } else {
     mlirOperationPrint(OP(h), cb, user);
+  }
   tether_keep_alive(h);
   return TETHER_OK;
 }
@@ -855,12 +902,70 @@ int tether_op_walk(tether_op *op, tether_walk_order order, int (*cb)(tether_op *
   return ret;
 }
 
+/* MLIR 19's inliner dereferences a null interface on an operation of an unregistered dialect that
+ * has regions (mlir-opt-19 --allow-unregistered-dialect --inline crashes the same way): a pipeline
+ * with `inline` is refused on such IR, with a diagnostic saying why. */
+typedef struct {
+  char *text;
+  size_t len, cap;
+} pipe_text;
+
+static void pipe_append(MlirStringRef s, void *ud) {
+  pipe_text *p = ud;
+  if (p->len + s.length + 1 > p->cap) {
+    size_t ncap = (p->len + s.length + 1) * 2;
+    char *n = realloc(p->text, ncap);
+    if (!n) return;
+    p->text = n;
+    p->cap = ncap;
+  }
+  memcpy(p->text + p->len, s.data, s.length);
+  p->len += s.length;
+  p->text[p->len] = 0;
+}
+
+static MlirWalkResult unregistered_region_cb(MlirOperation op, void *ud) {
+  if (mlirOperationGetNumRegions(op) == 0) return MlirWalkResultAdvance;
+  MlirContext ctx = mlirOperationGetContext(op);
+  if (mlirContextIsRegisteredOperation(ctx, mlirIdentifierStr(mlirOperationGetName(op))))
+    return MlirWalkResultAdvance;
+  *(MlirOperation *)ud = op;
+  return MlirWalkResultInterrupt;
+}
+
+static int inliner_unsafe(MlirPassManager pm, MlirOperation root) {
+  pipe_text p = {NULL, 0, 0};
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(pm), pipe_append, &p);
+  int has_inline = 0;
+  for (const char *s = p.text; s && (s = strstr(s, "inline")); s += 6) {
+    char before = s == p.text ? ',' : s[-1], after = s[6];
+    if ((before == ',' || before == '(' || before == ' ') &&
+        (after == 0 || after == ',' || after == ')' || after == '{' || after == ' '))
+      has_inline = 1;
+  }
+  free(p.text);
+  if (!has_inline) return 0;
+  MlirOperation bad = {NULL};
+  mlirOperationWalk(root, unregistered_region_cb, &bad, MlirWalkPreOrder);
+  if (mlirOperationIsNull(bad)) return 0;
+  mlirEmitError(mlirOperationGetLocation(bad),
+                "the inline pass cannot run on IR holding an operation of an unregistered dialect "
+                "with regions (MLIR 19's inliner crashes on it)");
+  return 1;
+}
+
 int tether_op_run_passes(tether_op *op, MlirPassManager pm) {
   tether__handle *h;
   tether__tree *t;
   if (!pm.ptr) return TETHER_EARG;
   CHECK(op, TETHER_KIND_OP, h, t);
+  /* A pass may free any IR of the tree: refused while other trees use some of it. */
+  if (tether__referenced_from_other_trees(t, OP(h))) return TETHER_EBUSY;
   tether__diag_begin(t->arena);
+  if (foreign_uses_error(t, OP(h)) || inliner_unsafe(pm, OP(h))) {
+    tether__diag_end(t->arena);
+    return TETHER_EPASS;
+  }
   MlirLogicalResult r = mlirPassManagerRunOnOp(pm, OP(h));
   tether__diag_end(t->arena);
   tether__tree_revalidate(t);

@@ -31,6 +31,7 @@
 #define TETHER_H
 
 #include <mlir-c/IR.h>
+#include <mlir-c/Interfaces.h>
 #include <mlir-c/Pass.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -303,6 +304,37 @@ int tether_value_replace_all_uses(tether_value *of, tether_value *with);
 int tether_op_verify(tether_op *op);
 /// Prints op through cb (flags may be NULL: default printing).
 int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback cb, void *user);
+/* A call of MLIR's return-type inference (mlirInferTypeOpInterfaceInferReturnTypes, or
+ * mlirInferShapedTypeOpInterfaceInferReturnTypes when shaped). */
+typedef struct {
+  MlirContext ctx;
+  MlirStringRef name;
+  MlirLocation location;
+  intptr_t n_operands;
+  const MlirValue *operands;
+  MlirAttribute attributes; /* a DictionaryAttr, or null */
+  intptr_t n_regions;
+  const MlirRegion *regions;
+  bool shaped;
+} tether_infer_call;
+
+/* Makes that call, safely: MLIR's generated inference reads operands, attributes and regions
+ * without checking that they exist (arith.addi with no operands reads operands[0]), so the call is
+ * tried first in a forked child, once per shape (name, the kinds of the operands' types and of the
+ * attributes, the regions' outline), the answer cached for the process; docs/ownership.md,
+ * "Inference". types (or components when shaped) receives the result. TETHER_OK; TETHER_EVERIFY
+ * when the inference failed (its diagnostics were emitted); TETHER_EARG for bad arguments or when
+ * the call would crash (a diagnostic says so at the location). Set TETHER_NO_INFER_PROBE in the
+ * environment to skip the child. [no safe point] */
+int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
+                 MlirShapedTypeComponentsCallback components, void *user);
+
+/* True if the IR holding handle (its whole tree) uses a value or a block of another tree (a
+ * detached operation, region or block, or another module): a transient state while IR is being
+ * assembled. MLIR's verifier, and every printer that verifies first (mlirOperationPrint,
+ * mlirBlockPrint, mlirValuePrint, mlirAsmStateCreateFor*), may crash on such IR: print it with
+ * mlirOpPrintingFlagsAssumeVerified. tether_op_print and tether_op_verify do this themselves. */
+bool tether_handle_has_foreign_uses(const void *handle);
 
 typedef enum { TETHER_WALK_PRE_ORDER = 0, TETHER_WALK_POST_ORDER = 1 } tether_walk_order;
 /// Calls cb on op and every operation nested in it. cb returns 0 to go on, nonzero to stop (the

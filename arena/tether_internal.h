@@ -213,6 +213,14 @@ intptr_t tether__drain_pending(tether_arena *a);
 void tether__tree_resurrect(tether__tree *t);
 /* True if op x is `anc` or nested inside it. */
 int tether__op_is_inside(MlirOperation x, MlirOperation anc);
+/* Whether IR of another live tree uses a value or a block inside op (op in tree t). */
+int tether__referenced_from_other_trees(tether__tree *t, MlirOperation op);
+/* Whether IR inside op (in tree t) uses a value or block of another tree; the first such user,
+ * operand (or successor, *succ = 1) index. */
+int tether__foreign_use(tether__tree *t, MlirOperation op, MlirOperation *user, intptr_t *index,
+                        int *succ);
+/* Whether any IR of tree t uses a value or block of another tree. */
+int tether__tree_has_foreign_use(tether__tree *t);
 
 /* ---- context.c ------------------------------------------------------------------------------ */
 

@@ -525,3 +525,111 @@ void tether__tree_revalidate(tether__tree *t) {
   }
   free(gone);
 }
+
+/* ---- references between trees (docs/ownership.md, "Cross-tree references") ------------------- */
+
+/* Calls fn on every operation of tree u (its root and everything nested). */
+static void walk_tree_ops(tether__tree *u, MlirOperationWalkCallback fn, void *ud) {
+  if (!u->root) return;
+  if (u->root_kind == TETHER_KIND_OP) {
+    mlirOperationWalk((MlirOperation){u->root}, fn, ud, MlirWalkPreOrder);
+    return;
+  }
+  MlirBlock first = u->root_kind == TETHER_KIND_BLOCK
+                        ? (MlirBlock){u->root}
+                        : mlirRegionGetFirstBlock((MlirRegion){u->root});
+  for (MlirBlock b = first; !mlirBlockIsNull(b);
+       b = u->root_kind == TETHER_KIND_BLOCK ? (MlirBlock){NULL} : mlirBlockGetNextInRegion(b))
+    for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+         o = mlirOperationGetNextInBlock(o))
+      mlirOperationWalk(o, fn, ud, MlirWalkPreOrder);
+}
+
+typedef struct {
+  MlirOperation anc;
+  int found;
+} into_ctx;
+
+static MlirWalkResult refs_into_cb(MlirOperation op, void *ud) {
+  into_ctx *c = ud;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < n && !c->found; i++)
+    if (value_is_inside(mlirOperationGetOperand(op, i), c->anc)) c->found = 1;
+  intptr_t ns = mlirOperationGetNumSuccessors(op);
+  for (intptr_t i = 0; i < ns && !c->found; i++) {
+    MlirOperation p = mlirBlockGetParentOperation(mlirOperationGetSuccessor(op, i));
+    if (!mlirOperationIsNull(p) && tether__op_is_inside(p, c->anc)) c->found = 1;
+  }
+  return c->found ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+int tether__referenced_from_other_trees(tether__tree *t, MlirOperation op) {
+  tether_arena *a = t->arena;
+  for (uint32_t i = 0; i < a->rcap; i++) {
+    tether__tree *u = a->roots[i].key ? a->roots[i].tree : NULL;
+    if (!u || u == t || u->state != TETHER__TREE_LIVE) continue;
+    int depends = 0;
+    for (uint32_t k = 0; k < u->ndeps && !depends; k++)
+      depends = tether__tree_resolve(u->deps[k]) == t;
+    if (!depends) continue;
+    into_ctx c = {op, 0};
+    walk_tree_ops(u, refs_into_cb, &c);
+    if (c.found) return 1;
+  }
+  return 0;
+}
+
+/* Only uses inside nested regions matter: MLIR's verifier and printer never look at where the
+ * operands of the operation they start from (or of a tree's top-level operations) are defined, but
+ * their dominance and isolation checks of nested operations climb the operand's region tree, which
+ * ends without a parent operation in a detached region or block and is dereferenced. */
+typedef struct {
+  tether__tree *t;
+  MlirOperation root;
+  MlirOperation user;
+  intptr_t index;
+  int succ, found;
+} foreign_ctx;
+
+static int belongs(tether__tree *t, int kind, void *raw) {
+  return tether__tree_resolve(tether__find_tree(t->arena, kind, raw)) == t;
+}
+
+static MlirWalkResult foreign_cb(MlirOperation op, void *ud) {
+  foreign_ctx *c = ud;
+  if (mlirOperationEqual(op, c->root) || mlirOperationIsNull(mlirOperationGetParentOperation(op)))
+    return MlirWalkResultAdvance;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < n; i++)
+    if (!belongs(c->t, TETHER_KIND_VALUE, (void *)mlirOperationGetOperand(op, i).ptr)) {
+      *c = (foreign_ctx){c->t, c->root, op, i, 0, 1};
+      return MlirWalkResultInterrupt;
+    }
+  intptr_t ns = mlirOperationGetNumSuccessors(op);
+  for (intptr_t i = 0; i < ns; i++)
+    if (!belongs(c->t, TETHER_KIND_BLOCK, mlirOperationGetSuccessor(op, i).ptr)) {
+      *c = (foreign_ctx){c->t, c->root, op, i, 1, 1};
+      return MlirWalkResultInterrupt;
+    }
+  return MlirWalkResultAdvance;
+}
+
+int tether__foreign_use(tether__tree *t, MlirOperation op, MlirOperation *user, intptr_t *index,
+                        int *succ) {
+  /* A tree that records no dependency uses nothing of another tree (tree.c's invariant). */
+  if (t->ndeps == 0) return 0;
+  foreign_ctx c = {t, op, {NULL}, 0, 0, 0};
+  mlirOperationWalk(op, foreign_cb, &c, MlirWalkPreOrder);
+  if (!c.found) return 0;
+  *user = c.user;
+  *index = c.index;
+  *succ = c.succ;
+  return 1;
+}
+
+int tether__tree_has_foreign_use(tether__tree *t) {
+  if (t->ndeps == 0) return 0;
+  foreign_ctx c = {t, {NULL}, {NULL}, 0, 0, 0};
+  walk_tree_ops(t, foreign_cb, &c);
+  return c.found;
+}

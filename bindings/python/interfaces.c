@@ -289,16 +289,28 @@ static PyObject *iface_infer(TpIface *self, PyObject *args, PyObject *kw) {
   if (!out.list) goto done;
   tp_errcap cap;
   tp_errcap_begin(&cap, ctx);
-  MlirLogicalResult r =
-      self->shaped
-          ? mlirInferShapedTypeOpInterfaceInferReturnTypes(
-                name, tether_arena_context(ctx->arena), (MlirLocation){TP_PTR(lo)}, nv, vals, dict,
-                NULL, nr, rg, append_components, &out)
-          : mlirInferTypeOpInterfaceInferReturnTypes(name, tether_arena_context(ctx->arena),
-                                                     (MlirLocation){TP_PTR(lo)}, nv, vals, dict,
-                                                     NULL, nr, rg, append_types, &out);
-  Py_XDECREF(tp_errcap_end(&cap));
-  if (out.failed || mlirLogicalResultIsFailure(r)) {
+  tether_infer_call call = {tether_arena_context(ctx->arena),
+                            name,
+                            (MlirLocation){TP_PTR(lo)},
+                            nv,
+                            vals,
+                            dict,
+                            nr,
+                            rg,
+                            self->shaped};
+  int rc = tether_infer(&call, append_types, append_components, &out);
+  PyObject *errs = tp_errcap_end(&cap);
+  if (rc == TETHER_EARG && !PyErr_Occurred()) {
+    /* Refused: inference would crash; the diagnostic says so. */
+    PyObject *msg = errs && PyList_GET_SIZE(errs) ? PyObject_Str(PyList_GET_ITEM(errs, 0)) : NULL;
+    PyErr_Format(PyExc_ValueError, "%s: %S",
+                 self->shaped ? "Failed to infer result shape type components"
+                              : "Failed to infer result types",
+                 msg ? msg : Py_None);
+    Py_XDECREF(msg);
+  }
+  Py_XDECREF(errs);
+  if (out.failed || rc != TETHER_OK) {
     if (!PyErr_Occurred())
       PyErr_SetString(PyExc_ValueError, self->shaped
                                             ? "Failed to infer result shape type components"

@@ -423,6 +423,13 @@ static PyObject *block_iter(PyObject *self) {
 
 static PyObject *block_str(PyObject *self) {
   SELF(tether_block_get, self, raw, MlirBlock);
+  /* MLIR verifies the enclosing IR before printing a block, and its verifier crashes on IR that
+   * uses values of other IR; it has no way to print a block unverified. */
+  if (tether_handle_has_foreign_uses(H(self)))
+    return PyErr_Format(PyExc_ValueError,
+                        "the IR this block is in uses values or blocks defined outside it (in a "
+                        "detached operation, region or block): print the operation instead, or "
+                        "insert that IR first");
   tp_strbuf b = {0};
   mlirBlockPrint(raw, tp_strbuf_append, &b);
   return tp_strbuf_finish(&b);
@@ -740,6 +747,7 @@ static PyObject *value_get_name(PyObject *self, PyObject *args, PyObject *kw) {
                           "name yet");
     MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
     if (local) mlirOpPrintingFlagsUseLocalScope(f);
+    if (tether_handle_has_foreign_uses(H(self))) mlirOpPrintingFlagsAssumeVerified(f);
     MlirAsmState st = mlirAsmStateCreateForValue(raw, f);
     mlirValuePrintAsOperand(raw, st, tp_strbuf_append, &b);
     mlirAsmStateDestroy(st);
@@ -753,7 +761,17 @@ static PyObject *value_str(PyObject *self) {
   SELF(tether_value_get, self, raw, MlirValue);
   tp_strbuf b = {0};
   tp_strbuf_append(mlirStringRefCreateFromCString("Value("), &b);
-  mlirValuePrint(raw, tp_strbuf_append, &b);
+  if (mlirValueIsAOpResult(raw) && tether_handle_has_foreign_uses(H(self))) {
+    /* mlirValuePrint verifies the enclosing IR first, which crashes on IR using values of other
+     * IR: print the defining operation unverified, generic form. */
+    MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+    mlirOpPrintingFlagsAssumeVerified(f);
+    mlirOpPrintingFlagsPrintGenericOpForm(f);
+    mlirOperationPrintWithFlags(mlirOpResultGetOwner(raw), f, tp_strbuf_append, &b);
+    mlirOpPrintingFlagsDestroy(f);
+  } else {
+    mlirValuePrint(raw, tp_strbuf_append, &b);
+  }
   tp_strbuf_append(mlirStringRefCreateFromCString(")"), &b);
   return tp_strbuf_finish(&b);
 }
@@ -761,6 +779,16 @@ static PyObject *value_str(PyObject *self) {
 static PyObject *value_dump(PyObject *self, PyObject *unused) {
   (void)unused;
   SELF(tether_value_get, self, raw, MlirValue);
+  if (tether_handle_has_foreign_uses(H(self))) {
+    /* mlirValueDump verifies first (see value_str). */
+    PyObject *s = value_str(self);
+    if (!s) return NULL;
+    Py_ssize_t n;
+    const char *text = PyUnicode_AsUTF8AndSize(s, &n);
+    if (text && n >= 7) fprintf(stderr, "%.*s\n", (int)(n - 7), text + 6);
+    Py_DECREF(s);
+    Py_RETURN_NONE;
+  }
   mlirValueDump(raw);
   Py_RETURN_NONE;
 }

@@ -65,7 +65,8 @@ PyObject *tp_raise(int rc, const void *handle, tether_arena *arena) {
     return PyErr_Format(PyExc_IndexError, "index out of range");
   case TETHER_EBUSY:
     return PyErr_Format(PyExc_ValueError,
-                        "cannot erase: results of the operation are still used outside it");
+                        "cannot erase: results or blocks of the operation are still used outside "
+                        "it (drop or replace those uses first)");
   case TETHER_ECONTEXT:
     return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
   case TETHER_ESTATE:

@@ -1382,6 +1382,7 @@ static PyObject *asmstate_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
       return PyErr_Format(PyExc_ValueError,
                           "an argument of a block that no operation owns has no AsmState");
     }
+    if (tether_handle_has_foreign_uses(h)) mlirOpPrintingFlagsAssumeVerified(f);
     st = mlirAsmStateCreateForValue(raw, f);
   } else {
     tether_op *h;
@@ -1390,6 +1391,7 @@ static PyObject *asmstate_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
       mlirOpPrintingFlagsDestroy(f);
       return NULL;
     }
+    if (tether_handle_has_foreign_uses(h)) mlirOpPrintingFlagsAssumeVerified(f);
     st = mlirAsmStateCreateForOperation(raw, f);
   }
   mlirOpPrintingFlagsDestroy(f);

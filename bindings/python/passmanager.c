@@ -141,6 +141,11 @@ static PyObject *pm_run(TpPassManager *self, PyObject *args, PyObject *kw) {
   int rc = tether_op_run_passes(h, self->pm);
   if (rc == TETHER_EPASS) return tp_errcap_raise(&cap, "Failure while executing pass pipeline");
   Py_XDECREF(tp_errcap_end(&cap));
+  if (rc == TETHER_EBUSY)
+    return PyErr_Format(PyExc_ValueError,
+                        "cannot run passes: values or blocks of this IR are used by other IR (a "
+                        "detached operation, region or block, or another module), and a pass may "
+                        "erase them; insert that IR or drop those uses first");
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, h);
   Py_RETURN_NONE;
 }
