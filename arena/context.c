@@ -80,6 +80,7 @@ static int arena_new(MlirContext ctx, bool owns, tether_arena **out) {
   if (!a) return TETHER_ENOMEM;
   a->ctx = ctx;
   a->owns_ctx = owns;
+  a->epoch = 1; /* a tree never verified has verified_epoch 0 */
   a->state = TETHER__ARENA_LIVE;
   pthread_mutex_init(&a->lock, NULL);
   a->diag_id = mlirContextAttachDiagnosticHandler(ctx, diag_handler, a, NULL);

@@ -77,6 +77,13 @@ static int new_root_op(tether_arena *a, MlirOperation op, tether_op **out) {
 
 /* ---- roots ----------------------------------------------------------------------------------- */
 
+/* MLIR's parser verifies what it parsed: the new tree is known to verify. */
+static int parsed_root(tether_arena *a, MlirOperation op, tether_op **out) {
+  int rc = new_root_op(a, op, out);
+  if (rc == TETHER_OK) tether__tree_of(TETHER__H(*out))->verified_epoch = a->epoch;
+  return rc;
+}
+
 int tether_module_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
   if (!a || !text || !out) return TETHER_EARG;
   tether__enter(a);
@@ -84,7 +91,7 @@ int tether_module_parse(tether_arena *a, const char *text, size_t len, tether_op
   MlirModule m = mlirModuleCreateParse(a->ctx, (MlirStringRef){text, len});
   tether__diag_end(a);
   if (mlirModuleIsNull(m)) return TETHER_EPARSE;
-  return new_root_op(a, mlirModuleGetOperation(m), out);
+  return parsed_root(a, mlirModuleGetOperation(m), out);
 }
 
 int tether_op_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
@@ -100,7 +107,7 @@ int tether_op_parse_named(tether_arena *a, const char *text, size_t len, const c
                                               mlirStringRefCreateFromCString(source_name));
   tether__diag_end(a);
   if (mlirOperationIsNull(op)) return TETHER_EPARSE;
-  return new_root_op(a, op, out);
+  return parsed_root(a, op, out);
 }
 
 int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out) {
@@ -171,10 +178,12 @@ static void collect_types(intptr_t n, MlirType *types, void *ud) {
   st->nResults = n;
 }
 
-int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out) {
-  if (!a || !state || !out || !state->name.data || state->name.length == 0) return TETHER_EARG;
-  tether__enter(a);
+/* Creates the operation; `into` NULL: as a new root; else inserted into blk (a block of tree
+ * `into`) before ref (null: at the end), its handle interned in `into` directly. */
+static int create_impl(tether_arena *a, const MlirOperationState *state, tether__tree *into,
+                       MlirBlock blk, MlirOperation ref, tether_op **out) {
   MlirContext ctx = a->ctx;
+  tether__touch(a);
   if (mlirLocationIsNull(state->location)) return TETHER_EARG;
   if (tether__check_ctx(a, mlirLocationGetContext(state->location))) return TETHER_ECONTEXT;
   if ((state->nResults && !state->results) || (state->nOperands && !state->operands) ||
@@ -194,12 +203,25 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
   }
   /* Trees this op will use or absorb, kept in GC memory so none can be finalized meanwhile. */
   intptr_t ntrees = state->nOperands + state->nSuccessors + state->nRegions;
-  tether__tree **trees = tether__alloc((size_t)(ntrees ? ntrees : 1) * sizeof *trees);
+  tether__tree *few[16]; /* on the stack, which the collector scans, for the common case */
+  tether__tree **trees =
+      ntrees <= 16 ? few : tether__alloc((size_t)(ntrees ? ntrees : 1) * sizeof *trees);
   if (!trees) return TETHER_ENOMEM;
   intptr_t k = 0;
   for (intptr_t i = 0; i < state->nOperands; i++, k++) {
-    if (mlirValueIsNull(state->operands[i])) return TETHER_EARG;
-    trees[k] = tether__find_tree(a, TETHER_KIND_VALUE, (void *)state->operands[i].ptr);
+    MlirValue v = state->operands[i];
+    if (mlirValueIsNull(v)) return TETHER_EARG;
+    /* The common case without a climb: a value defined in the block the op goes into, or the
+     * same value as the previous operand. */
+    if (into &&
+        mlirBlockEqual(mlirValueIsAOpResult(v) ? mlirOperationGetBlock(mlirOpResultGetOwner(v))
+                                               : mlirBlockArgumentGetOwner(v),
+                       blk))
+      trees[k] = into;
+    else if (i > 0 && mlirValueEqual(v, state->operands[i - 1]))
+      trees[k] = trees[k - 1];
+    else
+      trees[k] = tether__find_tree(a, TETHER_KIND_VALUE, (void *)v.ptr);
     if (!trees[k]) return TETHER_EARG;
   }
   for (intptr_t i = 0; i < state->nSuccessors; i++, k++) {
@@ -273,8 +295,25 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
   tether__diag_end(a);
   if (mlirOperationIsNull(op)) return TETHER_EARG;
 
-  tether__tree *t = tether__tree_new(a, TETHER_KIND_OP, op.ptr);
+  if (into) {
+    /* Straight into the block's tree: no intermediate root, finalizer or merge. */
+    if (mlirOperationIsNull(ref))
+      mlirBlockAppendOwnedOperation(blk, op);
+    else
+      mlirBlockInsertOwnedOperationBefore(blk, ref, op);
+  }
+  tether__tree *t = into ? into : tether__tree_new(a, TETHER_KIND_OP, op.ptr);
   tether__handle *h = t ? tether__intern(t, TETHER_KIND_OP, op.ptr) : NULL;
+  if (!h && into) {
+    /* Out of memory with the op in the block: it stays there, reachable by navigation (the region
+     * trees are merged below as usual); only no handle is given. */
+    for (intptr_t i = 0; i < state->nRegions; i++)
+      tether__merge(trees[state->nOperands + state->nSuccessors + i], t);
+    for (intptr_t i = 0; i < state->nOperands + state->nSuccessors; i++)
+      tether__add_dep(t, trees[i]);
+    tether_keep_alive(trees);
+    return TETHER_ENOMEM;
+  }
   if (!h) {
     /* Out of memory: the regions are inside op now. Destroy op, and forget the region trees. */
     for (intptr_t i = 0; i < state->nRegions; i++) {
@@ -306,6 +345,36 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
   tether_keep_alive(trees);
   *out = (tether_op *)h;
   return TETHER_OK;
+}
+
+int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out) {
+  if (!a || !state || !out || !state->name.data || state->name.length == 0) return TETHER_EARG;
+  tether__enter(a);
+  return create_impl(a, state, NULL, (MlirBlock){NULL}, (MlirOperation){NULL}, out);
+}
+
+int tether_op_create_at(tether_arena *a, const MlirOperationState *state, tether_block *block,
+                        tether_op *before, tether_op **out) {
+  if (!a || !state || !out || !state->name.data || state->name.length == 0) return TETHER_EARG;
+  tether__enter(a);
+  tether__handle *bh, *rh = NULL;
+  tether__tree *bt, *rt;
+  CHECK(block, TETHER_KIND_BLOCK, bh, bt);
+  if (bt->arena != a) return TETHER_ECONTEXT;
+  MlirOperation ref = {NULL};
+  if (before) {
+    CHECK(before, TETHER_KIND_OP, rh, rt);
+    ref = OP(rh);
+    if (!mlirBlockEqual(mlirOperationGetBlock(ref), BLK(bh))) return TETHER_EARG;
+  }
+  /* A region given to the op must not be the one holding the block (the op would contain itself).
+   */
+  for (intptr_t i = 0; i < state->nRegions; i++) {
+    if (!state->regions || mlirRegionIsNull(state->regions[i])) return TETHER_EARG;
+    if (tether__tree_resolve(tether__roots_get(a, (void *)state->regions[i].ptr)) == bt)
+      return TETHER_EARG;
+  }
+  return create_impl(a, state, bt, BLK(bh), ref, out);
 }
 
 /* ---- guarded access and handle queries ------------------------------------------------------- */
@@ -603,6 +672,7 @@ int tether_block_add_arg(tether_block *b, MlirType type, MlirLocation loc, tethe
   if (tether__check_ctx(t->arena, mlirTypeGetContext(type)) ||
       tether__check_ctx(t->arena, mlirLocationGetContext(loc)))
     return TETHER_ECONTEXT;
+  tether__touch(t->arena);
   return give(t, TETHER_KIND_VALUE, (void *)mlirBlockAddArgument(BLK(h), type, loc).ptr,
               (void **)out);
 }
@@ -643,6 +713,7 @@ int tether_block_insert_op(tether_block *b, intptr_t pos, tether_op *op) {
   tether__tree *bt, *ot;
   CHECK(b, TETHER_KIND_BLOCK, bh, bt);
   CHECK(op, TETHER_KIND_OP, oh, ot);
+  tether__touch(bt->arena);
   if (bt->arena != ot->arena) return TETHER_ECONTEXT;
   if (!is_root_op(oh, ot)) return TETHER_ESTATE;
   if (bt == ot) return TETHER_EARG; /* the block is inside the operation */
@@ -657,6 +728,7 @@ int tether_block_append_op(tether_block *b, tether_op *op) {
   tether__tree *bt, *ot;
   CHECK(b, TETHER_KIND_BLOCK, bh, bt);
   CHECK(op, TETHER_KIND_OP, oh, ot);
+  tether__touch(bt->arena);
   if (bt->arena != ot->arena) return TETHER_ECONTEXT;
   if (!is_root_op(oh, ot)) return TETHER_ESTATE;
   if (bt == ot) return TETHER_EARG;
@@ -670,6 +742,7 @@ static int move_op(tether_op *op, tether_op *ref, int after) {
   tether__tree *ot, *rt;
   CHECK(op, TETHER_KIND_OP, oh, ot);
   CHECK(ref, TETHER_KIND_OP, rh, rt);
+  tether__touch(ot->arena);
   if (ot->arena != rt->arena) return TETHER_ECONTEXT;
   if (oh == rh || tether__op_is_inside(OP(rh), OP(oh))) return TETHER_EARG;
   MlirBlock b = mlirOperationGetBlock(OP(rh));
@@ -696,6 +769,7 @@ int tether_op_detach(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
   CHECK(op, TETHER_KIND_OP, h, t);
+  tether__touch(t->arena);
   if (mlirBlockIsNull(mlirOperationGetBlock(OP(h)))) return TETHER_OK;
   tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_OP, tether__raw(h));
   if (!nt) return TETHER_ENOMEM;
@@ -708,6 +782,7 @@ static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int app
   tether__tree *rt, *bt;
   CHECK(r, TETHER_KIND_REGION, rh, rt);
   CHECK(b, TETHER_KIND_BLOCK, bh, bt);
+  tether__touch(rt->arena);
   if (rt->arena != bt->arena) return TETHER_ECONTEXT;
   if (!(bt->root_kind == TETHER_KIND_BLOCK && bt->root == tether__raw(bh))) return TETHER_ESTATE;
   if (rt == bt) return TETHER_EARG; /* the region is inside the block */
@@ -732,6 +807,7 @@ int tether_op_erase(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
   CHECK(op, TETHER_KIND_OP, h, t);
+  tether__touch(t->arena);
   /* Values used, or blocks branched to, from outside op (in its tree or another one): erasing
    * would leave those uses pointing to freed IR. */
   if (tether__used_outside(OP(h)) || tether__referenced_from_other_trees(t, OP(h)))
@@ -767,6 +843,7 @@ int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v) {
   tether__tree *ot, *vt;
   CHECK(op, TETHER_KIND_OP, oh, ot);
   CHECK(v, TETHER_KIND_VALUE, vh, vt);
+  tether__touch(ot->arena);
   if (ot->arena != vt->arena) return TETHER_ECONTEXT;
   if (i < 0 || i >= mlirOperationGetNumOperands(OP(oh))) return TETHER_ERANGE;
   int rc = tether__add_dep(ot, vt);
@@ -780,6 +857,7 @@ int tether_value_replace_all_uses(tether_value *of, tether_value *with) {
   tether__tree *ot, *wt;
   CHECK(of, TETHER_KIND_VALUE, oh, ot);
   CHECK(with, TETHER_KIND_VALUE, wh, wt);
+  tether__touch(ot->arena);
   if (ot->arena != wt->arena) return TETHER_ECONTEXT;
   for (MlirOpOperand u = mlirValueGetFirstUse(VAL(oh)); !mlirOpOperandIsNull(u);
        u = mlirOpOperandGetNextUse(u)) {
@@ -812,6 +890,8 @@ int tether_op_verify(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
   CHECK(op, TETHER_KIND_OP, h, t);
+  /* Nothing of the arena changed since the whole tree verified: so does anything inside it. */
+  if (t->verified_epoch == t->arena->epoch) return TETHER_OK;
   tether__diag_begin(t->arena);
   if (foreign_uses_error(t, OP(h))) {
     tether__diag_end(t->arena);
@@ -819,6 +899,7 @@ int tether_op_verify(tether_op *op) {
   }
   bool ok = mlirOperationVerify(OP(h));
   tether__diag_end(t->arena);
+  if (ok && is_root_op(h, t)) t->verified_epoch = t->arena->epoch;
   return ok ? TETHER_OK : TETHER_EVERIFY;
 }
 
@@ -959,6 +1040,7 @@ int tether_op_run_passes(tether_op *op, MlirPassManager pm) {
   tether__tree *t;
   if (!pm.ptr) return TETHER_EARG;
   CHECK(op, TETHER_KIND_OP, h, t);
+  tether__touch(t->arena);
   /* A pass may free any IR of the tree: refused while other trees use some of it. */
   if (tether__referenced_from_other_trees(t, OP(h))) return TETHER_EBUSY;
   tether__diag_begin(t->arena);
@@ -979,7 +1061,12 @@ int tether_revalidate(void *handle) {
   if (!tether__valid(h)) return TETHER_EINVALID;
   tether__tree *t = tether__tree_of(h);
   tether__enter(t->arena);
+  tether__touch(t->arena);
   tether__tree_revalidate(t);
   tether_keep_alive(h);
   return TETHER_OK;
+}
+
+void tether_arena_touch(tether_arena *a) {
+  if (a) tether__touch(a);
 }

@@ -18,7 +18,7 @@
  * so that distant allocations do not pile up on the same slots. */
 static inline size_t hash_ptr(const void *p, int kind, size_t mask) {
   uintptr_t x = (uintptr_t)p >> 4;
-  return (size_t)(x + (x >> __builtin_popcountll(mask)) * 0x9E3779B97F4A7C15ull +
+  return (size_t)(x + (x >> __builtin_ctzll((unsigned long long)mask + 1)) * 0x9E3779B97F4A7C15ull +
                   ((uintptr_t)kind << 2)) &
          mask;
 }

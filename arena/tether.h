@@ -175,6 +175,12 @@ int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out);
 /// belongs to another context; TETHER_EARG when a region is not a detached tether region or
 /// result types could not be inferred (diagnostics in tether_arena_last_error).
 int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out);
+/// The same, and the new operation is inserted into block before `before` (NULL: at the end of the
+/// block), as tether_op_create followed by tether_op_move_before or tether_block_append_op, but
+/// without the intermediate root (faster: the path of `Operation.create` at an insertion point).
+/// TETHER_EARG when `before` is not in block or a region in the state holds block.
+int tether_op_create_at(tether_arena *a, const MlirOperationState *state, tether_block *block,
+                        tether_op *before, tether_op **out);
 
 /// Creates a detached, empty region. Its handle owns it until it is attached to an operation.
 int tether_region_create(tether_arena *a, tether_region **out);
@@ -352,6 +358,12 @@ int tether_op_run_passes(tether_op *op, MlirPassManager pm);
 /// object freed and replaced by another at the same address with the same operation name cannot
 /// be told apart (docs/ownership.md).
 int tether_revalidate(void *handle);
+/// Tells the arena that IR of a was changed through the raw C API in a way that keeps every handle
+/// right (attributes, types, locations, successors, block arguments): tether remembers which trees
+/// are known to verify (parsed, or verified since the last change of the arena's IR) and skips
+/// their verification; after this call nothing is known to verify. Structural changes need
+/// tether_revalidate instead (which implies this). [no safe point]
+void tether_arena_touch(tether_arena *a);
 
 /* ---------------------------------------------------------------------------------------------
  * Context-owned objects. A handle keeps its arena alive; the MLIR value is immortal within it.

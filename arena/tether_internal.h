@@ -89,7 +89,8 @@ struct tether__tree {
   uint32_t cap, used;        /* intern table capacity (power of two) and entries */
   uint32_t ndeps, capdeps;
   intptr_t counts[TETHER_KIND_COUNT];
-  uint8_t root_kind; /* TETHER_KIND_OP / REGION / BLOCK */
+  uint64_t verified_epoch; /* the arena's epoch when this tree was last known to verify */
+  uint8_t root_kind;       /* TETHER_KIND_OP / REGION / BLOCK */
   uint8_t state;
   uint8_t mark; /* scratch while draining */
 };
@@ -118,6 +119,7 @@ struct tether_arena {
   void *user;             /* binding back-pointer (not traced) */
   intptr_t registry_slot; /* index in core.c's registry of live arenas */
   tether_arena_stats stats;
+  uint64_t epoch; /* bumped by every change to IR of the arena (tether__touch) */
   uint8_t owns_ctx;
   uint8_t state;
 };
@@ -126,6 +128,9 @@ typedef struct tether__ctxobj {
   void *raw;
   tether_arena *arena;
 } tether__ctxobj;
+
+/* Any change to the arena's IR: what was known to verify is no longer known. */
+static inline void tether__touch(tether_arena *a) { a->epoch++; }
 
 /* ---- core.c --------------------------------------------------------------------------------- */
 

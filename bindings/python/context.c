@@ -572,8 +572,29 @@ static PyObject *ip_at_block_terminator(PyObject *cls, PyObject *block) {
   return r;
 }
 
-int tp_ip_insert(PyObject *ipo, tether_op *op) {
+int tp_ip_target(PyObject *ipo, tether_block **block, tether_op **before) {
   TpIP *ip = (TpIP *)ipo;
+  MlirBlock braw;
+  if (!tp_arg_block(ip->block, block, &braw)) return -1;
+  *before = NULL;
+  if (ip->ref) {
+    MlirOperation rraw;
+    return tp_arg_op(ip->ref, before, &rraw) ? 0 : -1;
+  }
+  tether_op *term;
+  int rc = tether_block_terminator(*block, &term);
+  if (rc != TETHER_OK) return TP_RAISE_RC(rc, *block), -1;
+  if (term) {
+    PyErr_SetString(PyExc_IndexError,
+                    "Cannot insert operation at the end of a block that already has a "
+                    "terminator. Did you mean to use 'InsertionPoint.at_block_terminator(block)' "
+                    "versus 'InsertionPoint(block)'?");
+    return -1;
+  }
+  return 0;
+}
+
+int tp_ip_insert(PyObject *ipo, tether_op *op) {
   bool root;
   int rc = tether_op_is_root(op, &root);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, op), -1;
@@ -585,26 +606,9 @@ int tp_ip_insert(PyObject *ipo, tether_op *op) {
     return -1;
   }
   tether_block *bh;
-  MlirBlock braw;
-  if (!tp_arg_block(ip->block, &bh, &braw)) return -1;
-  if (ip->ref) {
-    tether_op *ref;
-    MlirOperation rraw;
-    if (!tp_arg_op(ip->ref, &ref, &rraw)) return -1;
-    rc = tether_op_move_before(op, ref);
-  } else {
-    tether_op *term;
-    rc = tether_block_terminator(bh, &term);
-    if (rc != TETHER_OK) return TP_RAISE_RC(rc, bh), -1;
-    if (term) {
-      PyErr_SetString(PyExc_IndexError,
-                      "Cannot insert operation at the end of a block that already has a "
-                      "terminator. Did you mean to use 'InsertionPoint.at_block_terminator(block)' "
-                      "versus 'InsertionPoint(block)'?");
-      return -1;
-    }
-    rc = tether_block_append_op(bh, op);
-  }
+  tether_op *ref;
+  if (tp_ip_target(ipo, &bh, &ref) < 0) return -1;
+  rc = ref ? tether_op_move_before(op, ref) : tether_block_append_op(bh, op);
   if (rc == TETHER_EARG) {
     PyErr_SetString(PyExc_ValueError, "cannot insert an operation into itself");
     return -1;

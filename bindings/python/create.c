@@ -12,7 +12,7 @@
 #include <mlir-c/BuiltinAttributes.h>
 #include <string.h>
 
-enum { MAX_REGIONS = 1 << 16 };
+enum { MAX_REGIONS = 1 << 16, SMALL = 8 };
 
 typedef struct {
   PyObject *keep;          /* list of the wrappers converted (keeps their handles reachable) */
@@ -27,19 +27,39 @@ typedef struct {
   MlirNamedAttribute *attrs;
   Py_ssize_t n_attrs;
   PyObject *operand_seq, *successor_seq, *region_seq; /* the sequences converted (held) */
+  /* Storage for the common case (no allocation per call): the arrays above point here when
+   * they have at most SMALL elements. */
+  tether_value *operands_s[SMALL];
+  MlirType results_s[SMALL];
+  tether_block *successors_s[SMALL];
+  tether_region *regions_s[SMALL];
+  MlirNamedAttribute attrs_s[SMALL];
 } op_args;
+
+/* a->field = room for n elements, in the struct's own storage when it fits. */
+#define ARRAY(a, field, n)                                                                         \
+  ((a)->field = (n) <= SMALL ? (a)->field##_s : PyMem_Malloc((size_t)(n) * sizeof *(a)->field))
+#define ARRAY_FREE(a, field)                                                                       \
+  do {                                                                                             \
+    if ((a)->field != (a)->field##_s) PyMem_Free((a)->field);                                      \
+  } while (0)
 
 static void op_args_free(op_args *a) {
   Py_CLEAR(a->keep);
   Py_CLEAR(a->operand_seq);
   Py_CLEAR(a->successor_seq);
   Py_CLEAR(a->region_seq);
-  PyMem_Free(a->operands);
-  PyMem_Free(a->results);
-  PyMem_Free(a->successors);
-  PyMem_Free(a->regions);
-  PyMem_Free(a->attrs);
-  memset(a, 0, sizeof *a);
+  ARRAY_FREE(a, operands);
+  ARRAY_FREE(a, results);
+  ARRAY_FREE(a, successors);
+  ARRAY_FREE(a, regions);
+  ARRAY_FREE(a, attrs);
+  a->n_operands = a->n_results = a->n_successors = a->n_regions = a->n_attrs = 0;
+  a->operands = NULL;
+  a->results = NULL;
+  a->successors = NULL;
+  a->regions = NULL;
+  a->attrs = NULL;
 }
 
 static int same_arena(tether_arena *a, tether_arena *b) {
@@ -95,7 +115,7 @@ static int convert_operands(op_args *a, PyObject *operands, tether_arena *arena)
   PyObject *l = as_list(operands, "operands");
   if (!l) return 0;
   Py_ssize_t n = SEQ_N(l);
-  a->operands = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->operands);
+  ARRAY(a, operands, n);
   if (!a->operands) {
     Py_DECREF(l);
     PyErr_NoMemory();
@@ -124,7 +144,7 @@ static int convert_results(op_args *a, PyObject *results, PyObject *ctx) {
   PyObject *l = as_list(results, "results");
   if (!l) return 0;
   Py_ssize_t n = SEQ_N(l);
-  a->results = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->results);
+  ARRAY(a, results, n);
   int ok = a->results != NULL;
   if (!ok) PyErr_NoMemory();
   for (Py_ssize_t i = 0; ok && i < n; i++) {
@@ -144,7 +164,7 @@ static int convert_successors(op_args *a, PyObject *succs, tether_arena *arena) 
   PyObject *l = as_list(succs, "successors");
   if (!l) return 0;
   Py_ssize_t n = SEQ_N(l);
-  a->successors = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->successors);
+  ARRAY(a, successors, n);
   int ok = a->successors != NULL;
   if (!ok) PyErr_NoMemory();
   for (Py_ssize_t i = 0; ok && i < n; i++) {
@@ -172,7 +192,7 @@ static int convert_regions(op_args *a, PyObject *regions, tether_arena *arena) {
     if (n < 0) return PyErr_SetString(PyExc_ValueError, "number of regions must be >= 0"), 0;
     if (n > MAX_REGIONS)
       return PyErr_Format(PyExc_ValueError, "number of regions must be <= %d", MAX_REGIONS), 0;
-    a->regions = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->regions);
+    ARRAY(a, regions, n);
     if (!a->regions) return PyErr_NoMemory(), 0;
     if (n && !a->keep && !(a->keep = PyList_New(0))) return 0;
     for (intptr_t i = 0; i < n; i++) {
@@ -192,7 +212,7 @@ static int convert_regions(op_args *a, PyObject *regions, tether_arena *arena) {
   PyObject *l = as_list(regions, "regions");
   if (!l) return 0;
   Py_ssize_t n = SEQ_N(l);
-  a->regions = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->regions);
+  ARRAY(a, regions, n);
   int ok = a->regions != NULL;
   if (!ok) PyErr_NoMemory();
   for (Py_ssize_t i = 0; ok && i < n; i++) {
@@ -211,7 +231,7 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObje
   if (!attrs || attrs == Py_None) return 1;
   if (!PyDict_Check(attrs)) return tp_type_error("attributes", "a dict", attrs), 0;
   Py_ssize_t n = PyDict_GET_SIZE(attrs);
-  a->attrs = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *a->attrs);
+  ARRAY(a, attrs, n);
   if (!a->attrs) return PyErr_NoMemory(), 0;
   MlirContext c = tp_ctx_raw(ctx);
   Py_ssize_t pos = 0, i = 0;
@@ -247,9 +267,13 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
                              PyObject *ip, int infer) {
   TpContext *ctx = (TpContext *)TP_CTX(loc);
   MlirOperationState st = mlirOperationStateGet(name, (MlirLocation){TP_PTR(loc)});
-  MlirValue *ov = PyMem_Malloc((size_t)(a->n_operands + 1) * sizeof *ov);
-  MlirBlock *sb = PyMem_Malloc((size_t)(a->n_successors + 1) * sizeof *sb);
-  MlirRegion *rg = PyMem_Malloc((size_t)(a->n_regions + 1) * sizeof *rg);
+  MlirValue ov_s[SMALL];
+  MlirBlock sb_s[SMALL];
+  MlirRegion rg_s[SMALL];
+  MlirValue *ov = a->n_operands <= SMALL ? ov_s : PyMem_Malloc((size_t)a->n_operands * sizeof *ov);
+  MlirBlock *sb =
+      a->n_successors <= SMALL ? sb_s : PyMem_Malloc((size_t)a->n_successors * sizeof *sb);
+  MlirRegion *rg = a->n_regions <= SMALL ? rg_s : PyMem_Malloc((size_t)a->n_regions * sizeof *rg);
   PyObject *result = NULL;
   if (!ov || !sb || !rg) {
     PyErr_NoMemory();
@@ -290,10 +314,23 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
   st.enableResultTypeInference = infer;
   /* Only inference reports diagnostics: the capture (a handler attached to the context) is made
    * for it alone. */
+  /* The insertion point is resolved first: the operation is created straight into its block. */
+  tether_block *ipb = NULL;
+  tether_op *ipref = NULL;
+  if (ip != Py_False) {
+    if (!ip || ip == Py_None)
+      ip = tp_current_ip();
+    else if (!PyObject_TypeCheck(ip, tp.InsertionPoint)) {
+      tp_type_error("ip", "an InsertionPoint", ip);
+      goto done;
+    }
+    if (ip && tp_ip_target(ip, &ipb, &ipref) < 0) goto done;
+  }
   tp_errcap cap = {0};
   if (infer) tp_errcap_begin(&cap, ctx);
   tether_op *op;
-  int rc = tether_op_create(ctx->arena, &st, &op);
+  int rc = ipb ? tether_op_create_at(ctx->arena, &st, ipb, ipref, &op)
+               : tether_op_create(ctx->arena, &st, &op);
   if (rc != TETHER_OK) {
     PyObject *errs = infer ? tp_errcap_end(&cap) : PyList_New(0);
     if (rc == TETHER_EARG && infer) {
@@ -313,21 +350,10 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
   }
   if (infer) Py_XDECREF(tp_errcap_end(&cap));
   result = tp_wrap_op(op);
-  if (!result) goto done;
-  if (ip != Py_False) {
-    if (!ip || ip == Py_None)
-      ip = tp_current_ip();
-    else if (!PyObject_TypeCheck(ip, tp.InsertionPoint)) {
-      tp_type_error("ip", "an InsertionPoint", ip);
-      Py_CLEAR(result);
-      goto done;
-    }
-    if (ip && tp_ip_insert(ip, op) < 0) Py_CLEAR(result);
-  }
 done:
-  PyMem_Free(ov);
-  PyMem_Free(sb);
-  PyMem_Free(rg);
+  if (ov != ov_s) PyMem_Free(ov);
+  if (sb != sb_s) PyMem_Free(sb);
+  if (rg != rg_s) PyMem_Free(rg);
   return result;
 }
 

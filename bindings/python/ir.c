@@ -438,6 +438,7 @@ static PyObject *block_str(PyObject *self) {
 static PyObject *block_capsule(PyObject *self, void *c) {
   (void)c;
   SELF(tether_block_get, self, raw, MlirBlock);
+  tether_arena_touch(tether_handle_arena(H(self)));
   return tp_capsule_with_owner(raw.ptr, "mlir.ir.Block._CAPIPtr", self);
 }
 
@@ -594,6 +595,7 @@ static PyObject *value_set_type(PyObject *self, PyObject *type) {
   SELF(tether_value_get, self, raw, MlirValue);
   if (((TpContext *)tctx)->arena != tether_handle_arena(H(self)))
     return PyErr_Format(PyExc_ValueError, "the type belongs to another context");
+  tether_arena_touch(tether_handle_arena(H(self)));
   mlirValueSetType(raw, t);
   Py_RETURN_NONE;
 }
@@ -806,6 +808,7 @@ static PyObject *value_maybe_downcast(PyObject *self, PyObject *unused) {
 static PyObject *value_capsule(PyObject *self, void *c) {
   (void)c;
   SELF(tether_value_get, self, raw, MlirValue);
+  tether_arena_touch(tether_handle_arena(H(self)));
   return tp_capsule_with_owner((void *)raw.ptr, "mlir.ir.Value._CAPIPtr", self);
 }
 
@@ -1111,6 +1114,7 @@ static int list_ass(TpList *l, PyObject *key, PyObject *v) {
       PyErr_SetString(PyExc_ValueError, "objects of different contexts cannot be mixed");
       return -1;
     }
+    tether_arena_touch(tether_handle_arena(bh));
     mlirOperationSetSuccessor(op, i, braw);
     return 0;
   }

@@ -374,6 +374,8 @@ static PyObject *op_is_valid(PyObject *self, void *c) {
 static PyObject *op_capsule(PyObject *self, void *c) {
   (void)c;
   SELF_OP(self, raw);
+  /* Raw access may change the IR behind tether's back: nothing is known to verify any more. */
+  tether_arena_touch(tether_handle_arena(OP(self)->h));
   PyObject *owner = tp_wrap_operation(OP(self)->h);
   if (!owner) return NULL;
   PyObject *cap = tp_capsule_with_owner(raw.ptr, "mlir.ir.Operation._CAPIPtr", owner);
@@ -1138,6 +1140,7 @@ static int attrmap_ass(TpAttrMap *m, PyObject *key, PyObject *v) {
   if (!tp_arg_str(key, "name", &s)) return -1;
   if (!v) {
     MAP_OP(m, raw, -1);
+    tether_arena_touch(tether_handle_arena(OP(m->op)->h));
     if (!mlirOperationRemoveAttributeByName(raw, s)) {
       PyErr_SetString(PyExc_KeyError, "attempt to delete a non-existent attribute");
       return -1;
@@ -1152,6 +1155,7 @@ static int attrmap_ass(TpAttrMap *m, PyObject *key, PyObject *v) {
     PyErr_SetString(PyExc_ValueError, "an Attribute of another context cannot be used here");
     return -1;
   }
+  tether_arena_touch(tether_handle_arena(OP(m->op)->h));
   mlirOperationSetAttributeByName(raw, s, a);
   return 0;
 }
@@ -1271,6 +1275,7 @@ static PyObject *module_context(PyObject *self, void *c) {
 static PyObject *module_capsule(PyObject *self, void *c) {
   (void)c;
   SELF_OP(self, raw);
+  tether_arena_touch(tether_handle_arena(OP(self)->h));
   return tp_capsule_with_owner(raw.ptr, "mlir.ir.Module._CAPIPtr", self);
 }
 

@@ -178,6 +178,7 @@ static PyObject *symtab_insert(TpSymbolTable *self, PyObject *op) {
     mlirSymbolTableDestroy(t);
     return TP_RAISE_RC(TETHER_EINVALID, h);
   }
+  tether_arena_touch(tether_handle_arena(h));
   MlirAttribute inserted = mlirSymbolTableInsert(t, raw);
   mlirSymbolTableDestroy(t);
   return tp_wrap_attr_a(tether_handle_arena(h), inserted);
@@ -207,6 +208,7 @@ static PyObject *symtab_set_symbol_name(PyObject *cls, PyObject *args, PyObject 
   if (mlirAttributeIsNull(symbol_name_attr(raw)))
     return PyErr_Format(PyExc_ValueError, "Expected operation to have a symbol name.");
   MlirContext c = mlirOperationGetContext(raw);
+  tether_arena_touch(tether_handle_arena(h));
   mlirOperationSetAttributeByName(raw, mlirSymbolTableGetSymbolAttributeName(),
                                   mlirStringAttrGet(c, s));
   Py_RETURN_NONE;
@@ -242,6 +244,7 @@ static PyObject *symtab_set_visibility(PyObject *cls, PyObject *args, PyObject *
   MlirStringRef vname = mlirSymbolTableGetVisibilityAttributeName();
   if (mlirAttributeIsNull(mlirOperationGetAttributeByName(raw, vname)))
     return PyErr_Format(PyExc_ValueError, "Expected operation to have a symbol visibility.");
+  tether_arena_touch(tether_handle_arena(h));
   mlirOperationSetAttributeByName(raw, vname, mlirStringAttrGet(mlirOperationGetContext(raw), s));
   Py_RETURN_NONE;
 }
@@ -256,6 +259,7 @@ static PyObject *symtab_replace_uses(PyObject *cls, PyObject *args, PyObject *kw
   tether_op *h;
   MlirOperation raw;
   if (!tp_arg_op(from, &h, &raw)) return NULL;
+  tether_arena_touch(tether_handle_arena(h));
   if (mlirLogicalResultIsFailure(mlirSymbolTableReplaceAllSymbolUses(os, ns, raw)))
     return PyErr_Format(PyExc_ValueError, "Symbol rename failed");
   Py_RETURN_NONE;

@@ -251,3 +251,24 @@ def test_13_inline_refused_on_unregistered_ops_with_regions():
     # Other pipelines still run on it.
     PassManager.parse("builtin.module(canonicalize)").run(m.operation)
     """)
+
+
+def test_4_known_verified_ir_is_reverified_after_any_change():
+    # Parsed IR is known to verify (the parser verified it), so PassManager.run skips its input
+    # check; every change through the API, attributes included, forgets that.
+    run("""
+    m = ir.Module.parse('func.func @f() -> i32 { %c = arith.constant 1 : i32\\n return %c : i32 }')
+    m.operation.verify()
+    c = m.body.operations[0].regions[0].blocks[0].operations[0]
+    del c.attributes["value"]
+    e = raises(ir.MLIRError, PassManager.parse("builtin.module(canonicalize)").run, m.operation)
+    assert "does not verify" in str(e), e
+    c.attributes["value"] = ir.IntegerAttr.get(i32, 2)
+    PassManager.parse("builtin.module(canonicalize)").run(m.operation)
+    # A result type changed in place.
+    m2 = ir.Module.parse('func.func @g(%a: i32) -> i32 { %0 = arith.addi %a, %a : i32\\n return %0 : i32 }')
+    add = m2.body.operations[0].regions[0].blocks[0].operations[0]
+    add.result.set_type(ir.IntegerType.get_signless(64))
+    raises(ir.MLIRError, m2.operation.verify)
+    raises(ir.MLIRError, PassManager.parse("builtin.module(canonicalize)").run, m2.operation)
+    """)
