@@ -777,6 +777,18 @@ int tether_op_detach(tether_op *op) {
   return tether__move_subtree(t, nt, OP(h));
 }
 
+int tether_block_detach(tether_block *b) {
+  tether__handle *h;
+  tether__tree *t;
+  CHECK(b, TETHER_KIND_BLOCK, h, t);
+  if (mlirRegionIsNull(mlirBlockGetParentRegion(BLK(h)))) return TETHER_OK; /* already a root */
+  tether__touch(t->arena);
+  tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_BLOCK, tether__raw(h));
+  if (!nt) return TETHER_ENOMEM;
+  mlirBlockDetach(BLK(h));
+  return tether__move_block(t, nt, BLK(h));
+}
+
 static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int append) {
   tether__handle *rh, *bh;
   tether__tree *rt, *bt;

@@ -290,6 +290,10 @@ int tether_op_move_before(tether_op *op, tether_op *ref);
 int tether_op_move_after(tether_op *op, tether_op *ref);
 /// Removes op from its block; it becomes a root owned by its handle. No-op for a root.
 int tether_op_detach(tether_op *op);
+/// Detaches a block from its region: it becomes the root of a new tree (as a block made by
+/// tether_block_create), with the handles of everything in it. Branches to it and uses of its
+/// values from outside stay (the IR then fails verification until they are resolved).
+int tether_block_detach(tether_block *b);
 /// Appends detached block b to region r; the block's ownership moves to the region's tree.
 /// TETHER_ESTATE if b already belongs to a region.
 int tether_region_append_block(tether_region *r, tether_block *b);

@@ -200,6 +200,9 @@ void tether__merge(tether__tree *from, tether__tree *into);
 /* Moves the handles of the op subtree `op` from tree `from` to tree `to`, and records deps for
  * uses that cross between the subtree and the rest. */
 int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op);
+/* Moves the handles of block b (and of everything in it) from one tree to another, with the
+ * dependencies its uses make. */
+int tether__move_block(tether__tree *from, tether__tree *to, MlirBlock b);
 /* Whether any result or block argument inside op is used outside it. */
 int tether__used_outside(MlirOperation op);
 /* Records deps of tree t on the trees of every value used inside op but defined outside it. */

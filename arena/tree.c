@@ -380,6 +380,31 @@ int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op)
   return rc != TETHER_OK ? rc : c.rc;
 }
 
+int tether__move_block(tether__tree *from, tether__tree *to, MlirBlock b) {
+  int rc = tether__table_reserve(to, from->used);
+  if (rc != TETHER_OK) return rc;
+  move_ctx m = {from, to};
+  visit_ctx v = {move_one, &m};
+  visit_block_contents(b, &v, 1);
+  /* Dependencies both ways: the block's operations using values outside it, and users outside
+   * it of the block's arguments and of its operations' results. */
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o) && rc == TETHER_OK;
+       o = mlirOperationGetNextInBlock(o)) {
+    rc = tether__record_operand_deps(to, o);
+    dep_ctx c = {o, to, 0, TETHER_OK};
+    mlirOperationWalk(o, uses_cb, &c, MlirWalkPreOrder);
+    if (rc == TETHER_OK) rc = c.rc;
+  }
+  intptr_t na = mlirBlockGetNumArguments(b);
+  for (intptr_t i = 0; i < na && rc == TETHER_OK; i++)
+    for (MlirOpOperand u = mlirValueGetFirstUse(mlirBlockGetArgument(b, i));
+         !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      tether__tree *ut = tether__find_tree(to->arena, TETHER_KIND_OP, mlirOpOperandGetOwner(u).ptr);
+      if (ut && tether__add_dep(ut, to) != TETHER_OK) rc = TETHER_ENOMEM;
+    }
+  return rc;
+}
+
 /* ---- invalidation and destruction ------------------------------------------------------------ */
 
 typedef struct {

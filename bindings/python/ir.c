@@ -401,12 +401,22 @@ static PyObject *block_append_to(PyObject *self, PyObject *region) {
   MlirRegion rraw;
   if (!tp_arg_region(region, &rh, &rraw)) return NULL;
   SELF(tether_block_get, self, raw, MlirBlock);
-  (void)raw;
+  /* A block in a region moves: detached first (upstream: "transferring ownership if
+   * necessary"), unless the target region is inside the block itself. */
+  if (!mlirRegionIsNull(mlirBlockGetParentRegion(raw))) {
+    tether_op *owner = NULL;
+    int orc = tether_region_parent(rh, &owner);
+    if (orc != TETHER_OK) return TP_RAISE_RC(orc, rh);
+    MlirOperation oraw;
+    if (owner && tether_op_get(owner, &oraw) == TETHER_OK) {
+      for (MlirOperation x = oraw; !mlirOperationIsNull(x); x = mlirOperationGetParentOperation(x))
+        if (mlirBlockEqual(mlirOperationGetBlock(x), raw))
+          return PyErr_Format(PyExc_ValueError,
+                              "cannot append a block into a region inside itself");
+    }
+    CALL(tether_block_detach(H(self)), H(self));
+  }
   int rc = tether_region_append_block(rh, H(self));
-  if (rc == TETHER_ESTATE)
-    return PyErr_Format(PyExc_NotImplementedError,
-                        "moving a block that belongs to a region into another region is not "
-                        "supported yet: create the block detached (Block()) or append a new one");
   if (rc == TETHER_EARG)
     return PyErr_Format(PyExc_ValueError, "cannot append a block into a region inside itself");
   CALL(rc, H(self));
@@ -457,7 +467,7 @@ static PyMethodDef block_methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_STATIC,
      "create_at_start(parent, arg_types=[], arg_locs=None): a new first block of the region."},
     {"append_to", (PyCFunction)block_append_to, METH_O,
-     "Appends this (detached) block to a region; ownership moves to the region."},
+     "Appends this block to a region (moving it out of its region, if any)."},
     {NULL, NULL, 0, NULL},
 };
 
