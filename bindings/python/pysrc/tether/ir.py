@@ -208,6 +208,8 @@ Context.dialects = property(lambda self: Dialects(self),
 Context.d = property(lambda self: Dialects(self), doc="Alias of Context.dialects.")
 
 _dialect_search_prefixes = ["tether.dialects"]
+# Namespaces whose module has another name (upstream's module names).
+_namespace_modules = {"omp": "openmp", "async": "async_dialect"}
 _tried_dialect_modules = {}
 
 
@@ -217,8 +219,9 @@ def _load_dialect_module(namespace):
     if namespace in _tried_dialect_modules:
         return _tried_dialect_modules[namespace]
     _tried_dialect_modules[namespace] = False
+    module = _namespace_modules.get(namespace, namespace)
     for prefix in _dialect_search_prefixes:
-        name = f"{prefix}.{namespace}"
+        name = f"{prefix}.{module}"
         try:
             spec = _importlib.util.find_spec(name)
         except (ImportError, ValueError):

@@ -1,0 +1,85 @@
+"""Python op classes for a dialect, generated from its ODS at build time (docs/python.md, "Dialects").
+
+    load("@tether//bindings/python:dialects.bzl", "tether_dialect_library")
+
+    tether_dialect_library(
+        name = "arith",
+        dialect = "arith",
+        td_include = "mlir/Dialect/Arith/IR/ArithOps.td",  # an MLIR .td, or:
+        # td = "MyDialect.td", includes = ["my/include/dir"],   # your own
+        enums = True,
+    )
+
+makes `tether/dialects/_arith_ops_gen.py` (and `_arith_enum_gen.py`) with `mlir-tblgen-19
+-gen-python-op-bindings -bind-dialect=arith` (`-gen-python-enum-bindings`). The generated code
+imports `._ods_common` from its own folder (`tether.dialects._ods_common`, or a module of the same
+name in a downstream package: `out_dir`), and `..ir`. Extensions of a dialect (transform's) pass
+`extension`; the file is then `_<extension>_ops_gen.py`.
+"""
+
+_TBLGEN = "@mlir//:bin/mlir-tblgen"
+
+def _gen(name, mode, out, dialect, extension, td_include, td, includes, tags):
+    flags = mode
+    if dialect and mode == "-gen-python-op-bindings":
+        flags += " -bind-dialect=" + dialect
+    if extension and mode == "-gen-python-op-bindings":
+        flags += " -dialect-extension=" + extension
+    incs = " ".join(["-I " + i for i in ["external/mlir/include"] + includes])
+    if td_include:
+        # A wrapper of include lines: the tool reads a file; the include path finds MLIR's .td.
+        lines = td_include if type(td_include) == type([]) else [td_include]
+        src = "$$T"
+        prelude = "T=$$(mktemp -d)/wrap.td; " + " ".join(
+            ["echo 'include \"%s\"' >> $$T;" % l for l in lines]
+        ) + " "
+    else:
+        src = "$(location %s)" % td
+        prelude = ""
+    native.genrule(
+        name = name,
+        srcs = ["@mlir//:td_files"] + ([td] if td else []),
+        outs = [out],
+        cmd = prelude + "$(location %s) %s %s %s -o $@" % (_TBLGEN, flags, incs, src),
+        tools = [_TBLGEN],
+        tags = tags,
+    )
+
+def tether_dialect_library(
+        name,
+        dialect = None,
+        td_include = None,
+        td = None,
+        includes = [],
+        enums = False,
+        enum_td_include = None,
+        extension = None,
+        out_dir = "tether/dialects",
+        module = None,
+        tags = []):
+    """Generates `<out_dir>/_<module>_ops_gen.py` (+ `_<module>_enum_gen.py` with enums).
+
+    Args:
+      name: target name; a filegroup of the generated files.
+      dialect: the dialect's namespace, as ODS names it (`-bind-dialect`).
+      td_include: a .td (or a list) to include from MLIR's installed headers (`mlir/Dialect/...`).
+      td: or a .td file label of your own (with `includes` for its include folders).
+      includes: extra include folders (relative to the workspace root).
+      enums: also generate the enum classes and attribute builders.
+      enum_td_include: the .td the enums come from, when not td_include.
+      extension: a dialect extension's name (`-dialect-extension`), e.g. transform's.
+      out_dir: the package folder the files go in.
+      module: file name stem (default: extension, else name).
+    """
+    if not (td_include or td):
+        fail("tether_dialect_library: give td_include or td")
+    stem = module or extension or name
+    outs = []
+    ops = "%s/_%s_ops_gen.py" % (out_dir, stem)
+    _gen(name + "_ops_gen", "-gen-python-op-bindings", ops, dialect, extension, td_include, td, includes, tags)
+    outs.append(ops)
+    if enums or enum_td_include:
+        en = "%s/_%s_enum_gen.py" % (out_dir, stem)
+        _gen(name + "_enum_gen", "-gen-python-enum-bindings", en, None, None, enum_td_include or td_include, None if enum_td_include else td, includes, tags)
+        outs.append(en)
+    native.filegroup(name = name, srcs = outs, tags = tags)

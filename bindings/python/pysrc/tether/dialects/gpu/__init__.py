@@ -1,0 +1,5 @@
+"""tether.dialects.gpu: the `gpu` dialect's operations (generated from MLIR 19's ODS)."""
+
+from .._gpu_ops_gen import *  # noqa: F401,F403
+from .._gpu_ops_gen import _Dialect  # noqa: F401
+from .._gpu_enum_gen import *  # noqa: F401,F403

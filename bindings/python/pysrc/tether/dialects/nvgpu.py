@@ -1,0 +1,5 @@
+"""tether.dialects.nvgpu: the `nvgpu` dialect's operations (generated from MLIR 19's ODS)."""
+
+from ._nvgpu_ops_gen import *  # noqa: F401,F403
+from ._nvgpu_ops_gen import _Dialect  # noqa: F401
+from ._nvgpu_enum_gen import *  # noqa: F401,F403

@@ -1,0 +1,4 @@
+"""tether.dialects.pdl: the `pdl` dialect's operations (generated from MLIR 19's ODS)."""
+
+from ._pdl_ops_gen import *  # noqa: F401,F403
+from ._pdl_ops_gen import _Dialect  # noqa: F401

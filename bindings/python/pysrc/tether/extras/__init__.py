@@ -1,0 +1,1 @@
+"""tether.extras: upstream's `mlir.extras` helpers (`types` shortcuts, `meta.region_op`)."""
