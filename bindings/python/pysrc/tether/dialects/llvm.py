@@ -3,3 +3,6 @@
 from ._llvm_ops_gen import *  # noqa: F401,F403
 from ._llvm_ops_gen import _Dialect  # noqa: F401
 from ._llvm_enum_gen import *  # noqa: F401,F403
+from tether._tether import _llvm as _types
+
+globals().update({k: v for k, v in vars(_types).items() if not k.startswith('_')})

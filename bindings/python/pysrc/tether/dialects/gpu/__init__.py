@@ -3,3 +3,6 @@
 from .._gpu_ops_gen import *  # noqa: F401,F403
 from .._gpu_ops_gen import _Dialect  # noqa: F401
 from .._gpu_enum_gen import *  # noqa: F401,F403
+from tether._tether import _gpu as _types
+
+globals().update({k: v for k, v in vars(_types).items() if not k.startswith('_')})

@@ -1,0 +1,317 @@
+/* dialect_types.c: the types of dialects that upstream's bindings define in C++ (transform, pdl,
+ * gpu, nvgpu, llvm), through the dialects' C APIs. Each dialect's classes live in their own
+ * module object (`_tether._transform`, ...), re-exported by tether.dialects.<dialect>: classes
+ * of different dialects share names (transform.OperationType, pdl.OperationType).
+ *
+ * MLIR creates a dialect's type only once the dialect is loaded (else a fatal error): every
+ * constructor loads its dialect first.
+ */
+#include "tether_py.h"
+
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/LLVM.h>
+#include <mlir-c/Dialect/NVGPU.h>
+#include <mlir-c/Dialect/PDL.h>
+#include <mlir-c/Dialect/Transform.h>
+#include <string.h>
+
+/* mlir-c/Dialect/GPU.h includes a generated header Debian does not ship: its two type functions. */
+MLIR_CAPI_EXPORTED bool mlirTypeIsAGPUAsyncTokenType(MlirType type);
+MLIR_CAPI_EXPORTED MlirType mlirGPUAsyncTokenTypeGet(MlirContext ctx);
+
+#define T(o) ((MlirType){TP_PTR(o)})
+
+/* A type class without parameters: data points to one of these. */
+typedef struct {
+  const char *dialect;
+  MlirType (*get)(MlirContext);
+} simple_def;
+
+static PyObject *context_for(PyObject *c, const char *dialect, MlirContext *raw) {
+  PyObject *ctx = (PyObject *)tp_resolve_context(c);
+  if (!ctx) return NULL;
+  *raw = tp_ctx_raw(ctx);
+  mlirContextGetOrLoadDialect(*raw, mlirStringRefCreateFromCString(dialect));
+  return ctx;
+}
+
+static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  static const char *const names[] = {"context", NULL};
+  PyObject *a[1];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  tp_class_def *def = tp_class_def_of((PyTypeObject *)cls);
+  if (!def || !def->data) return PyErr_Format(PyExc_TypeError, "not a simple dialect type");
+  const simple_def *s = def->data;
+  MlirContext raw;
+  PyObject *ctx = context_for(a[0], s->dialect, &raw);
+  return ctx ? tp_wrap_type(ctx, s->get(raw)) : NULL;
+}
+
+static PyMethodDef simple_methods[] = {
+    {"get", TP_FASTFN(simple_get), TP_FAST | METH_CLASS, "get(context=None): the type."},
+    {NULL, NULL, 0, NULL},
+};
+
+#define ISA(fn)                                                                                    \
+  static bool isa_##fn(void *p) { return fn((MlirType){p}); }
+
+/* The dialect's type from an element type (its context). */
+static int element_arg(PyObject *o, const char *what, const char *dialect, MlirType *t,
+                       PyObject **ctx) {
+  if (!tp_arg_type(o, t, ctx)) return 0;
+  (void)what;
+  mlirContextGetOrLoadDialect(mlirTypeGetContext(*t), mlirStringRefCreateFromCString(dialect));
+  return 1;
+}
+
+/* ---- transform ------------------------------------------------------------------------------- */
+
+ISA(mlirTypeIsATransformAnyOpType)
+ISA(mlirTypeIsATransformAnyParamType)
+ISA(mlirTypeIsATransformAnyValueType)
+ISA(mlirTypeIsATransformOperationType)
+ISA(mlirTypeIsATransformParamType)
+
+static const simple_def any_op = {"transform", mlirTransformAnyOpTypeGet};
+static const simple_def any_param = {"transform", mlirTransformAnyParamTypeGet};
+static const simple_def any_value = {"transform", mlirTransformAnyValueTypeGet};
+
+static PyObject *operation_type_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"operation_name", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  MlirStringRef name;
+  if (!tp_arg_str(a[0], "operation_name", &name)) return NULL;
+  MlirContext raw;
+  PyObject *ctx = context_for(a[1], "transform", &raw);
+  return ctx ? tp_wrap_type(ctx, mlirTransformOperationTypeGet(raw, name)) : NULL;
+}
+
+static PyObject *operation_type_name(PyObject *self, void *c) {
+  (void)c;
+  MlirStringRef s = mlirTransformOperationTypeGetOperationName(T(self));
+  return PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
+}
+
+static PyMethodDef operation_type_methods[] = {
+    {"get", TP_FASTFN(operation_type_get), TP_FAST | METH_STATIC,
+     "get(operation_name, context=None): !transform.op<\"name\">."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef operation_type_getset[] = {
+    {"operation_name", operation_type_name, NULL, "The name of the payload operation.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *param_type_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"type", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  MlirType t;
+  PyObject *tctx;
+  if (!element_arg(a[0], "type", "transform", &t, &tctx)) return NULL;
+  return tp_wrap_type(tctx, mlirTransformParamTypeGet(mlirTypeGetContext(t), t));
+}
+
+static PyObject *param_type_type(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_type(TP_CTX(self), mlirTransformParamTypeGetType(T(self)));
+}
+
+static PyMethodDef param_type_methods[] = {
+    {"get", TP_FASTFN(param_type_get), TP_FAST | METH_STATIC,
+     "get(type, context=None): !transform.param<type>."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef param_type_getset[] = {
+    {"type", param_type_type, NULL, "The type of the parameter's values.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static tp_class_def transform_defs[] = {
+    {"AnyOpType", NULL, isa_mlirTypeIsATransformAnyOpType, mlirTransformAnyOpTypeGetTypeID,
+     simple_methods, NULL, NULL, "!transform.any_op", (void *)&any_op, NULL},
+    {"AnyParamType", NULL, isa_mlirTypeIsATransformAnyParamType, mlirTransformAnyParamTypeGetTypeID,
+     simple_methods, NULL, NULL, "!transform.any_param", (void *)&any_param, NULL},
+    {"AnyValueType", NULL, isa_mlirTypeIsATransformAnyValueType, mlirTransformAnyValueTypeGetTypeID,
+     simple_methods, NULL, NULL, "!transform.any_value", (void *)&any_value, NULL},
+    {"OperationType", NULL, isa_mlirTypeIsATransformOperationType,
+     mlirTransformOperationTypeGetTypeID, operation_type_methods, operation_type_getset, NULL,
+     "!transform.op<\"name\">", NULL, NULL},
+    {"ParamType", NULL, isa_mlirTypeIsATransformParamType, mlirTransformParamTypeGetTypeID,
+     param_type_methods, param_type_getset, NULL, "!transform.param<type>", NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- pdl ------------------------------------------------------------------------------------- */
+
+ISA(mlirTypeIsAPDLType)
+ISA(mlirTypeIsAPDLAttributeType)
+ISA(mlirTypeIsAPDLOperationType)
+ISA(mlirTypeIsAPDLRangeType)
+ISA(mlirTypeIsAPDLTypeType)
+ISA(mlirTypeIsAPDLValueType)
+
+static const simple_def pdl_attribute = {"pdl", mlirPDLAttributeTypeGet};
+static const simple_def pdl_operation = {"pdl", mlirPDLOperationTypeGet};
+static const simple_def pdl_type = {"pdl", mlirPDLTypeTypeGet};
+static const simple_def pdl_value = {"pdl", mlirPDLValueTypeGet};
+
+static PyObject *range_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"element_type", NULL};
+  PyObject *a[1];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 1, a)) return NULL;
+  MlirType t;
+  PyObject *tctx;
+  if (!element_arg(a[0], "element_type", "pdl", &t, &tctx)) return NULL;
+  if (!mlirTypeIsAPDLType(t))
+    return PyErr_Format(PyExc_ValueError, "a pdl range holds pdl types (attribute, operation, "
+                                          "type or value)");
+  return tp_wrap_type(tctx, mlirPDLRangeTypeGet(t));
+}
+
+static PyObject *range_element(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_type(TP_CTX(self), mlirPDLRangeTypeGetElementType(T(self)));
+}
+
+static PyMethodDef range_methods[] = {
+    {"get", TP_FASTFN(range_get), TP_FAST | METH_STATIC, "get(element_type): !pdl.range<...>."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef range_getset[] = {
+    {"element_type", range_element, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static tp_class_def pdl_defs[] = {
+    {"PDLType", NULL, isa_mlirTypeIsAPDLType, NULL, NULL, NULL, NULL, "Any pdl type.", NULL, NULL},
+    {"AttributeType", "PDLType", isa_mlirTypeIsAPDLAttributeType, NULL, simple_methods, NULL, NULL,
+     "!pdl.attribute", (void *)&pdl_attribute, NULL},
+    {"OperationType", "PDLType", isa_mlirTypeIsAPDLOperationType, NULL, simple_methods, NULL, NULL,
+     "!pdl.operation", (void *)&pdl_operation, NULL},
+    {"RangeType", "PDLType", isa_mlirTypeIsAPDLRangeType, NULL, range_methods, range_getset, NULL,
+     "!pdl.range<element_type>", NULL, NULL},
+    {"TypeType", "PDLType", isa_mlirTypeIsAPDLTypeType, NULL, simple_methods, NULL, NULL,
+     "!pdl.type", (void *)&pdl_type, NULL},
+    {"ValueType", "PDLType", isa_mlirTypeIsAPDLValueType, NULL, simple_methods, NULL, NULL,
+     "!pdl.value", (void *)&pdl_value, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- gpu, nvgpu ------------------------------------------------------------------------------ */
+
+ISA(mlirTypeIsAGPUAsyncTokenType)
+static const simple_def gpu_token = {"gpu", mlirGPUAsyncTokenTypeGet};
+
+static tp_class_def gpu_defs[] = {
+    {"AsyncTokenType", NULL, isa_mlirTypeIsAGPUAsyncTokenType, NULL, simple_methods, NULL, NULL,
+     "!gpu.async.token", (void *)&gpu_token, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+ISA(mlirTypeIsANVGPUTensorMapDescriptorType)
+
+static PyObject *tmd_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"tensor_type", "swizzle", "l2promo", "oob_fill",
+                                      "interleave",  "ctx",     NULL};
+  PyObject *a[6];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 5, 6, a)) return NULL;
+  MlirType t;
+  PyObject *tctx;
+  if (!element_arg(a[0], "tensor_type", "nvgpu", &t, &tctx)) return NULL;
+  if (!mlirTypeIsAMemRef(t))
+    return PyErr_Format(PyExc_ValueError, "tensor_type must be a MemRefType");
+  int64_t v[4];
+  for (int i = 0; i < 4; i++)
+    if (!tp_arg_int64(a[i + 1], names[i + 1], &v[i])) return NULL;
+  if (v[0] < 0 || v[0] > 4 || v[1] < 0 || v[1] > 3 || v[2] < 0 || v[2] > 1 || v[3] < 0 || v[3] > 2)
+    return PyErr_Format(PyExc_ValueError, "swizzle, l2promo, oob_fill or interleave out of "
+                                          "range of their enums");
+  return tp_wrap_type(tctx, mlirNVGPUTensorMapDescriptorTypeGet(mlirTypeGetContext(t), t, (int)v[0],
+                                                                (int)v[1], (int)v[2], (int)v[3]));
+}
+
+static PyMethodDef tmd_methods[] = {
+    {"get", TP_FASTFN(tmd_get), TP_FAST | METH_STATIC,
+     "get(tensor_type, swizzle, l2promo, oob_fill, interleave, ctx=None)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static tp_class_def nvgpu_defs[] = {
+    {"TensorMapDescriptorType", NULL, isa_mlirTypeIsANVGPUTensorMapDescriptorType, NULL,
+     tmd_methods, NULL, NULL, "!nvgpu.tensormap.descriptor<...>", NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- llvm ------------------------------------------------------------------------------------ */
+
+ISA(mlirTypeIsALLVMPointerType)
+
+static PyObject *ptr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"address_space", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 0, 2, a)) return NULL;
+  unsigned as = 0;
+  if (a[0] && a[0] != Py_None && !tp_arg_uint(a[0], "address_space", &as)) return NULL;
+  MlirContext raw;
+  PyObject *ctx = context_for(a[1], "llvm", &raw);
+  return ctx ? tp_wrap_type(ctx, mlirLLVMPointerTypeGet(raw, as)) : NULL;
+}
+
+static PyObject *ptr_space(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLong(mlirLLVMPointerTypeGetAddressSpace(T(self)));
+}
+
+static PyMethodDef ptr_methods[] = {
+    {"get", TP_FASTFN(ptr_get), TP_FAST | METH_STATIC,
+     "get(address_space=None, context=None): !llvm.ptr."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef ptr_getset[] = {
+    {"address_space", ptr_space, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static tp_class_def llvm_defs[] = {
+    {"PointerType", NULL, isa_mlirTypeIsALLVMPointerType, NULL, ptr_methods, ptr_getset, NULL,
+     "!llvm.ptr", NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- module ---------------------------------------------------------------------------------- */
+
+static int define_in(PyObject *m, const char *attr, tp_class_def *defs) {
+  PyObject *sub = PyModule_New(attr);
+  if (!sub) return -1;
+  if (tp_define_classes(sub, tp.Type, defs, tp.type_casters) < 0 ||
+      PyModule_AddObject(m, attr, sub) < 0) {
+    Py_DECREF(sub);
+    return -1;
+  }
+  return 0;
+}
+
+int tp_init_dialect_types(PyObject *m) {
+  return define_in(m, "_transform", transform_defs) < 0 || define_in(m, "_pdl", pdl_defs) < 0 ||
+                 define_in(m, "_gpu", gpu_defs) < 0 || define_in(m, "_nvgpu", nvgpu_defs) < 0 ||
+                 define_in(m, "_llvm", llvm_defs) < 0
+             ? -1
+             : 0;
+}
