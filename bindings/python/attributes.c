@@ -238,6 +238,7 @@ static PyGetSetDef attr_getset[] = {
 
 static PyType_Slot attr_slots[] = {
     {Py_tp_new, attr_new},
+    {Py_tp_init, tp_init_noop},
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_str, attr_str},
     {Py_tp_repr, attr_repr},

@@ -874,6 +874,7 @@ static PyGetSetDef value_getset[] = {
 
 static PyType_Slot value_slots[] = {
     {Py_tp_new, value_new},
+    {Py_tp_init, tp_init_noop},
     {Py_tp_dealloc, handle_dealloc},
     {Py_tp_str, value_str},
     {Py_tp_richcompare, handle_richcompare},

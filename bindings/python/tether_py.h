@@ -223,6 +223,9 @@ typedef struct tp_class_def {
 /* Creates every class of `defs` (NULL-name terminated) as subclasses of `family`, adds them to the
  * module and registers those with a typeid in `casters` (may be NULL). */
 int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyObject *casters);
+/* tp_init of classes whose tp_new did the work (a cast): a Python subclass's
+ * super().__init__(x) must not reach object.__init__. */
+int tp_init_noop(PyObject *self, PyObject *args, PyObject *kw);
 /* The class def of a class created by tp_define_classes (searching the MRO), or NULL. */
 tp_class_def *tp_class_def_of(PyTypeObject *cls);
 /* Casts a base-family object to the class registered for its TypeID (new reference; returns

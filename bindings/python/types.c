@@ -155,6 +155,7 @@ static PyGetSetDef type_getset[] = {
 
 static PyType_Slot type_slots[] = {
     {Py_tp_new, type_new},
+    {Py_tp_init, tp_init_noop},
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_str, type_str},
     {Py_tp_repr, type_repr},

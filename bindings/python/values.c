@@ -383,6 +383,7 @@ int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyO
     PyType_Slot slots[32];
     int k = 0;
     slots[k++] = (PyType_Slot){Py_tp_new, concrete_new};
+    slots[k++] = (PyType_Slot){Py_tp_init, tp_init_noop};
     slots[k++] = (PyType_Slot){Py_tp_repr, concrete_repr};
     slots[k++] = (PyType_Slot){Py_tp_dealloc, tp_ctxobj_dealloc};
     if (d->getset) slots[k++] = (PyType_Slot){Py_tp_getset, d->getset};
@@ -533,6 +534,13 @@ static PyObject *typeid_from_capsule(PyObject *cls, PyObject *cap) {
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.TypeID._CAPIPtr");
   if (!p) return NULL;
   return tp_wrap_typeid((MlirTypeID){p});
+}
+
+int tp_init_noop(PyObject *self, PyObject *args, PyObject *kw) {
+  (void)self;
+  (void)args;
+  (void)kw;
+  return 0;
 }
 
 static PyObject *typeid_new(PyTypeObject *t, PyObject *a, PyObject *k) {

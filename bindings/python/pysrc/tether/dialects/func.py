@@ -118,8 +118,9 @@ class FuncOp(_GeneratedFuncOp):
                 returned = f(*func_op.entry_block.arguments, **kwargs)
                 if not implicit_return:
                     if returned is not None:
-                        raise ValueError("Capturing a python function with explicit `results=` "
-                                         "requires that the wrapped function returns None.")
+                        raise AssertionError("Capturing a python function with explicit "
+                                             "`results=` requires that the wrapped function "
+                                             "returns None.")
                     return_types = list(results)
                 else:
                     if returned is None:

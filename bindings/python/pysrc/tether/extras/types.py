@@ -5,11 +5,25 @@ Each is a function of the current context (or `context=`)."""
 from functools import partial
 
 from ..ir import (BF16Type, ComplexType, F16Type, F32Type, F64Type, Float8E4M3B11FNUZType,
-                  Float8E4M3FNType, Float8E5M2Type, FunctionType, IndexType, IntegerType,
+                  Float8E4M3FNType, Float8E4M3Type, Float8E5M2Type, FunctionType, IndexType, IntegerType,
                   MemRefType, NoneType, OpaqueType, RankedTensorType, ShapedType, StridedLayoutAttr,
                   TupleType, Type, UnrankedMemRefType, UnrankedTensorType, VectorType)
 
 index = lambda context=None: IndexType.get(context=context)  # noqa: E731
+
+
+def i(width, context=None):
+    return IntegerType.get_signless(width, context=context)
+
+
+def si(width, context=None):
+    return IntegerType.get_signed(width, context=context)
+
+
+def ui(width, context=None):
+    return IntegerType.get_unsigned(width, context=context)
+
+
 bool = lambda context=None: IntegerType.get_signless(1, context=context)  # noqa: E731,A001
 i8 = lambda context=None: IntegerType.get_signless(8, context=context)  # noqa: E731
 i16 = lambda context=None: IntegerType.get_signless(16, context=context)  # noqa: E731
@@ -28,7 +42,8 @@ f32 = lambda context=None: F32Type.get(context=context)  # noqa: E731
 f64 = lambda context=None: F64Type.get(context=context)  # noqa: E731
 bf16 = lambda context=None: BF16Type.get(context=context)  # noqa: E731
 f8E5M2 = lambda context=None: Float8E5M2Type.get(context=context)  # noqa: E731
-f8E4M3 = lambda context=None: Float8E4M3FNType.get(context=context)  # noqa: E731
+f8E4M3 = lambda context=None: Float8E4M3Type.get(context=context)  # noqa: E731
+f8E4M3FN = lambda context=None: Float8E4M3FNType.get(context=context)  # noqa: E731
 f8E4M3B11FNUZ = lambda context=None: Float8E4M3B11FNUZType.get(context=context)  # noqa: E731
 none = lambda context=None: NoneType.get(context=context)  # noqa: E731
 
