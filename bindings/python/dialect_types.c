@@ -27,6 +27,15 @@ typedef struct {
   MlirType (*get)(MlirContext);
 } simple_def;
 
+/* The type as an object of cls: classes without a TypeID have no caster. */
+static PyObject *wrap_as(PyObject *cls, PyObject *ctx, MlirType t) {
+  PyObject *o = tp_wrap_type(ctx, t);
+  if (!o || PyObject_TypeCheck(o, (PyTypeObject *)cls)) return o;
+  PyObject *r = PyObject_CallOneArg(cls, o);
+  Py_DECREF(o);
+  return r;
+}
+
 static PyObject *context_for(PyObject *c, const char *dialect, MlirContext *raw) {
   PyObject *ctx = (PyObject *)tp_resolve_context(c);
   if (!ctx) return NULL;
@@ -45,7 +54,7 @@ static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   const simple_def *s = def->data;
   MlirContext raw;
   PyObject *ctx = context_for(a[0], s->dialect, &raw);
-  return ctx ? tp_wrap_type(ctx, s->get(raw)) : NULL;
+  return ctx ? wrap_as(cls, ctx, s->get(raw)) : NULL;
 }
 
 static PyMethodDef simple_methods[] = {
@@ -152,6 +161,8 @@ static tp_class_def transform_defs[] = {
 
 /* ---- pdl ------------------------------------------------------------------------------------- */
 
+static tp_class_def pdl_defs[];
+
 ISA(mlirTypeIsAPDLType)
 ISA(mlirTypeIsAPDLAttributeType)
 ISA(mlirTypeIsAPDLOperationType)
@@ -166,7 +177,6 @@ static const simple_def pdl_value = {"pdl", mlirPDLValueTypeGet};
 
 static PyObject *range_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames) {
-  (void)cls;
   static const char *const names[] = {"element_type", NULL};
   PyObject *a[1];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 1, a)) return NULL;
@@ -176,16 +186,21 @@ static PyObject *range_get(PyObject *cls, PyObject *const *args, Py_ssize_t narg
   if (!mlirTypeIsAPDLType(t))
     return PyErr_Format(PyExc_ValueError, "a pdl range holds pdl types (attribute, operation, "
                                           "type or value)");
-  return tp_wrap_type(tctx, mlirPDLRangeTypeGet(t));
+  return wrap_as(cls, tctx, mlirPDLRangeTypeGet(t));
 }
 
 static PyObject *range_element(PyObject *self, void *c) {
   (void)c;
-  return tp_wrap_type(TP_CTX(self), mlirPDLRangeTypeGetElementType(T(self)));
+  /* The element is a pdl type: of its class (pdl types have no TypeID to find it by). */
+  MlirType e = mlirPDLRangeTypeGetElementType(T(self));
+  PyTypeObject *cls = NULL;
+  for (tp_class_def *d = pdl_defs + 1; d->name; d++)
+    if (d->isa((void *)e.ptr)) cls = d->cls;
+  return cls ? wrap_as((PyObject *)cls, TP_CTX(self), e) : tp_wrap_type(TP_CTX(self), e);
 }
 
 static PyMethodDef range_methods[] = {
-    {"get", TP_FASTFN(range_get), TP_FAST | METH_STATIC, "get(element_type): !pdl.range<...>."},
+    {"get", TP_FASTFN(range_get), TP_FAST | METH_CLASS, "get(element_type): !pdl.range<...>."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,158 @@
+"""tether.dialects: op classes generated from MLIR's ODS, downcasting by namespace, upstream's
+conveniences, dialect types, and the `mlir` alias. Upstream's own dialect tests run through
+tests/conformance; these are tether's own checks of what a program observes."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tether import ir
+from tether.dialects import arith, builtin, func, scf, tensor, transform, pdl, llvm
+
+
+@pytest.fixture
+def ctx():
+    with ir.Context() as c, ir.Location.unknown():
+        yield c
+
+
+def test_build_with_dialect_classes(ctx):
+    i32 = ir.IntegerType.get_signless(32)
+    m = builtin.ModuleOp()
+    with ir.InsertionPoint(m.body):
+        @func.FuncOp.from_py_func(i32, i32)
+        def add3(a, b):
+            return arith.AddIOp(arith.AddIOp(a, b), arith.ConstantOp(i32, 3))
+
+        @func.FuncOp.from_py_func(i32)
+        def caller(x):
+            return add3(x, x)
+    text = str(m)
+    assert "func.func @add3(%arg0: i32, %arg1: i32) -> i32" in text
+    assert "%c3_i32 = arith.constant 3 : i32" in text
+    assert "call @add3(%arg0, %arg0) : (i32, i32) -> i32" in text
+    m.operation.verify()
+    assert add3.func_op.type == ir.FunctionType.get([i32, i32], [i32])
+
+
+def test_navigation_returns_the_registered_class_and_keeps_identity(ctx):
+    m = ir.Module.parse("func.func @f() -> index { %c = arith.constant 7 : index\n"
+                        "return %c : index }")
+    f = m.body.operations[0]
+    assert isinstance(f, func.FuncOp) and f.name.value == "f"
+    c = f.entry_block.operations[0]
+    assert isinstance(c, arith.ConstantOp) and c.literal_value == 7
+    assert m.body.operations[0] is f               # the same object while referenced
+    assert f.operation.opview is f
+    assert isinstance(f.operation, ir.Operation) and not isinstance(f.operation, ir.OpView)
+
+
+def test_dialect_module_loads_on_first_use():
+    # A fresh interpreter: parsing scf IR imports tether.dialects.scf, so navigation downcasts.
+    code = textwrap.dedent("""
+        import sys
+        from tether import ir
+        with ir.Context(), ir.Location.unknown():
+            m = ir.Module.parse('''func.func @f(%n: index) {
+              %c0 = arith.constant 0 : index
+              %c1 = arith.constant 1 : index
+              scf.for %i = %c0 to %n step %c1 { }
+              return }''')
+            assert "tether.dialects.scf" not in sys.modules
+            loop = m.body.operations[0].regions[0].blocks[0].operations[2]
+            assert type(loop).__name__ == "ForOp", type(loop)
+            assert "tether.dialects.scf" in sys.modules
+            assert loop.induction_variable.owner == loop.body
+        print("ok")
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
+
+
+def test_scf_for_generator_and_if(ctx):
+    i1 = ir.IntegerType.get_signless(1)
+    f = func.FuncOp("loops", ([i1], []))
+    with ir.InsertionPoint(f.add_entry_block()):
+        for iv in scf.for_(0, 8, 2):
+            arith.addi(iv, iv)
+            scf.YieldOp([])
+        branch = scf.IfOp(f.arguments[0], hasElse=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([])
+        func.ReturnOp([])
+    f.verify()
+    text = str(f)
+    assert "scf.for %arg1 = %c0 to %c8 step %c2" in text
+    assert "} else {" in text
+
+
+def test_tensor_empty_with_mixed_sizes(ctx):
+    f32 = ir.F32Type.get()
+    f = func.FuncOp("t", ([ir.IndexType.get()], []))
+    with ir.InsertionPoint(f.add_entry_block()):
+        e = tensor.EmptyOp([4, f.arguments[0]], f32)
+        func.ReturnOp([])
+    assert str(e.result.type) == "tensor<4x?xf32>"
+
+
+def test_generated_builder_errors_are_python_errors(ctx):
+    i32 = ir.IntegerType.get_signless(32)
+    with pytest.raises(TypeError):
+        arith.AddIOp(1, 2)            # not values
+    c = arith.ConstantOp(i32, 1)
+    with pytest.raises(TypeError):
+        arith.AddIOp(c)               # a missing operand
+    with pytest.raises(TypeError):
+        c.operation.attributes["value"] = None
+
+
+def test_dialect_types(ctx):
+    assert str(transform.AnyOpType.get()) == "!transform.any_op"
+    op_t = transform.OperationType.get("func.func")
+    assert op_t.operation_name == "func.func"
+    parsed = ir.Type.parse('!transform.op<"func.func">')
+    assert isinstance(parsed, transform.OperationType) and parsed == op_t
+    assert str(transform.ParamType.get(ir.IntegerType.get_signless(8))) == "!transform.param<i8>"
+    r = pdl.RangeType.get(pdl.TypeType.get())
+    assert str(r) == "!pdl.range<type>" and str(r.element_type) == "!pdl.type"
+    with pytest.raises(ValueError):
+        pdl.RangeType.get(ir.IntegerType.get_signless(8))
+    assert str(llvm.PointerType.get(address_space=3)) == "!llvm.ptr<3>"
+
+
+def test_transform_sequence_builder(ctx):
+    m = builtin.ModuleOp()
+    with ir.InsertionPoint(m.body):
+        seq = transform.SequenceOp(transform.FailurePropagationMode.Propagate, [],
+                                   transform.AnyOpType.get())
+        with ir.InsertionPoint(seq.body):
+            transform.YieldOp()
+    assert isinstance(seq.bodyTarget.type, transform.AnyOpType)
+    m.operation.verify()
+    assert "transform.sequence  failures(propagate)" in str(m)
+
+
+def test_upstream_program_through_the_alias(tmp_path):
+    # An upstream-style program, unchanged, run with python3 -m tether.run.
+    code = textwrap.dedent("""
+        from mlir.ir import Context, Location, InsertionPoint, Module, IntegerType
+        from mlir.dialects import arith, func
+        from mlir.dialects._ods_common import get_op_result_or_value
+        with Context(), Location.unknown():
+            m = Module.create()
+            with InsertionPoint(m.body):
+                @func.FuncOp.from_py_func(IntegerType.get_signless(32))
+                def double(x):
+                    return arith.AddIOp(x, x)
+            print(m)
+    """)
+    program = tmp_path / "upstream_program.py"
+    program.write_text(code)
+    p = subprocess.run([sys.executable, "-m", "tether.run", str(program)], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "arith.addi %arg0, %arg0 : i32" in p.stdout
