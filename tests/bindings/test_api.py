@@ -150,7 +150,7 @@ def test_operation_properties(ctx, capfd):
     m = ir.Module.parse(FUNC)
     f = m.body.operations[0]
     assert isinstance(f, ir.OpView) and isinstance(f.operation, ir.Operation)
-    assert f.name == "func.func"
+    assert f.operation.name == "func.func"
     assert f.parent is m.operation
     assert f.block is m.body
     assert m.operation.parent is None
@@ -705,7 +705,7 @@ def test_upstream_builder_idiom(ctx):
 
 def test_block_and_region_iterate_like_upstream(ctx):
     m = ir.Module.parse("func.func @f() {\n  return\n}\nfunc.func private @g()")
-    names = [op.name for op in m.body]
+    names = [op.operation.name for op in m.body]
     assert names == ["func.func", "func.func"]
     f = m.body.operations[0]
     blocks = list(f.regions[0])
@@ -739,7 +739,7 @@ def test_value_sequences_have_types(ctx):
 
 def test_operation_parse(ctx):
     op = ir.Operation.parse('func.func private @p()')
-    assert op.name == "func.func" and op.parent is None
+    assert op.operation.name == "func.func" and op.parent is None
     with pytest.raises(ir.MLIRError):
         ir.Operation.parse("func.func @")
     with pytest.raises(TypeError):

@@ -352,7 +352,7 @@ expect(E, pm.run, mop)
 tether.collect()
 expect(E, lambda: add2.name)
 # The untouched op still works.
-assert g.name == "func.func" and m.body.operations[0] is g
+assert g.operation.name == "func.func" and m.body.operations[0] is g
 print("ok")
 """,
     "structural_misuse": r"""
@@ -422,7 +422,7 @@ def drop_and_collect(o):
     m = None
     tether.collect()
 survive(f.walk, drop_and_collect)
-assert f.name == "func.func"
+assert f.operation.name == "func.func"
 m, f, block, add, mul, ret = fresh()
 survive(f.walk, lambda o: o.detach_from_parent() if o.name == "func.return" else None)
 survive(f.walk, lambda o: o.move_before(f) if o.name == "arith.muli" else None, walk_order=ir.WalkOrder.POST_ORDER)

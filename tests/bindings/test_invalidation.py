@@ -94,7 +94,7 @@ def test_erase_parent_while_holding_children(ctx):
     # The rest of the module is untouched, identities included.
     assert len(m.body.operations) == 1
     assert m.body.operations[0] is g
-    assert g.name == "func.func"
+    assert g.operation.name == "func.func"
     assert "@f" not in str(m)
     assert m.operation.verify()
     tether.collect()
@@ -232,7 +232,7 @@ def test_symbol_dce_removes_held_function(ctx, collect_until):
     # Running again (nothing to remove) keeps everything valid.
     pm.run(m.operation)
     assert m.body.operations[0] is f
-    assert f.name == "func.func"
+    assert f.operation.name == "func.func"
 
 
 def test_pass_on_lone_child_after_module_dropped(ctx, collect_until):
@@ -287,7 +287,7 @@ def test_detach_then_drop_old_parent(ctx, collect_until):
     m = None
     # The old module goes away; the detached op (a root of its own, not a module) stays.
     assert collect_until(lambda: ctx._get_live_root_count() == 1)
-    assert g.name == "func.func"
+    assert g.operation.name == "func.func"
     assert "func.func @g()" in str(g)
     assert g.verify()
     assert g_ret.parent is g.operation

@@ -48,7 +48,7 @@ ctx = ir.Context()
 def one():
     m = ir.Module.parse(ASM, ctx)
     f = m.body.operations[1]
-    assert f.name == "func.func"
+    assert f.operation.name == "func.func"
     assert f.regions[0].blocks[0].operations[0].name == "arith.addi"
 
 for _ in range(WARMUP):

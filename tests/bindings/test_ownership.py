@@ -214,7 +214,7 @@ def test_sibling_handle_does_not_keep_other_modules_alive(collect_until):
     for _ in range(50):
         ir.Module.parse(NESTED, ctx)
     assert collect_until(lambda: ctx._get_live_root_count() == 1)
-    assert child.name == "func.func"
+    assert child.operation.name == "func.func"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def test_drop_module_keep_func_then_print(capfd, collect_until):
     out = capfd.readouterr().out
     assert "func.func @my_func()" in out
 
-    assert func.name == "func.func"
+    assert func.operation.name == "func.func"
     assert "@my_func" in func.get_asm()
     assert func.verify() is True
     # The module is still reachable through the child, with its name and body intact.
@@ -108,7 +108,7 @@ def test_reparse_same_context_many_times_with_stale_wrappers():
         module = ir.Module.parse(SEED_MODULE, ctx)
         func = module.body.operations[0]
         ret = func.regions[0].blocks[0].operations[0]
-        assert func.name == "func.func"
+        assert func.operation.name == "func.func"
         assert ret.name == "func.return"
         # None of the live wrappers we hand out may be a stale one.
         for op in (module.operation, func, ret):
@@ -187,7 +187,7 @@ def test_reparse_after_dropping_everything_no_assertion(collect_until):
             module = ir.Module.parse(r"""module @my_module { }""")
             assert module.operation is not func
             assert module.operation.name == "builtin.module"
-            assert func.name == "func.func"
+            assert func.operation.name == "func.func"
     module = None
     func = None
     assert collect_until(lambda: ctx._get_live_module_count() == 0)

@@ -188,9 +188,9 @@ import atexit
 ctx = ir.Context()
 kid = ir.Module.parse(ASM, ctx).body.operations[0]
 def at_exit():
-    print("atexit", kid.name)
+    print("atexit", kid.operation.name)
     m = ir.Module.parse(ASM, ctx)
-    print("atexit parse", m.body.operations[1].name)
+    print("atexit parse", m.body.operations[1].operation.name)
     tether.collect()
 atexit.register(at_exit)
 print("done")

@@ -155,7 +155,7 @@ def test_many_short_lived_threads(collect_until):
 
     def once(i):
         m = ir.Module.parse(f"module {{ func.func private @f{i}() }}", ctx)
-        results.append(m.body.operations[0].name)
+        results.append(m.body.operations[0].operation.name)
         tether.collect()
 
     deadline = time.monotonic() + BUDGET_S
