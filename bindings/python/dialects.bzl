@@ -83,3 +83,34 @@ def tether_dialect_library(
         _gen(name + "_enum_gen", "-gen-python-enum-bindings", en, None, None, enum_td_include or td_include, None if enum_td_include else td, includes, tags)
         outs.append(en)
     native.filegroup(name = name, srcs = outs, tags = tags)
+
+def _pyc(f, tag):
+    folder, name = f.rsplit("/", 1)
+    return "%s/__pycache__/%s.%s.pyc" % (folder, name[:-3], tag)
+
+_COMPILE = "\n".join([
+    "import py_compile, sys",
+    "a = sys.argv[1:]",
+    "for src, out in zip(a[0::2], a[1::2]):",
+    "    py_compile.compile(src, cfile=out, dfile=src, doraise=True,",
+    "                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
+])
+
+def tether_py_bytecode(name, srcs, cache_tag):
+    """Unchecked-hash .pyc files for srcs (files of this package), in __pycache__ next to them:
+    an installed package has them, and a read-only one compiles every module at every import
+    without them. cache_tag: the interpreter's (load PY_CACHE_TAG from @python//:defs.bzl);
+    None makes an empty placeholder."""
+    if not cache_tag:
+        native.genrule(name = name, outs = [name + ".none"], cmd = "touch $@")
+        return
+    native.genrule(
+        name = name,
+        srcs = srcs,
+        outs = [_pyc(f, cache_tag) for f in srcs],
+        cmd = "$(location @python//:python3) -c '%s' %s" % (
+            _COMPILE,
+            " ".join(["$(location %s) $(location %s)" % (f, _pyc(f, cache_tag)) for f in srcs]),
+        ),
+        tools = ["@python//:python3"],
+    )

@@ -68,6 +68,7 @@ print(sys.executable)
 print(sysconfig.get_paths()["include"])
 print(sysconfig.get_config_var("EXT_SUFFIX"))
 print("%d.%d" % sys.version_info[:2])
+print(sys.implementation.cache_tag)
 """
 
 def _python_impl(ctx):
@@ -79,26 +80,27 @@ def _python_impl(ctx):
             interpreter = str(found) if found else interpreter
     if not ctx.path(interpreter).exists:
         ctx.file("BUILD.bazel", _missing_build(ctx, interpreter))
-        ctx.file("defs.bzl", 'PYTHON = None\nEXT_SUFFIX = ".so"\n')
+        ctx.file("defs.bzl", 'PYTHON = None\nEXT_SUFFIX = ".so"\nPY_CACHE_TAG = None\n')
         return
     res = ctx.execute([interpreter, "-c", _PY_QUERY])
     if res.return_code != 0:
         ctx.file("BUILD.bazel", _missing_build(ctx, interpreter + " (it did not run: " + res.stderr.strip().replace("'", "") + ")"))
-        ctx.file("defs.bzl", 'PYTHON = None\nEXT_SUFFIX = ".so"\n')
+        ctx.file("defs.bzl", 'PYTHON = None\nEXT_SUFFIX = ".so"\nPY_CACHE_TAG = None\n')
         return
     lines = res.stdout.strip().split("\n")
-    info = {"executable": lines[0], "include": lines[1], "ext_suffix": lines[2], "version": lines[3]}
+    info = {"executable": lines[0], "include": lines[1], "ext_suffix": lines[2], "version": lines[3], "cache_tag": lines[4]}
     header = info["include"] + "/Python.h"
     if not ctx.path(header).exists:
         ctx.file("BUILD.bazel", _missing_build(ctx, header))
-        ctx.file("defs.bzl", 'PYTHON = "%s"\nEXT_SUFFIX = ".so"\n' % info["executable"])
+        ctx.file("defs.bzl", 'PYTHON = "%s"\nEXT_SUFFIX = ".so"\nPY_CACHE_TAG = None\n' % info["executable"])
         return
     ctx.symlink(info["include"], "include")
     ctx.file("python3.sh", "#!/bin/sh\nexec '%s' \"$@\"\n" % info["executable"], executable = True)
-    ctx.file("defs.bzl", 'PYTHON = "%s"\nPYTHON_VERSION = "%s"\nEXT_SUFFIX = "%s"\n' % (
+    ctx.file("defs.bzl", 'PYTHON = "%s"\nPYTHON_VERSION = "%s"\nEXT_SUFFIX = "%s"\nPY_CACHE_TAG = "%s"\n' % (
         info["executable"],
         info["version"],
         info["ext_suffix"],
+        info["cache_tag"],
     ))
     ctx.file("BUILD.bazel", """package(default_visibility = ["//visibility:public"])
 
