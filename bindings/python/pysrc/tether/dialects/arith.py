@@ -25,6 +25,8 @@ def _is_float_type(t):
 @_ods_cext.register_operation(_Dialect, replace=True)
 class ConstantOp(_GeneratedConstantOp):
     """`arith.constant`: `ConstantOp(value_attr)` or `ConstantOp(type, int | float | array)`."""
+    __slots__ = ()
+
 
     def __init__(self, result, value=None, *, loc=None, ip=None):
         if value is None:

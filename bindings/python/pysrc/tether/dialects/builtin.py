@@ -13,6 +13,8 @@ from ..ir import Attribute
 @_ods_cext.register_operation(_Dialect, replace=True)
 class ModuleOp(_GeneratedModuleOp):
     """`builtin.module`, created with its (empty) body block."""
+    __slots__ = ()
+
 
     def __init__(self, *, loc=None, ip=None):
         super().__init__(loc=loc, ip=ip)

@@ -20,6 +20,8 @@ RESULT_ATTRIBUTE_NAME = "res_attrs"
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class ConstantOp(_GeneratedConstantOp):
+    __slots__ = ()
+
     @property
     def type(self):
         return self.results[0].type
@@ -29,6 +31,8 @@ class ConstantOp(_GeneratedConstantOp):
 class FuncOp(_GeneratedFuncOp):
     """`func.func`: FuncOp(name, type, visibility=None, body_builder=None). `type` is a
     FunctionType or an (inputs, results) pair; `body_builder(func_op)` fills a new entry block."""
+    __slots__ = ()
+
 
     def __init__(self, name, type, *, visibility=None, body_builder=None, loc=None, ip=None):
         sym_name = StringAttr.get(str(name))
@@ -160,6 +164,8 @@ func = FuncOp.from_py_func
 class CallOp(_GeneratedCallOp):
     """`func.call`: CallOp(func_op, args), CallOp(result_types, "name", args) or
     CallOp(result_types, FlatSymbolRefAttr, args)."""
+    __slots__ = ()
+
 
     def __init__(self, calleeOrResults: Union[FuncOp, List[Type]],
                  argumentsOrCallee: Union[List, FlatSymbolRefAttr, str],

@@ -17,6 +17,8 @@ from ..ir import IndexType, InsertionPoint, Operation, OpView, Value
 class ForOp(_GeneratedForOp):
     """`scf.for` from lower bound, upper bound, step and loop-carried values (or an op giving
     them); its body block is created, with the induction variable and the iter_args."""
+    __slots__ = ()
+
 
     def __init__(self, lower_bound, upper_bound, step,
                  iter_args: Optional[Union[Operation, OpView, Sequence[Value]]] = None, *,
@@ -44,6 +46,8 @@ class ForOp(_GeneratedForOp):
 @_ods_cext.register_operation(_Dialect, replace=True)
 class IfOp(_GeneratedIfOp):
     """`scf.if` on an i1 condition, with result types; `hasElse` also makes the else block."""
+    __slots__ = ()
+
 
     def __init__(self, cond, results_=None, *, hasElse=False, loc=None, ip=None):
         super().__init__(list(results_ or []), cond, loc=loc, ip=ip)

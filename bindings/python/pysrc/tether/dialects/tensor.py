@@ -15,6 +15,8 @@ from ..ir import RankedTensorType, ShapedType, Type, Value
 @_ods_cext.register_operation(_Dialect, replace=True)
 class EmptyOp(_GeneratedEmptyOp):
     """`tensor.empty` of the given sizes (ints are static, Values dynamic)."""
+    __slots__ = ()
+
 
     def __init__(self, sizes: Sequence[Union[int, Value]], element_type: Type, *, loc=None,
                  ip=None):

@@ -27,12 +27,16 @@ OperationType = _types.OperationType
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class CastOp(_CastOp):
+    __slots__ = ()
+
     def __init__(self, result_type: Type, target: Union[Operation, Value], *, loc=None, ip=None):
         super().__init__(result_type, _value(target), loc=loc, ip=ip)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class ApplyPatternsOp(_ApplyPatternsOp):
+    __slots__ = ()
+
     def __init__(self, target: Union[Operation, Value, OpView], *, loc=None, ip=None):
         super().__init__(target, loc=loc, ip=ip)
         self.regions[0].blocks.append()
@@ -44,6 +48,8 @@ class ApplyPatternsOp(_ApplyPatternsOp):
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class GetParentOp(_GetParentOp):
+    __slots__ = ()
+
     def __init__(self, result_type: Type, target: Union[Operation, Value], *,
                  isolated_from_above: bool = False, op_name: Optional[str] = None,
                  deduplicate: bool = False, nth_parent: int = 1, loc=None, ip=None):
@@ -54,6 +60,8 @@ class GetParentOp(_GetParentOp):
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class MergeHandlesOp(_MergeHandlesOp):
+    __slots__ = ()
+
     def __init__(self, handles: Sequence[Union[Operation, Value]], *, deduplicate: bool = False,
                  loc=None, ip=None):
         super().__init__([_value(h) for h in handles], deduplicate=deduplicate, loc=loc, ip=ip)
@@ -61,6 +69,8 @@ class MergeHandlesOp(_MergeHandlesOp):
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class ReplicateOp(_ReplicateOp):
+    __slots__ = ()
+
     def __init__(self, pattern: Union[Operation, Value], handles: Sequence[Union[Operation, Value]],
                  *, loc=None, ip=None):
         vals = [_value(h) for h in handles]
@@ -68,6 +78,8 @@ class ReplicateOp(_ReplicateOp):
 
 
 class _BodyMixin:
+    __slots__ = ()
+
     @property
     def body(self) -> Block:
         return self.regions[0].blocks[0]
@@ -86,6 +98,8 @@ class SequenceOp(_BodyMixin, _SequenceOp):
     """transform.sequence(failure_propagation_mode, results, target, extra_bindings=None):
     `target` is a handle (its type is the body's first argument's) or a type (a top-level
     sequence); extra_bindings are values or types of more body arguments."""
+    __slots__ = ()
+
 
     def __init__(self, failure_propagation_mode, results: Sequence[Type],
                  target: Union[Operation, Value, Type],
@@ -110,6 +124,8 @@ class SequenceOp(_BodyMixin, _SequenceOp):
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class NamedSequenceOp(_BodyMixin, _NamedSequenceOp):
+    __slots__ = ()
+
     def __init__(self, sym_name, input_types: Sequence[Type], result_types: Sequence[Type],
                  sym_visibility=None, arg_attrs=None, res_attrs=None):
         super().__init__(sym_name=sym_name,
@@ -120,6 +136,8 @@ class NamedSequenceOp(_BodyMixin, _NamedSequenceOp):
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class YieldOp(_YieldOp):
+    __slots__ = ()
+
     def __init__(self, operands: Optional[Union[Operation, Sequence[Value]]] = None, *, loc=None,
                  ip=None):
         super().__init__(_values([] if operands is None else operands), loc=loc, ip=ip)

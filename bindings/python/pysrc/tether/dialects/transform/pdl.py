@@ -14,6 +14,8 @@ from ...ir import Attribute, Block, Operation, Type, Value
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class PDLMatchOp(_PDLMatchOp):
+    __slots__ = ()
+
     def __init__(self, result_type: Type, target: Union[Operation, Value],
                  pattern_name: Union[Attribute, str], *, loc=None, ip=None):
         super().__init__(result_type, _value(target), pattern_name, loc=loc, ip=ip)
@@ -21,6 +23,8 @@ class PDLMatchOp(_PDLMatchOp):
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class WithPDLPatternsOp(_WithPDLPatternsOp):
+    __slots__ = ()
+
     def __init__(self, target: Union[Operation, Value, Type], *, loc=None, ip=None):
         root = None if isinstance(target, Type) else _value(target)
         super().__init__(root=root, loc=loc, ip=ip)
