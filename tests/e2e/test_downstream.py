@@ -57,6 +57,34 @@ def test_memref_of_a_downstream_type():
         assert "memref<4x!dstream.pixel>" in str(m)
 
 
+def test_a_downstream_op_takes_an_arith_result():
+    # dstream's Python op classes come from tether_dialect_library, like tether's own dialects:
+    # one program builds arith and dstream ops together.
+    from tether.dialects import arith, func
+
+    with ir.Context(), ir.Location.unknown():
+        dstream.register_dialect()
+        i32 = ir.IntegerType.get_signless(32)
+        pixel = dstream.pixel_type()
+        m = ir.Module.create()
+        with ir.InsertionPoint(m.body):
+            f = func.FuncOp("make", ([], [pixel]))
+            with ir.InsertionPoint(f.add_entry_block()):
+                c = arith.ConstantOp(i32, 7)
+                p = dstream.ToPixelOp(pixel, c)
+                func.ReturnOp([p.result])
+        m.operation.verify()
+        text = str(m)
+        assert '"dstream.to_pixel"(%c7_i32) : (i32) -> !dstream.pixel' in text, text
+        op = f.entry_block.operations[1]
+        assert isinstance(op, dstream.ToPixelOp) and op is p
+        assert op.value.owner == c.operation
+        with pytest.raises(ir.MLIRError):
+            bad = dstream.ToPixelOp(pixel, arith.ConstantOp(ir.F32Type.get(), 1.0).result,
+                                    ip=ir.InsertionPoint(f.entry_block.operations[2]))
+            f.verify()
+
+
 def test_both_extensions_agree_on_the_typeid():
     with ir.Context():
         dstream.register_dialect()

@@ -8,9 +8,16 @@
 #define GET_TYPEDEF_CLASSES
 #include "DStreamTypes.cpp.inc"
 
+#define GET_OP_CLASSES
+#include "DStreamOps.cpp.inc"
+
 void dstream::DStreamDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "DStreamTypes.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "DStreamOps.cpp.inc"
       >();
 }

@@ -6,11 +6,15 @@
 #include "mlir/IR/BuiltinTypeInterfaces.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Types.h"
 
 #include "DStreamDialect.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "DStreamTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "DStreamOps.h.inc"
 
 #endif
