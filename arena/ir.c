@@ -1052,7 +1052,6 @@ int tether_op_run_passes(tether_op *op, MlirPassManager pm) {
   tether__tree *t;
   if (!pm.ptr) return TETHER_EARG;
   CHECK(op, TETHER_KIND_OP, h, t);
-  tether__touch(t->arena);
   /* A pass may free any IR of the tree: refused while other trees use some of it. */
   if (tether__referenced_from_other_trees(t, OP(h))) return TETHER_EBUSY;
   tether__diag_begin(t->arena);
@@ -1060,6 +1059,13 @@ int tether_op_run_passes(tether_op *op, MlirPassManager pm) {
     tether__diag_end(t->arena);
     return TETHER_EPASS;
   }
+  /* MLIR's passes assume valid IR (canonicalize crashes on an arith.constant without a value):
+   * the input is verified first, unless it is known to verify (nothing changed since). */
+  if (t->verified_epoch != t->arena->epoch && !mlirOperationVerify(OP(h))) {
+    tether__diag_end(t->arena);
+    return TETHER_EVERIFY;
+  }
+  tether__touch(t->arena);
   MlirLogicalResult r = mlirPassManagerRunOnOp(pm, OP(h));
   tether__diag_end(t->arena);
   tether__tree_revalidate(t);

@@ -354,7 +354,10 @@ int tether_op_walk(tether_op *op, tether_walk_order order, int (*cb)(tether_op *
 
 /// Runs pm on op, then revalidates op's tree: handles of objects a pass removed become invalid
 /// (TETHER_REASON_REMOVED), the others keep their identity. TETHER_EPASS if the pipeline failed
-/// (the tree is revalidated anyway). May destroy IR.
+/// (the tree is revalidated anyway). May destroy IR. Refused first: TETHER_EVERIFY when op does
+/// not verify (skipped when its tree is known to verify), TETHER_EBUSY while other trees use its
+/// IR, TETHER_EPASS for IR using other trees' values and for MLIR 19's inliner bug
+/// (docs/ownership.md, "Cross-tree references, passes and re-entrancy").
 int tether_op_run_passes(tether_op *op, MlirPassManager pm);
 
 /// After changing the structure of the tree containing `handle` through the raw C API:

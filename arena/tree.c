@@ -369,6 +369,66 @@ static void move_one(void *raw, int kind, void *ud) {
   m->to->counts[kind]++;
 }
 
+static void walk_tree_ops(tether__tree *u, MlirOperationWalkCallback fn, void *ud);
+
+/* Branches into moved IR. Blocks have no use list in the C API, so after IR moved from tree
+ * `from` to tree `to`, the operations of `from` (and of the trees that depend on `from`) are
+ * searched for successors inside the moved IR: their trees now depend on `to`, which must outlive
+ * them (destroying a block before its predecessors' branches unlinks them from freed memory). */
+typedef struct {
+  MlirOperation op;   /* the moved operation, or null */
+  MlirBlock block;    /* the moved block, or null */
+  tether__tree *user; /* the tree being searched */
+  tether__tree *to;
+  int rc;
+} succ_ctx;
+
+static int block_in_moved(MlirBlock b, succ_ctx *c) {
+  if (!mlirBlockIsNull(c->block) && mlirBlockEqual(b, c->block)) return 1;
+  for (MlirOperation p = mlirBlockGetParentOperation(b); !mlirOperationIsNull(p);
+       p = mlirOperationGetParentOperation(p)) {
+    if (!mlirOperationIsNull(c->op) && mlirOperationEqual(p, c->op)) return 1;
+    if (!mlirBlockIsNull(c->block) && mlirBlockEqual(mlirOperationGetBlock(p), c->block)) return 1;
+  }
+  return 0;
+}
+
+static MlirWalkResult succ_deps_cb(MlirOperation op, void *ud) {
+  succ_ctx *c = ud;
+  intptr_t n = mlirOperationGetNumSuccessors(op);
+  for (intptr_t i = 0; i < n; i++)
+    if (block_in_moved(mlirOperationGetSuccessor(op, i), c) &&
+        tether__add_dep(c->user, c->to) != TETHER_OK)
+      c->rc = TETHER_ENOMEM;
+  return MlirWalkResultAdvance;
+}
+
+static int has_blocks(MlirOperation op) {
+  intptr_t n = mlirOperationGetNumRegions(op);
+  for (intptr_t i = 0; i < n; i++)
+    if (!mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(op, i)))) return 1;
+  return 0;
+}
+
+static int record_successor_deps(tether__tree *from, tether__tree *to, MlirOperation op,
+                                 MlirBlock block) {
+  if (!mlirOperationIsNull(op) && !has_blocks(op)) return TETHER_OK; /* nothing to branch to */
+  succ_ctx c = {op, block, from, to, TETHER_OK};
+  walk_tree_ops(from, succ_deps_cb, &c);
+  tether_arena *a = from->arena;
+  for (uint32_t i = 0; i < a->rcap; i++) {
+    tether__tree *u = a->roots[i].key ? a->roots[i].tree : NULL;
+    if (!u || u == from || u == to || u->state != TETHER__TREE_LIVE) continue;
+    int depends = 0;
+    for (uint32_t k = 0; k < u->ndeps && !depends; k++)
+      depends = tether__tree_resolve(u->deps[k]) == from;
+    if (!depends) continue;
+    c.user = u;
+    walk_tree_ops(u, succ_deps_cb, &c);
+  }
+  return c.rc;
+}
+
 int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op) {
   int rc = tether__table_reserve(to, from->used);
   if (rc != TETHER_OK) return rc;
@@ -377,7 +437,8 @@ int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op)
   rc = tether__record_operand_deps(to, op);
   dep_ctx c = {op, to, 0, TETHER_OK};
   mlirOperationWalk(op, uses_cb, &c, MlirWalkPreOrder);
-  return rc != TETHER_OK ? rc : c.rc;
+  int rs = record_successor_deps(from, to, op, (MlirBlock){NULL});
+  return rc != TETHER_OK ? rc : c.rc != TETHER_OK ? c.rc : rs;
 }
 
 int tether__move_block(tether__tree *from, tether__tree *to, MlirBlock b) {
@@ -402,6 +463,7 @@ int tether__move_block(tether__tree *from, tether__tree *to, MlirBlock b) {
       tether__tree *ut = tether__find_tree(to->arena, TETHER_KIND_OP, mlirOpOperandGetOwner(u).ptr);
       if (ut && tether__add_dep(ut, to) != TETHER_OK) rc = TETHER_ENOMEM;
     }
+  if (rc == TETHER_OK) rc = record_successor_deps(from, to, (MlirOperation){NULL}, b);
   return rc;
 }
 

@@ -18,7 +18,6 @@ static PyObject *pm_make(PyTypeObject *type, TpContext *ctx, MlirPassManager pm)
   }
   self->pm = pm;
   self->context = Py_NewRef(ctx);
-  self->verify_input = 1;
   return (PyObject *)self;
 }
 
@@ -109,13 +108,13 @@ static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-/* run(operation, invalidate_ops=True, *, verify_input=None): verify_input (default: the pass
- * manager's setting, True unless changed) refuses IR that does not verify. invalidate_ops is
- * accepted for upstream's signature: tether invalidates precisely what the passes removed. */
+/* run(operation, invalidate_ops=True): invalidate_ops is accepted for upstream's signature:
+ * tether invalidates precisely what the passes removed. The arena refuses input that does not
+ * verify (MLIR's passes assume valid IR). */
 static PyObject *pm_run(TpPassManager *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"operation", "invalidate_ops", "verify_input", NULL};
-  PyObject *opo, *inval = Py_True, *verify = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$O", kwlist, &opo, &inval, &verify)) return NULL;
+  static char *kwlist[] = {"operation", "invalidate_ops", NULL};
+  PyObject *opo, *inval = Py_True;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &opo, &inval)) return NULL;
   if (!pm_check(self)) return NULL;
   tether_op *h;
   MlirOperation raw;
@@ -123,22 +122,12 @@ static PyObject *pm_run(TpPassManager *self, PyObject *args, PyObject *kw) {
   TpContext *ctx = (TpContext *)self->context;
   if (ctx->arena != tether_handle_arena(h))
     return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
-  int do_verify = verify == Py_None ? self->verify_input : PyObject_IsTrue(verify);
-  if (do_verify < 0) return NULL;
   tp_errcap cap;
   tp_errcap_begin(&cap, ctx);
-  if (do_verify) {
-    int rc = tether_op_verify(h);
-    if (rc == TETHER_EVERIFY)
-      return tp_errcap_raise(&cap, "Failure while executing pass pipeline: the input does not "
-                                   "verify (tether runs passes only on IR that verifies; "
-                                   "verify_input=False skips the check)");
-    if (rc != TETHER_OK) {
-      Py_XDECREF(tp_errcap_end(&cap));
-      return TP_RAISE_RC(rc, h);
-    }
-  }
   int rc = tether_op_run_passes(h, self->pm);
+  if (rc == TETHER_EVERIFY)
+    return tp_errcap_raise(&cap, "Failure while executing pass pipeline: the input does not "
+                                 "verify (MLIR's passes assume valid IR)");
   if (rc == TETHER_EPASS) return tp_errcap_raise(&cap, "Failure while executing pass pipeline");
   Py_XDECREF(tp_errcap_end(&cap));
   if (rc == TETHER_EBUSY)
@@ -148,20 +137,6 @@ static PyObject *pm_run(TpPassManager *self, PyObject *args, PyObject *kw) {
                         "erase them; insert that IR or drop those uses first");
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, h);
   Py_RETURN_NONE;
-}
-
-static PyObject *pm_get_verify_input(TpPassManager *self, void *c) {
-  (void)c;
-  return PyBool_FromLong(self->verify_input);
-}
-
-static int pm_set_verify_input(TpPassManager *self, PyObject *v, void *c) {
-  (void)c;
-  if (!v) return PyErr_SetString(PyExc_AttributeError, "cannot delete"), -1;
-  int on = PyObject_IsTrue(v);
-  if (on < 0) return -1;
-  self->verify_input = on;
-  return 0;
 }
 
 static PyObject *pm_context(TpPassManager *self, void *c) {
@@ -197,7 +172,8 @@ static PyMethodDef pm_methods[] = {
      "parse(pipeline, context=None): a pass manager from a textual pipeline (ValueError)."},
     {"add", (PyCFunction)pm_add, METH_O, "Appends a textual pipeline, e.g. 'canonicalize,cse'."},
     {"run", (PyCFunction)(void (*)(void))pm_run, METH_VARARGS | METH_KEYWORDS,
-     "run(operation, invalidate_ops=True, *, verify_input=None): MLIRError on failure."},
+     "run(operation, invalidate_ops=True): MLIRError on failure (also when the input does not "
+     "verify)."},
     {"enable_verifier", (PyCFunction)(void (*)(void))pm_enable_verifier,
      METH_VARARGS | METH_KEYWORDS, "enable_verifier(enable): verify after each pass."},
     {"enable_ir_printing", (PyCFunction)pm_enable_ir_printing, METH_NOARGS, NULL},
@@ -208,8 +184,6 @@ static PyMethodDef pm_methods[] = {
 
 static PyGetSetDef pm_getset[] = {
     {"context", (getter)pm_context, NULL, NULL, NULL},
-    {"verify_input", (getter)pm_get_verify_input, (setter)pm_set_verify_input,
-     "Whether run() first verifies its input (default True).", NULL},
     {"_CAPIPtr", (getter)pm_capsule, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -58,7 +58,6 @@ typedef struct TpContext {
 typedef struct {
   PyObject_HEAD MlirPassManager pm;
   PyObject *context; /* TpContext: keeps the arena alive while the pass manager lives */
-  int verify_input;
 } TpPassManager;
 
 /* Sequences over an owner wrapper (a TpHandle or TpOp). */

@@ -1,0 +1,541 @@
+"""tether's API fuzzer: random, type-correct programs over tether.ir, each run in a subprocess and
+classified (ok / signal / abort / hang). Nothing a Python program does may take the interpreter
+down (issue 12); this finds the sequences hand-written tests do not.
+
+A program is a seed and a list of step names. Each step is an entry of STEPS: a function of the
+program's state (pools of live objects by kind, and the program's own random generator) that calls
+the API, perhaps adding objects to the pools. Python exceptions are the API doing its job and are
+ignored; only a dead or hung interpreter is a finding. A finding is shrunk (steps removed while the
+same failure remains) and written as a standalone reproducer file.
+
+    fuzz.py --programs 10000 --seed 1 --jobs 2 --out /tmp/findings    # a campaign
+    fuzz.py --test                                                   # the bazel test (fixed seed)
+
+To fuzz a new API: add a function to STEPS (docs/testing.md, "Fuzzing").
+"""
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import time
+
+# ---- the program side: the steps ----------------------------------------------------------------
+# Everything from here to the "runner side" marker is also the prelude of every generated program.
+
+PRELUDE_START = "# ---- prelude"
+# ---- prelude
+
+
+class State:
+    def __init__(self, seed):
+        import tether
+        from tether import ir
+        from tether.passmanager import PassManager
+        self.tether, self.ir, self.PassManager = tether, ir, PassManager
+        self.rng = random.Random(seed)
+        self.ctx = ir.Context()
+        self.ctx.allow_unregistered_dialects = True
+        self.ctx.__enter__()
+        ir.Location.unknown().__enter__()
+        self.pools = {k: [] for k in ("module", "op", "block", "region", "value", "type", "attr")}
+        self.i32 = ir.IntegerType.get_signless(32)
+        self.pools["type"] += [self.i32, ir.IndexType.get(), ir.F32Type.get()]
+
+    def pick(self, kind):
+        pool = self.pools[kind]
+        return self.rng.choice(pool) if pool else None
+
+    def add(self, kind, obj):
+        if obj is not None:
+            self.pools[kind].append(obj)
+            if len(self.pools[kind]) > 40:
+                self.pools[kind].pop(self.rng.randrange(len(self.pools[kind])))
+        return obj
+
+    def drop(self, kind):
+        pool = self.pools[kind]
+        if pool:
+            pool.pop(self.rng.randrange(len(pool)))
+
+
+ASM = [
+    "func.func @f(%a: i32, %b: i32) -> i32 { %0 = arith.addi %a, %b : i32\n"
+    "  %1 = arith.muli %0, %b : i32\n  return %1 : i32 }\nfunc.func private @g() { return }",
+    "func.func @h(%c: i1, %x: i32) -> i32 { cf.cond_br %c, ^bb1, ^bb2(%x : i32)\n"
+    "^bb1:\n  %k = arith.constant 1 : i32\n  cf.br ^bb2(%k : i32)\n^bb2(%r: i32):\n  return %r : i32 }",
+    '"t.a"() ({\n^bb0(%x: i32):\n  %y = "t.b"(%x) : (i32) -> i32\n  "t.c"(%y) : (i32) -> ()\n}) : () -> ()',
+    "func.func @l(%n: index) { %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+    "  scf.for %i = %c0 to %n step %c1 { %z = arith.addi %i, %i : index }\n  return }",
+    "module {",                       # broken on purpose
+    "func.func @bad() -> i32 { return }",
+]
+
+PIPELINES = ["builtin.module(canonicalize)", "builtin.module(cse)", "builtin.module(symbol-dce)",
+             "builtin.module(inline)", "builtin.module(sccp)", "builtin.module(canonicalize,cse)",
+             "builtin.module(loop-invariant-code-motion)", "builtin.module(func.func(canonicalize))"]
+
+
+def _harvest(s, op):
+    """Adds an op, its regions, blocks, results and block arguments to the pools (a few)."""
+    s.add("op", op)
+    for r in list(op.regions)[:2]:
+        s.add("region", r)
+        for b in list(r.blocks)[:2]:
+            s.add("block", b)
+            for a in list(b.arguments)[:2]:
+                s.add("value", a)
+            for o in list(b.operations)[:4]:
+                s.add("op", o)
+                for v in list(o.results)[:2]:
+                    s.add("value", v)
+
+
+def step_parse(s):
+    m = s.ir.Module.parse(s.rng.choice(ASM))
+    s.add("module", m)
+    _harvest(s, m.operation)
+
+
+def step_navigate(s):
+    op = s.pick("op")
+    if op is None:
+        return
+    for v in list(op.operands) + list(op.results):
+        s.add("value", v)
+    if op.parent is not None:
+        s.add("op", op.parent)
+    if op.block is not None:
+        s.add("block", op.block)
+    _harvest(s, op)
+
+
+def step_uses(s):
+    v = s.pick("value")
+    if v is not None:
+        for use in list(v.uses):
+            s.add("op", use.owner)
+        str(v.type)
+
+
+def step_create(s):
+    ir = s.ir
+    operands = [x for x in (s.pick("value") for _ in range(s.rng.randrange(3))) if x is not None]
+    kw = dict(results=[s.pick("type") for _ in range(s.rng.randrange(3))], operands=operands)
+    if s.rng.random() < 0.3:
+        kw["attributes"] = {"value": s.pick("attr") or ir.IntegerAttr.get(s.i32, 1)}
+    if s.rng.random() < 0.2:
+        kw["regions"] = s.rng.randrange(3)
+    b = s.pick("block")
+    name = s.rng.choice(["t.x", "arith.addi", "arith.constant", "cf.br", "func.return"])
+    if name == "cf.br" and b is not None:
+        kw["successors"] = [b]
+    if s.rng.random() < 0.3 and name.startswith("arith"):
+        kw.pop("results")
+        kw["infer_type"] = True
+    if b is not None and s.rng.random() < 0.5:
+        ops = list(b.operations)
+        ip = s.ir.InsertionPoint(b) if not ops or s.rng.random() < 0.5 else \
+            s.ir.InsertionPoint(s.rng.choice(ops))
+        kw["ip"] = ip
+    op = ir.Operation.create(name, **kw)
+    _harvest(s, op)
+    for v in op.results:
+        s.add("value", v)
+
+
+def step_move(s):
+    op, ref = s.pick("op"), s.pick("op")
+    if op is None or ref is None:
+        return
+    if s.rng.random() < 0.5:
+        op.move_before(ref)
+    else:
+        op.move_after(ref)
+
+
+def step_append(s):
+    b, op = s.pick("block"), s.pick("op")
+    if b is not None and op is not None:
+        b.append(op)
+
+
+def step_detach(s):
+    op = s.pick("op")
+    if op is not None:
+        op.detach_from_parent()
+
+
+def step_erase(s):
+    op = s.pick("op")
+    if op is not None:
+        op.erase()
+
+
+def step_clone(s):
+    op = s.pick("op")
+    if op is not None:
+        _harvest(s, op.clone())
+
+
+def step_rauw(s):
+    a, b = s.pick("value"), s.pick("value")
+    if a is not None and b is not None:
+        a.replace_all_uses_with(b)
+
+
+def step_set_operand(s):
+    op, v = s.pick("op"), s.pick("value")
+    if op is not None and v is not None and len(op.operands):
+        op.operands[s.rng.randrange(len(op.operands))] = v
+
+
+def step_attributes(s):
+    op = s.pick("op")
+    if op is None:
+        return
+    attrs = op.attributes
+    r = s.rng.random()
+    if r < 0.3:
+        attrs["value"] = s.pick("attr") or s.ir.UnitAttr.get()
+    elif r < 0.5:
+        for name in list(attrs):
+            del attrs[name.name if hasattr(name, "name") else name]
+            break
+    else:
+        for a in attrs:
+            s.add("attr", a.attr if hasattr(a, "attr") else None)
+        len(attrs)
+
+
+def step_regions_blocks(s):
+    ir = s.ir
+    r = s.rng.random()
+    if r < 0.3:
+        s.add("region", ir.Region())
+    elif r < 0.6:
+        reg = s.pick("region")
+        if reg is not None:
+            b = reg.blocks.append(*[s.pick("type") for _ in range(s.rng.randrange(2))])
+            s.add("block", b)
+            for a in b.arguments:
+                s.add("value", a)
+    elif r < 0.8:
+        b, reg = s.pick("block"), s.pick("region")
+        if b is not None and reg is not None:
+            b.append_to(reg)
+    else:
+        b = s.pick("block")
+        if b is not None:
+            if len(b.arguments):
+                b.erase_argument(s.rng.randrange(len(b.arguments)))
+            else:
+                s.add("block", b.create_after(s.i32))
+
+
+def step_passes(s):
+    m = s.pick("module")
+    if m is None:
+        return
+    pm = s.PassManager.parse(s.rng.choice(PIPELINES))
+    pm.run(m.operation)
+
+
+def step_print(s):
+    obj = s.pick(s.rng.choice(["module", "op", "block", "value"]))
+    if obj is None:
+        return
+    if s.rng.random() < 0.5:
+        str(obj)
+    elif hasattr(obj, "get_asm"):
+        obj.get_asm(print_generic_op_form=s.rng.random() < 0.5,
+                    enable_debug_info=s.rng.random() < 0.5, binary=s.rng.random() < 0.2)
+    elif hasattr(obj, "get_name"):
+        obj.get_name()
+
+
+def step_verify(s):
+    op = s.pick(s.rng.choice(["module", "op"]))
+    if op is not None:
+        (op.operation if hasattr(op, "operation") else op).verify()
+
+
+def step_walk(s):
+    op = s.pick("op")
+    if op is None:
+        return
+    victim = s.pick("op")
+    mode = s.rng.randrange(3)
+
+    def cb(o):
+        if mode == 1 and victim is not None:
+            victim.erase()
+        elif mode == 2:
+            o.detach_from_parent()
+        return s.ir.WalkResult.ADVANCE
+
+    op.walk(cb)
+
+
+def step_types_attrs(s):
+    ir = s.ir
+    texts = ["i32", "tensor<2x?xf32>", "memref<4xi8>", "!t.x", "complex<f64>", "vector<4xf32>",
+             "(i32) -> i1", "tensor<", "i99999999999"]
+    t = ir.Type.parse(s.rng.choice(texts))
+    s.add("type", t)
+    a = ir.Attribute.parse(s.rng.choice(["1 : i32", "array<i64: 1, 2>", '"s"', "@sym", "unit",
+                                          "dense<[1, 2]> : tensor<2xi32>", "{a = 1}", "[1, "]))
+    s.add("attr", a)
+    str(t.maybe_downcast() if hasattr(t, "maybe_downcast") else t)
+
+
+def step_capsules(s):
+    obj = s.pick(s.rng.choice(["type", "attr", "op", "value"]))
+    if obj is None:
+        return
+    cap = obj._CAPIPtr
+    type(obj)._CAPICreate(cap) if hasattr(type(obj), "_CAPICreate") else None
+
+
+def step_drop(s):
+    for kind in s.rng.sample(sorted(s.pools), 2):
+        s.drop(kind)
+    if s.rng.random() < 0.3:
+        import gc
+        gc.collect()
+        s.tether.collect()
+
+
+def step_reentrant_gc(s):
+    import gc
+    victims = [s.pick("op") for _ in range(3)]
+
+    class Eraser:
+        def __del__(self):
+            for v in victims:
+                try:
+                    v.erase()
+                except Exception:
+                    pass
+
+    e = Eraser()
+    e.cycle = e
+    del e
+    old = gc.get_threshold()
+    gc.set_threshold(1)
+    try:
+        v = s.pick("value")
+        if v is not None:
+            for use in list(v.uses):
+                use.owner
+        op = s.pick("op")
+        if op is not None:
+            list(op.attributes)
+    finally:
+        gc.set_threshold(*old)
+
+
+def step_thread(s):
+    import threading
+    op = s.pick("op")
+
+    def work():
+        try:
+            if op is not None:
+                str(op)
+                op.walk(lambda o: s.ir.WalkResult.ADVANCE)
+        except Exception:
+            pass
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(30)
+
+
+def step_context_dies(s):
+    ir = s.ir
+    c = ir.Context()
+    t = ir.IntegerType.get_signless(8, context=c)
+    s.add("type", t)
+    m = ir.Module.parse("func.func @k() { return }", c)
+    _harvest(s, m.operation)
+    del c
+
+
+STEPS = {name[5:]: fn for name, fn in list(globals().items()) if name.startswith("step_")}
+
+
+def run_program(seed, steps):
+    """steps: (index, name) pairs. Each step draws from its own generator, seeded by the program's
+    seed and the step's index in the original program: a shrunk program's remaining steps make
+    the same choices as before (given the same pools)."""
+    s = State(seed)
+    for index, name in steps:
+        s.rng = random.Random(seed * 1000003 + index)
+        try:
+            STEPS[name](s)
+        except Exception:
+            pass
+
+
+# ---- runner side ------------------------------------------------------------------------------
+
+PRELUDE_END = "# ---- runner side"
+
+
+def _prelude():
+    with open(os.path.abspath(__file__)) as f:
+        text = f.read()
+    start = text.index(PRELUDE_START)
+    return "import random\n" + text[start:text.index(PRELUDE_END)]
+
+
+def program_text(seed, steps):
+    """A standalone reproducer."""
+    return (_prelude() + "\n\nSTEPS_TO_RUN = %r\nrun_program(%d, STEPS_TO_RUN)\nprint('END')\n" %
+            (list(steps), seed))
+
+
+def make_program(rng):
+    names = sorted(STEPS)
+    n = rng.randrange(5, 40)
+    return rng.randrange(1 << 30), [(i, rng.choice(names)) for i in range(n)]
+
+
+def run_text(text, timeout, env):
+    """'ok', 'exception' (the program itself broke: a fuzzer bug), 'signal N', 'abort', 'hang'."""
+    try:
+        p = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
+                           timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return "hang", ""
+    if p.returncode == 0 and p.stdout.rstrip().endswith("END"):
+        return "ok", ""
+    if p.returncode in (-6, 134):
+        return "abort", p.stderr[-2000:]
+    if p.returncode < 0:
+        return "signal %d" % -p.returncode, p.stderr[-2000:]
+    return "exception", p.stderr[-2000:]
+
+
+def shrink(seed, steps, verdict, timeout, env, budget=60):
+    """Removes steps (halves, then single steps) while the same verdict remains."""
+    steps = list(steps)
+    tries = 0
+    chunk = max(1, len(steps) // 2)
+    while chunk >= 1 and tries < budget:
+        i, changed = 0, False
+        while i < len(steps) and tries < budget:
+            cand = steps[:i] + steps[i + chunk:]
+            tries += 1
+            if cand and run_text(program_text(seed, cand), timeout, env)[0] == verdict:
+                steps, changed = cand, True
+            else:
+                i += chunk
+        if not changed:
+            chunk //= 2
+    return steps
+
+
+def campaign(n, seed, jobs, timeout, out, env, log=sys.stdout):
+    rng = random.Random(seed)
+    programs = [make_program(rng) for _ in range(n)]
+    counts, findings = {}, []
+    running = []
+    t0 = time.time()
+    idx = 0
+    while idx < len(programs) or running:
+        while idx < len(programs) and len(running) < jobs:
+            s, st = programs[idx]
+            text = program_text(s, st)
+            p = subprocess.Popen([sys.executable, "-c", text], stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True, env=env)
+            running.append((p, s, st, time.time()))
+            idx += 1
+        for item in list(running):
+            p, s, st, started = item
+            if p.poll() is None:
+                if time.time() - started > timeout:
+                    p.kill()
+                    p.communicate()
+                    running.remove(item)
+                    counts["hang"] = counts.get("hang", 0) + 1
+                    findings.append((s, st, "hang", ""))
+                continue
+            running.remove(item)
+            out_s, err_s = p.communicate()
+            if p.returncode == 0 and out_s.rstrip().endswith("END"):
+                v = "ok"
+            elif p.returncode in (-6, 134):
+                v = "abort"
+            elif p.returncode < 0:
+                v = "signal %d" % -p.returncode
+            else:
+                v = "exception"
+            counts[v] = counts.get(v, 0) + 1
+            if v != "ok":
+                findings.append((s, st, v, err_s[-2000:]))
+        time.sleep(0.005)
+    elapsed = time.time() - t0
+    print("| verdict | programs |", file=log)
+    print("|---|---|", file=log)
+    for v in sorted(counts):
+        print("| %s | %d |" % (v, counts[v]), file=log)
+    print("%d programs in %.1f s (%.1f per second, %d jobs)" % (n, elapsed, n / elapsed, jobs),
+          file=log)
+    written = []
+    for k, (s, st, v, err) in enumerate(findings[:20]):
+        small = shrink(s, st, v, timeout, env) if v != "exception" else st
+        path = os.path.join(out, "finding_%03d.py" % k)
+        os.makedirs(out, exist_ok=True)
+        with open(path, "w") as f:
+            f.write("# verdict: %s\n# stderr tail:\n%s\n" % (
+                v, "\n".join("# " + line for line in err.splitlines()[-15:])))
+            f.write(program_text(s, small))
+        written.append((path, v))
+        print("finding: %s -> %s (%d steps: %s)" % (v, path, len(small), small), file=log)
+    return counts, written
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--programs", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--out", default="fuzz-findings")
+    ap.add_argument("--tether-py", help="folder holding the tether package (PYTHONPATH)")
+    ap.add_argument("--test", action="store_true",
+                    help="the bazel test: 500 programs of seed 12, failing on any finding")
+    a = ap.parse_args(argv)
+    env = dict(os.environ)
+    if a.tether_py:
+        env["PYTHONPATH"] = os.pathsep.join([a.tether_py, env.get("PYTHONPATH", "")])
+    if a.test:
+        # The corpus first: every finding of earlier campaigns, each a standalone program.
+        corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+        failed = 0
+        for name in sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []:
+            with open(os.path.join(corpus, name)) as f:
+                verdict, err = run_text(f.read(), a.timeout, env)
+            print("corpus %s: %s" % (name, verdict))
+            if verdict != "ok":
+                print(err)
+                failed += 1
+        out = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
+        counts, written = campaign(500, 12, a.jobs, a.timeout, os.path.join(out, "findings"), env)
+        if failed:
+            counts["corpus failures"] = failed
+    else:
+        counts, written = campaign(a.programs, a.seed, a.jobs, a.timeout, a.out, env)
+    bad = {k: v for k, v in counts.items() if k != "ok"}
+    if bad:
+        for path, v in written:
+            print("\n==== %s (%s)\n%s" % (path, v, open(path).read()[-3000:]))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
