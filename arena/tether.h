@@ -359,6 +359,11 @@ int tether_op_walk(tether_op *op, tether_walk_order order, int (*cb)(tether_op *
 /// IR, TETHER_EPASS for IR using other trees' values and for MLIR 19's inliner bug
 /// (docs/ownership.md, "Cross-tree references, passes and re-entrancy").
 int tether_op_run_passes(tether_op *op, MlirPassManager pm);
+/// The same with flags. TETHER_PASSES_TRUSTED_INPUT skips the input's verification: the caller
+/// vouches that it verifies (MLIR's passes may crash on IR that does not: the one way to crash
+/// through this API, for callers that verified themselves).
+#define TETHER_PASSES_TRUSTED_INPUT 1u
+int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags);
 
 /// After changing the structure of the tree containing `handle` through the raw C API:
 /// invalidates (TETHER_REASON_REMOVED) the handles whose objects are no longer in the tree. An

@@ -108,13 +108,15 @@ static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-/* run(operation, invalidate_ops=True): invalidate_ops is accepted for upstream's signature:
- * tether invalidates precisely what the passes removed. The arena refuses input that does not
- * verify (MLIR's passes assume valid IR). */
+/* run(operation, invalidate_ops=True, *, verify_input=True): invalidate_ops is accepted for
+ * upstream's signature: tether invalidates precisely what the passes removed. The arena refuses
+ * input that does not verify (MLIR's passes assume valid IR), unless verify_input=False: the caller
+ * vouches for it (docs/python.md: the one documented way to crash). */
 static PyObject *pm_run(TpPassManager *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"operation", "invalidate_ops", NULL};
+  static char *kwlist[] = {"operation", "invalidate_ops", "verify_input", NULL};
   PyObject *opo, *inval = Py_True;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &opo, &inval)) return NULL;
+  int verify = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$p", kwlist, &opo, &inval, &verify)) return NULL;
   if (!pm_check(self)) return NULL;
   tether_op *h;
   MlirOperation raw;
@@ -124,7 +126,7 @@ static PyObject *pm_run(TpPassManager *self, PyObject *args, PyObject *kw) {
     return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
   tp_errcap cap;
   tp_errcap_begin(&cap, ctx);
-  int rc = tether_op_run_passes(h, self->pm);
+  int rc = tether_op_run_passes_ex(h, self->pm, verify ? 0 : TETHER_PASSES_TRUSTED_INPUT);
   if (rc == TETHER_EVERIFY)
     return tp_errcap_raise(&cap, "Failure while executing pass pipeline: the input does not "
                                  "verify (MLIR's passes assume valid IR)");
@@ -172,8 +174,8 @@ static PyMethodDef pm_methods[] = {
      "parse(pipeline, context=None): a pass manager from a textual pipeline (ValueError)."},
     {"add", (PyCFunction)pm_add, METH_O, "Appends a textual pipeline, e.g. 'canonicalize,cse'."},
     {"run", (PyCFunction)(void (*)(void))pm_run, METH_VARARGS | METH_KEYWORDS,
-     "run(operation, invalidate_ops=True): MLIRError on failure (also when the input does not "
-     "verify)."},
+     "run(operation, invalidate_ops=True, *, verify_input=True): MLIRError on failure (also when "
+     "the input does not verify; verify_input=False trusts it)."},
     {"enable_verifier", (PyCFunction)(void (*)(void))pm_enable_verifier,
      METH_VARARGS | METH_KEYWORDS, "enable_verifier(enable): verify after each pass."},
     {"enable_ir_printing", (PyCFunction)pm_enable_ir_printing, METH_NOARGS, NULL},
