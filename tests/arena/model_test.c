@@ -1,7 +1,9 @@
 /* Model-based randomized test of the arena.
  *
  * Thousands of random sequences of create / parse / navigate / insert / move / detach / erase /
- * raw erase + revalidate / clone / drop handle / collect, each on a fresh arena, checked after
+ * raw erase + revalidate / clone / drop handle / collect / cross-tree users (a detached op
+ * branching into an op's block: erase and passes refused while it lives) / pass pipelines, each on
+ * a fresh arena, checked after
  * every step against a reference model: which handles are valid (and why not), every operation's
  * parent, identity (one handle per operation for as long as it lives), and the number of live
  * roots.
@@ -14,6 +16,7 @@
 #include <gc/gc.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Transforms.h>
 #include <stdint.h>
 
 #include "check.h"
@@ -34,6 +37,12 @@ static tether_op **slots; /* GC-visible (uncollectable) */
 static int *slot_id;
 enum { MAXSLOTS = 48 };
 static int nslots;
+/* Cross-tree users: detached "t.use" ops whose successor is the block of op user_target[u]. */
+static tether_op **users; /* GC-visible (uncollectable) */
+static int *user_target;
+enum { MAXUSERS = 6 };
+static int nusers;
+static MlirPassManager pm; /* canonicalize, anchored on "t.n", per arena */
 static uint64_t rng;
 static unsigned long seed, seq, step;
 /* How often each kind of step succeeded or was refused as the model predicted. */
@@ -51,13 +60,29 @@ enum {
   C_CHILD,
   C_DROP,
   C_COLLECT,
+  C_USER,
+  C_ERASE_BUSY,
+  C_PASSES,
+  C_PASSES_BUSY,
   C_N
 };
-static const char *const counter_names[C_N] = {
-    "parse",        "insert",    "insert refused", "move",
-    "move refused", "detach",    "erase",          "raw erase + revalidate",
-    "clone",        "to parent", "to child",       "drop",
-    "collect"};
+static const char *const counter_names[C_N] = {"parse",
+                                               "insert",
+                                               "insert refused",
+                                               "move",
+                                               "move refused",
+                                               "detach",
+                                               "erase",
+                                               "raw erase + revalidate",
+                                               "clone",
+                                               "to parent",
+                                               "to child",
+                                               "drop",
+                                               "collect",
+                                               "cross-tree user",
+                                               "erase refused (used)",
+                                               "passes",
+                                               "passes refused (used)"};
 static unsigned long counters[C_N];
 
 static uint64_t next_rand(void) {
@@ -180,6 +205,8 @@ static void forget_unreached(void) {
   char *reached = calloc((size_t)nops + 1, 1);
   for (int s = 0; s < nslots; s++)
     if (ops[slot_id[s]].state == ALIVE) reached[root_of(slot_id[s])] = 1;
+  for (int u = 0; u < nusers; u++) /* a user keeps its target's tree alive */
+    if (ops[user_target[u]].state == ALIVE) reached[root_of(user_target[u])] = 1;
   for (int k = 0; k < nops; k++)
     if (ops[k].state == ALIVE && !reached[root_of(k)]) ops[k].state = GONE;
   /* Erased and removed ops are detached from the model tree, so root_of above only sees live
@@ -288,6 +315,13 @@ static void renumber(MlirOperation raw, int c) {
     renumber(o, ops[c].kids[i]);
 }
 
+/* Whether a live cross-tree user branches into x or into an op inside x. */
+static int used_inside(int x) {
+  for (int u = 0; u < nusers; u++)
+    if (user_target[u] == x || is_inside(user_target[u], x)) return 1;
+  return 0;
+}
+
 static int pick_valid(void) {
   int cand[MAXSLOTS], n = 0;
   for (int s = 0; s < nslots; s++)
@@ -349,12 +383,18 @@ static void one_step(tether_arena *a) {
     kid_remove(x);
     counters[C_DETACH]++;
   } else if (what < 47) { /* erase */
-    MOK(tether_op_erase(hx));
+    int rc = tether_op_erase(hx);
+    if (used_inside(x)) {
+      MCHECK(rc == TETHER_EBUSY); /* a branch from another tree points inside */
+      counters[C_ERASE_BUSY]++;
+      return;
+    }
+    MCHECK(rc == TETHER_OK);
     kid_remove(x);
     mark_subtree(x, ERASED, PARENT_ERASED);
     counters[C_ERASE]++;
-  } else if (what < 52) { /* raw erase of a non-root, then revalidate */
-    if (ops[x].parent < 0) return;
+  } else if (what < 52) {                            /* raw erase of a non-root, then revalidate */
+    if (ops[x].parent < 0 || used_inside(x)) return; /* raw MLIR would leave the branch dangling */
     int p = ops[x].parent;
     MlirOperation raw;
     MOK(tether_op_get(hx, &raw));
@@ -375,6 +415,45 @@ static void one_step(tether_arena *a) {
     see(k, c);
     add_slot(k, c);
     counters[C_CLONE]++;
+  } else if (what < 61) { /* a cross-tree user: a detached op branching into x's block */
+    if (nusers == MAXUSERS) {
+      MOK(tether_op_erase(users[--nusers])); /* the oldest stays; the newest goes */
+      users[nusers] = NULL;
+      return;
+    }
+    MlirBlock b;
+    MOK(tether_block_get(block_of(hx), &b));
+    MlirContext ctx = tether_arena_context(a);
+    MlirOperationState st =
+        mlirOperationStateGet(mlirStringRefCreateFromCString("t.use"), mlirLocationUnknownGet(ctx));
+    mlirOperationStateAddSuccessors(&st, 1, &b);
+    tether_op *u;
+    MOK(tether_op_create(a, &st, &u));
+    users[nusers] = u;
+    user_target[nusers++] = x;
+    counters[C_USER]++;
+  } else if (what < 63) { /* drop a user */
+    if (!nusers) return;
+    int u = rnd(nusers);
+    MOK(tether_op_erase(users[u]));
+    users[u] = users[nusers - 1];
+    user_target[u] = user_target[nusers - 1];
+    users[--nusers] = NULL;
+  } else if (what < 66) { /* a pass pipeline on a root's tree */
+    if (ops[x].parent >= 0) return;
+    if (!pm.ptr) {
+      pm = mlirPassManagerCreateOnOperation(tether_arena_context(a),
+                                            mlirStringRefCreateFromCString("t.n"));
+      mlirPassManagerAddOwnedPass(pm, mlirCreateTransformsCanonicalizer());
+    }
+    int rc = tether_op_run_passes(hx, pm);
+    int busy = 0;
+    for (int u = 0; u < nusers; u++) busy |= root_of(user_target[u]) == x;
+    /* MLIR refuses to schedule passes on an unregistered op ("t.n"): the pipeline fails, the
+     * tree is revalidated and unchanged; while another tree branches into it, it is refused
+     * before that. */
+    MCHECK(rc == (busy ? TETHER_EBUSY : TETHER_EPASS));
+    counters[busy ? C_PASSES_BUSY : C_PASSES]++;
   } else if (what < 70) { /* navigate to the parent */
     tether_op *p;
     MOK(tether_op_parent(hx, &p));
@@ -414,6 +493,10 @@ static void one_step(tether_arena *a) {
 static void reset_model(void) {
   for (int k = 0; k < nops; k++) free(ops[k].kids);
   nops = 0;
+  for (int u = 0; u < MAXUSERS; u++) users[u] = NULL;
+  nusers = 0;
+  if (pm.ptr) mlirPassManagerDestroy(pm);
+  pm.ptr = NULL;
   for (int s = 0; s < MAXSLOTS; s++) slots[s] = NULL;
   nslots = 0;
 }
@@ -426,6 +509,8 @@ int main(int argc, char **argv) {
   if (env && *env) sequences = strtoul(env, NULL, 10);
   slots = GC_MALLOC_UNCOLLECTABLE(MAXSLOTS * sizeof *slots);
   slot_id = calloc(MAXSLOTS, sizeof *slot_id);
+  users = GC_MALLOC_UNCOLLECTABLE(MAXUSERS * sizeof *users);
+  user_target = calloc(MAXUSERS, sizeof *user_target);
   unsigned long total = 0;
   for (seq = 0; seq < sequences; seq++) {
     rng = (seed * 0x9E3779B97F4A7C15ULL) ^ (seq + 1) * 0xBF58476D1CE4E5B9ULL;
