@@ -526,7 +526,14 @@ static PyObject *value_cast(PyObject *v) {
 static PyObject *value_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"value", NULL};
   PyObject *v;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &v)) return NULL;
+  if (type == tp.Value || type == tp.OpResult || type == tp.BlockArgument) {
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &v)) return NULL;
+  } else {
+    /* A Python subclass: its __init__ takes its own arguments; the value is the first. */
+    if (PyTuple_GET_SIZE(args) < 1)
+      return PyErr_Format(PyExc_TypeError, "%s() needs the value to wrap", type->tp_name);
+    v = PyTuple_GET_ITEM(args, 0);
+  }
   tether_value *h;
   MlirValue raw;
   if (!tp_arg_value(v, &h, &raw)) return NULL;
