@@ -148,3 +148,23 @@ AnyOpTypeT = NewType("AnyOpType", AnyOpType)
 
 def any_op_t() -> AnyOpTypeT:
     return AnyOpTypeT(AnyOpType.get())
+
+
+def _with_default_result_types(generated, dialect, *defaults):
+    """A subclass of a generated transform op whose leading result type(s) may be left out:
+    Op(types..., target, ...) as generated, or Op(target, ...) with `defaults` (callables giving
+    the types), as upstream's hand-written builders of the extension ops."""
+
+    @_ods_cext.register_operation(dialect, replace=True)
+    class Op(generated):
+        __slots__ = ()
+
+        def __init__(self, *args, **kw):
+            if args and isinstance(args[0], Type):
+                super().__init__(*args, **kw)
+            else:
+                super().__init__(*[d() for d in defaults], *args, **kw)
+
+    Op.__name__ = Op.__qualname__ = generated.__name__
+    Op.__doc__ = generated.__doc__
+    return Op
