@@ -130,57 +130,54 @@ DynamicIndexList = _Sequence[_Union[MixedInt, _Sequence[MixedInt]]]
 
 
 def _dispatch_dynamic_index_list(indices, *, context=None):
-    """Splits a list of indices (ints, IntegerAttrs, Values, or nested lists of them for
-    scalable sizes) into (dynamic values, static ints with ShapedType's dynamic marker, scalable
-    flags)."""
-    dynamic, static, scalable = [], [], []
+    """Splits indices (ints, IntegerAttrs, Values; a one-element list marks a scalable index; or
+    an ArrayAttr) into (dynamic values, static ints with ShapedType's dynamic marker where a value
+    is, scalable flags)."""
     if indices is None:
-        return dynamic, static, scalable
-
-    def one(x, is_scalable):
-        if isinstance(x, int):
-            static.append(x)
-        elif isinstance(x, _ir.IntegerAttr):
-            static.append(x.value)
-        elif isinstance(x, (_Operation, _OpView, _Value)):
-            dynamic.append(get_op_result_or_value(x))
-            static.append(_ir.ShapedType.get_dynamic_size())
-        else:
-            raise TypeError(f"an index must be an int, IntegerAttr or Value, not {type(x).__name__}")
-        scalable.append(is_scalable)
-
-    if isinstance(indices, (_Operation, _OpView, _Value)):
-        return [get_op_result_or_value(indices)], [], []
+        return [], [], []
     if isinstance(indices, _ir.ArrayAttr):
-        return [], [_ir.IntegerAttr(a).value for a in indices], [False] * len(indices)
-    for index in indices:
-        if isinstance(index, (list, tuple)):
-            if len(index) != 1:
-                raise ValueError("a scalable index is a list of exactly one element")
-            one(index[0], True)
+        indices = list(indices)
+    dynamic = []
+    static = [_ir.ShapedType.get_dynamic_size()] * len(indices)
+    scalable = [False] * len(indices)
+
+    def one(i, x):
+        if isinstance(x, int):
+            static[i] = x
+        elif isinstance(x, _ir.IntegerAttr):
+            static[i] = x.value
+        elif isinstance(x, (_Operation, _OpView, _Value)):
+            dynamic.append(x)
         else:
-            one(index, False)
+            return False
+        return True
+
+    for i, index in enumerate(indices):
+        if not one(i, index):
+            if not isinstance(index, (list, tuple)) or len(index) != 1 or not one(i, index[0]):
+                raise TypeError(f"index {i}: an int, IntegerAttr, Value, or a one-element list of "
+                                f"one (scalable), not {index!r}")
+            scalable[i] = True
     return dynamic, static, scalable
 
 
 def _dispatch_mixed_values(values):
-    """Splits mixed values into (dynamic values, packed value or None, static ints / attr)."""
+    """Splits mixed integer values into (dynamic values, packed handle or None, static
+    DenseI64ArrayAttr with the dynamic marker where a value is, or the ArrayAttr given)."""
     dynamic, packed, static = [], None, None
-    if values is None:
-        return dynamic, packed, static
     if isinstance(values, _ir.ArrayAttr):
-        return dynamic, packed, values
-    if isinstance(values, (_Operation, _OpView, _Value)):
-        return dynamic, get_op_result_or_value(values), static
-    static = []
-    for v in values:
-        if isinstance(v, int):
-            static.append(v)
-        elif isinstance(v, _ir.IntegerAttr):
-            static.append(v.value)
-        else:
-            static.append(_ir.ShapedType.get_dynamic_size())
-            dynamic.append(get_op_result_or_value(v))
+        static = values
+    elif isinstance(values, (_Operation, _OpView, _Value)):
+        packed = values
+    else:
+        ints = []
+        for v in values or []:
+            if isinstance(v, int):
+                ints.append(v)
+            else:
+                ints.append(_ir.ShapedType.get_dynamic_size())
+                dynamic.append(v)
+        static = _ir.DenseI64ArrayAttr.get(ints)
     return dynamic, packed, static
 
 

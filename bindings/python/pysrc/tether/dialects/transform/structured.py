@@ -1,8 +1,10 @@
 """tether.dialects.transform.structured: the Linalg structured transform ops (generated from MLIR
 19's ODS) and builders with upstream's signatures for MatchOp (`match_op_names`) and the
-single-handle ops (DecomposeOp, GeneralizeOp, ScalarizeOp, InterchangeOp). The other builders
-upstream writes by hand (tiling, padding, splitting, vectorizing, fusion) keep their generated
-signatures for now (docs/python.md)."""
+single-handle ops (DecomposeOp, GeneralizeOp, ScalarizeOp, InterchangeOp), tiling
+(TileUsingForOp, TileUsingForallOp: sizes as ints, values, scalable [x] lists, or a packed
+handle) and vectorizing (VectorizeOp, VectorizeChildrenAndApplyPatternsOp). The other builders
+upstream writes by hand (padding, splitting, multi-tile sizes, fusion, copies to threads,
+bufferize-to-allocation) keep their generated signatures for now (docs/python.md)."""
 
 from typing import Optional, Sequence, Union
 
@@ -13,10 +15,16 @@ from .._structured_transform_ops_gen import GeneralizeOp as _GeneralizeOp
 from .._structured_transform_ops_gen import InterchangeOp as _InterchangeOp
 from .._structured_transform_ops_gen import MatchOp as _MatchOp
 from .._structured_transform_ops_gen import ScalarizeOp as _ScalarizeOp
+from .._structured_transform_ops_gen import TileUsingForOp as _TileUsingForOp
+from .._structured_transform_ops_gen import TileUsingForallOp as _TileUsingForallOp
+from .._structured_transform_ops_gen import VectorizeOp as _VectorizeOp
+from .._structured_transform_ops_gen import (
+    VectorizeChildrenAndApplyPatternsOp as _VectorizeChildrenAndApplyPatternsOp)
 from .._structured_transform_enum_gen import *  # noqa: F401,F403
 from .._ods_common import _cext as _ods_cext
 from .._ods_common import get_op_result_or_value as _value
-from ...ir import ArrayAttr, Operation, StringAttr, Type, Value
+from .._ods_common import _dispatch_dynamic_index_list, _dispatch_mixed_values
+from ...ir import ArrayAttr, Operation, OpView, StringAttr, Type, Value
 from tether._tether import _transform as _types
 
 
@@ -66,4 +74,94 @@ class InterchangeOp(_InterchangeOp):
     def __init__(self, target: Union[Operation, Value], *,
                  iterator_interchange: Optional[Sequence[int]] = None, loc=None, ip=None):
         super().__init__(_any_op(), _value(target), iterator_interchange=iterator_interchange,
+                         loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class TileUsingForOp(_TileUsingForOp):
+    """TileUsingForOp([loop_types,] target, *, sizes, interchange=None): one scf.for per
+    non-zero size; loop_types a type (for every loop) or a list."""
+    __slots__ = ()
+
+    def __init__(self, loop_types_or_target, target_or_none=None, *, sizes, interchange=None,
+                 loc=None, ip=None):
+        dynamic, static, scalable = _dispatch_dynamic_index_list(sizes)
+        num_loops = sum(1 for v in static if v != 0)
+        if isinstance(loop_types_or_target, (Operation, OpView, Value)):
+            if target_or_none is not None:
+                raise ValueError("Cannot construct TileUsingForOp with two targets.")
+            loop_types, target = [_any_op()] * num_loops, loop_types_or_target
+        else:
+            loop_types = [loop_types_or_target] * num_loops if isinstance(
+                loop_types_or_target, Type) else list(loop_types_or_target)
+            target = target_or_none
+        target = _value(target)
+        super().__init__(target.type, loop_types, target, dynamic_sizes=dynamic,
+                         static_sizes=static, interchange=interchange, scalable_sizes=scalable,
+                         loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class TileUsingForallOp(_TileUsingForallOp):
+    """TileUsingForallOp([loops_type, tiled_op_type,] target, *, num_threads=None,
+    tile_sizes=None, mapping=None)."""
+    __slots__ = ()
+
+    def __init__(self, loops_type_or_target, tiled_op_type_or_none=None, target_or_none=None, *,
+                 num_threads=None, tile_sizes=None, mapping=None, loc=None, ip=None):
+        if isinstance(loops_type_or_target, Type):
+            if not isinstance(tiled_op_type_or_none, Type):
+                raise TypeError("If 'loops_type_or_target' is a type, then "
+                                "'tiled_op_type_or_none' is expected to be one as well.")
+            loops_type, tiled_op_type, target = (loops_type_or_target, tiled_op_type_or_none,
+                                                 target_or_none)
+        else:
+            loops_type, tiled_op_type, target = _any_op(), _any_op(), loops_type_or_target
+        dyn_threads, packed_threads, static_threads = _dispatch_mixed_values(num_threads)
+        dyn_sizes, packed_sizes, static_sizes = _dispatch_mixed_values(tile_sizes)
+        super().__init__(loops_type, tiled_op_type, target=target, tile_sizes=dyn_sizes,
+                         packed_tile_sizes=packed_sizes, static_tile_sizes=static_sizes,
+                         num_threads=dyn_threads, packed_num_threads=packed_threads,
+                         static_num_threads=static_threads, mapping=mapping, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class VectorizeChildrenAndApplyPatternsOp(_VectorizeChildrenAndApplyPatternsOp):
+    __slots__ = ()
+
+    def __init__(self, target: Union[Operation, Value], *,
+                 disable_multi_reduction_to_contract_patterns: bool = False,
+                 disable_transfer_permutation_map_lowering_patterns: bool = False,
+                 vectorize_nd_extract: bool = False, vectorize_padding: bool = False, loc=None,
+                 ip=None):
+        super().__init__(
+            _any_op(), target,
+            disable_multi_reduction_to_contract_patterns=disable_multi_reduction_to_contract_patterns,
+            disable_transfer_permutation_map_lowering_patterns=(
+                disable_transfer_permutation_map_lowering_patterns),
+            vectorize_nd_extract=vectorize_nd_extract, vectorize_padding=vectorize_padding,
+            loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class VectorizeOp(_VectorizeOp):
+    """VectorizeOp(target, vector_sizes=None, *, vectorize_nd_extract=None, scalable_sizes=None,
+    static_vector_sizes=None): sizes mixed (ints, values, scalable [x] lists)."""
+    __slots__ = ()
+
+    def __init__(self, target: Union[Operation, OpView, Value], vector_sizes=None, *,
+                 vectorize_nd_extract=None, scalable_sizes=None, static_vector_sizes=None,
+                 loc=None, ip=None):
+        if scalable_sizes is None and static_vector_sizes is None and vector_sizes is None:
+            dynamic = []
+        elif scalable_sizes is None and static_vector_sizes is None:
+            dynamic, static_vector_sizes, scalable_sizes = _dispatch_dynamic_index_list(
+                vector_sizes)
+        elif scalable_sizes is None or static_vector_sizes is None:
+            raise TypeError("'scalable_sizes' and 'static_vector_sizes' must either both be given "
+                            "explicitly or both be given as part of 'vector_sizes'.")
+        else:
+            dynamic = vector_sizes
+        super().__init__(target, vector_sizes=dynamic, static_vector_sizes=static_vector_sizes,
+                         scalable_sizes=scalable_sizes, vectorize_nd_extract=vectorize_nd_extract,
                          loc=loc, ip=ip)
