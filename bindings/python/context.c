@@ -310,7 +310,12 @@ static PyObject *context_enable_mt(TpContext *self, PyObject *enable) {
 static PyObject *context_is_registered(TpContext *self, PyObject *name) {
   MlirStringRef s;
   if (!tp_arg_str(name, "operation_name", &s)) return NULL;
-  return PyBool_FromLong(mlirContextIsRegisteredOperation(tether_arena_context(self->arena), s));
+  /* Upstream loads every available dialect into a new context; tether loads a dialect when it is
+   * first needed: here, the operation's. */
+  MlirContext c = tether_arena_context(self->arena);
+  const char *dot = memchr(s.data, '.', s.length);
+  if (dot) mlirContextGetOrLoadDialect(c, (MlirStringRef){s.data, (size_t)(dot - s.data)});
+  return PyBool_FromLong(mlirContextIsRegisteredOperation(c, s));
 }
 
 /* Capsules keep their owner alive: the capsule's context is a strong reference to it. */

@@ -190,8 +190,19 @@ static int block_args(PyObject *types, PyObject *locs, PyObject *ctx, intptr_t *
     PyErr_NoMemory();
     return 0;
   }
-  MlirLocation unknown = mlirLocationUnknownGet(tp_ctx_raw(ctx));
-  for (intptr_t i = 0; i < *n; i++) (*ls)[i] = unknown;
+  /* As upstream: the current Location for every argument; none (with arguments) is an error. */
+  MlirLocation cur = mlirLocationUnknownGet(tp_ctx_raw(ctx));
+  if (*n) {
+    PyObject *lo = tp_resolve_loc(Py_None);
+    if (!lo || TP_CTX(lo) != ctx) {
+      if (lo) PyErr_SetString(PyExc_ValueError, "the current Location belongs to another context");
+      PyMem_Free(*ts);
+      PyMem_Free(*ls);
+      return 0;
+    }
+    cur = (MlirLocation){TP_PTR(lo)};
+  }
+  for (intptr_t i = 0; i < *n; i++) (*ls)[i] = cur;
   return 1;
 }
 

@@ -306,10 +306,10 @@ static PyObject *complex_get(PyObject *cls, PyObject *arg) {
   PyObject *ctx;
   if (!tp_arg_type(arg, &e, &ctx)) return NULL;
   if (!mlirTypeIsAInteger(e) && !mlirTypeIsAFloat(e)) {
-    PyObject *r = PyObject_Repr(arg);
+    PyObject *r = PyObject_Str(arg); /* upstream prints the plain Type's repr: Type(index) */
     if (r)
-      PyErr_Format(PyExc_ValueError, "invalid '%U' and expected floating point or integer type.",
-                   r);
+      PyErr_Format(PyExc_ValueError,
+                   "invalid 'Type(%U)' and expected floating point or integer type.", r);
     Py_XDECREF(r);
     return NULL;
   }

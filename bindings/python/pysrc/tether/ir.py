@@ -108,6 +108,17 @@ def register_value_caster(typeid, *, replace=False):
     return decorator
 
 
+class _NoTypeID:
+    """`static_typeid` of classes that have none (ShapedType, the Type and Attribute bases)."""
+
+    def __get__(self, obj, owner):
+        raise AttributeError(f"{owner.__name__} has no typeid.")
+
+
+Type.static_typeid = _NoTypeID()
+Attribute.static_typeid = _NoTypeID()
+
+
 # ---- attribute builders (used by generated dialect classes) -------------------------------------
 
 

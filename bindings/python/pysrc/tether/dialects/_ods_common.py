@@ -20,10 +20,34 @@ __all__ = [
 ]
 
 
+class _Globals:
+    """`_cext.globals`: where dialect modules are searched (upstream's names)."""
+
+    @property
+    def dialect_search_modules(self):
+        return list(_ir._dialect_search_prefixes)
+
+    @dialect_search_modules.setter
+    def dialect_search_modules(self, prefixes):
+        _ir._dialect_search_prefixes[:] = list(prefixes)
+        _ir._tried_dialect_modules.clear()
+
+    def append_dialect_search_prefix(self, prefix):
+        _ir._dialect_search_prefixes.append(prefix)
+        _ir._tried_dialect_modules.clear()
+
+    def _check_dialect_module_loaded(self, namespace):
+        """Loads the dialect module of `namespace` if a search prefix has one; whether it did."""
+        if not _ir._tried_dialect_modules.get(namespace):
+            _ir._tried_dialect_modules.pop(namespace, None)
+        return _ir._load_dialect_module(namespace)
+
+
 class _CExt:
-    """`_cext` of upstream's generated code: `.ir`, and the registration decorators."""
+    """`_cext` of upstream's generated code: `.ir`, the registration decorators, `.globals`."""
 
     ir = _ir
+    globals = _Globals()
 
     @staticmethod
     def register_dialect(dialect_class):
