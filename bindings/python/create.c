@@ -247,10 +247,17 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObje
       return 0;
     }
     if (!tp_arg_str(k, "key", &ks)) return 0;
-    if (v == Py_None || !PyObject_TypeCheck(v, tp.Attribute)) {
+    if (v == Py_None) {
       PyErr_Format(PyExc_TypeError,
                    "Found an invalid (`None`?) attribute value for the key \"%U\" when attempting "
                    "to create the operation \"%U\"",
+                   k, name);
+      return 0;
+    }
+    if (!PyObject_TypeCheck(v, tp.Attribute)) {
+      PyErr_Format(PyExc_TypeError,
+                   "Invalid attribute value for the key \"%U\" when attempting to create the "
+                   "operation \"%U\"",
                    k, name);
       return 0;
     }

@@ -122,6 +122,25 @@ static struct {
 
 static PyObject *name_str(MlirOperation raw);
 
+void tp_raise_callback_error(void) {
+  /* As upstream: the callback's exception becomes a RuntimeError (chained to it). */
+  PyObject *et, *ev, *tb;
+  PyErr_Fetch(&et, &ev, &tb);
+  PyErr_NormalizeException(&et, &ev, &tb);
+  PyObject *s = ev ? PyObject_Str(ev) : NULL;
+  PyErr_Format(PyExc_RuntimeError, "Exception raised in callback: %s: %U",
+               et ? ((PyTypeObject *)et)->tp_name : "?", s ? s : Py_None);
+  Py_XDECREF(s);
+  PyObject *nt, *nv, *ntb;
+  PyErr_Fetch(&nt, &nv, &ntb);
+  PyErr_NormalizeException(&nt, &nv, &ntb);
+  if (ev) PyException_SetCause(nv, Py_NewRef(ev));
+  PyErr_Restore(nt, nv, ntb);
+  Py_XDECREF(et);
+  Py_XDECREF(ev);
+  Py_XDECREF(tb);
+}
+
 /* Loads the dialect module of a namespace once (tether.dialects.<ns>), so its classes register. */
 static void load_dialect(MlirStringRef name) {
   const char *dot = memchr(name.data, '.', name.length);
@@ -441,11 +460,7 @@ static int print_into(PyObject *self, print_opts *o, PyObject *state, tp_strbuf 
   int ok;
   MlirOpPrintingFlags f = make_flags(o, &ok);
   if (!ok) return 0;
-  if (o->binary) {
-    mlirOpPrintingFlagsDestroy(f);
-    mlirOperationWriteBytecode(raw, tp_strbuf_append, b);
-    return 1;
-  }
+  /* binary=True is the same text, as bytes (upstream: write_bytecode is the bytecode). */
   rc = tether_op_print(h, f, tp_strbuf_append, b);
   mlirOpPrintingFlagsDestroy(f);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, h), 0;
@@ -726,22 +741,7 @@ static PyObject *op_walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs
   int rc = tether_op_walk(OP(self)->h, order ? TETHER_WALK_POST_ORDER : TETHER_WALK_PRE_ORDER,
                           walk_cb, &w);
   if (w.failed) {
-    /* As upstream: the callback's exception becomes a RuntimeError (chained to it). */
-    PyObject *et, *ev, *tb;
-    PyErr_Fetch(&et, &ev, &tb);
-    PyErr_NormalizeException(&et, &ev, &tb);
-    PyObject *s = ev ? PyObject_Str(ev) : NULL;
-    PyErr_Format(PyExc_RuntimeError, "Exception raised in callback: %s: %U",
-                 et ? ((PyTypeObject *)et)->tp_name : "?", s ? s : Py_None);
-    Py_XDECREF(s);
-    PyObject *nt, *nv, *ntb;
-    PyErr_Fetch(&nt, &nv, &ntb);
-    PyErr_NormalizeException(&nt, &nv, &ntb);
-    if (ev) PyException_SetCause(nv, Py_NewRef(ev));
-    PyErr_Restore(nt, nv, ntb);
-    Py_XDECREF(et);
-    Py_XDECREF(ev);
-    Py_XDECREF(tb);
+    tp_raise_callback_error();
     return NULL;
   }
   if (rc < 0) return TP_RAISE_RC(rc, OP(self)->h);

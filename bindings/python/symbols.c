@@ -340,7 +340,10 @@ static PyObject *symtab_walk(PyObject *cls, PyObject *args, PyObject *kw) {
     }
     PyObject *r = PyObject_CallFunctionObjArgs(cb, op, w.visible[i] ? Py_True : Py_False, NULL);
     Py_DECREF(op);
-    if (!r) goto done;
+    if (!r) {
+      tp_raise_callback_error();
+      goto done;
+    }
     Py_DECREF(r);
   }
   result = Py_NewRef(Py_None);

@@ -275,6 +275,9 @@ int tp_arg_operand(PyObject *o, tether_value **h, MlirValue *raw);
 PyObject *tp_new_list(PyObject *owner, int kind);
 /* Inserts a root operation at an InsertionPoint object (ValueError/TypeError on misuse). */
 int tp_ip_insert(PyObject *ip, tether_op *op);
+/* The pending exception of a Python callback becomes upstream's RuntimeError("Exception raised in
+ * callback: Type: message"), chained to it (op.c). */
+void tp_raise_callback_error(void);
 /* Where an insertion point inserts: its block and the operation to insert before (NULL: the end,
  * which must have no terminator: IndexError as upstream). 0, or -1 with an exception. */
 int tp_ip_target(PyObject *ip, tether_block **block, tether_op **before);
