@@ -54,6 +54,25 @@ PyObject *tp_wrap_value(tether_value *h) {
   return v;
 }
 
+/* An operand, as upstream gives it: a plain Value (OpResult(v) / BlockArgument(v) cast it). Not
+ * interned: the value's interned wrapper (if any) is an OpResult or BlockArgument; equality and
+ * hashing go by the value, as upstream's. */
+static PyObject *wrap_operand(tether_value *h) {
+  if (!h) Py_RETURN_NONE;
+  TpHandle *self = (TpHandle *)tp.Value->tp_alloc(tp.Value, 0);
+  if (!self) return NULL;
+  self->pin = tether_pin(h);
+  if (self->pin < 0) {
+    self->pin = -1;
+    Py_DECREF(self);
+    return PyErr_NoMemory();
+  }
+  self->h = h;
+  PyObject *v = (PyObject *)self;
+  if (v && PyDict_GET_SIZE(tp.value_casters)) return value_cast(v);
+  return v;
+}
+
 #define ARG_FN(name, ctype, rawtype, pytype, getter, what)                                         \
   int name(PyObject *o, ctype **h, rawtype *raw) {                                                 \
     if (!PyObject_TypeCheck(o, tp.pytype)) return tp_type_error("argument", what, o), 0;           \
@@ -83,8 +102,11 @@ ARG_FN(tp_arg_value, tether_value, MlirValue, Value, tether_value_get, "a Value"
 
 static PyObject *handle_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = Py_TYPE(b)->tp_dealloc == Py_TYPE(a)->tp_dealloc &&
-           PyObject_TypeCheck(b, tp.Value) == PyObject_TypeCheck(a, tp.Value) && H(a) == H(b);
+  /* Values compare by the value whatever their class (Value, OpResult, a caster's subclass);
+   * regions and blocks by the object, within their own kind. */
+  int av = PyObject_TypeCheck(a, tp.Value), bv = PyObject_TypeCheck(b, tp.Value);
+  int eq = (av || bv) ? av && bv && H(a) == H(b)
+                      : Py_TYPE(b)->tp_dealloc == Py_TYPE(a)->tp_dealloc && H(a) == H(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -1052,6 +1074,7 @@ static PyObject *full_item(TpList *l, Py_ssize_t i) {
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, h);
   switch (l->kind) {
   case TP_LIST_OPERANDS:
+    return wrap_operand(out);
   case TP_LIST_RESULTS:
   case TP_LIST_BLOCK_ARGS:
     return tp_wrap_value(out);

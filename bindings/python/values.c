@@ -488,7 +488,12 @@ static PyObject *fn_register_caster(PyObject *m, PyObject *args) {
     Py_DECREF(key);
     PyObject *r = PyObject_Repr(old);
     if (r) {
-      PyErr_Format(PyExc_RuntimeError, "%s caster is already registered with caster: %U", what, r);
+      /* Upstream's words differ by family. */
+      if (!strcmp(what, "Value"))
+        PyErr_Format(PyExc_RuntimeError, "Value caster is already registered: %U", r);
+      else
+        PyErr_Format(PyExc_RuntimeError, "%s caster is already registered with caster: %U", what,
+                     r);
       Py_DECREF(r);
     }
     return NULL;

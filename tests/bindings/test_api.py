@@ -434,8 +434,9 @@ def test_values(ctx):
     assert a.owner is block
     assert r.result_number == 0
     assert a.arg_number == 1
-    assert isinstance(add.operands[0], ir.BlockArgument)
-    assert isinstance(block.operations[1].operands[0], ir.OpResult)
+    assert type(add.operands[0]) is ir.Value  # as upstream: operands are plain Values
+    assert isinstance(ir.BlockArgument(add.operands[0]), ir.BlockArgument)
+    assert isinstance(ir.OpResult(block.operations[1].operands[0]), ir.OpResult)
     assert a.type == _i32()
     assert len(block.arguments) == 2
     assert [x.arg_number for x in block.arguments] == [0, 1]
