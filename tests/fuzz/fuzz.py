@@ -363,6 +363,37 @@ def step_context_dies(s):
     del c
 
 
+def step_dialect_builders(s):
+    from tether.dialects import arith, func, scf
+    ir = s.ir
+    b = s.pick("block")
+    ops = list(b.operations) if b is not None else []
+    ip = ir.InsertionPoint(s.rng.choice(ops)) if ops else (ir.InsertionPoint(b) if b else None)
+    r = s.rng.randrange(4)
+    with (ip or ir.InsertionPoint(ir.Module.create().body)):
+        if r == 0:
+            c = arith.ConstantOp(s.pick("type") or s.i32, s.rng.choice([0, 1, 2.5, -7]))
+            s.add("op", c.operation)
+            s.add("value", c.result)
+        elif r == 1:
+            a, b2 = s.pick("value"), s.pick("value")
+            if a is not None and b2 is not None:
+                op = s.rng.choice([arith.AddIOp, arith.MulIOp, arith.AddFOp])(a, b2)
+                s.add("value", op.result)
+        elif r == 2:
+            f = func.FuncOp("fz%d" % s.rng.randrange(1000), ([s.i32], [s.i32]))
+            with ir.InsertionPoint(f.add_entry_block()):
+                func.ReturnOp([f.arguments[0]])
+            _harvest(s, f.operation)
+        else:
+            lb, ub = s.pick("value"), s.pick("value")
+            if lb is not None and ub is not None:
+                loop = scf.ForOp(lb, ub, lb)
+                with ir.InsertionPoint(loop.body):
+                    scf.YieldOp([])
+                _harvest(s, loop.operation)
+
+
 STEPS = {name[5:]: fn for name, fn in list(globals().items()) if name.startswith("step_")}
 
 
