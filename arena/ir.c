@@ -420,9 +420,26 @@ tether_arena *tether_handle_arena(const void *handle) {
   return tether__tree_of(TETHER__H(handle))->arena;
 }
 
+int tether_op_check_self_contained(tether_op *op) {
+  tether__handle *h;
+  tether__tree *t;
+  CHECK(op, TETHER_KIND_OP, h, t);
+  /* Both ways: the writer numbers what op uses, and records the order of each value's uses. */
+  return tether__refers_outside(OP(h)) || tether__used_outside(OP(h)) ? TETHER_ESTATE : TETHER_OK;
+}
+
 bool tether_handle_has_foreign_uses(const void *handle) {
   if (!handle || !tether__valid(TETHER__H(handle))) return false;
-  return tether__tree_has_foreign_use(tether__tree_of(TETHER__H(handle)));
+  tether__tree *t = tether__tree_of(TETHER__H(handle));
+  return tether__tree_has_foreign_use(t) || tether__verifier_crashes(t, (MlirOperation){NULL});
+}
+
+int tether_handle_mark_suspect(void *handle) {
+  if (!handle || !tether__valid(TETHER__H(handle))) return TETHER_EINVALID;
+  tether__tree *t = tether__tree_of(TETHER__H(handle));
+  t->suspect = 1;
+  tether__touch(t->arena);
+  return TETHER_OK;
 }
 
 void tether_handle_set_user(void *handle, void *user) {
@@ -842,6 +859,7 @@ int tether_op_clone(tether_op *op, tether_op **out) {
     mlirOperationDestroy(c);
     return TETHER_ENOMEM;
   }
+  nt->suspect = t->suspect; /* a copy of IR that may crash the verifier may too */
   tether__handle *ch = tether__intern(nt, TETHER_KIND_OP, c.ptr);
   if (!ch) return TETHER_ENOMEM;
   int rc = tether__record_operand_deps(nt, c);
@@ -898,6 +916,17 @@ static int foreign_uses_error(tether__tree *t, MlirOperation op) {
   return 1;
 }
 
+/* A tree MLIR's verifier crashes on (tether__verifier_crashes): an error, with a diagnostic. */
+static int unverifiable_error(tether__tree *t, MlirOperation op) {
+  if (!tether__verifier_crashes(t, op)) return 0;
+  mlirEmitError(
+      mlirOperationGetLocation(op),
+      "MLIR's verifier crashes on this operation (it needs a parent operation it does not have, "
+      "or an inherent attribute was removed or replaced by one of another kind, or a value's "
+      "type changed)");
+  return 1;
+}
+
 int tether_op_verify(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
@@ -905,13 +934,16 @@ int tether_op_verify(tether_op *op) {
   /* Nothing of the arena changed since the whole tree verified: so does anything inside it. */
   if (t->verified_epoch == t->arena->epoch) return TETHER_OK;
   tether__diag_begin(t->arena);
-  if (foreign_uses_error(t, OP(h))) {
+  if (unverifiable_error(t, OP(h)) || foreign_uses_error(t, OP(h))) {
     tether__diag_end(t->arena);
     return TETHER_EVERIFY;
   }
   bool ok = mlirOperationVerify(OP(h));
   tether__diag_end(t->arena);
-  if (ok && is_root_op(h, t)) t->verified_epoch = t->arena->epoch;
+  if (ok && is_root_op(h, t)) {
+    t->verified_epoch = t->arena->epoch;
+    t->suspect = 0; /* the whole tree verifies: no verifier in it will crash */
+  }
   return ok ? TETHER_OK : TETHER_EVERIFY;
 }
 
@@ -920,7 +952,7 @@ int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback
   tether__tree *t;
   if (!cb) return TETHER_EARG;
   CHECK(op, TETHER_KIND_OP, h, t);
-  if (tether__tree_has_foreign_use(t)) {
+  if (tether__tree_has_foreign_use(t) || tether__verifier_crashes(t, (MlirOperation){NULL})) {
     /* MLIR verifies before printing and its verifier crashes on such IR: print it unverified, in
      * the generic form (as MLIR does for IR that fails to verify). */
     MlirOpPrintingFlags own = flags.ptr ? flags : mlirOpPrintingFlagsCreate();
@@ -1059,7 +1091,7 @@ int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags) {
   /* A pass may free any IR of the tree: refused while other trees use some of it. */
   if (tether__referenced_from_other_trees(t, OP(h))) return TETHER_EBUSY;
   tether__diag_begin(t->arena);
-  if (foreign_uses_error(t, OP(h)) || inliner_unsafe(pm, OP(h))) {
+  if (unverifiable_error(t, OP(h)) || foreign_uses_error(t, OP(h)) || inliner_unsafe(pm, OP(h))) {
     tether__diag_end(t->arena);
     return TETHER_EPASS;
   }

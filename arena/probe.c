@@ -243,7 +243,7 @@ static MlirLogicalResult call(const tether_infer_call *c, MlirTypesCallback type
 }
 
 /* 1 the call returned in the child, 0 the child died, 2 it hung (killed), -1 no child. */
-static int try_in_child(const tether_infer_call *c) {
+int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   fcntl(fds[0], F_SETFD, FD_CLOEXEC);
@@ -264,7 +264,7 @@ static int try_in_child(const tether_infer_call *c) {
       dup2(null, 2);
     }
     close(fds[0]);
-    call(c, ignore_types, ignore_components, NULL);
+    fn(ud);
     char ok = 1;
     ssize_t w = write(fds[1], &ok, 1);
     _exit(w == 1 ? 0 : 1);
@@ -273,7 +273,7 @@ static int try_in_child(const tether_infer_call *c) {
   char got = 0;
   struct pollfd p = {fds[0], POLLIN, 0};
   int r;
-  do r = poll(&p, 1, PROBE_TIMEOUT_MS);
+  do r = poll(&p, 1, timeout_ms);
   while (r < 0 && errno == EINTR);
   int answered = r > 0 && read(fds[0], &got, 1) == 1 && got == 1;
   close(fds[0]);
@@ -283,6 +283,12 @@ static int try_in_child(const tether_infer_call *c) {
   }
   if (r == 0) return 2;
   return answered ? 1 : 0;
+}
+
+static void infer_in_child(void *c) { call(c, ignore_types, ignore_components, NULL); }
+
+static int try_in_child(const tether_infer_call *c) {
+  return tether__in_child(infer_in_child, (void *)c, PROBE_TIMEOUT_MS);
 }
 
 static bool is_safe(const tether_infer_call *c) {
@@ -324,4 +330,38 @@ int tether_infer(const tether_infer_call *c, MlirTypesCallback types,
     return TETHER_EARG;
   }
   return mlirLogicalResultIsSuccess(call(c, types, components, user)) ? TETHER_OK : TETHER_EVERIFY;
+}
+
+/* ---- verifiers that need a parent -------------------------------------------------------------
+ */
+
+/* Some verifiers assume their operation's parent (func.return casts its parent to func.func):
+ * verifying such an operation with no parent operation (detached, or at the top of a detached
+ * region or block) crashes MLIR, and so does printing it (printing verifies first). Tried once per
+ * operation name in a child, cached for the process. */
+static void verify_in_child(void *op) { mlirOperationVerify(*(MlirOperation *)op); }
+
+int tether__orphan_verify_crashes(MlirOperation op) {
+  if (!mlirOperationIsNull(mlirOperationGetParentOperation(op))) return 0;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if ((name.length == 14 && !memcmp(name.data, "builtin.module", 14)) ||
+      !mlirContextIsRegisteredOperation(mlirOperationGetContext(op), name))
+    return 0;
+  key_buf k = {NULL, 0, 0, 0};
+  put(&k, 0x6f727068616eull); /* "orphan": another key space than inference's */
+  put_str(&k, name);
+  if (k.oom) {
+    free(k.w);
+    return 0;
+  }
+  uint64_t h = hash_key(k.w, k.n);
+  int known = cache_get(h, k.w, k.n);
+  if (known < 0) {
+    int r = tether__in_child(verify_in_child, &op, PROBE_TIMEOUT_MS);
+    known = r == 0 ? 0 : 1; /* 0: died; stored as "safe" = 0 */
+    if (r != 2) cache_put(h, k.w, k.n, known);
+    if (r == 2) known = 0;
+  }
+  free(k.w);
+  return !known;
 }

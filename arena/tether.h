@@ -345,6 +345,17 @@ int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
  * mlirBlockPrint, mlirValuePrint, mlirAsmStateCreateFor*), may crash on such IR: print it with
  * mlirOpPrintingFlagsAssumeVerified. tether_op_print and tether_op_verify do this themselves. */
 bool tether_handle_has_foreign_uses(const void *handle);
+/// Marks the IR holding handle as possibly crashing MLIR's verifier, after an edit through the raw
+/// C API that can break what verifiers assume of their parents (an inherent attribute removed or
+/// replaced by one of another kind, a value's type changed). Before the next verification, print
+/// or pass on that tree, the verifier runs once in a forked child; if it crashes there, tether
+/// reports the IR as not verifying (and prints it unverified) instead. Also counts as a change
+/// (tether_arena_touch). [no safe point]
+int tether_handle_mark_suspect(void *handle);
+/// TETHER_OK if op and everything inside it use only values and branch only to blocks defined
+/// inside op, and nothing outside uses op's values; TETHER_ESTATE otherwise. MLIR's bytecode writer numbers only what is inside the
+/// operation it writes and crashes on anything else. [safe point]
+int tether_op_check_self_contained(tether_op *op);
 
 typedef enum { TETHER_WALK_PRE_ORDER = 0, TETHER_WALK_POST_ORDER = 1 } tether_walk_order;
 /// Calls cb on op and every operation nested in it. cb returns 0 to go on, nonzero to stop (the

@@ -90,6 +90,7 @@ struct tether__tree {
   uint32_t ndeps, capdeps;
   intptr_t counts[TETHER_KIND_COUNT];
   uint64_t verified_epoch; /* the arena's epoch when this tree was last known to verify */
+  uint8_t suspect;         /* an edit that may crash MLIR's verifier (tether__verifier_crashes) */
   uint8_t root_kind;       /* TETHER_KIND_OP / REGION / BLOCK */
   uint8_t state;
   uint8_t mark; /* scratch while draining */
@@ -227,6 +228,19 @@ int tether__referenced_from_other_trees(tether__tree *t, MlirOperation op);
  * operand (or successor, *succ = 1) index. */
 int tether__foreign_use(tether__tree *t, MlirOperation op, MlirOperation *user, intptr_t *index,
                         int *succ);
+/* probe.c: runs fn(ud) in a forked child (output discarded, no core): 1 it returned, 0 it died, 2
+ * it hung past timeout_ms (killed), -1 no child could be made. */
+int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms);
+/* Whether verifying op, which has no parent operation, crashes MLIR (a verifier that needs its
+ * parent); per operation name, in a child, cached. */
+int tether__orphan_verify_crashes(MlirOperation op);
+/* Whether MLIR's verifier would crash verifying op of tree t (null op: the tree's top-level
+ * operations, as printing verifies them): an op without a parent whose verifier needs one
+ * (cached per name), or, in trees marked suspect (an inherent attribute removed or replaced by
+ * one of another kind; a value's type changed), a trial verification in a child. */
+int tether__verifier_crashes(tether__tree *t, MlirOperation op);
+/* Whether op or anything inside it uses a value, or branches to a block, defined outside op. */
+int tether__refers_outside(MlirOperation op);
 /* Whether any IR of tree t uses a value or block of another tree. */
 int tether__tree_has_foreign_use(tether__tree *t);
 

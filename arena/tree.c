@@ -332,6 +332,7 @@ int tether__used_outside(MlirOperation op) {
 
 void tether__merge(tether__tree *from, tether__tree *into) {
   tether_arena *a = from->arena;
+  into->suspect |= from->suspect;
   /* Room first, so no insert below can fail half-way. Out of memory here leaves `from` a tree of
    * its own whose root now sits inside `into`: its handles stay valid and alive, only the
    * accounting of roots is off by one. */
@@ -430,6 +431,7 @@ static int record_successor_deps(tether__tree *from, tether__tree *to, MlirOpera
 }
 
 int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op) {
+  to->suspect |= from->suspect;
   int rc = tether__table_reserve(to, from->used);
   if (rc != TETHER_OK) return rc;
   move_ctx m = {from, to};
@@ -442,6 +444,7 @@ int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op)
 }
 
 int tether__move_block(tether__tree *from, tether__tree *to, MlirBlock b) {
+  to->suspect |= from->suspect;
   int rc = tether__table_reserve(to, from->used);
   if (rc != TETHER_OK) return rc;
   move_ctx m = {from, to};
@@ -719,4 +722,81 @@ int tether__tree_has_foreign_use(tether__tree *t) {
   foreign_ctx c = {t, {NULL}, {NULL}, 0, 0, 0};
   walk_tree_ops(t, foreign_cb, &c);
   return c.found;
+}
+
+/* ---- self-contained IR (what the bytecode writer can number) ----------------------------------
+ */
+
+static MlirWalkResult outside_ref_cb(MlirOperation op, void *ud) {
+  dep_ctx *c = ud;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < n; i++)
+    if (!value_is_inside(mlirOperationGetOperand(op, i), c->anc)) {
+      c->found = 1;
+      return MlirWalkResultInterrupt;
+    }
+  intptr_t ns = mlirOperationGetNumSuccessors(op);
+  for (intptr_t i = 0; i < ns; i++) {
+    MlirOperation p = mlirBlockGetParentOperation(mlirOperationGetSuccessor(op, i));
+    if (mlirOperationIsNull(p) || !tether__op_is_inside(p, c->anc)) {
+      c->found = 1;
+      return MlirWalkResultInterrupt;
+    }
+  }
+  return MlirWalkResultAdvance;
+}
+
+int tether__refers_outside(MlirOperation op) {
+  dep_ctx c = {op, NULL, 0, TETHER_OK};
+  mlirOperationWalk(op, outside_ref_cb, &c, MlirWalkPreOrder);
+  return c.found;
+}
+
+/* ---- suspect trees -----------------------------------------------------------------------------
+ */
+
+typedef struct {
+  tether__tree *t;
+} verify_ctx;
+
+static MlirWalkResult verify_top_cb(MlirOperation op, void *ud) {
+  (void)ud;
+  if (mlirOperationIsNull(mlirOperationGetParentOperation(op))) mlirOperationVerify(op);
+  return MlirWalkResultAdvance;
+}
+
+static void verify_tree_in_child(void *ud) {
+  verify_ctx *c = ud;
+  walk_tree_ops(c->t, verify_top_cb, NULL);
+}
+
+static MlirWalkResult orphan_cb(MlirOperation op, void *ud) {
+  if (tether__orphan_verify_crashes(op)) {
+    *(int *)ud = 1;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultSkip;
+}
+
+static void verify_op_in_child(void *ud) { mlirOperationVerify(*(MlirOperation *)ud); }
+
+int tether__verifier_crashes(tether__tree *t, MlirOperation op) {
+  if (mlirOperationIsNull(op)) {
+    /* The whole tree, as printing verifies it: its top-level operations. */
+    if (t->root_kind == TETHER_KIND_OP) {
+      op = (MlirOperation){t->root};
+    } else {
+      int bad = 0;
+      walk_tree_ops(t, orphan_cb, &bad);
+      if (bad) return 1;
+      if (!t->suspect) return 0;
+      verify_ctx c = {t};
+      int r = tether__in_child(verify_tree_in_child, &c, 30000);
+      return r == 0 || r == 2;
+    }
+  }
+  if (tether__orphan_verify_crashes(op)) return 1;
+  if (!t->suspect) return 0;
+  int r = tether__in_child(verify_op_in_child, &op, 30000);
+  return r == 0 || r == 2; /* died or hung; -1 (no child): trusted */
 }

@@ -645,7 +645,7 @@ static PyObject *value_set_type(PyObject *self, PyObject *type) {
   SELF(tether_value_get, self, raw, MlirValue);
   if (((TpContext *)tctx)->arena != tether_handle_arena(H(self)))
     return PyErr_Format(PyExc_ValueError, "the type belongs to another context");
-  tether_arena_touch(tether_handle_arena(H(self)));
+  tether_handle_mark_suspect(H(self)); /* verifiers may cast the old type */
   mlirValueSetType(raw, t);
   Py_RETURN_NONE;
 }

@@ -576,6 +576,28 @@ static PyObject *op_write_bytecode(PyObject *self, PyObject *const *args, Py_ssi
   int64_t version = -1;
   if (a[1] && a[1] != Py_None && !tp_arg_int64(a[1], "desired_version", &version)) return NULL;
   SELF_OP(self, raw);
+  /* MLIR's bytecode writer assumes valid, self-contained IR (it crashes numbering a value defined
+   * outside, or an attribute of IR that does not verify). */
+  int rc = tether_op_check_self_contained(OP(self)->h);
+  if (rc == TETHER_ESTATE)
+    return PyErr_Format(
+        PyExc_ValueError,
+        "cannot write bytecode: the operation uses values or blocks defined outside "
+        "it, or IR outside it uses its values");
+  if (rc != TETHER_OK) return TP_RAISE_RC(rc, OP(self)->h);
+  PyObject *ctx = ctx_of_handle(OP(self)->h);
+  if (!ctx) return NULL;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, (TpContext *)ctx);
+  rc = tether_op_verify(OP(self)->h);
+  if (rc == TETHER_EVERIFY) {
+    tp_errcap_raise(&cap, "cannot write bytecode of IR that does not verify");
+    Py_DECREF(ctx);
+    return NULL;
+  }
+  Py_XDECREF(tp_errcap_end(&cap));
+  Py_DECREF(ctx);
+  if (rc != TETHER_OK) return TP_RAISE_RC(rc, OP(self)->h);
   tp_strbuf b = {0};
   if (version < 0) {
     mlirOperationWriteBytecode(raw, tp_strbuf_append, &b);
@@ -1141,6 +1163,9 @@ static int attrmap_ass(TpAttrMap *m, PyObject *key, PyObject *v) {
   if (!v) {
     MAP_OP(m, raw, -1);
     tether_arena_touch(tether_handle_arena(OP(m->op)->h));
+    /* Verifiers of nested operations assume their parent's inherent attributes: removing one may
+     * crash MLIR's verifier (func.return reads func.func's function_type). */
+    if (mlirOperationHasInherentAttributeByName(raw, s)) tether_handle_mark_suspect(OP(m->op)->h);
     if (!mlirOperationRemoveAttributeByName(raw, s)) {
       PyErr_SetString(PyExc_KeyError, "attempt to delete a non-existent attribute");
       return -1;
@@ -1156,6 +1181,12 @@ static int attrmap_ass(TpAttrMap *m, PyObject *key, PyObject *v) {
     return -1;
   }
   tether_arena_touch(tether_handle_arena(OP(m->op)->h));
+  if (mlirOperationHasInherentAttributeByName(raw, s)) {
+    MlirAttribute old = mlirOperationGetAttributeByName(raw, s);
+    if (mlirAttributeIsNull(old) ||
+        !mlirTypeIDEqual(mlirAttributeGetTypeID(old), mlirAttributeGetTypeID(a)))
+      tether_handle_mark_suspect(OP(m->op)->h); /* an inherent attribute of another kind */
+  }
   mlirOperationSetAttributeByName(raw, s, a);
   return 0;
 }

@@ -275,3 +275,42 @@ def test_4_known_verified_ir_is_reverified_after_any_change():
     raises(ir.MLIRError, m2.operation.verify)
     raises(ir.MLIRError, PassManager.parse("builtin.module(canonicalize)").run, m2.operation)
     """)
+
+
+def test_fuzz_verifier_needs_the_parents_inherent_attributes():
+    # Found by tests/fuzz: func.return's verifier reads func.func's function_type; deleting it and
+    # verifying the return crashed MLIR. The tree is marked suspect; a child tries first.
+    run("""
+    m = ir.Module.parse("func.func @k() { return }")
+    f = m.body.operations[0]
+    del f.attributes["function_type"]
+    ret = f.regions[0].blocks[0].operations[0]
+    e = raises(ir.MLIRError, ret.verify)
+    assert "verifier crashes" in str(e), e
+    raises(ir.MLIRError, m.operation.verify)
+    str(m)
+    f.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([], []))
+    m.operation.verify()
+    ret.verify()
+    """)
+
+
+def test_fuzz_bytecode_of_ir_the_writer_cannot_number():
+    # Found by tests/fuzz: MLIR's bytecode writer crashed numbering a value defined outside the
+    # written operation, and on IR that does not verify.
+    run("""
+    import io
+    m = ir.Module.parse("func.func @f(%a: i32) -> i32 { return %a : i32 }")
+    a = m.body.operations[0].regions[0].blocks[0].arguments[0]
+    user = ir.Operation.create("t.use", operands=[a])
+    e = raises(ValueError, user.write_bytecode, io.BytesIO())
+    assert "defined outside" in str(e), e
+    bad = ir.Operation.create("arith.constant", results=[i32])
+    raises(ir.MLIRError, bad.write_bytecode, io.BytesIO())
+    e = raises(ValueError, m.operation.write_bytecode, io.BytesIO())  # `user` uses %a
+    user.erase()
+    out = io.BytesIO()
+    m.operation.write_bytecode(out)
+    assert out.getvalue().startswith(b"ML\\xefR")
+    assert m.operation.get_asm(binary=True).startswith(b"module")
+    """)

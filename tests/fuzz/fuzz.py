@@ -249,8 +249,12 @@ def step_print(s):
     if s.rng.random() < 0.5:
         str(obj)
     elif hasattr(obj, "get_asm"):
-        obj.get_asm(print_generic_op_form=s.rng.random() < 0.5,
-                    enable_debug_info=s.rng.random() < 0.5, binary=s.rng.random() < 0.2)
+        if s.rng.random() < 0.2:
+            import io
+            obj.write_bytecode(io.BytesIO())
+        else:
+            obj.get_asm(print_generic_op_form=s.rng.random() < 0.5,
+                        enable_debug_info=s.rng.random() < 0.5, binary=s.rng.random() < 0.2)
     elif hasattr(obj, "get_name"):
         obj.get_name()
 
