@@ -353,8 +353,8 @@ bool tether_handle_has_foreign_uses(const void *handle);
 /// (tether_arena_touch). [no safe point]
 int tether_handle_mark_suspect(void *handle);
 /// TETHER_OK if op and everything inside it use only values and branch only to blocks defined
-/// inside op, and nothing outside uses op's values; TETHER_ESTATE otherwise. MLIR's bytecode writer numbers only what is inside the
-/// operation it writes and crashes on anything else. [safe point]
+/// inside op, and nothing outside uses op's values; TETHER_ESTATE otherwise. MLIR's bytecode writer
+/// numbers only what is inside the operation it writes and crashes on anything else. [safe point]
 int tether_op_check_self_contained(tether_op *op);
 
 typedef enum { TETHER_WALK_PRE_ORDER = 0, TETHER_WALK_POST_ORDER = 1 } tether_walk_order;
