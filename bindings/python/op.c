@@ -98,6 +98,11 @@ Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside) {
 static TpOp *op_alloc(PyTypeObject *type, tether_op *h) {
   TpOp *self = (TpOp *)type->tp_alloc(type, 0);
   if (!self) return NULL;
+  /* A Python op class without an instance dict (the generated ones: __slots__ = ()) holds no
+   * reference the cyclic collector could follow: untracked, it is not scanned at every gen-0
+   * collection (the wrappers of a walk would otherwise be). */
+  if (PyType_IS_GC(type) && type->tp_dictoffset == 0 && type != tp.OpView)
+    PyObject_GC_UnTrack(self);
   self->pin = tether_pin(h);
   if (self->pin < 0) {
     self->pin = -1;
