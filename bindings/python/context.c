@@ -21,8 +21,12 @@ typedef struct {
   PyObject *ctx, *ip, *loc; /* strong; ip and loc may be NULL */
 } frame;
 
-static _Thread_local frame *stack;
-static _Thread_local Py_ssize_t depth, cap;
+/* Read on every call that resolves the current context, location or insertion point: the
+ * initial-exec model is a plain %fs-relative load where a shared object's default calls
+ * __tls_get_addr (the same choice as libtether's, docs/benchmarks.md). */
+#define TP_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+static TP_TLS frame *stack;
+static TP_TLS Py_ssize_t depth, cap;
 
 static int push(int kind, PyObject *ctx, PyObject *ip, PyObject *loc) {
   if (depth == cap) {
