@@ -304,7 +304,166 @@ static PyGetSetDef ptr_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+ISA(mlirTypeIsALLVMStructType)
+
+/* The element types of a sequence, in the context of ctx (NULL: the current one). */
+static int struct_elements(PyObject *seq, PyObject *ctx, intptr_t *n, MlirType **ts) {
+  return tp_seq_types(seq, ctx, n, ts);
+}
+
+static PyObject *struct_literal(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  static const char *const names[] = {"elements", "packed", "loc", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("get_literal", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  int packed = a[1] ? PyObject_IsTrue(a[1]) : 0;
+  if (packed < 0) return NULL;
+  PyObject *lo = tp_resolve_loc(a[2] ? a[2] : Py_None);
+  if (!lo) return NULL;
+  PyObject *ctx = TP_CTX(lo);
+  mlirContextGetOrLoadDialect(tp_ctx_raw(ctx), mlirStringRefCreateFromCString("llvm"));
+  intptr_t n;
+  MlirType *ts;
+  if (!struct_elements(a[0], ctx, &n, &ts)) return NULL;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, (TpContext *)ctx);
+  MlirType t = mlirLLVMStructTypeLiteralGetChecked((MlirLocation){TP_PTR(lo)}, n, ts, packed);
+  PyMem_Free(ts);
+  if (mlirTypeIsNull(t)) {
+    PyObject *errs = tp_errcap_end(&cap);
+    PyObject *msg = errs && PyList_GET_SIZE(errs) ? PyObject_Str(PyList_GET_ITEM(errs, 0)) : NULL;
+    PyErr_Format(PyExc_ValueError, "%S", msg ? msg : (PyObject *)Py_None);
+    Py_XDECREF(msg);
+    Py_XDECREF(errs);
+    return NULL;
+  }
+  Py_XDECREF(tp_errcap_end(&cap));
+  return wrap_as(cls, ctx, t);
+}
+
+static PyObject *struct_named(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, int opaque) {
+  static const char *const names[] = {"name", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs(opaque ? "get_opaque" : "get_identified", args, nargs, kwnames, names, 1, 2, a))
+    return NULL;
+  MlirStringRef name;
+  if (!tp_arg_str(a[0], "name", &name)) return NULL;
+  MlirContext raw;
+  PyObject *ctx = context_for(a[1], "llvm", &raw);
+  if (!ctx) return NULL;
+  return wrap_as(cls, ctx,
+                 opaque ? mlirLLVMStructTypeOpaqueGet(raw, name)
+                        : mlirLLVMStructTypeIdentifiedGet(raw, name));
+}
+
+static PyObject *struct_identified(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+  return struct_named(cls, args, nargs, kwnames, 0);
+}
+
+static PyObject *struct_opaque(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+  return struct_named(cls, args, nargs, kwnames, 1);
+}
+
+static PyObject *struct_new_identified(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames) {
+  static const char *const names[] = {"name", "elements", "packed", "context", NULL};
+  PyObject *a[4];
+  if (!tp_fastargs("new_identified", args, nargs, kwnames, names, 2, 4, a)) return NULL;
+  MlirStringRef name;
+  if (!tp_arg_str(a[0], "name", &name)) return NULL;
+  int packed = a[2] ? PyObject_IsTrue(a[2]) : 0;
+  if (packed < 0) return NULL;
+  MlirContext raw;
+  PyObject *ctx = context_for(a[3], "llvm", &raw);
+  if (!ctx) return NULL;
+  intptr_t n;
+  MlirType *ts;
+  if (!struct_elements(a[1], ctx, &n, &ts)) return NULL;
+  MlirType t = mlirLLVMStructTypeIdentifiedNewGet(raw, name, n, ts, packed);
+  PyMem_Free(ts);
+  return wrap_as(cls, ctx, t);
+}
+
+static PyObject *struct_set_body(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
+  static const char *const names[] = {"elements", "packed", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("set_body", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  int packed = a[1] ? PyObject_IsTrue(a[1]) : 0;
+  if (packed < 0) return NULL;
+  if (mlirLLVMStructTypeIsLiteral(T(self)))
+    return PyErr_Format(PyExc_ValueError, "a literal struct has its body already");
+  intptr_t n;
+  MlirType *ts;
+  if (!struct_elements(a[0], TP_CTX(self), &n, &ts)) return NULL;
+  MlirLogicalResult r = mlirLLVMStructTypeSetBody(T(self), n, ts, packed);
+  PyMem_Free(ts);
+  if (!mlirLogicalResultIsSuccess(r))
+    return PyErr_Format(PyExc_ValueError, "Struct body already set to different content.");
+  Py_RETURN_NONE;
+}
+
+static PyObject *struct_name(PyObject *self, void *c) {
+  (void)c;
+  if (mlirLLVMStructTypeIsLiteral(T(self))) Py_RETURN_NONE;
+  return tp_str_from_ref(mlirLLVMStructTypeGetIdentifier(T(self)));
+}
+
+static PyObject *struct_body(PyObject *self, void *c) {
+  (void)c;
+  if (mlirLLVMStructTypeIsOpaque(T(self))) Py_RETURN_NONE;
+  intptr_t n = mlirLLVMStructTypeGetNumElementTypes(T(self));
+  PyObject *l = PyList_New(n);
+  for (intptr_t i = 0; l && i < n; i++) {
+    PyObject *e = tp_wrap_type(TP_CTX(self), mlirLLVMStructTypeGetElementType(T(self), i));
+    if (!e) {
+      Py_CLEAR(l);
+      break;
+    }
+    PyList_SET_ITEM(l, i, e);
+  }
+  return l;
+}
+
+static PyObject *struct_packed(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirLLVMStructTypeIsPacked(T(self)));
+}
+
+static PyObject *struct_is_opaque(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirLLVMStructTypeIsOpaque(T(self)));
+}
+
+static PyMethodDef struct_methods[] = {
+    {"get_literal", TP_FASTFN(struct_literal), TP_FAST | METH_CLASS,
+     "get_literal(elements, *, packed=False, loc=None): !llvm.struct<(...)>."},
+    {"get_identified", TP_FASTFN(struct_identified), TP_FAST | METH_CLASS,
+     "get_identified(name, *, context=None): the identified struct of that name."},
+    {"get_opaque", TP_FASTFN(struct_opaque), TP_FAST | METH_CLASS,
+     "get_opaque(name, context=None): an opaque identified struct."},
+    {"new_identified", TP_FASTFN(struct_new_identified), TP_FAST | METH_CLASS,
+     "new_identified(name, elements, *, packed=False, context=None): a fresh identified struct "
+     "(renamed if the name is taken)."},
+    {"set_body", TP_FASTFN(struct_set_body), TP_FAST,
+     "set_body(elements, *, packed=False): the body of an identified struct."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef struct_getset[] = {
+    {"name", struct_name, NULL, "The identifier (None for a literal struct).", NULL},
+    {"body", struct_body, NULL, "The element types (None while opaque).", NULL},
+    {"packed", struct_packed, NULL, NULL, NULL},
+    {"opaque", struct_is_opaque, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static tp_class_def llvm_defs[] = {
+    {"StructType", NULL, isa_mlirTypeIsALLVMStructType, NULL, struct_methods, struct_getset, NULL,
+     "!llvm.struct<...>", NULL, NULL},
     {"PointerType", NULL, isa_mlirTypeIsALLVMPointerType, NULL, ptr_methods, ptr_getset, NULL,
      "!llvm.ptr", NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},

@@ -6,3 +6,9 @@ from ._llvm_enum_gen import *  # noqa: F401,F403
 from tether._tether import _llvm as _types
 
 globals().update({k: v for k, v in vars(_types).items() if not k.startswith('_')})
+
+
+def mlir_constant(value, *, loc=None, ip=None):
+    """llvm.mlir.constant of an attribute, its type the attribute's."""
+    from ._ods_common import get_op_result_or_op_results
+    return get_op_result_or_op_results(ConstantOp(res=value.type, value=value, loc=loc, ip=ip))
