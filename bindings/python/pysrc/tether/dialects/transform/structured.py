@@ -3,8 +3,8 @@
 single-handle ops (DecomposeOp, GeneralizeOp, ScalarizeOp, InterchangeOp), tiling
 (TileUsingForOp, TileUsingForallOp: sizes as ints, values, scalable [x] lists, or a packed
 handle) and vectorizing (VectorizeOp, VectorizeChildrenAndApplyPatternsOp). The other builders
-upstream writes by hand (padding, splitting, multi-tile sizes, fusion, copies to threads,
-bufferize-to-allocation) keep their generated signatures for now (docs/python.md)."""
+upstream writes by hand for padding, splitting, multi-tile sizes, fusion, copies to threads and
+bufferize-to-allocation too."""
 
 from typing import Optional, Sequence, Union
 
@@ -24,7 +24,9 @@ from .._structured_transform_enum_gen import *  # noqa: F401,F403
 from .._ods_common import _cext as _ods_cext
 from .._ods_common import get_op_result_or_value as _value
 from .._ods_common import _dispatch_dynamic_index_list, _dispatch_mixed_values
-from ...ir import ArrayAttr, Operation, OpView, StringAttr, Type, Value
+from .._ods_common import _get_int_array_array_attr
+from .. import _structured_transform_ops_gen as _gen
+from ...ir import ArrayAttr, Attribute, Operation, OpView, ShapedType, StringAttr, Type, Value
 from tether._tether import _transform as _types
 
 
@@ -165,3 +167,96 @@ class VectorizeOp(_VectorizeOp):
         super().__init__(target, vector_sizes=dynamic, static_vector_sizes=static_vector_sizes,
                          scalable_sizes=scalable_sizes, vectorize_nd_extract=vectorize_nd_extract,
                          loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class BufferizeToAllocationOp(_gen.BufferizeToAllocationOp):
+    __slots__ = ()
+
+    def __init__(self, target, *, memory_space=None, memcpy_op=None, alloc_op=None,
+                 bufferize_destination_only=None, loc=None, ip=None):
+        if isinstance(memory_space, int):
+            memory_space = str(memory_space)
+        if isinstance(memory_space, str):
+            memory_space = Attribute.parse(memory_space)
+        super().__init__(_types.AnyValueType.get(), _any_op(), target, memory_space=memory_space,
+                         memcpy_op=memcpy_op, alloc_op=alloc_op,
+                         bufferize_destination_only=bufferize_destination_only, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class FuseIntoContainingOp(_gen.FuseIntoContainingOp):
+    __slots__ = ()
+
+    def __init__(self, fused_op_type_or_producer_op, new_containing_op_type_or_containing_op,
+                 producer_op_or_none=None, containing_op_or_none=None, *, loc=None, ip=None):
+        if isinstance(fused_op_type_or_producer_op, Type):
+            if not isinstance(new_containing_op_type_or_containing_op, Type):
+                raise TypeError("If 'fused_op_type_or_producer_op' is a type, then "
+                                "'new_containing_op_type_or_containing_op' is expected to be one "
+                                "as well.")
+            types = [fused_op_type_or_producer_op, new_containing_op_type_or_containing_op]
+            producer, containing = producer_op_or_none, containing_op_or_none
+        else:
+            types = [_any_op(), _any_op()]
+            producer, containing = (fused_op_type_or_producer_op,
+                                    new_containing_op_type_or_containing_op)
+        super().__init__(*types, producer, containing, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class MapCopyToThreadsOp(_gen.MapCopyToThreadsOp):
+    __slots__ = ()
+
+    def __init__(self, forall_op_type_or_target, tiled_op_type_or_none=None, target_or_none=None,
+                 *, total_num_threads, desired_bit_alignment, loc=None, ip=None):
+        if isinstance(forall_op_type_or_target, Type):
+            types = [forall_op_type_or_target, tiled_op_type_or_none]
+            target = target_or_none
+        else:
+            types, target = [_any_op(), _any_op()], forall_op_type_or_target
+        super().__init__(*types, target, total_num_threads=total_num_threads,
+                         desired_bit_alignment=desired_bit_alignment, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class MultiTileSizesOp(_gen.MultiTileSizesOp):
+    __slots__ = ()
+
+    def __init__(self, result_type, target, *, dimension, target_size, divisor=None, loc=None,
+                 ip=None):
+        super().__init__(result_type, result_type, result_type, target, dimension=dimension,
+                         target_size=target_size, divisor=divisor, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class PadOp(_gen.PadOp):
+    __slots__ = ()
+
+    def __init__(self, target, *, pad_to_multiple_of=None, padding_values=None,
+                 padding_dimensions=None, pack_paddings=None, transpose_paddings=None,
+                 copy_back_op=None, loc=None, ip=None):
+        if pad_to_multiple_of is None:
+            dynamic, static = [], None
+        else:
+            dynamic, static, _ = _dispatch_dynamic_index_list(pad_to_multiple_of)
+        any_op = _any_op()
+        super().__init__(any_op, any_op, any_op, target, pad_to_multiple_of=dynamic,
+                         padding_values=padding_values, padding_dimensions=padding_dimensions,
+                         static_pad_to_multiple_of=static, pack_paddings=pack_paddings,
+                         transpose_paddings=_get_int_array_array_attr(transpose_paddings),
+                         copy_back_op=copy_back_op, loc=loc, ip=ip)
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class SplitOp(_gen.SplitOp):
+    __slots__ = ()
+
+    def __init__(self, target, dimension, chunk_sizes, *, loc=None, ip=None):
+        if isinstance(chunk_sizes, int):
+            static, dynamic = chunk_sizes, None
+        else:
+            static, dynamic = ShapedType.get_dynamic_size(), chunk_sizes
+        target = _value(target)
+        super().__init__(target.type, target.type, target, dimension=dimension,
+                         static_chunk_sizes=static, dynamic_chunk_sizes=dynamic, loc=loc, ip=ip)
