@@ -27,14 +27,14 @@ class ConstantOp(_GeneratedConstantOp):
         return self.results[0].type
 
 
-@_ods_cext.register_operation(_Dialect, replace=True)
-class FuncOp(_GeneratedFuncOp):
-    """`func.func`: FuncOp(name, type, visibility=None, body_builder=None). `type` is a
-    FunctionType or an (inputs, results) pair; `body_builder(func_op)` fills a new entry block."""
+class FunctionLike:
+    """What func.func and ml_program.func share: the constructor from (name, type) and the
+    accessors of a function-like op (entry block, arguments, type, visibility, ...)."""
     __slots__ = ()
 
-
     def __init__(self, name, type, *, visibility=None, body_builder=None, loc=None, ip=None):
+        """`type` is a FunctionType or an (inputs, results) pair; `body_builder(op)` fills a new
+        entry block."""
         sym_name = StringAttr.get(str(name))
         if isinstance(type, tuple):
             type = FunctionType.get(inputs=type[0], results=type[1])
@@ -99,6 +99,12 @@ class FuncOp(_GeneratedFuncOp):
     @result_attrs.setter
     def result_attrs(self, attribute: ArrayAttr):
         self.attributes[RESULT_ATTRIBUTE_NAME] = attribute
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class FuncOp(FunctionLike, _GeneratedFuncOp):
+    """`func.func`: FuncOp(name, type, visibility=None, body_builder=None)."""
+    __slots__ = ()
 
     @classmethod
     def from_py_func(cls, *inputs: Type, results: Optional[Sequence[Type]] = None,

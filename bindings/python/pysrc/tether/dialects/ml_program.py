@@ -1,4 +1,14 @@
-"""tether.dialects.ml_program: the `ml_program` dialect's operations (generated from MLIR 19's ODS)."""
+"""tether.dialects.ml_program: the ml_program dialect's operations (generated from MLIR 19's
+ODS), and FuncOp(name, type, visibility=None, body_builder=None) as func.FuncOp's."""
 
 from ._ml_program_ops_gen import *  # noqa: F401,F403
-from ._ml_program_ops_gen import _Dialect  # noqa: F401
+from ._ml_program_ops_gen import _Dialect
+from ._ml_program_ops_gen import FuncOp as _GeneratedFuncOp
+from ._ods_common import _cext as _ods_cext
+from .func import FunctionLike
+
+
+@_ods_cext.register_operation(_Dialect, replace=True)
+class FuncOp(FunctionLike, _GeneratedFuncOp):
+    """`ml_program.func`: FuncOp(name, type, visibility=None, body_builder=None)."""
+    __slots__ = ()
