@@ -229,13 +229,7 @@ static MlirLogicalResult call(const tether_infer_call *c, MlirTypesCallback type
     if (c->n_operands) memcpy(vals, c->operands, (size_t)c->n_operands * sizeof *vals);
     if (c->n_regions) memcpy(regs, c->regions, (size_t)c->n_regions * sizeof *regs);
     scrub_stack();
-    r = c->shaped
-            ? mlirInferShapedTypeOpInterfaceInferReturnTypes(c->name, c->ctx, c->location,
-                                                             c->n_operands, vals, c->attributes,
-                                                             NULL, c->n_regions, regs, comps, ud)
-            : mlirInferTypeOpInterfaceInferReturnTypes(c->name, c->ctx, c->location, c->n_operands,
-                                                       vals, c->attributes, NULL, c->n_regions,
-                                                       regs, types, ud);
+    r = tether__infer_call(c, vals, regs, types, comps, ud);
   }
   free(vals);
   free(regs);

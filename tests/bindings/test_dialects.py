@@ -99,6 +99,22 @@ def test_tensor_empty_with_mixed_sizes(ctx):
     assert str(e.result.type) == "tensor<4x?xf32>"
 
 
+def test_result_inference_sees_properties(ctx):
+    # shape.const_shape infers its result from its `shape` property: inference must build the
+    # op's properties from the attributes, as MLIR's own op creation does.
+    from tether.dialects import shape
+    m = builtin.ModuleOp()
+    with ir.InsertionPoint(m.body):
+        c = shape.ConstShapeOp([1, 2, 3])
+        iface = ir.InferTypeOpInterface(shape.ConstShapeOp)
+        inferred = iface.inferReturnTypes(attributes=ir.DictAttr.get({"shape": c.shape}))
+    assert str(c.result.type) == "tensor<3xindex>"
+    assert [str(t) for t in inferred] == ["tensor<3xindex>"]
+    # A wrong attribute kind for the property: an MLIRError, not a crash.
+    with ir.InsertionPoint(m.body), pytest.raises(ir.MLIRError):
+        shape.ConstShapeOp(ir.IntegerAttr.get(ir.IndexType.get(), 3))
+
+
 def test_generated_builder_errors_are_python_errors(ctx):
     i32 = ir.IntegerType.get_signless(32)
     with pytest.raises(TypeError):
