@@ -326,6 +326,29 @@ int tether_infer(const tether_infer_call *c, MlirTypesCallback types,
   return mlirLogicalResultIsSuccess(call(c, types, components, user)) ? TETHER_OK : TETHER_EVERIFY;
 }
 
+/* ---- probes for the bindings ----------------------------------------------------------------
+ */
+
+int tether_probe(const void *key, size_t key_len, void (*fn)(void *), void *user) {
+  if ((!key && key_len) || !fn) return -1;
+  key_buf k = {NULL, 0, 0, 0};
+  put(&k, 0x70726f6265ull); /* "probe": its own key space */
+  put_str(&k, (MlirStringRef){(const char *)key, key_len});
+  if (k.oom) {
+    free(k.w);
+    return -1;
+  }
+  uint64_t h = hash_key(k.w, k.n);
+  int known = cache_get(h, k.w, k.n);
+  if (known < 0) {
+    int r = tether__in_child(fn, user, PROBE_TIMEOUT_MS);
+    if (r == 0 || r == 1) cache_put(h, k.w, k.n, r);
+    known = r == 2 ? 0 : r;
+  }
+  free(k.w);
+  return known;
+}
+
 /* ---- verifiers that need a parent -------------------------------------------------------------
  */
 

@@ -339,6 +339,15 @@ typedef struct {
 int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
                  MlirShapedTypeComponentsCallback components, void *user);
 
+/* Runs fn(user) first in a forked child (no output, no core file, killed after 5 s), once per key
+ * for the process, and caches the verdict: 1 the call returned there, so the caller may make it
+ * for real; 0 it crashed or hung; -1 no child could be made (the verdict is unknown). For calls
+ * into MLIR that abort or crash on input the C API cannot check (a dialect's region builder that
+ * meets an element type it does not handle). The key must determine whether the call crashes:
+ * name the call and print what it depends on into it. Keys never collide with tether_infer's.
+ * [no safe point] */
+int tether_probe(const void *key, size_t key_len, void (*fn)(void *), void *user);
+
 /* True if the IR holding handle (its whole tree) uses a value or a block of another tree (a
  * detached operation, region or block, or another module): a transient state while IR is being
  * assembled. MLIR's verifier, and every printer that verifies first (mlirOperationPrint,

@@ -23,6 +23,7 @@ PACKAGES=(
   clang-format           # the formatting check
   llvm-19-tools          # FileCheck-19 for the conformance runner (tests/conformance)
   python3-numpy          # numpy arrays in DenseElementsAttr and tether.runtime (optional at import)
+  python3-yaml           # linalg OpDSL's dump_oplib (optional at import)
   cmake                  # tether-lint's compdb_test: a compilation database as CMake writes it
   bear                   # tether-lint's compdb_test: a compilation database as Bear writes it
 )

@@ -237,6 +237,8 @@ int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
 int tp_init_dense(PyObject *m);
 /* dialect_types.c: the classes of dialect types, in _tether._transform, ._pdl, ... */
 int tp_init_dialect_types(PyObject *m);
+/* linalg.c: _tether._linalg_fill_builtin_region. */
+int tp_init_linalg(PyObject *m);
 /* execution_engine.c: _tether._ExecutionEngine. */
 int tp_init_execution_engine(PyObject *m);
 /* Raises CastError (TypeError and RuntimeError) with upstream's "Invalid attribute ... when

@@ -491,6 +491,26 @@ static void wrap_raw_pointers(void) {
   CHECK_RC(tether_op_wrap(other, add, &w), TETHER_EARG);
 }
 
+/* tether_probe: a call that crashes in the child is refused, one that returns is allowed; the
+ * verdict is cached per key (the second call does not run fn at all: the counter of a call made in
+ * this process would move, a child's cannot). */
+static int probe_calls;
+static void probe_returns(void *ud) { ++*(int *)ud; }
+static void probe_crashes(void *ud) {
+  (void)ud;
+  abort();
+}
+
+static void probe_runs_calls_in_a_child_once_per_key(void) {
+  CHECK(tether_probe("ok", 2, probe_returns, &probe_calls) == 1);
+  CHECK(probe_calls == 0); /* it ran in the child */
+  CHECK(tether_probe("crash", 5, probe_crashes, NULL) == 0);
+  CHECK(tether_probe("crash", 5, probe_returns, &probe_calls) == 0); /* cached: not run again */
+  CHECK(tether_probe("ok", 2, probe_crashes, NULL) == 1);
+  CHECK(tether_probe(NULL, 3, probe_returns, NULL) == -1);
+  CHECK(tether_probe("x", 1, NULL, NULL) == -1);
+}
+
 int main(void) {
   RUN(type_outlives_arena_handle);
   RUN(dropped_arenas_are_destroyed);
@@ -508,5 +528,6 @@ int main(void) {
   RUN(bad_input_is_an_error);
   RUN(walk_visits_and_tolerates_mutation);
   RUN(wrap_raw_pointers);
+  RUN(probe_runs_calls_in_a_child_once_per_key);
   DONE();
 }

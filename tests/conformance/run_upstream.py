@@ -88,11 +88,17 @@ def transform(source, filename):
 
 
 def run_line(source):
-    m = re.search(r"RUN:\s*%PYTHON %s(.*)$", source, re.M)
+    """The file's RUN line: the program itself (`%PYTHON %s`) or a module run on it
+    (`%PYTHON -m MODULE ARGS`, %s standing for the file), and how its output is checked."""
+    m = re.search(r"RUN:\s*%PYTHON (%s|-m \S+[^|]*)(.*)$", source, re.M)
     if not m:
         return None
-    tail = m.group(1)
+    head, tail = m.group(1).strip(), m.group(2)
+    module = None
+    if head.startswith("-m "):
+        module = head.split()[1:]
     return {
+        "module": module,
         "stderr_to_stdout": "2>&1" in tail,
         "filecheck": "FileCheck" in tail,
         "filecheck_args": re.findall(r"(--[\w-]+=\S+)", tail),
@@ -123,8 +129,21 @@ def label_groups(source):
         text = "\n".join(checks)
         return set(re.findall(r"\[\[(\w+)\]\]", text)), set(re.findall(r"\[\[(\w+):", text))
 
-    merged = []
+    # A group using global variables ([[$X]]) defined before the first label gets those checks
+    # too, and is checked on the output from its start (marked by a True third element).
+    pre = groups[0][1] if groups and groups[0][0] is None else []
+    pre_globals = set(re.findall(r"\[\[(\$\w+):", "\n".join(pre)))
+    marked = []
     for label, checks in groups:
+        used = set(re.findall(r"\[\[(\$\w+)\]\]", "\n".join(checks)))
+        if label is not None and used & pre_globals:
+            marked.append((label, list(pre) + list(checks), True))
+        else:
+            marked.append((label, checks, False))
+    groups = marked
+
+    merged = []
+    for label, checks, *_ in groups:
         checks = list(checks)
         uses, defs = uses_defs(checks)
         while merged and uses - defs:
@@ -132,7 +151,8 @@ def label_groups(source):
             label, checks = plabel, pchecks + checks
             uses, defs = uses_defs(checks)
         merged.append((label, checks))
-    return merged
+    flags = {label: whole for label, _, whole in groups}
+    return [(label, checks, flags.get(label, False)) for label, checks in merged]
 
 
 def _label_regex(text):
@@ -153,7 +173,7 @@ def slice_output(output, groups):
     lines = output.splitlines(keepends=True)
     starts = []
     pos = 0
-    for label, _ in groups:
+    for label, *_ in groups:
         if label is None:
             starts.append(0)
             continue
@@ -176,7 +196,8 @@ def slice_output(output, groups):
             if later is not None and later > start:
                 end = later
                 break
-        slices.append("".join(lines[start:end]))
+        whole = len(groups[gi]) > 2 and groups[gi][2]
+        slices.append("".join(lines[0 if whole else start:end]))
     return slices
 
 
@@ -242,6 +263,23 @@ def run_file(args, rel):
         with open(prog, "w", encoding="utf-8") as f:
             f.write(program)
         env = dict(os.environ)
+        if rl["module"]:
+            # A module run on the (unchanged) file: tether runs modules through tether.run.
+            argv = [a if a != "%s" else path for a in rl["module"]]
+            pre = ["-m", "tether.run", "-m"] if args.package == "tether" else ["-m"]
+            env["PYTHONPATH"] = args.tether_py if args.package == "tether" else args.upstream_py
+            try:
+                p = subprocess.run([args.python, *pre, *argv], env=env, cwd=os.path.dirname(path),
+                                   capture_output=True, text=True, timeout=args.timeout)
+                stdout, stderr = p.stdout, p.stderr
+                crashes = [(0, f"signal {-p.returncode}")] if p.returncode < 0 else []
+                if p.returncode > 0:
+                    stderr += "\nTETHER-CONFORMANCE: the module run failed"
+            except subprocess.TimeoutExpired:
+                stdout, stderr, crashes = "", "", [(0, "timeout")]
+            if rl["stderr_to_stdout"]:
+                stdout += stderr
+            return finish(args, rel, source, stdout, stderr, crashes)
         if args.package == "tether":
             sitedir = os.path.join(tmp, "site")
             os.makedirs(sitedir)
@@ -254,6 +292,12 @@ def run_file(args, rel):
         # Some files read inputs next to themselves.
         stdout, stderr, crashes = run_program(args.python, prog, env, os.path.dirname(path),
                                               args.timeout, rl["stderr_to_stdout"])
+    return finish(args, rel, source, stdout, stderr, crashes)
+
+
+def finish(args, rel, source, stdout, stderr, crashes):
+    """The verdicts of one file's output."""
+    rl = run_line(source)
     groups = label_groups(source)
     tests = []
     if not groups:
@@ -262,7 +306,7 @@ def run_file(args, rel):
                       "why": "" if ok else "the program failed"})
     else:
         slices = slice_output(stdout, groups)
-        for (label, checks), text in zip(groups, slices):
+        for (label, checks, _), text in zip(groups, slices):
             name = label or "(checks before the first label)"
             if text is None:
                 tests.append({"name": name, "ok": False, "why": "label not in the output"})

@@ -39,6 +39,7 @@ cc_library(
     hdrs = glob(["include/mlir-c/**/*.h"]) + [
         "include/mlir/Config/mlir-config.h",
         "include/mlir/Conversion/Passes.capi.h.inc",
+        "include/mlir/Dialect/Linalg/Passes.capi.h.inc",
         "include/mlir/Transforms/Transforms.capi.h.inc",
     ],
     includes = ["include"],
@@ -80,6 +81,16 @@ cc_library(
     name = "mlir_cpp_headers",
     hdrs = glob(["include/mlir/**/*.h", "include/mlir/**/*.inc", "include/mlir/**/*.td", "include/llvm/**/*.h", "include/llvm/**/*.def", "include/llvm/**/*.inc", "include/llvm-c/**/*.h"]),
     includes = ["include"],
+)
+
+# linalg's named ops as MLIR generated them (for tether's OpDSL: bindings/python:core_named_ops).
+filegroup(
+    name = "linalg_named_op_defs",
+    srcs = [
+        "include/mlir/Dialect/Linalg/IR/LinalgNamedStructuredOps.yamlgen.td",
+        "include/mlir/Dialect/Linalg/IR/LinalgNamedStructuredOps.yamlgen.cpp.inc",
+        "include/mlir/Dialect/Linalg/IR/LinalgStructuredOps.h.inc",
+    ],
 )
 
 # The TableGen sources of MLIR, for mlir-tblgen in dialects defined with ODS.
