@@ -174,6 +174,10 @@ int tether_type_parse(tether_arena *a, const char *text, size_t len, tether_type
   if (!a || !text || !out) return TETHER_EARG;
   tether__enter(a);
   tether__diag_begin(a);
+  if (tether_parse_check(a->ctx, TETHER_PARSE_TYPE, text, len) != TETHER_OK) {
+    tether__diag_end(a);
+    return TETHER_EPARSE;
+  }
   MlirType t = mlirTypeParseGet(a->ctx, (MlirStringRef){text, len});
   tether__diag_end(a);
   if (mlirTypeIsNull(t)) return TETHER_EPARSE;
@@ -197,6 +201,10 @@ int tether_attr_parse(tether_arena *a, const char *text, size_t len, tether_attr
   if (!a || !text || !out) return TETHER_EARG;
   tether__enter(a);
   tether__diag_begin(a);
+  if (tether_parse_check(a->ctx, TETHER_PARSE_ATTRIBUTE, text, len) != TETHER_OK) {
+    tether__diag_end(a);
+    return TETHER_EPARSE;
+  }
   MlirAttribute t = mlirAttributeParseGet(a->ctx, (MlirStringRef){text, len});
   tether__diag_end(a);
   if (mlirAttributeIsNull(t)) return TETHER_EPARSE;

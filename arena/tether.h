@@ -56,7 +56,9 @@ extern "C" {
   X(TETHER_ESTATE, -7, "the object is not in a state that allows this")                            \
   X(TETHER_EBUSY, -8, "results of the operation are still used outside it")                        \
   X(TETHER_ECONTEXT, -9, "objects of different arenas or contexts were mixed")                     \
-  X(TETHER_EPASS, -10, "the pass pipeline failed")
+  X(TETHER_EPASS, -10, "the pass pipeline failed")                                                 \
+  X(TETHER_ERUNNING, -11,                                                                          \
+    "MLIR is running passes, a transform script or the verifier on IR of this arena")
 
 typedef enum {
 #define TETHER__STATUS_ENUM(name, value, text) name = value,
@@ -310,6 +312,13 @@ int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v);
 /// Replaces every use of `of` with `with`.
 int tether_value_replace_all_uses(tether_value *of, tether_value *with);
 
+/* While MLIR verifies, runs passes or a transform script (tether_op_verify, tether_op_run_passes,
+ * tether_op_apply_transform, tether_op_merge_symbols), code that a diagnostic handler runs cannot
+ * use IR handles of that arena: every call taking one returns TETHER_ERUNNING (guarded access
+ * too), as do tether_op_create, tether_op_create_at and the tether_*_wrap functions. The IR may be
+ * half rewritten then, and handles to what was removed are invalidated only when the call returns.
+ * Types, attributes, locations and new parses stay available. */
+
 /// Verifies op. TETHER_EVERIFY with diagnostics in tether_arena_last_error.
 int tether_op_verify(tether_op *op);
 /// Prints op through cb (flags may be NULL: default printing).
@@ -348,6 +357,21 @@ int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
  * [no safe point] */
 int tether_probe(const void *key, size_t key_len, void (*fn)(void *), void *user);
 
+/* What a text is parsed as, for tether_parse_check. */
+typedef enum {
+  TETHER_PARSE_TYPE = 1,
+  TETHER_PARSE_ATTRIBUTE = 2,
+  TETHER_PARSE_MODULE = 3,
+  TETHER_PARSE_OPERATION = 4,
+} tether_parse_kind;
+
+/* Whether parsing text as kind is safe: TETHER_OK, or TETHER_EPARSE (a diagnostic emitted at an
+ * unknown location of ctx) when MLIR's own parser crashes on it. Texts that mention what MLIR 19
+ * is known to crash on are parsed in a child first (tether_probe, once per text); everything else
+ * is TETHER_OK at once. tether's parse functions call it; call it before parsing with the C API
+ * yourself (mlirTypeParseGet, mlirAttributeParseGet, ...). [no safe point] */
+int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len);
+
 /* True if the IR holding handle (its whole tree) uses a value or a block of another tree (a
  * detached operation, region or block, or another module): a transient state while IR is being
  * assembled. MLIR's verifier, and every printer that verifies first (mlirOperationPrint,
@@ -384,6 +408,40 @@ int tether_op_run_passes(tether_op *op, MlirPassManager pm);
 /// through this API, for callers that verified themselves).
 #define TETHER_PASSES_TRUSTED_INPUT 1u
 int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags);
+
+/* The transform dialect's interpreter (mlirTransformApplyNamedSequence) and symbol merging
+ * (mlirMergeSymbolsIntoFromClone), with the guarantees of tether_op_run_passes. */
+typedef struct {
+  bool expensive_checks;                      /* MLIR's default: true */
+  bool enforce_single_top_level_transform_op; /* MLIR's default: true */
+} tether_transform_options;
+
+/// Applies the transform script starting at `root` (an operation implementing MLIR's
+/// TransformOpInterface, e.g. transform.named_sequence) to `payload`. `module` is a builtin.module:
+/// when it does not contain root, MLIR merges a copy of its symbols into root's nearest symbol
+/// table first (that table changes). options NULL: MLIR's defaults. flags:
+/// TETHER_PASSES_TRUSTED_INPUT skips verifying the inputs.
+/// Afterwards the payload's tree (and root's, when symbols were merged into it) is revalidated:
+/// handles of objects the transforms removed become invalid (TETHER_REASON_REMOVED), the others
+/// keep their identity. A script held in the payload's own tree runs as a copy (the transforms
+/// cannot modify the script while it runs; docs/ownership.md, "The transform interpreter").
+/// TETHER_EPASS when MLIR reports a failure, or refuses the input: root is not a transform
+/// operation, module not a builtin.module, root not nested in an operation, no symbol table to
+/// merge into (diagnostics in tether_arena_last_error; the trees are revalidated anyway).
+/// Refused first, as tether_op_run_passes: TETHER_ECONTEXT (different arenas), TETHER_EBUSY
+/// (another tree uses IR of the payload's tree, or of root's when symbols are merged into it),
+/// TETHER_EPASS (IR MLIR would crash on), TETHER_EVERIFY (the payload's tree, module or root's
+/// symbol table does not verify). May destroy IR.
+int tether_op_apply_transform(tether_op *payload, tether_op *root, tether_op *module,
+                              const tether_transform_options *options, unsigned flags);
+/// Copies the symbols of `other` into `target` (both operations with the SymbolTable trait),
+/// renaming private symbols on conflicts, as MLIR's mergeSymbolsInto does with a clone of other;
+/// other does not change. target's tree is revalidated (external function declarations that a
+/// definition replaces are erased). TETHER_EPASS with diagnostics when MLIR refuses (two public
+/// symbols of one name), when either is not a symbol table, or when other uses values or blocks
+/// defined outside it; TETHER_EVERIFY when either does not verify; TETHER_EBUSY while another
+/// tree uses IR of target's tree; TETHER_ECONTEXT for different arenas. May destroy IR.
+int tether_op_merge_symbols(tether_op *target, tether_op *other);
 
 /// After changing the structure of the tree containing `handle` through the raw C API:
 /// invalidates (TETHER_REASON_REMOVED) the handles whose objects are no longer in the tree. An

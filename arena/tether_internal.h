@@ -3,6 +3,7 @@
  *   table.c  the per-tree intern table and the per-arena table of roots
  *   tree.c   trees (one per root): interning, merging, moving, invalidating, destroying, deps
  *   ir.c     the public IR API (parse, create, navigate, mutate)
+ *   transform.c the transform dialect interpreter and symbol merging (tether_op_apply_transform)
  *   context.c arenas, diagnostics, and context-owned objects (types, attributes, locations)
  *
  * The object graph the collector sees (-> is a pointer it traces):
@@ -121,6 +122,8 @@ struct tether_arena {
   intptr_t registry_slot; /* index in core.c's registry of live arenas */
   tether_arena_stats stats;
   uint64_t epoch; /* bumped by every change to IR of the arena (tether__touch) */
+  int running;    /* > 0 while MLIR verifies, runs passes or a transform script on IR of the arena:
+                   * its IR handles are refused (TETHER_ERUNNING; tether__run_begin) */
   uint8_t owns_ctx;
   uint8_t state;
 };
@@ -129,6 +132,13 @@ typedef struct tether__ctxobj {
   void *raw;
   tether_arena *arena;
 } tether__ctxobj;
+
+/* Around a call into MLIR that walks or changes IR of the arena and may emit diagnostics (passes,
+ * the transform interpreter, the verifier): a diagnostic handler may run code of the binding's
+ * language, which must not reach that IR meanwhile (it may be half rewritten, and handles to what
+ * was removed are invalidated only after the call). */
+static inline void tether__run_begin(tether_arena *a) { a->running++; }
+static inline void tether__run_end(tether_arena *a) { a->running--; }
 
 /* Any change to the arena's IR: what was known to verify is no longer known. */
 static inline void tether__touch(tether_arena *a) { a->epoch++; }
@@ -214,6 +224,9 @@ void tether__invalidate_subtree(tether__tree *t, MlirOperation op, int self_reas
 void tether__tree_destroy(tether__tree *t, int reason);
 /* Revalidates t after outside mutation. */
 void tether__tree_revalidate(tether__tree *t);
+/* Makes root (an operation, which now holds t's old root operation or what replaced it) the root
+ * of t; the old root pointer is only a key here, never read. */
+void tether__tree_set_root(tether__tree *t, void *root);
 /* Sets a handle invalid with a reason (removing it from its tree's table first is the caller's). */
 void tether__handle_invalidate(tether__handle *h, int reason);
 /* Drains a's pending trees in dependency order; returns how many were destroyed. */
@@ -224,6 +237,8 @@ void tether__tree_resurrect(tether__tree *t);
 int tether__op_is_inside(MlirOperation x, MlirOperation anc);
 /* Whether IR of another live tree uses a value or a block inside op (op in tree t). */
 int tether__referenced_from_other_trees(tether__tree *t, MlirOperation op);
+/* Whether IR of another live tree uses a value or a block anywhere in tree t. */
+int tether__tree_referenced_from_other_trees(tether__tree *t);
 /* Whether IR inside op (in tree t) uses a value or block of another tree; the first such user,
  * operand (or successor, *succ = 1) index. */
 int tether__foreign_use(tether__tree *t, MlirOperation op, MlirOperation *user, intptr_t *index,
@@ -249,6 +264,13 @@ int tether__verifier_crashes(tether__tree *t, MlirOperation op);
 int tether__refers_outside(MlirOperation op);
 /* Whether any IR of tree t uses a value or block of another tree. */
 int tether__tree_has_foreign_use(tether__tree *t);
+
+/* ---- ir.c ----------------------------------------------------------------------------------- */
+
+/* Emits a diagnostic and returns 1 when MLIR's verifier would crash on op of tree t, or IR inside
+ * op uses values or blocks of another tree (what tether_op_verify and tether_op_run_passes refuse
+ * before calling MLIR); 0 otherwise. */
+int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op);
 
 /* ---- context.c ------------------------------------------------------------------------------ */
 

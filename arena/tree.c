@@ -616,6 +616,14 @@ void tether__tree_revalidate(tether__tree *t) {
   free(gone);
 }
 
+void tether__tree_set_root(tether__tree *t, void *root) {
+  tether__roots_remove(t->arena, t->root);
+  t->root = root;
+  /* Out of memory: the tree cannot be found from raw pointers into it (wrapping them fails); its
+   * handles still reach it. */
+  (void)tether__roots_put(t->arena, root, t);
+}
+
 /* ---- references between trees (docs/ownership.md, "Cross-tree references") ------------------- */
 
 /* Calls fn on every operation of tree u (its root and everything nested). */
@@ -683,6 +691,39 @@ typedef struct {
 
 static int belongs(tether__tree *t, int kind, void *raw) {
   return tether__tree_resolve(tether__find_tree(t->arena, kind, raw)) == t;
+}
+
+typedef struct {
+  tether__tree *t;
+  int found;
+} tree_ref_ctx;
+
+/* Whether an operation uses a value or branches to a block of tree c->t. */
+static MlirWalkResult refs_tree_cb(MlirOperation op, void *ud) {
+  tree_ref_ctx *c = ud;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < n && !c->found; i++)
+    if (belongs(c->t, TETHER_KIND_VALUE, (void *)mlirOperationGetOperand(op, i).ptr)) c->found = 1;
+  intptr_t ns = mlirOperationGetNumSuccessors(op);
+  for (intptr_t i = 0; i < ns && !c->found; i++)
+    if (belongs(c->t, TETHER_KIND_BLOCK, mlirOperationGetSuccessor(op, i).ptr)) c->found = 1;
+  return c->found ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+int tether__tree_referenced_from_other_trees(tether__tree *t) {
+  tether_arena *a = t->arena;
+  for (uint32_t i = 0; i < a->rcap; i++) {
+    tether__tree *u = a->roots[i].key ? a->roots[i].tree : NULL;
+    if (!u || u == t || u->state != TETHER__TREE_LIVE) continue;
+    int depends = 0;
+    for (uint32_t k = 0; k < u->ndeps && !depends; k++)
+      depends = tether__tree_resolve(u->deps[k]) == t;
+    if (!depends) continue;
+    tree_ref_ctx c = {t, 0};
+    walk_tree_ops(u, refs_tree_cb, &c);
+    if (c.found) return 1;
+  }
+  return 0;
 }
 
 static MlirWalkResult foreign_cb(MlirOperation op, void *ud) {

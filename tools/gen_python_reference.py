@@ -14,7 +14,7 @@ import sys
 
 MODULES = ["tether.ir", "tether.passmanager", "tether.alias", "tether.run"]
 OPTIONAL = ["tether.rewrite", "tether.execution_engine", "tether.runtime", "tether.extras.types",
-            "tether.extras.meta", "tether.dialects"]
+            "tether.extras.meta", "tether.dialects", "tether.dialects.transform.interpreter"]
 
 
 def first_para(doc):

@@ -160,7 +160,9 @@ static PyObject *attr_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   if (!ctx) return NULL;
   tp_errcap cap;
   tp_errcap_begin(&cap, (TpContext *)ctx);
-  MlirAttribute at = mlirAttributeParseGet(tp_ctx_raw(ctx), s);
+  MlirAttribute at = {NULL};
+  if (tether_parse_check(tp_ctx_raw(ctx), TETHER_PARSE_ATTRIBUTE, s.data, s.length) == TETHER_OK)
+    at = mlirAttributeParseGet(tp_ctx_raw(ctx), s);
   if (mlirAttributeIsNull(at)) return tp_errcap_raise(&cap, "Unable to parse attribute");
   Py_XDECREF(tp_errcap_end(&cap));
   return tp_wrap_attr(ctx, at);

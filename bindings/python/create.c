@@ -398,6 +398,38 @@ done:
 
 /* ---- build_generic --------------------------------------------------------------------------- */
 
+/* build_generic's element checks, with upstream's ValueErrors: "Operand 1 of operation "x.y" must
+ * be a Value (detail)", "... must be a Sequence of Types (contained a None item)". An operand is a
+ * Value (or, as everywhere in tether, an operation with one result: checked when converted). */
+static int element_ok(PyObject *item, int operand) {
+  return operand ? PyObject_TypeCheck(item, tp.Value) || PyObject_TypeCheck(item, tp.OperationBase)
+                 : PyObject_TypeCheck(item, tp.Type);
+}
+
+static void element_error(int operand, Py_ssize_t i, PyObject *opname, int sequence,
+                          PyObject *item) {
+  const char *kind = operand ? "Value" : "Type";
+  PyObject *detail = item == Py_None
+                         ? PyUnicode_FromString(sequence ? "contained a None item" : "")
+                         : PyUnicode_FromFormat("Unable to cast Python instance of type %R to a %s",
+                                                (PyObject *)Py_TYPE(item), kind);
+  if (!detail) return;
+  PyErr_Format(PyExc_ValueError, "%s %zd of operation \"%U\" must be a %s%s%s (%U)",
+               operand ? "Operand" : "Result", i, opname, sequence ? "Sequence of " : "", kind,
+               sequence ? "s" : "", detail);
+  Py_DECREF(detail);
+}
+
+/* Checks every element of a list without segments. */
+static int check_elements(PyObject *list, int operand, PyObject *opname) {
+  for (Py_ssize_t i = 0; i < SEQ_N(list); i++)
+    if (!element_ok(SEQ_AT(list, i), operand)) {
+      element_error(operand, i, opname, 0, SEQ_AT(list, i));
+      return 0;
+    }
+  return 1;
+}
+
 /* Flattens values (or types) by segment spec: -1 a sequence (None: empty), 0 optional, 1 one.
  * Appends to `flat` and the segment lengths to `sizes`. */
 static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int32_t **sizes,
@@ -434,6 +466,10 @@ static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int3
         }
         (*sizes)[i] = 0;
       } else {
+        if (!element_ok(item, what[0] == 'o')) {
+          element_error(what[0] == 'o', i, opname, 0, item);
+          goto fail;
+        }
         if (PyList_Append(flat, item) < 0) goto fail;
         (*sizes)[i] = 1;
       }
@@ -442,20 +478,29 @@ static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int3
         (*sizes)[i] = 0;
         continue;
       }
-      PyObject *seg = PySequence_Fast(item, "segment must be a sequence");
+      PyObject *seg = PySequence_Check(item) ? PySequence_Fast(item, "a sequence") : NULL;
       if (!seg) {
         PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s %zd of operation \"%U\" must be a Sequence of %ss",
+        PyErr_Format(PyExc_ValueError,
+                     "%s %zd of operation \"%U\" must be a Sequence of %ss (Object of type "
+                     "'%s' is not an instance of 'sequence')",
                      what[0] == 'o' ? "Operand" : "Result", i, opname,
-                     what[0] == 'o' ? "Value" : "Type");
+                     what[0] == 'o' ? "Value" : "Type", Py_TYPE(item)->tp_name);
         goto fail;
       }
       Py_ssize_t k = PySequence_Fast_GET_SIZE(seg);
-      for (Py_ssize_t j = 0; j < k; j++)
-        if (PyList_Append(flat, PySequence_Fast_GET_ITEM(seg, j)) < 0) {
+      for (Py_ssize_t j = 0; j < k; j++) {
+        PyObject *e = PySequence_Fast_GET_ITEM(seg, j);
+        if (!element_ok(e, what[0] == 'o')) {
+          element_error(what[0] == 'o', i, opname, 1, e);
           Py_DECREF(seg);
           goto fail;
         }
+        if (PyList_Append(flat, e) < 0) {
+          Py_DECREF(seg);
+          goto fail;
+        }
+      }
       Py_DECREF(seg);
       if (k > INT32_MAX) {
         PyErr_SetString(PyExc_OverflowError, "segment too long");
@@ -535,17 +580,13 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
     if (!l) goto done;
     if (rseg == Py_None) {
       res = l;
+      if (!check_elements(res, 0, opname)) goto done;
     } else {
       res = PyList_New(0);
       int ok = res && flatten_segments(l, rseg, res, &rsizes, &nrs, "result", opname);
       Py_DECREF(l);
       if (!ok) goto done;
     }
-    for (Py_ssize_t i = 0; i < SEQ_N(res); i++)
-      if (!PyObject_TypeCheck(SEQ_AT(res, i), tp.Type)) {
-        PyErr_Format(PyExc_ValueError, "Result %zd of operation \"%U\" must be a Type", i, opname);
-        goto done;
-      }
   }
   /* Operands. */
   {
@@ -553,6 +594,7 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
     if (!l) goto done;
     if (oseg == Py_None) {
       ops = l;
+      if (!check_elements(ops, 1, opname)) goto done;
     } else {
       ops = PyList_New(0);
       int ok = ops && flatten_segments(l, oseg, ops, &osizes, &nos, "operand", opname);

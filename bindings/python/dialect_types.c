@@ -1,13 +1,15 @@
 /* dialect_types.c: the types of dialects that upstream's bindings define in C++ (transform, pdl,
- * gpu, nvgpu, llvm), through the dialects' C APIs. Each dialect's classes live in their own
- * module object (`_tether._transform`, ...), re-exported by tether.dialects.<dialect>: classes
- * of different dialects share names (transform.OperationType, pdl.OperationType).
+ * gpu, nvgpu, llvm), and gpu's ObjectAttr, through the dialects' C APIs. Each dialect's classes
+ * live in their own module object (`_tether._transform`, ...), re-exported by
+ * tether.dialects.<dialect>: classes of different dialects share names (transform.OperationType,
+ * pdl.OperationType).
  *
  * MLIR creates a dialect's type only once the dialect is loaded (else a fatal error): every
  * constructor loads its dialect first.
  */
 #include "tether_py.h"
 
+#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Dialect/LLVM.h>
 #include <mlir-c/Dialect/NVGPU.h>
@@ -15,9 +17,19 @@
 #include <mlir-c/Dialect/Transform.h>
 #include <string.h>
 
-/* mlir-c/Dialect/GPU.h includes a generated header Debian does not ship: its two type functions. */
+/* mlir-c/Dialect/GPU.h includes a generated header Debian does not ship: its type and attribute
+ * functions. */
 MLIR_CAPI_EXPORTED bool mlirTypeIsAGPUAsyncTokenType(MlirType type);
 MLIR_CAPI_EXPORTED MlirType mlirGPUAsyncTokenTypeGet(MlirContext ctx);
+MLIR_CAPI_EXPORTED bool mlirAttributeIsAGPUObjectAttr(MlirAttribute attr);
+MLIR_CAPI_EXPORTED MlirAttribute mlirGPUObjectAttrGet(MlirContext mlirCtx, MlirAttribute target,
+                                                      uint32_t format, MlirStringRef objectStrRef,
+                                                      MlirAttribute mlirObjectProps);
+MLIR_CAPI_EXPORTED MlirAttribute mlirGPUObjectAttrGetTarget(MlirAttribute mlirObjectAttr);
+MLIR_CAPI_EXPORTED uint32_t mlirGPUObjectAttrGetFormat(MlirAttribute mlirObjectAttr);
+MLIR_CAPI_EXPORTED MlirStringRef mlirGPUObjectAttrGetObject(MlirAttribute mlirObjectAttr);
+MLIR_CAPI_EXPORTED bool mlirGPUObjectAttrHasProperties(MlirAttribute mlirObjectAttr);
+MLIR_CAPI_EXPORTED MlirAttribute mlirGPUObjectAttrGetProperties(MlirAttribute mlirObjectAttr);
 
 #define T(o) ((MlirType){TP_PTR(o)})
 
@@ -232,6 +244,146 @@ static const simple_def gpu_token = {"gpu", mlirGPUAsyncTokenTypeGet};
 static tp_class_def gpu_defs[] = {
     {"AsyncTokenType", NULL, isa_mlirTypeIsAGPUAsyncTokenType, NULL, simple_methods, NULL, NULL,
      "!gpu.async.token", (void *)&gpu_token, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* gpu.ObjectAttr: #gpu.object<target, [properties = {...},] [format =] "bytes">. As upstream's
+ * class, it has no TypeID caster (attributes read from IR are plain Attributes until cast with
+ * ObjectAttr(attr)). */
+#define A(o) ((MlirAttribute){TP_PTR(o)})
+
+static bool isa_gpu_object(void *p) { return mlirAttributeIsAGPUObjectAttr((MlirAttribute){p}); }
+
+/* The attribute as an object of cls (a subclass's own class, as upstream's `cls(...)`). */
+static PyObject *wrap_attr_as(PyObject *cls, PyObject *ctx, MlirAttribute a) {
+  PyObject *o = tp_wrap_attr(ctx, a);
+  if (!o || PyObject_TypeCheck(o, (PyTypeObject *)cls)) return o;
+  PyObject *r = PyObject_CallOneArg(cls, o);
+  Py_DECREF(o);
+  return r;
+}
+
+/* ObjectAttr's verifier wants a target implementing or promising gpu::TargetAttrInterface (MLIR
+ * casts it to the interface when it serializes or embeds the object); the C API's get does not
+ * verify, and cannot ask an attribute for an interface. The parser runs that verifier: 1 if
+ * `#gpu.object<target, "">` parses, else 0 with ValueError carrying MLIR's message. */
+static int check_target(PyObject *ctx, MlirAttribute target) {
+  tp_strbuf b = {0};
+  tp_strbuf_append(mlirStringRefCreateFromCString("#gpu.object<"), &b);
+  mlirAttributePrint(target, tp_strbuf_append, &b);
+  tp_strbuf_append(mlirStringRefCreateFromCString(", \"\">"), &b);
+  PyObject *text = tp_strbuf_finish(&b);
+  if (!text) return 0;
+  Py_ssize_t n;
+  const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+  if (!s) {
+    Py_DECREF(text);
+    return 0;
+  }
+  tp_errcap cap;
+  tp_errcap_begin(&cap, (TpContext *)ctx);
+  MlirAttribute parsed = mlirAttributeParseGet(tp_ctx_raw(ctx), mlirStringRefCreate(s, (size_t)n));
+  PyObject *errs = tp_errcap_end(&cap);
+  Py_DECREF(text);
+  if (!mlirAttributeIsNull(parsed)) {
+    Py_XDECREF(errs);
+    return 1;
+  }
+  PyObject *msg = NULL;
+  if (errs && PyList_GET_SIZE(errs))
+    msg = PyObject_GetAttrString(PyList_GET_ITEM(errs, 0), "message");
+  PyErr_Clear();
+  PyErr_Format(PyExc_ValueError, "invalid target for gpu.ObjectAttr: %S",
+               msg ? msg : (PyObject *)Py_None);
+  Py_XDECREF(msg);
+  Py_XDECREF(errs);
+  return 0;
+}
+
+static PyObject *object_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  static const char *const names[] = {"target", "format", "object", "properties", "context", NULL};
+  PyObject *a[5];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 3, 4, a)) return NULL;
+  MlirAttribute target;
+  PyObject *ctx;
+  if (!tp_arg_attr(a[0], &target, &ctx)) return NULL;
+  if (a[4] && a[4] != Py_None) {
+    TpContext *c = tp_resolve_context(a[4]);
+    if (!c) return NULL;
+    if ((PyObject *)c != ctx && c->arena != ((TpContext *)ctx)->arena)
+      return PyErr_Format(PyExc_ValueError, "the target belongs to another context");
+  }
+  unsigned format;
+  if (!tp_arg_uint(a[1], "format", &format)) return NULL;
+  if (format < 1 || format > 4)
+    return PyErr_Format(PyExc_ValueError,
+                        "format must be a gpu.CompilationTarget (Offload = 1, Assembly = 2, "
+                        "Binary = 3, Fatbin = 4), not %u",
+                        format);
+  MlirAttribute props = {NULL};
+  if (a[3] && a[3] != Py_None) {
+    if (!tp_arg_attr_in(a[3], ctx, &props)) return NULL;
+    if (!mlirAttributeIsADictionary(props)) return tp_type_error("properties", "a DictAttr", a[3]);
+  }
+  if (PyUnicode_Check(a[2])) return tp_type_error("object", "bytes", a[2]);
+  Py_buffer view;
+  if (PyObject_GetBuffer(a[2], &view, PyBUF_SIMPLE) < 0) {
+    PyErr_Clear();
+    return tp_type_error("object", "bytes", a[2]);
+  }
+  mlirContextGetOrLoadDialect(tp_ctx_raw(ctx), mlirStringRefCreateFromCString("gpu"));
+  PyObject *r = NULL;
+  if (check_target(ctx, target)) {
+    MlirAttribute o = mlirGPUObjectAttrGet(tp_ctx_raw(ctx), target, format,
+                                           mlirStringRefCreate(view.buf, (size_t)view.len), props);
+    r = wrap_attr_as(cls, ctx, o);
+  }
+  PyBuffer_Release(&view);
+  return r;
+}
+
+static PyObject *object_target(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_attr(TP_CTX(self), mlirGPUObjectAttrGetTarget(A(self)));
+}
+
+static PyObject *object_format(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLong(mlirGPUObjectAttrGetFormat(A(self)));
+}
+
+static PyObject *object_bytes(PyObject *self, void *c) {
+  (void)c;
+  MlirStringRef s = mlirGPUObjectAttrGetObject(A(self));
+  return PyBytes_FromStringAndSize(s.data, (Py_ssize_t)s.length);
+}
+
+static PyObject *object_properties(PyObject *self, void *c) {
+  (void)c;
+  if (!mlirGPUObjectAttrHasProperties(A(self))) Py_RETURN_NONE;
+  return tp_wrap_attr(TP_CTX(self), mlirGPUObjectAttrGetProperties(A(self)));
+}
+
+static PyMethodDef object_methods[] = {
+    {"get", TP_FASTFN(object_get), TP_FAST | METH_CLASS,
+     "get(target, format, object, properties=None, *, context=None): a #gpu.object from its "
+     "target attribute, gpu.CompilationTarget format, bytes and optional DictAttr properties."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef object_getset[] = {
+    {"target", object_target, NULL, "The target attribute (#nvvm.target, #rocdl.target, ...).",
+     NULL},
+    {"format", object_format, NULL, "The format, an int (gpu.CompilationTarget(format)).", NULL},
+    {"object", object_bytes, NULL, "The object's contents, as bytes.", NULL},
+    {"properties", object_properties, NULL, "The properties (a DictAttr), or None.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static tp_class_def gpu_attr_defs[] = {
+    {"ObjectAttr", NULL, isa_gpu_object, NULL, object_methods, object_getset, NULL,
+     "#gpu.object<target, properties, format, object>", NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -471,10 +623,13 @@ static tp_class_def llvm_defs[] = {
 
 /* ---- module ---------------------------------------------------------------------------------- */
 
-static int define_in(PyObject *m, const char *attr, tp_class_def *defs) {
+/* The module `attr` of m, with the type classes `defs` and the attribute classes `attr_defs`
+ * (may be NULL). */
+static int define_in(PyObject *m, const char *attr, tp_class_def *defs, tp_class_def *attr_defs) {
   PyObject *sub = PyModule_New(attr);
   if (!sub) return -1;
   if (tp_define_classes(sub, tp.Type, defs, tp.type_casters) < 0 ||
+      (attr_defs && tp_define_classes(sub, tp.Attribute, attr_defs, tp.attr_casters) < 0) ||
       PyModule_AddObject(m, attr, sub) < 0) {
     Py_DECREF(sub);
     return -1;
@@ -483,9 +638,11 @@ static int define_in(PyObject *m, const char *attr, tp_class_def *defs) {
 }
 
 int tp_init_dialect_types(PyObject *m) {
-  return define_in(m, "_transform", transform_defs) < 0 || define_in(m, "_pdl", pdl_defs) < 0 ||
-                 define_in(m, "_gpu", gpu_defs) < 0 || define_in(m, "_nvgpu", nvgpu_defs) < 0 ||
-                 define_in(m, "_llvm", llvm_defs) < 0
+  return define_in(m, "_transform", transform_defs, NULL) < 0 ||
+                 define_in(m, "_pdl", pdl_defs, NULL) < 0 ||
+                 define_in(m, "_gpu", gpu_defs, gpu_attr_defs) < 0 ||
+                 define_in(m, "_nvgpu", nvgpu_defs, NULL) < 0 ||
+                 define_in(m, "_llvm", llvm_defs, NULL) < 0
              ? -1
              : 0;
 }

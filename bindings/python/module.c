@@ -71,6 +71,10 @@ PyObject *tp_raise(int rc, const void *handle, tether_arena *arena) {
     return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
   case TETHER_ESTATE:
     return PyErr_Format(PyExc_ValueError, "the object already has a parent: detach it first");
+  case TETHER_ERUNNING:
+    return PyErr_Format(PyExc_RuntimeError,
+                        "the IR of this context cannot be used while MLIR runs passes, a "
+                        "transform script or the verifier on it (from a diagnostic handler)");
   default:
     return PyErr_Format(PyExc_ValueError, "%s%s%s", tether_strerror(rc), sep, diag);
   }
@@ -194,7 +198,9 @@ static int exec_module(PyObject *m) {
       tp_init_diagnostics(m) < 0 || tp_init_types(m) < 0 || tp_init_attributes(m) < 0 ||
       tp_init_affine(m) < 0 || tp_init_ops(m) < 0 || tp_init_ir(m) < 0 ||
       tp_init_passmanager(m) < 0 || tp_init_symbols(m) < 0 || tp_init_interfaces(m) < 0 ||
-      tp_init_dialect_types(m) < 0 || tp_init_execution_engine(m) < 0 || tp_init_linalg(m) < 0)
+      tp_init_dialect_types(m) < 0 || tp_init_dialect_quant_sparse(m) < 0 ||
+      tp_init_execution_engine(m) < 0 || tp_init_transform_interpreter(m) < 0 ||
+      tp_init_linalg(m) < 0)
     return -1;
   tether_set_notifier(notifier);
   return 0;

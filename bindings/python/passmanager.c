@@ -1,9 +1,14 @@
 /* passmanager.c: PassManager (upstream mlir.passmanager.PassManager) on the arena.
  *
  * Invariant: a pass manager holds its Context object, so the MLIRContext outlives it; a pipeline
- * runs only on IR of that context, only on IR that verifies (unless the caller opts out: MLIR's
+ * runs only on IR of its own context, only on IR that verifies (unless the caller opts out: MLIR's
  * passes assume valid input and crash otherwise), and the tree it ran on is revalidated after it:
  * objects of IR a pass removed become invalid, the others keep their identity.
+ *
+ * Upstream runs a pass manager on IR of any context (MLIR does not check); passes of one context
+ * on IR of another would apply that context's types, attributes and patterns to IR they do not
+ * belong to. So a run on IR of another context runs the same pipeline rebuilt in the IR's context
+ * (its text, the verifier setting, IR printing), and refuses what cannot be carried over.
  */
 #include "tether_py.h"
 
@@ -18,6 +23,7 @@ static PyObject *pm_make(PyTypeObject *type, TpContext *ctx, MlirPassManager pm)
   }
   self->pm = pm;
   self->context = Py_NewRef(ctx);
+  self->verifier = true; /* MLIR's default */
   return (PyObject *)self;
 }
 
@@ -98,6 +104,7 @@ static PyObject *pm_enable_verifier(TpPassManager *self, PyObject *args, PyObjec
   if (!PyArg_ParseTupleAndKeywords(args, kw, "p", kwlist, &on)) return NULL;
   if (!pm_check(self)) return NULL;
   mlirPassManagerEnableVerifier(self->pm, on);
+  self->verifier = on;
   Py_RETURN_NONE;
 }
 
@@ -105,7 +112,61 @@ static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *unused) {
   (void)unused;
   if (!pm_check(self)) return NULL;
   mlirPassManagerEnableIRPrinting(self->pm);
+  self->ir_printing = true;
   Py_RETURN_NONE;
+}
+
+/* The pipeline of self, built anew in ctx (another context): the textual pipeline, parsed there and
+ * checked to print back the same, with the verifier setting and IR printing. Null with ValueError
+ * when that cannot be done exactly. */
+static MlirPassManager pm_rebuild(TpPassManager *self, TpContext *ctx) {
+  MlirPassManager none = {NULL};
+  if (self->capsule_given) {
+    PyErr_SetString(PyExc_ValueError,
+                    "cannot run this pass manager on IR of another context: it was handed out "
+                    "through _CAPIPtr, so passes or instrumentation may have been added to it "
+                    "that its textual pipeline does not show and that cannot be carried over; "
+                    "create the pass manager in the operation's context");
+    return none;
+  }
+  tp_strbuf text = {0};
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(self->pm), tp_strbuf_append, &text);
+  PyObject *pipeline = tp_strbuf_finish(&text);
+  if (!pipeline) return none;
+  MlirStringRef s;
+  MlirPassManager pm = mlirPassManagerCreate(tether_arena_context(ctx->arena));
+  tp_strbuf err = {0};
+  int ok = tp_arg_str(pipeline, "pipeline", &s) &&
+           mlirLogicalResultIsSuccess(mlirParsePassPipeline(mlirPassManagerGetAsOpPassManager(pm),
+                                                            s, tp_strbuf_append, &err));
+  PyObject *msg = tp_strbuf_finish(&err);
+  PyObject *again = NULL;
+  if (ok) {
+    tp_strbuf back = {0};
+    mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(pm), tp_strbuf_append, &back);
+    again = tp_strbuf_finish(&back);
+    ok = again && PyUnicode_Compare(again, pipeline) == 0;
+    if (!ok && again)
+      PyErr_Format(PyExc_ValueError,
+                   "cannot run this pass manager on IR of another context: its pipeline '%U', "
+                   "rebuilt in the operation's context, prints as '%U'",
+                   pipeline, again);
+  } else if (!PyErr_Occurred()) {
+    PyErr_Format(PyExc_ValueError,
+                 "cannot run this pass manager on IR of another context: its pipeline '%U' does "
+                 "not parse in the operation's context: %S",
+                 pipeline, msg ? msg : Py_None);
+  }
+  Py_XDECREF(again);
+  Py_XDECREF(msg);
+  Py_DECREF(pipeline);
+  if (!ok) {
+    mlirPassManagerDestroy(pm);
+    return none;
+  }
+  mlirPassManagerEnableVerifier(pm, self->verifier);
+  if (self->ir_printing) mlirPassManagerEnableIRPrinting(pm);
+  return pm;
 }
 
 /* run(operation, invalidate_ops=True, *, verify_input=True): invalidate_ops is accepted for
@@ -122,23 +183,42 @@ static PyObject *pm_run(TpPassManager *self, PyObject *args, PyObject *kw) {
   MlirOperation raw;
   if (!tp_arg_op(opo, &h, &raw)) return NULL;
   TpContext *ctx = (TpContext *)self->context;
-  if (ctx->arena != tether_handle_arena(h))
-    return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
+  MlirPassManager pm = self->pm;
+  PyObject *other = NULL; /* the operation's Context object, when it is not the pass manager's */
+  if (ctx->arena != tether_handle_arena(h)) {
+    other = tp_context_of(tether_handle_arena(h));
+    if (!other) return NULL;
+    pm = pm_rebuild(self, (TpContext *)other);
+    if (!pm.ptr) {
+      Py_DECREF(other);
+      return NULL;
+    }
+    ctx = (TpContext *)other;
+  }
   tp_errcap cap;
   tp_errcap_begin(&cap, ctx);
-  int rc = tether_op_run_passes_ex(h, self->pm, verify ? 0 : TETHER_PASSES_TRUSTED_INPUT);
+  int rc = tether_op_run_passes_ex(h, pm, verify ? 0 : TETHER_PASSES_TRUSTED_INPUT);
+  if (other) mlirPassManagerDestroy(pm);
+  PyObject *r = NULL;
   if (rc == TETHER_EVERIFY)
-    return tp_errcap_raise(&cap, "Failure while executing pass pipeline: the input does not "
-                                 "verify (MLIR's passes assume valid IR)");
-  if (rc == TETHER_EPASS) return tp_errcap_raise(&cap, "Failure while executing pass pipeline");
-  Py_XDECREF(tp_errcap_end(&cap));
-  if (rc == TETHER_EBUSY)
-    return PyErr_Format(PyExc_ValueError,
-                        "cannot run passes: values or blocks of this IR are used by other IR (a "
-                        "detached operation, region or block, or another module), and a pass may "
-                        "erase them; insert that IR or drop those uses first");
-  if (rc != TETHER_OK) return TP_RAISE_RC(rc, h);
-  Py_RETURN_NONE;
+    tp_errcap_raise(&cap, "Failure while executing pass pipeline: the input does not verify "
+                          "(MLIR's passes assume valid IR)");
+  else if (rc == TETHER_EPASS)
+    tp_errcap_raise(&cap, "Failure while executing pass pipeline");
+  else {
+    Py_XDECREF(tp_errcap_end(&cap));
+    if (rc == TETHER_EBUSY)
+      PyErr_Format(PyExc_ValueError,
+                   "cannot run passes: values or blocks of this IR are used by other IR (a "
+                   "detached operation, region or block, or another module), and a pass may "
+                   "erase them; insert that IR or drop those uses first");
+    else if (rc != TETHER_OK)
+      TP_RAISE_RC(rc, h);
+    else
+      r = Py_NewRef(Py_None);
+  }
+  Py_XDECREF(other); /* after the capture, which used it */
+  return r;
 }
 
 static PyObject *pm_context(TpPassManager *self, void *c) {
@@ -149,6 +229,7 @@ static PyObject *pm_context(TpPassManager *self, void *c) {
 static PyObject *pm_capsule(TpPassManager *self, void *c) {
   (void)c;
   if (!pm_check(self)) return NULL;
+  self->capsule_given = true;
   return tp_capsule_with_owner(self->pm.ptr, "mlir.passmanager.PassManager._CAPIPtr",
                                (PyObject *)self);
 }
@@ -175,7 +256,8 @@ static PyMethodDef pm_methods[] = {
     {"add", (PyCFunction)pm_add, METH_O, "Appends a textual pipeline, e.g. 'canonicalize,cse'."},
     {"run", (PyCFunction)(void (*)(void))pm_run, METH_VARARGS | METH_KEYWORDS,
      "run(operation, invalidate_ops=True, *, verify_input=True): MLIRError on failure (also when "
-     "the input does not verify; verify_input=False trusts it)."},
+     "the input does not verify; verify_input=False trusts it). On IR of another context, the "
+     "same pipeline built in that context runs."},
     {"enable_verifier", (PyCFunction)(void (*)(void))pm_enable_verifier,
      METH_VARARGS | METH_KEYWORDS, "enable_verifier(enable): verify after each pass."},
     {"enable_ir_printing", (PyCFunction)pm_enable_ir_printing, METH_NOARGS, NULL},

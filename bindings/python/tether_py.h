@@ -58,6 +58,10 @@ typedef struct TpContext {
 typedef struct {
   PyObject_HEAD MlirPassManager pm;
   PyObject *context; /* TpContext: keeps the arena alive while the pass manager lives */
+  /* What a run on IR of another context carries over to the pipeline it rebuilds there (the C
+   * API cannot read it back): enable_verifier's setting, enable_ir_printing, and whether a capsule
+   * was handed out (its holder may have changed anything). */
+  bool verifier, ir_printing, capsule_given;
 } TpPassManager;
 
 /* Sequences over an owner wrapper (a TpHandle or TpOp). */
@@ -237,8 +241,13 @@ int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
 int tp_init_dense(PyObject *m);
 /* dialect_types.c: the classes of dialect types, in _tether._transform, ._pdl, ... */
 int tp_init_dialect_types(PyObject *m);
+/* dialect_quant_sparse.c: quant's types and sparse_tensor's EncodingAttr, in _tether._quant and
+ * _tether._sparse_tensor. */
+int tp_init_dialect_quant_sparse(PyObject *m);
 /* linalg.c: _tether._linalg_fill_builtin_region. */
 int tp_init_linalg(PyObject *m);
+/* transform_interpreter.c: _tether._transform_interpreter. */
+int tp_init_transform_interpreter(PyObject *m);
 /* execution_engine.c: _tether._ExecutionEngine. */
 int tp_init_execution_engine(PyObject *m);
 /* Raises CastError (TypeError and RuntimeError) with upstream's "Invalid attribute ... when

@@ -89,7 +89,9 @@ static PyObject *type_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   if (!ctx) return NULL;
   tp_errcap cap;
   tp_errcap_begin(&cap, (TpContext *)ctx);
-  MlirType t = mlirTypeParseGet(tp_ctx_raw(ctx), s);
+  MlirType t = {NULL};
+  if (tether_parse_check(tp_ctx_raw(ctx), TETHER_PARSE_TYPE, s.data, s.length) == TETHER_OK)
+    t = mlirTypeParseGet(tp_ctx_raw(ctx), s);
   if (mlirTypeIsNull(t)) return tp_errcap_raise(&cap, "Unable to parse type");
   Py_XDECREF(tp_errcap_end(&cap));
   return tp_wrap_type(ctx, t);

@@ -12,7 +12,8 @@ if [ -n "$bad" ]; then
   echo "FAIL: unexpected exports:"; echo "$bad" | head -20; fail=1
 fi
 for want in mlirContextCreate mlirOperationCreate mlirMemRefTypeGet mlirRegisterAllDialects \
-            mlirPassManagerRunOnOp tether_arena_create tether_op_get tether_pin tether_collect; do
+            mlirPassManagerRunOnOp mlirTransformApplyNamedSequence tether_arena_create tether_op_get \
+            tether_pin tether_collect tether_op_apply_transform tether_op_merge_symbols; do
   echo "$syms" | grep -qx "$want" || { echo "FAIL: $want is not exported"; fail=1; }
 done
 for hidden in tether__alloc tether__intern tether__table_find tether__drain_pending; do

@@ -398,6 +398,51 @@ def step_dialect_builders(s):
                 _harvest(s, loop.operation)
 
 
+def step_linalg(s):
+    """Named linalg ops through the OpDSL and through their ODS classes with fill_builtin_region:
+    random element types, shapes, operand counts, attributes and forms."""
+    from tether.dialects import linalg, tensor
+    from tether.dialects.linalg.opdsl import lang
+    from tether.dialects.linalg.opdsl.ops import core_named_ops
+    ir, rng = s.ir, s.rng
+    elements = [s.i32, ir.F32Type.get(), ir.IndexType.get(), ir.IntegerType.get_signless(1),
+                ir.F16Type.get(), ir.ComplexType.get(ir.F32Type.get())]
+    b = s.pick("block")
+    with ir.InsertionPoint(b if b is not None and rng.random() < 0.5
+                           else ir.Module.create().body):
+        def operand():
+            if rng.random() < 0.2:
+                return s.pick("value")
+            if rng.random() < 0.2:
+                return rng.choice(elements) and tensor.EmptyOp([], rng.choice(elements)).result
+            shape = [rng.choice([1, 2, 3, 4]) for _ in range(rng.randrange(5))]
+            return tensor.EmptyOp(shape, rng.choice(elements)).result
+        name = rng.choice(core_named_ops.__all__)
+        ins = [operand() for _ in range(rng.randrange(4))]
+        outs = [operand() for _ in range(rng.choice([0, 1, 1, 1, 2]))]
+        kwargs = {}
+        if rng.random() < 0.3:
+            kwargs[rng.choice(["strides", "dilations", "cast", "fun", "bogus"])] = rng.choice(
+                [[1, 1], [2], [1, 2, 3], lang.TypeFn.cast_unsigned, lang.BinaryFn.div_unsigned,
+                 lang.UnaryFn.erf, "x", None])
+        if rng.random() < 0.5:
+            kwargs["emit_generic"] = rng.random() < 0.5
+        if rng.random() < 0.7:
+            r = getattr(linalg, name)(*ins, outs=outs, **kwargs)
+            if isinstance(r, ir.Value):
+                s.add("value", r)
+                s.add("op", r.owner)
+        else:
+            cls = getattr(linalg, "".join(x.title() for x in name.split("_")) + "Op", None)
+            if cls is not None:
+                results = [o.type for o in outs if isinstance(o.type, ir.RankedTensorType)]
+                op = cls(results, ins, outs)
+                s.add("op", op.operation)
+        target = s.pick("op")
+        if target is not None and rng.random() < 0.5:
+            linalg.fill_builtin_region(target)
+
+
 STEPS = {name[5:]: fn for name, fn in list(globals().items()) if name.startswith("step_")}
 
 
@@ -432,10 +477,14 @@ def program_text(seed, steps):
             (list(steps), seed))
 
 
+FOCUS = []  # step kinds that make half of every program's steps (--focus)
+
+
 def make_program(rng):
     names = sorted(STEPS)
     n = rng.randrange(5, 40)
-    return rng.randrange(1 << 30), [(i, rng.choice(names)) for i in range(n)]
+    pick = (lambda: rng.choice(FOCUS) if FOCUS and rng.random() < 0.5 else rng.choice(names))
+    return rng.randrange(1 << 30), [(i, pick()) for i in range(n)]
 
 
 def run_text(text, timeout, env):
@@ -541,9 +590,16 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--out", default="fuzz-findings")
     ap.add_argument("--tether-py", help="folder holding the tether package (PYTHONPATH)")
+    ap.add_argument("--focus", default="",
+                    help="comma-separated step kinds making half of every program (campaigns "
+                         "on a new API)")
     ap.add_argument("--test", action="store_true",
                     help="the bazel test: 500 programs of seed 12, failing on any finding")
     a = ap.parse_args(argv)
+    FOCUS[:] = [f for f in a.focus.split(",") if f]
+    unknown = [f for f in FOCUS if f not in STEPS]
+    if unknown:
+        ap.error("unknown step kind(s): %s (known: %s)" % (", ".join(unknown), ", ".join(STEPS)))
     env = dict(os.environ)
     if a.tether_py:
         env["PYTHONPATH"] = os.pathsep.join([a.tether_py, env.get("PYTHONPATH", "")])

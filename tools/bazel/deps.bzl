@@ -36,11 +36,9 @@ MLIR_BUILD = """
 # MLIR 19 C API headers.
 cc_library(
     name = "headers",
-    hdrs = glob(["include/mlir-c/**/*.h"]) + [
+    # The C-API headers, and the generated pass declarations some of them include.
+    hdrs = glob(["include/mlir-c/**/*.h", "include/mlir/**/*.capi.h.inc"]) + [
         "include/mlir/Config/mlir-config.h",
-        "include/mlir/Conversion/Passes.capi.h.inc",
-        "include/mlir/Dialect/Linalg/Passes.capi.h.inc",
-        "include/mlir/Transforms/Transforms.capi.h.inc",
     ],
     includes = ["include"],
 )

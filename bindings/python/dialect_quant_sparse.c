@@ -1,0 +1,1230 @@
+/* dialect_quant_sparse.c: the quant dialect's types and the sparse_tensor dialect's encoding
+ * attribute, upstream's `mlir.dialects.quant` and `mlir.dialects.sparse_tensor` classes, through
+ * the dialects' C APIs. The classes live in `_tether._quant` and `_tether._sparse_tensor`,
+ * re-exported by tether.dialects.quant and tether.dialects.sparse_tensor.
+ *
+ * Both C APIs create their values with the unchecked getters (`get`, not `getChecked`): MLIR's
+ * verifier does not run, and a value it would reject is created anyway and crashes later (in the
+ * printer, in a pass). So every constructor here checks first what MLIR's verifier checks, and
+ * raises ValueError with the verifier's message instead. As dialect_types.c, each constructor
+ * loads its dialect first (MLIR aborts when a type or attribute of an unloaded dialect is made).
+ *
+ * Neither C API has TypeID getters: as upstream 19, there are no casters and no `static_typeid`
+ * (a parsed `!quant.uniform<...>` is a plain Type; `UniformQuantizedType(t)` casts it).
+ */
+#include "tether_py.h"
+
+#include <mlir-c/AffineExpr.h>
+#include <mlir-c/AffineMap.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/Quant.h>
+#include <mlir-c/Dialect/SparseTensor.h>
+#include <math.h>
+#include <string.h>
+
+/* affine.c */
+PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m);
+
+#define T(o) ((MlirType){TP_PTR(o)})
+#define A(o) ((MlirAttribute){TP_PTR(o)})
+
+/* ---- shared helpers -------------------------------------------------------------------------- */
+
+/* The value as an object of cls (upstream's `cls(value)`): these classes have no caster. */
+static PyObject *wrap_as(PyObject *cls, PyObject *o) {
+  if (!o || PyObject_TypeCheck(o, (PyTypeObject *)cls)) return o;
+  PyObject *r = PyObject_CallOneArg(cls, o);
+  Py_DECREF(o);
+  return r;
+}
+
+static int same_context(PyObject *a, PyObject *b) {
+  return a == b || ((TpContext *)a)->arena == ((TpContext *)b)->arena;
+}
+
+/* Loads the dialect in the context; ValueError when the context does not know it. */
+static int load_dialect(MlirContext ctx, const char *name) {
+  MlirDialect d = mlirContextGetOrLoadDialect(ctx, mlirStringRefCreateFromCString(name));
+  if (mlirDialectIsNull(d)) {
+    PyErr_Format(PyExc_ValueError, "the %s dialect is not registered in this context", name);
+    return 0;
+  }
+  return 1;
+}
+
+/* An int argument within [lo, hi]. Anything else is a TypeError, as upstream's conversion of
+ * an argument to its C type (pybind11) raises. */
+static int int_arg(PyObject *o, const char *what, long long lo, long long hi, long long *out) {
+  if (!PyIndex_Check(o)) return tp_type_error(what, "an int", o), 0;
+  PyObject *i = PyNumber_Index(o);
+  if (!i) return 0;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  Py_DECREF(i);
+  if (v == -1 && PyErr_Occurred()) return 0;
+  if (overflow || v < lo || v > hi) {
+    PyErr_Format(PyExc_TypeError, "%s must be an int in [%lld, %lld], not %R", what, lo, hi, o);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+static int uint_arg(PyObject *o, const char *what, unsigned *out) {
+  long long v;
+  if (!int_arg(o, what, 0, UINT32_MAX, &v)) return 0;
+  *out = (unsigned)v;
+  return 1;
+}
+
+static int int64_arg(PyObject *o, const char *what, int64_t *out) {
+  long long v;
+  if (!int_arg(o, what, INT64_MIN, INT64_MAX, &v)) return 0;
+  *out = (int64_t)v;
+  return 1;
+}
+
+/* A float argument (a float, an int, or anything with __float__ / __index__). */
+static int double_arg(PyObject *o, const char *what, double *out) {
+  if (!PyFloat_Check(o) && !PyIndex_Check(o) &&
+      !(Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float))
+    return tp_type_error(what, "a float", o), 0;
+  double v = PyFloat_AsDouble(o);
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be a float, not %R", what, o);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+/* A bool argument: True/False or an int (as upstream's conversion to bool). */
+static int bool_arg(PyObject *o, const char *what, bool *out) {
+  if (!PyBool_Check(o) && !PyIndex_Check(o)) return tp_type_error(what, "a bool", o), 0;
+  int v = PyObject_IsTrue(o);
+  if (v < 0) return 0;
+  *out = v;
+  return 1;
+}
+
+/* "name[i]", for messages about one element of a sequence argument. */
+static const char *nth(char *buf, size_t size, const char *name, Py_ssize_t i) {
+  snprintf(buf, size, "%s[%zd]", name, i);
+  return buf;
+}
+
+/* A sequence argument (not a str or bytes) as a list (new reference). */
+static PyObject *seq_arg(PyObject *o, const char *what) {
+  if (PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o))
+    return tp_type_error(what, "a sequence", o);
+  return PySequence_List(o);
+}
+
+/* A Type argument named `what`; of the context `in` unless it is NULL. ctx (may be NULL) receives
+ * its Context (borrowed). */
+static int type_arg(PyObject *o, const char *what, PyObject *in, MlirType *t, PyObject **ctx) {
+  if (!PyObject_TypeCheck(o, tp.Type)) return tp_type_error(what, "a Type", o), 0;
+  if (in && !same_context(TP_CTX(o), in)) {
+    PyErr_Format(PyExc_ValueError, "%s: a Type of another context cannot be used here", what);
+    return 0;
+  }
+  t->ptr = TP_PTR(o);
+  if (ctx) *ctx = TP_CTX(o);
+  return 1;
+}
+
+/* A double as MLIR's diagnostics print it ("%e"), as a new str. */
+static PyObject *fmt_double(double v) {
+  char *s = PyOS_double_to_string(v, 'e', 6, 0, NULL);
+  if (!s) return PyErr_NoMemory();
+  PyObject *r = PyUnicode_FromString(s);
+  PyMem_Free(s);
+  return r;
+}
+
+/* maybe_downcast() of these classes: as upstream, a value with no caster for its TypeID stays
+ * the object it is (Type.maybe_downcast would give the base class). A caster registered for the
+ * TypeID (ir.register_type_caster) still applies. */
+static PyObject *keep_downcast(PyObject *self, PyObject *r) {
+  if (r && (Py_TYPE(r) == tp.Type || Py_TYPE(r) == tp.Attribute)) Py_SETREF(r, Py_NewRef(self));
+  return r;
+}
+
+static PyObject *type_maybe_downcast(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return keep_downcast(self, tp_wrap_type(TP_CTX(self), T(self)));
+}
+
+static PyObject *attr_maybe_downcast(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return keep_downcast(self, tp_wrap_attr(TP_CTX(self), A(self)));
+}
+
+/* ---- quant: checks of QuantTypes.cpp's verifiers --------------------------------------------- */
+
+/* QuantizedType::verify, and that the expressed type (when there is one) is a float type. */
+static int check_quantized(unsigned flags, MlirType storage, MlirType expressed, int64_t min,
+                           int64_t max) {
+  if (!mlirTypeIsAInteger(storage)) {
+    PyErr_SetString(PyExc_ValueError, "storage type must be integral");
+    return 0;
+  }
+  unsigned width = mlirIntegerTypeGetWidth(storage);
+  if (width == 0 || width > 32) {
+    PyErr_Format(PyExc_ValueError, "illegal storage type size: %u", width);
+    return 0;
+  }
+  bool is_signed = (flags & mlirQuantizedTypeGetSignedFlag()) != 0;
+  int64_t lo = mlirQuantizedTypeGetDefaultMinimumForInteger(is_signed, width);
+  int64_t hi = mlirQuantizedTypeGetDefaultMaximumForInteger(is_signed, width);
+  if (max <= min || min < lo || max > hi) {
+    PyErr_Format(PyExc_ValueError, "illegal storage min and storage max: (%lld:%lld)",
+                 (long long)min, (long long)max);
+    return 0;
+  }
+  if (!mlirTypeIsNull(expressed) && !mlirTypeIsAFloat(expressed)) {
+    PyErr_SetString(PyExc_ValueError, "expressed type must be floating point");
+    return 0;
+  }
+  return 1;
+}
+
+static int check_scale(double scale) {
+  if (scale > 0.0 && !isinf(scale) && !isnan(scale)) return 1;
+  PyObject *s = fmt_double(scale);
+  if (s) PyErr_Format(PyExc_ValueError, "illegal scale: %U", s);
+  Py_XDECREF(s);
+  return 0;
+}
+
+/* The common head of the get() arguments: flags, storage type, expressed type (one context, the
+ * quant dialect loaded). ctx receives the storage type's Context (borrowed). */
+static int quant_head(PyObject *const *a, unsigned *flags, MlirType *storage, MlirType *expressed,
+                      PyObject **ctx) {
+  if (!uint_arg(a[0], "flags", flags) || !type_arg(a[1], "storage_type", NULL, storage, ctx) ||
+      !type_arg(a[2], "expressed_type", *ctx, expressed, NULL))
+    return 0;
+  return load_dialect(mlirTypeGetContext(*storage), "quant");
+}
+
+/* ---- quant: QuantizedType -------------------------------------------------------------------- */
+
+static PyObject *qt_default_bound(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                  const char *fname, int maximum) {
+  static const char *const names[] = {"is_signed", "integral_width", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs(fname, args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  bool is_signed;
+  unsigned width;
+  if (!bool_arg(a[0], "is_signed", &is_signed) || !uint_arg(a[1], "integral_width", &width))
+    return NULL;
+  if (width > 64) /* beyond 64 bits MLIR's computation is undefined */
+    return PyErr_Format(PyExc_ValueError, "integral_width must be at most 64, not %u", width);
+  return PyLong_FromLongLong(maximum
+                                 ? mlirQuantizedTypeGetDefaultMaximumForInteger(is_signed, width)
+                                 : mlirQuantizedTypeGetDefaultMinimumForInteger(is_signed, width));
+}
+
+static PyObject *qt_default_min(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  (void)m;
+  return qt_default_bound(args, nargs, kwnames, "default_minimum_for_integer", 0);
+}
+
+static PyObject *qt_default_max(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  (void)m;
+  return qt_default_bound(args, nargs, kwnames, "default_maximum_for_integer", 1);
+}
+
+/* The result of a cast: TypeError "Invalid cast." (upstream's) when MLIR gives none. */
+static PyObject *cast_result(PyObject *ctx, MlirType t) {
+  if (mlirTypeIsNull(t)) return PyErr_Format(PyExc_TypeError, "Invalid cast.");
+  return tp_wrap_type(ctx, t);
+}
+
+/* self.method(candidate): candidate is a Type of self's context. */
+static int candidate_arg(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         const char *fname, MlirType *candidate) {
+  static const char *const names[] = {"candidate", NULL};
+  PyObject *a[1];
+  return tp_fastargs(fname, args, nargs, kwnames, names, 1, 1, a) &&
+         type_arg(a[0], "candidate", TP_CTX(self), candidate, NULL);
+}
+
+static PyObject *qt_is_compatible(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+  MlirType c;
+  if (!candidate_arg(self, args, nargs, kwnames, "is_compatible_expressed_type", &c)) return NULL;
+  return PyBool_FromLong(mlirQuantizedTypeIsCompatibleExpressedType(T(self), c));
+}
+
+static PyObject *qt_cast_from_storage(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames) {
+  MlirType c;
+  if (!candidate_arg(self, args, nargs, kwnames, "cast_from_storage_type", &c)) return NULL;
+  return cast_result(TP_CTX(self), mlirQuantizedTypeCastFromStorageType(T(self), c));
+}
+
+static PyObject *qt_cast_from_expressed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames) {
+  MlirType c;
+  if (!candidate_arg(self, args, nargs, kwnames, "cast_from_expressed_type", &c)) return NULL;
+  return cast_result(TP_CTX(self), mlirQuantizedTypeCastFromExpressedType(T(self), c));
+}
+
+static PyObject *qt_cast_expressed_to_storage(PyObject *self, PyObject *const *args,
+                                              Py_ssize_t nargs, PyObject *kwnames) {
+  MlirType c;
+  if (!candidate_arg(self, args, nargs, kwnames, "cast_expressed_to_storage_type", &c)) return NULL;
+  return cast_result(TP_CTX(self), mlirQuantizedTypeCastExpressedToStorageType(T(self), c));
+}
+
+/* The static casts take any type. */
+static int static_type_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                           const char *fname, MlirType *t, PyObject **ctx) {
+  static const char *const names[] = {"type", NULL};
+  PyObject *a[1];
+  return tp_fastargs(fname, args, nargs, kwnames, names, 1, 1, a) &&
+         type_arg(a[0], "type", NULL, t, ctx);
+}
+
+static PyObject *qt_cast_to_storage(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  (void)m;
+  MlirType t;
+  PyObject *ctx;
+  if (!static_type_arg(args, nargs, kwnames, "cast_to_storage_type", &t, &ctx)) return NULL;
+  return cast_result(ctx, mlirQuantizedTypeCastToStorageType(t));
+}
+
+static PyObject *qt_cast_to_expressed(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames) {
+  (void)m;
+  MlirType t;
+  PyObject *ctx;
+  if (!static_type_arg(args, nargs, kwnames, "cast_to_expressed_type", &t, &ctx)) return NULL;
+  /* A container of a quantized type without expressed type (!quant.any<i8>): MLIR would build
+   * the container of a null element type. */
+  if (mlirTypeIsAShaped(t)) {
+    MlirType e = mlirShapedTypeGetElementType(t);
+    if (mlirTypeIsAQuantizedType(e) && mlirTypeIsNull(mlirQuantizedTypeGetExpressedType(e)))
+      return PyErr_Format(PyExc_TypeError, "Invalid cast.");
+  }
+  return cast_result(ctx, mlirQuantizedTypeCastToExpressedType(t));
+}
+
+static PyObject *qt_expressed(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_type(TP_CTX(self), mlirQuantizedTypeGetExpressedType(T(self)));
+}
+
+static PyObject *qt_flags(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLong(mlirQuantizedTypeGetFlags(T(self)));
+}
+
+static PyObject *qt_is_signed(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirQuantizedTypeIsSigned(T(self)));
+}
+
+static PyObject *qt_storage(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_type(TP_CTX(self), mlirQuantizedTypeGetStorageType(T(self)));
+}
+
+static PyObject *qt_storage_min(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLongLong(mlirQuantizedTypeGetStorageTypeMin(T(self)));
+}
+
+static PyObject *qt_storage_max(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLongLong(mlirQuantizedTypeGetStorageTypeMax(T(self)));
+}
+
+static PyObject *qt_storage_width(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLong(mlirQuantizedTypeGetStorageTypeIntegralWidth(T(self)));
+}
+
+static PyObject *qt_element(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_type(TP_CTX(self), mlirQuantizedTypeGetQuantizedElementType(T(self)));
+}
+
+static PyMethodDef qt_methods[] = {
+    {"maybe_downcast", type_maybe_downcast, METH_NOARGS,
+     "The type as the class registered for its TypeID; itself when there is none."},
+    {"default_minimum_for_integer", TP_FASTFN(qt_default_min), TP_FAST | METH_STATIC,
+     "default_minimum_for_integer(is_signed, integral_width): the smallest value of an integer "
+     "of that signedness and width."},
+    {"default_maximum_for_integer", TP_FASTFN(qt_default_max), TP_FAST | METH_STATIC,
+     "default_maximum_for_integer(is_signed, integral_width): the largest value of an integer "
+     "of that signedness and width."},
+    {"is_compatible_expressed_type", TP_FASTFN(qt_is_compatible), TP_FAST,
+     "is_compatible_expressed_type(candidate): whether this type can express the candidate (or "
+     "its element type)."},
+    {"cast_from_storage_type", TP_FASTFN(qt_cast_from_storage), TP_FAST,
+     "cast_from_storage_type(candidate): the type based on this quantized type for a type based "
+     "on its storage type; TypeError when there is none."},
+    {"cast_to_storage_type", TP_FASTFN(qt_cast_to_storage), TP_FAST | METH_STATIC,
+     "cast_to_storage_type(type): the type based on the storage type for a type based on a "
+     "quantized type; TypeError when there is none."},
+    {"cast_from_expressed_type", TP_FASTFN(qt_cast_from_expressed), TP_FAST,
+     "cast_from_expressed_type(candidate): the type based on this quantized type for a type "
+     "based on its expressed type; TypeError when there is none."},
+    {"cast_to_expressed_type", TP_FASTFN(qt_cast_to_expressed), TP_FAST | METH_STATIC,
+     "cast_to_expressed_type(type): the type based on the expressed type for a type based on a "
+     "quantized type; TypeError when there is none."},
+    {"cast_expressed_to_storage_type", TP_FASTFN(qt_cast_expressed_to_storage), TP_FAST,
+     "cast_expressed_to_storage_type(candidate): the type based on the storage type for a type "
+     "based on the expressed type; TypeError when there is none."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef qt_getset[] = {
+    {"expressed_type", qt_expressed, NULL, "The type this quantized type approximates (or None).",
+     NULL},
+    {"flags", qt_flags, NULL, "The flags (FLAG_SIGNED); prefer the named properties.", NULL},
+    {"is_signed", qt_is_signed, NULL, "Whether the storage is signed.", NULL},
+    {"storage_type", qt_storage, NULL, "The integer type the values are stored in.", NULL},
+    {"storage_type_min", qt_storage_min, NULL, "The smallest stored value.", NULL},
+    {"storage_type_max", qt_storage_max, NULL, "The largest stored value.", NULL},
+    {"storage_type_integral_width", qt_storage_width, NULL, "The width of the storage type.", NULL},
+    {"quantized_element_type", qt_element, NULL, "The element type, as a quantized type.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- quant: the concrete types --------------------------------------------------------------- */
+
+static PyObject *any_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+  static const char *const names[] = {
+      "flags", "storage_type", "expressed_type", "storage_type_min", "storage_type_max", NULL};
+  PyObject *a[5];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 5, 5, a)) return NULL;
+  unsigned flags;
+  MlirType storage, expressed;
+  PyObject *ctx;
+  int64_t min, max;
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx) ||
+      !int64_arg(a[3], "storage_type_min", &min) || !int64_arg(a[4], "storage_type_max", &max) ||
+      !check_quantized(flags, storage, expressed, min, max))
+    return NULL;
+  return wrap_as(cls,
+                 tp_wrap_type(ctx, mlirAnyQuantizedTypeGet(flags, storage, expressed, min, max)));
+}
+
+static PyMethodDef any_methods[] = {
+    {"get", TP_FASTFN(any_get), TP_FAST | METH_CLASS,
+     "get(flags, storage_type, expressed_type, storage_type_min, storage_type_max): "
+     "!quant.any<...>, in the storage type's context."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyObject *uniform_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+  static const char *const names[] = {"flags",      "storage_type",     "expressed_type",   "scale",
+                                      "zero_point", "storage_type_min", "storage_type_max", NULL};
+  PyObject *a[7];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 7, 7, a)) return NULL;
+  unsigned flags;
+  MlirType storage, expressed;
+  PyObject *ctx;
+  double scale;
+  int64_t zero, min, max;
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx) || !double_arg(a[3], "scale", &scale) ||
+      !int64_arg(a[4], "zero_point", &zero) || !int64_arg(a[5], "storage_type_min", &min) ||
+      !int64_arg(a[6], "storage_type_max", &max) ||
+      !check_quantized(flags, storage, expressed, min, max) || !check_scale(scale))
+    return NULL;
+  return wrap_as(cls, tp_wrap_type(ctx, mlirUniformQuantizedTypeGet(flags, storage, expressed,
+                                                                    scale, zero, min, max)));
+}
+
+static PyObject *uniform_scale(PyObject *self, void *c) {
+  (void)c;
+  return PyFloat_FromDouble(mlirUniformQuantizedTypeGetScale(T(self)));
+}
+
+static PyObject *uniform_zero_point(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLongLong(mlirUniformQuantizedTypeGetZeroPoint(T(self)));
+}
+
+static PyObject *uniform_fixed(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirUniformQuantizedTypeIsFixedPoint(T(self)));
+}
+
+static PyMethodDef uniform_methods[] = {
+    {"get", TP_FASTFN(uniform_get), TP_FAST | METH_CLASS,
+     "get(flags, storage_type, expressed_type, scale, zero_point, storage_type_min, "
+     "storage_type_max): !quant.uniform<...>, in the storage type's context."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef uniform_getset[] = {
+    {"scale", uniform_scale, NULL, "The real difference between consecutive stored values.", NULL},
+    {"zero_point", uniform_zero_point, NULL, "The stored value of the real value 0.", NULL},
+    {"is_fixed_point", uniform_fixed, NULL, "Whether values are real numbers divided by a scale.",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *per_axis_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  static const char *const names[] = {
+      "flags",       "storage_type",        "expressed_type",   "scales",
+      "zero_points", "quantized_dimension", "storage_type_min", "storage_type_max",
+      NULL};
+  PyObject *a[8];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 8, 8, a)) return NULL;
+  unsigned flags;
+  MlirType storage, expressed;
+  PyObject *ctx;
+  long long dim;
+  int64_t min, max;
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx)) return NULL;
+  PyObject *scales = seq_arg(a[3], "scales");
+  if (!scales) return NULL;
+  PyObject *zeros = seq_arg(a[4], "zero_points");
+  if (!zeros) {
+    Py_DECREF(scales);
+    return NULL;
+  }
+  Py_ssize_t n = PyList_GET_SIZE(scales);
+  double *s = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
+  int64_t *z = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+  PyObject *r = NULL;
+  char what[48];
+  if (!s || !z) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!double_arg(PyList_GET_ITEM(scales, i), nth(what, sizeof what, "scales", i), &s[i]))
+      goto done;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(zeros) && i < n; i++)
+    if (!int64_arg(PyList_GET_ITEM(zeros, i), nth(what, sizeof what, "zero_points", i), &z[i]))
+      goto done;
+  if (PyList_GET_SIZE(zeros) != n) {
+    PyErr_SetString(PyExc_ValueError, "Mismatching number of scales and zero points.");
+    goto done;
+  }
+  if (n > INT32_MAX) {
+    PyErr_SetString(PyExc_ValueError, "too many scales");
+    goto done;
+  }
+  if (!int_arg(a[5], "quantized_dimension", INT32_MIN, INT32_MAX, &dim) ||
+      !int64_arg(a[6], "storage_type_min", &min) || !int64_arg(a[7], "storage_type_max", &max) ||
+      !check_quantized(flags, storage, expressed, min, max))
+    goto done;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!check_scale(s[i])) goto done;
+  r = wrap_as(cls,
+              tp_wrap_type(ctx, mlirUniformQuantizedPerAxisTypeGet(flags, storage, expressed, n, s,
+                                                                   z, (int32_t)dim, min, max)));
+done:
+  PyMem_Free(s);
+  PyMem_Free(z);
+  Py_DECREF(scales);
+  Py_DECREF(zeros);
+  return r;
+}
+
+/* Upstream 19's `scales` and `zero_points` return None (its bindings build the list and drop it);
+ * tether returns the same, so that programs print what they print upstream. */
+static PyObject *per_axis_none(PyObject *self, void *c) {
+  (void)self;
+  (void)c;
+  Py_RETURN_NONE;
+}
+
+static PyObject *per_axis_dim(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLong(mlirUniformQuantizedPerAxisTypeGetQuantizedDimension(T(self)));
+}
+
+static PyObject *per_axis_fixed(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirUniformQuantizedPerAxisTypeIsFixedPoint(T(self)));
+}
+
+static PyMethodDef per_axis_methods[] = {
+    {"get", TP_FASTFN(per_axis_get), TP_FAST | METH_CLASS,
+     "get(flags, storage_type, expressed_type, scales, zero_points, quantized_dimension, "
+     "storage_type_min, storage_type_max): !quant.uniform<...:dim, {...}>, in the storage type's "
+     "context."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef per_axis_getset[] = {
+    {"scales", per_axis_none, NULL, "None, as upstream 19 (the scales are in the printed form).",
+     NULL},
+    {"zero_points", per_axis_none, NULL,
+     "None, as upstream 19 (the zero points are in the printed form).", NULL},
+    {"quantized_dimension", per_axis_dim, NULL,
+     "The dimension of the shape the scales and zero points follow.", NULL},
+    {"is_fixed_point", per_axis_fixed, NULL, "Whether values are real numbers divided by a scale.",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *calibrated_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  static const char *const names[] = {"expressed_type", "min", "max", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 3, 3, a)) return NULL;
+  MlirType expressed;
+  PyObject *ctx;
+  double min, max;
+  if (!type_arg(a[0], "expressed_type", NULL, &expressed, &ctx) || !double_arg(a[1], "min", &min) ||
+      !double_arg(a[2], "max", &max))
+    return NULL;
+  if (!mlirTypeIsAFloat(expressed))
+    return PyErr_Format(PyExc_ValueError, "expressed type must be floating point");
+  if (max <= min) {
+    PyObject *lo = fmt_double(min), *hi = lo ? fmt_double(max) : NULL;
+    if (hi) PyErr_Format(PyExc_ValueError, "illegal min and max: (%U:%U)", lo, hi);
+    Py_XDECREF(lo);
+    Py_XDECREF(hi);
+    return NULL;
+  }
+  if (!load_dialect(mlirTypeGetContext(expressed), "quant")) return NULL;
+  return wrap_as(cls, tp_wrap_type(ctx, mlirCalibratedQuantizedTypeGet(expressed, min, max)));
+}
+
+static PyObject *calibrated_min(PyObject *self, void *c) {
+  (void)c;
+  return PyFloat_FromDouble(mlirCalibratedQuantizedTypeGetMin(T(self)));
+}
+
+static PyObject *calibrated_max(PyObject *self, void *c) {
+  (void)c;
+  return PyFloat_FromDouble(mlirCalibratedQuantizedTypeGetMax(T(self)));
+}
+
+static PyMethodDef calibrated_methods[] = {
+    {"get", TP_FASTFN(calibrated_get), TP_FAST | METH_CLASS,
+     "get(expressed_type, min, max): !quant.calibrated<...>, in the expressed type's context."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef calibrated_getset[] = {
+    {"min", calibrated_min, NULL, "The smallest calibrated value.", NULL},
+    {"max", calibrated_max, NULL, "The largest calibrated value.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+#define ISA(fn)                                                                                    \
+  static bool isa_##fn(void *p) { return fn((MlirType){p}); }
+
+ISA(mlirTypeIsAQuantizedType)
+ISA(mlirTypeIsAAnyQuantizedType)
+ISA(mlirTypeIsAUniformQuantizedType)
+ISA(mlirTypeIsAUniformQuantizedPerAxisType)
+ISA(mlirTypeIsACalibratedQuantizedType)
+
+static tp_class_def quant_defs[] = {
+    {"QuantizedType", NULL, isa_mlirTypeIsAQuantizedType, NULL, qt_methods, qt_getset, NULL,
+     "A type of the quant dialect.", NULL, NULL},
+    {"AnyQuantizedType", "QuantizedType", isa_mlirTypeIsAAnyQuantizedType, NULL, any_methods, NULL,
+     NULL, "!quant.any<storage:expressed>", NULL, NULL},
+    {"UniformQuantizedType", "QuantizedType", isa_mlirTypeIsAUniformQuantizedType, NULL,
+     uniform_methods, uniform_getset, NULL, "!quant.uniform<storage:expressed, scale:zero_point>",
+     NULL, NULL},
+    {"UniformQuantizedPerAxisType", "QuantizedType", isa_mlirTypeIsAUniformQuantizedPerAxisType,
+     NULL, per_axis_methods, per_axis_getset, NULL,
+     "!quant.uniform<storage:expressed:dim, {scale:zero_point, ...}>", NULL, NULL},
+    {"CalibratedQuantizedType", "QuantizedType", isa_mlirTypeIsACalibratedQuantizedType, NULL,
+     calibrated_methods, calibrated_getset, NULL, "!quant.calibrated<expressed<min:max>>", NULL,
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+/* ---- sparse_tensor: level types -------------------------------------------------------------- */
+
+#define LVL_FMT(lt) ((lt)&0xffff0000ull)
+#define LVL_SOA 0x4ull
+
+/* The enum classes tether.dialects.sparse_tensor defines (_set_enums), or NULL. */
+static PyObject *level_format_cls;
+
+/* LevelType::isValidLvlBits: a known format, and properties only on the formats that have them;
+ * without its Undef format (0), which MLIR keeps for internal use (the parser has no word for
+ * it). */
+static int lvl_bits_valid(uint64_t lt) {
+  uint64_t fmt = LVL_FMT(lt), props = lt & 0xffff;
+  if (fmt == MLIR_SPARSE_TENSOR_LEVEL_DENSE || fmt == MLIR_SPARSE_TENSOR_LEVEL_BATCH ||
+      fmt == MLIR_SPARSE_TENSOR_LEVEL_N_OUT_OF_M)
+    return props == 0;
+  return fmt == MLIR_SPARSE_TENSOR_LEVEL_COMPRESSED || fmt == MLIR_SPARSE_TENSOR_LEVEL_SINGLETON ||
+         fmt == MLIR_SPARSE_TENSOR_LEVEL_LOOSE_COMPRESSED;
+}
+
+static PyObject *build_level_type(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"lvl_fmt", "properties", "n", "m", NULL};
+  PyObject *a[4];
+  if (!tp_fastargs("build_level_type", args, nargs, kwnames, names, 1, 4, a)) return NULL;
+  long long fmt;
+  unsigned n = 0, m = 0;
+  if (!int_arg(a[0], "lvl_fmt", 0, INT64_MAX, &fmt) || (a[2] && !uint_arg(a[2], "n", &n)) ||
+      (a[3] && !uint_arg(a[3], "m", &m)))
+    return NULL;
+  if (fmt != MLIR_SPARSE_TENSOR_LEVEL_DENSE && fmt != MLIR_SPARSE_TENSOR_LEVEL_BATCH &&
+      fmt != MLIR_SPARSE_TENSOR_LEVEL_COMPRESSED && fmt != MLIR_SPARSE_TENSOR_LEVEL_SINGLETON &&
+      fmt != MLIR_SPARSE_TENSOR_LEVEL_LOOSE_COMPRESSED &&
+      fmt != MLIR_SPARSE_TENSOR_LEVEL_N_OUT_OF_M)
+    return PyErr_Format(PyExc_ValueError, "lvl_fmt must be a LevelFormat, not %R", a[0]);
+  if (n > 0xff || m > 0xff) /* MLIR asserts this, else mixes the bits into other fields */
+    return PyErr_Format(PyExc_ValueError, "n and m must be in [0, 255], not %u and %u", n, m);
+  enum MlirSparseTensorLevelPropertyNondefault props[2];
+  unsigned nprops = 0;
+  uint64_t bits = (uint64_t)fmt | ((uint64_t)n << 32) | ((uint64_t)m << 40);
+  if (a[1] && a[1] != Py_None) {
+    PyObject *l = seq_arg(a[1], "properties");
+    if (!l) return NULL;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(l); i++) {
+      long long p;
+      char what[48];
+      if (!int_arg(PyList_GET_ITEM(l, i), nth(what, sizeof what, "properties", i), 0, INT64_MAX,
+                   &p)) {
+        Py_DECREF(l);
+        return NULL;
+      }
+      if (p != MLIR_SPARSE_PROPERTY_NON_UNIQUE && p != MLIR_SPARSE_PROPERTY_NON_ORDERED) {
+        PyErr_Format(PyExc_ValueError, "properties must be LevelProperty values, not %R",
+                     PyList_GET_ITEM(l, i));
+        Py_DECREF(l);
+        return NULL;
+      }
+      if (!(bits & (uint64_t)p)) props[nprops++] = (enum MlirSparseTensorLevelPropertyNondefault)p;
+      bits |= (uint64_t)p;
+    }
+    Py_DECREF(l);
+  }
+  /* MLIR dereferences an empty optional for a combination it does not allow. */
+  if (!lvl_bits_valid(bits))
+    return PyErr_Format(PyExc_ValueError,
+                        "the properties do not apply to level format %R (only compressed, "
+                        "singleton and loose_compressed levels have properties)",
+                        a[0]);
+  return PyLong_FromUnsignedLongLong(mlirSparseTensorEncodingAttrBuildLvlType(
+      (enum MlirSparseTensorLevelFormat)fmt, props, nprops, n, m));
+}
+
+/* ---- sparse_tensor: SparseTensorEncodingAttr::verify ----------------------------------------- */
+
+typedef struct {
+  intptr_t pos;
+  int64_t coeff;
+} dim_coeff;
+
+static dim_coeff *find_dim(dim_coeff *d, intptr_t n, intptr_t pos) {
+  for (intptr_t i = 0; i < n; i++)
+    if (d[i].pos == pos) return &d[i];
+  return NULL;
+}
+
+/* sparse_tensor::isBlockSparsity; *unsafe is set when MLIR's inverseBlockSparsity (which
+ * inferring lvlToDim calls) would read past its data: a dimension with a floordiv and no mod. */
+static int is_block_sparsity(MlirAffineMap map, int *unsafe) {
+  intptr_t n = mlirAffineMapGetNumResults(map), nd = 0;
+  *unsafe = 0;
+  dim_coeff *d = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(dim_coeff));
+  int *has_mod = PyMem_Calloc((size_t)(n ? n : 1), sizeof(int));
+  int ok = d && has_mod, block = 0;
+  for (intptr_t i = 0; ok && i < n; i++) {
+    MlirAffineExpr e = mlirAffineMapGetResult(map, i);
+    if (mlirAffineExprIsABinary(e)) {
+      MlirAffineExpr l = mlirAffineBinaryOpExprGetLHS(e), r = mlirAffineBinaryOpExprGetRHS(e);
+      if (!mlirAffineExprIsADim(l) || !mlirAffineExprIsAConstant(r) ||
+          mlirAffineConstantExprGetValue(r) <= 0) {
+        ok = 0;
+        break;
+      }
+      intptr_t pos = mlirAffineDimExprGetPosition(l);
+      int64_t c = mlirAffineConstantExprGetValue(r);
+      dim_coeff *f = find_dim(d, nd, pos);
+      if (mlirAffineExprIsAFloorDiv(e)) {
+        if (f)
+          ok = 0;
+        else
+          d[nd++] = (dim_coeff){pos, c};
+      } else if (mlirAffineExprIsAMod(e)) {
+        if (!f || f->coeff != c)
+          ok = 0;
+        else {
+          has_mod[f - d] = 1;
+          block = 1;
+        }
+      } else
+        ok = 0;
+    } else if (mlirAffineExprIsADim(e)) {
+      intptr_t pos = mlirAffineDimExprGetPosition(e);
+      if (find_dim(d, nd, pos))
+        ok = 0;
+      else {
+        d[nd] = (dim_coeff){pos, 0};
+        has_mod[nd++] = 1;
+      }
+    } else
+      ok = 0;
+  }
+  ok = ok && block;
+  for (intptr_t i = 0; ok && i < nd; i++)
+    if (!has_mod[i]) *unsafe = 1;
+  PyMem_Free(d);
+  PyMem_Free(has_mod);
+  return ok;
+}
+
+/* Whether MLIR can infer lvlToDim from dimToLvl (sparse_tensor::inferLvlToDim gives a map). */
+static int inferable(MlirAffineMap map) {
+  int unsafe;
+  return mlirAffineMapGetNumSymbols(map) == 0 &&
+         (mlirAffineMapIsPermutation(map) || is_block_sparsity(map, &unsafe));
+}
+
+static int verify_fail(const char *msg) {
+  PyErr_SetString(PyExc_ValueError, msg);
+  return 0;
+}
+
+/* SparseTensorEncodingAttr::verify, in its order and with its messages, for what the builder
+ * makes of the arguments: dim_to_lvl the identity when not given, lvl_to_dim inferred when not
+ * given (user_lvl_to_dim is then null). The attribute of an explicit lvl_to_dim is compared with
+ * the one MLIR infers (made with the builder, once the inference is known to be safe). */
+static int verify_encoding(MlirContext ctx, const uint64_t *lts, intptr_t n,
+                           MlirAffineMap dim_to_lvl, MlirAffineMap user_lvl_to_dim,
+                           unsigned pos_width, unsigned crd_width) {
+  unsigned widths[2] = {pos_width, crd_width};
+  for (int w = 0; w < 2; w++)
+    if (widths[w] != 0 && widths[w] != 8 && widths[w] != 16 && widths[w] != 32 && widths[w] != 64) {
+      PyErr_Format(PyExc_ValueError, "unexpected %s bitwidth: %u", w ? "coordinate" : "position",
+                   widths[w]);
+      return 0;
+    }
+  /* Every COO segment: singleton levels after a (loose) compressed one, one memory layout. */
+  for (intptr_t i = 0; i < n; i++) {
+    if (LVL_FMT(lts[i]) != MLIR_SPARSE_TENSOR_LEVEL_SINGLETON) continue;
+    uint64_t prev = i ? LVL_FMT(lts[i - 1]) : 0;
+    if (prev != MLIR_SPARSE_TENSOR_LEVEL_COMPRESSED &&
+        prev != MLIR_SPARSE_TENSOR_LEVEL_LOOSE_COMPRESSED)
+      return verify_fail("expected compressed or loose_compressed level before singleton level");
+    intptr_t j = i;
+    for (; j < n && LVL_FMT(lts[j]) == MLIR_SPARSE_TENSOR_LEVEL_SINGLETON; j++)
+      if ((lts[j] & LVL_SOA) != (lts[i] & LVL_SOA))
+        return verify_fail("expected all singleton lvlTypes stored in the same memory layout "
+                           "(SoA vs AoS).");
+    i = j;
+  }
+  intptr_t last_batch = -1;
+  for (intptr_t i = 0; i < n; i++)
+    if (LVL_FMT(lts[i]) == MLIR_SPARSE_TENSOR_LEVEL_BATCH) last_batch = i;
+  for (intptr_t i = 0; i < last_batch; i++)
+    if (LVL_FMT(lts[i]) != MLIR_SPARSE_TENSOR_LEVEL_BATCH)
+      return verify_fail("Batch lvlType can only be leading levels.");
+  for (intptr_t i = 0; i < n; i++)
+    if ((lts[i] & LVL_SOA) && LVL_FMT(lts[i]) != MLIR_SPARSE_TENSOR_LEVEL_SINGLETON)
+      return verify_fail("SoA is only applicable to singleton lvlTypes.");
+  for (intptr_t i = 0; i < n; i++) {
+    if (LVL_FMT(lts[i]) != MLIR_SPARSE_TENSOR_LEVEL_N_OUT_OF_M) continue;
+    if (i != n - 1) return verify_fail("expected n_out_of_m to be the last level type");
+    for (intptr_t k = 0; k < i; k++)
+      if (LVL_FMT(lts[k]) != MLIR_SPARSE_TENSOR_LEVEL_DENSE)
+        return verify_fail("expected all dense lvlTypes before a n_out_of_m level");
+    if (mlirAffineMapGetNumDims(dim_to_lvl) != mlirAffineMapGetNumResults(dim_to_lvl)) {
+      int unsafe;
+      if (!is_block_sparsity(dim_to_lvl, &unsafe))
+        return verify_fail("expected 1xm block structure for n_out_of_m level");
+      /* sparse_tensor::getBlockSize: the mod's constant per mod, 0 per plain dimension. */
+      unsigned coefficient = 0;
+      for (intptr_t r = 0; r < mlirAffineMapGetNumResults(dim_to_lvl); r++) {
+        MlirAffineExpr e = mlirAffineMapGetResult(dim_to_lvl, r);
+        unsigned size = 0;
+        if (mlirAffineExprIsABinary(e)) {
+          if (!mlirAffineExprIsAMod(e)) continue;
+          size = (unsigned)mlirAffineConstantExprGetValue(mlirAffineBinaryOpExprGetRHS(e));
+        }
+        if (size == 0) continue;
+        if (size != coefficient && coefficient != 0)
+          return verify_fail("expected only one blocked level with the same coefficients");
+        coefficient = size;
+      }
+      if (coefficient != ((lts[i] >> 40) & 0xff))
+        return verify_fail("expected coeffiencts of Affine expressions to be equal to m of "
+                           "n_out_of_m level");
+    }
+    break;
+  }
+  if (n == 0) return verify_fail("expected a non-empty array for lvlTypes");
+  intptr_t results = mlirAffineMapGetNumResults(dim_to_lvl);
+  intptr_t dims = mlirAffineMapGetNumDims(dim_to_lvl);
+  if (results != n) {
+    PyErr_Format(PyExc_ValueError, "level-rank mismatch between dimToLvl and lvlTypes: %zd != %zd",
+                 (Py_ssize_t)results, (Py_ssize_t)n);
+    return 0;
+  }
+  int can_infer = inferable(dim_to_lvl);
+  if (!can_infer && mlirAffineMapGetNumSymbols(dim_to_lvl) == 0)
+    return verify_fail("failed to infer lvlToDim from dimToLvl");
+  if (!mlirAffineMapIsNull(user_lvl_to_dim)) {
+    int equal = 0;
+    if (can_infer) {
+      MlirAttribute inferred =
+          mlirSparseTensorEncodingAttrGet(ctx, n, lts, dim_to_lvl, (MlirAffineMap){NULL}, 0, 0,
+                                          (MlirAttribute){NULL}, (MlirAttribute){NULL});
+      equal =
+          mlirAffineMapEqual(mlirSparseTensorEncodingAttrGetLvlToDim(inferred), user_lvl_to_dim);
+    }
+    if (!equal) return verify_fail("expected lvlToDim to be an inverse of dimToLvl");
+  }
+  if (dims > n) {
+    PyErr_Format(PyExc_ValueError, "unexpected dimToLvl mapping from %zd to %zd", (Py_ssize_t)dims,
+                 (Py_ssize_t)n);
+    return 0;
+  }
+  return 1;
+}
+
+/* ---- sparse_tensor: EncodingAttr ------------------------------------------------------------- */
+
+static int map_arg(PyObject *o, const char *what, PyObject *ctx, MlirAffineMap *out) {
+  *out = (MlirAffineMap){NULL};
+  if (!o || o == Py_None) return 1;
+  if (!PyObject_TypeCheck(o, tp.AffineMap))
+    return tp_type_error(what, "an AffineMap or None", o), 0;
+  if (!same_context(TP_CTX(o), ctx)) {
+    PyErr_Format(PyExc_ValueError, "%s: an AffineMap of another context cannot be used here", what);
+    return 0;
+  }
+  out->ptr = TP_PTR(o);
+  return 1;
+}
+
+/* explicit_val / implicit_val: a number (what the parser accepts: FloatAttr, IntegerAttr or
+ * complex.number), whose type MLIR reads when the encoding is put on a tensor. */
+static int value_arg(PyObject *o, const char *what, PyObject *ctx, MlirAttribute *out) {
+  *out = (MlirAttribute){NULL};
+  if (!o || o == Py_None) return 1;
+  if (!PyObject_TypeCheck(o, tp.Attribute))
+    return tp_type_error(what, "an Attribute or None", o), 0;
+  if (!same_context(TP_CTX(o), ctx)) {
+    PyErr_Format(PyExc_ValueError, "%s: an Attribute of another context cannot be used here", what);
+    return 0;
+  }
+  MlirAttribute a = A(o);
+  int numeric = mlirAttributeIsAFloat(a) || mlirAttributeIsAInteger(a);
+  if (!numeric) {
+    MlirStringRef ns = mlirDialectGetNamespace(mlirAttributeGetDialect(a));
+    numeric = ns.length == 7 && !memcmp(ns.data, "complex", 7) &&
+              mlirTypeIsAComplex(mlirAttributeGetType(a));
+  }
+  if (!numeric) {
+    PyErr_Format(PyExc_ValueError,
+                 "%s must be a numeric attribute (FloatAttr, IntegerAttr or complex.number), not "
+                 "%R",
+                 what, o);
+    return 0;
+  }
+  *out = a;
+  return 1;
+}
+
+static int width_arg(PyObject *o, const char *what, const char *word, unsigned *out) {
+  if (!PyIndex_Check(o)) return tp_type_error(what, "an int", o), 0;
+  PyObject *i = PyNumber_Index(o);
+  if (!i) return 0;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  Py_DECREF(i);
+  if (v == -1 && PyErr_Occurred()) return 0;
+  if (overflow || (v != 0 && v != 8 && v != 16 && v != 32 && v != 64)) {
+    PyErr_Format(PyExc_ValueError, "unexpected %s bitwidth: %R", word, o);
+    return 0;
+  }
+  *out = (unsigned)v;
+  return 1;
+}
+
+static PyObject *encoding_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  static const char *const names[] = {"lvl_types",    "dim_to_lvl", "lvl_to_dim",
+                                      "pos_width",    "crd_width",  "explicit_val",
+                                      "implicit_val", "context",    NULL};
+  PyObject *a[8];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 5, 8, a)) return NULL;
+  /* A strong reference: converting the arguments may run Python code (__index__) that leaves a
+   * `with Context()` and drops the current context. */
+  PyObject *ctx = Py_XNewRef((PyObject *)tp_resolve_context(a[7]));
+  if (!ctx) return NULL;
+  MlirAffineMap dim_to_lvl, lvl_to_dim;
+  MlirAttribute explicit_val, implicit_val;
+  unsigned pos_width, crd_width;
+  PyObject *l = NULL, *r = NULL;
+  uint64_t *lts = NULL;
+  if (!map_arg(a[1], "dim_to_lvl", ctx, &dim_to_lvl) ||
+      !map_arg(a[2], "lvl_to_dim", ctx, &lvl_to_dim) ||
+      !width_arg(a[3], "pos_width", "position", &pos_width) ||
+      !width_arg(a[4], "crd_width", "coordinate", &crd_width) ||
+      !value_arg(a[5], "explicit_val", ctx, &explicit_val) ||
+      !value_arg(a[6], "implicit_val", ctx, &implicit_val) || !(l = seq_arg(a[0], "lvl_types")))
+    goto done;
+  Py_ssize_t n = PyList_GET_SIZE(l);
+  if (!(lts = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(uint64_t)))) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = PyList_GET_ITEM(l, i);
+    if (!PyIndex_Check(o)) {
+      char what[48];
+      tp_type_error(nth(what, sizeof what, "lvl_types", i), "an int", o);
+      goto done;
+    }
+    PyObject *v = PyNumber_Index(o);
+    if (!v) goto done;
+    lts[i] = PyLong_AsUnsignedLongLong(v);
+    Py_DECREF(v);
+    if (lts[i] == (uint64_t)-1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_TypeError, "lvl_types[%zd] must be an int in [0, 2**64), not %R", i, o);
+      goto done;
+    }
+    if (!lvl_bits_valid(lts[i])) {
+      PyErr_Format(PyExc_ValueError, "lvl_types[%zd] is not a level type: %R", i, o);
+      goto done;
+    }
+  }
+  MlirContext raw = tp_ctx_raw(ctx);
+  if (!load_dialect(raw, "sparse_tensor")) goto done;
+  MlirAffineMap eff =
+      mlirAffineMapIsNull(dim_to_lvl) ? mlirAffineMapMultiDimIdentityGet(raw, n) : dim_to_lvl;
+  int unsafe = 0;
+  if (mlirAffineMapGetNumSymbols(eff) == 0 && !mlirAffineMapIsPermutation(eff) &&
+      is_block_sparsity(eff, &unsafe) && unsafe) {
+    /* MLIR's inference reads past its data there (the parser crashes on it too). */
+    PyErr_SetString(PyExc_ValueError, "failed to infer lvlToDim from dimToLvl: a dimension has a "
+                                      "floordiv level and no mod level");
+    goto done;
+  }
+  if (!verify_encoding(raw, lts, n, eff, lvl_to_dim, pos_width, crd_width)) goto done;
+  r = wrap_as(cls, tp_wrap_attr(ctx, mlirSparseTensorEncodingAttrGet(
+                                         raw, n, lts, dim_to_lvl, lvl_to_dim, (int)pos_width,
+                                         (int)crd_width, explicit_val, implicit_val)));
+done:
+  PyMem_Free(lts);
+  Py_XDECREF(l);
+  Py_DECREF(ctx);
+  return r;
+}
+
+static PyObject *enc_lvl_types(PyObject *self, void *c) {
+  (void)c;
+  intptr_t n = mlirSparseTensorEncodingGetLvlRank(A(self));
+  PyObject *l = PyList_New(n);
+  for (intptr_t i = 0; l && i < n; i++) {
+    PyObject *v = PyLong_FromUnsignedLongLong(mlirSparseTensorEncodingAttrGetLvlType(A(self), i));
+    if (!v) {
+      Py_CLEAR(l);
+      break;
+    }
+    PyList_SET_ITEM(l, i, v);
+  }
+  return l;
+}
+
+static PyObject *enc_formats(PyObject *self, void *c) {
+  (void)c;
+  intptr_t n = mlirSparseTensorEncodingGetLvlRank(A(self));
+  PyObject *l = PyList_New(n);
+  for (intptr_t i = 0; l && i < n; i++) {
+    PyObject *v = PyLong_FromUnsignedLongLong(mlirSparseTensorEncodingAttrGetLvlFmt(A(self), i));
+    if (v && level_format_cls) {
+      /* A format the enum does not name (batch, as upstream 19's has none) stays an int. */
+      PyObject *e = PyObject_CallOneArg(level_format_cls, v);
+      if (e)
+        Py_SETREF(v, e);
+      else if (PyErr_ExceptionMatches(PyExc_ValueError))
+        PyErr_Clear();
+      else
+        Py_CLEAR(v);
+    }
+    if (!v) {
+      Py_CLEAR(l);
+      break;
+    }
+    PyList_SET_ITEM(l, i, v);
+  }
+  return l;
+}
+
+static PyObject *enc_dim_to_lvl(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_affine_map(TP_CTX(self), mlirSparseTensorEncodingAttrGetDimToLvl(A(self)));
+}
+
+static PyObject *enc_lvl_to_dim(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_affine_map(TP_CTX(self), mlirSparseTensorEncodingAttrGetLvlToDim(A(self)));
+}
+
+static PyObject *enc_pos_width(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLong(mlirSparseTensorEncodingAttrGetPosWidth(A(self)));
+}
+
+static PyObject *enc_crd_width(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLong(mlirSparseTensorEncodingAttrGetCrdWidth(A(self)));
+}
+
+static PyObject *enc_explicit(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_attr(TP_CTX(self), mlirSparseTensorEncodingAttrGetExplicitVal(A(self)));
+}
+
+static PyObject *enc_implicit(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_attr(TP_CTX(self), mlirSparseTensorEncodingAttrGetImplicitVal(A(self)));
+}
+
+/* n or m of the last level (0 unless it is n_out_of_m). */
+static PyObject *enc_structured(PyObject *self, int want_m) {
+  intptr_t n = mlirSparseTensorEncodingGetLvlRank(A(self));
+  if (n == 0) return PyLong_FromLong(0);
+  uint64_t lt = mlirSparseTensorEncodingAttrGetLvlType(A(self), n - 1);
+  if (LVL_FMT(lt) != MLIR_SPARSE_TENSOR_LEVEL_N_OUT_OF_M) return PyLong_FromLong(0);
+  return PyLong_FromUnsignedLong(want_m ? mlirSparseTensorEncodingAttrGetStructuredM(lt)
+                                        : mlirSparseTensorEncodingAttrGetStructuredN(lt));
+}
+
+static PyObject *enc_structured_n(PyObject *self, void *c) {
+  (void)c;
+  return enc_structured(self, 0);
+}
+
+static PyObject *enc_structured_m(PyObject *self, void *c) {
+  (void)c;
+  return enc_structured(self, 1);
+}
+
+static PyMethodDef encoding_methods[] = {
+    {"maybe_downcast", attr_maybe_downcast, METH_NOARGS,
+     "The attribute as the class registered for its TypeID; itself when there is none."},
+    {"get", TP_FASTFN(encoding_get), TP_FAST | METH_CLASS,
+     "get(lvl_types, dim_to_lvl, lvl_to_dim, pos_width, crd_width, explicit_val=None, "
+     "implicit_val=None, context=None): #sparse_tensor.encoding<...>; ValueError where MLIR's "
+     "verifier rejects the parameters."},
+    {"build_level_type", TP_FASTFN(build_level_type), TP_FAST | METH_CLASS,
+     "build_level_type(lvl_fmt, properties=[], n=0, m=0): the level type (an int) of a "
+     "LevelFormat with LevelProperty values."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef encoding_getset[] = {
+    {"lvl_types", enc_lvl_types, NULL, "The level types (ints), one per level.", NULL},
+    {"dim_to_lvl", enc_dim_to_lvl, NULL, "The dimension-to-level map (or None).", NULL},
+    {"lvl_to_dim", enc_lvl_to_dim, NULL, "The level-to-dimension map (or None).", NULL},
+    {"pos_width", enc_pos_width, NULL, "The bit width of positions (0: index).", NULL},
+    {"crd_width", enc_crd_width, NULL, "The bit width of coordinates (0: index).", NULL},
+    {"explicit_val", enc_explicit, NULL, "The value of the stored entries (or None).", NULL},
+    {"implicit_val", enc_implicit, NULL, "The value of the entries not stored (or None).", NULL},
+    {"structured_n", enc_structured_n, NULL, "n of the last level when it is n_out_of_m, else 0.",
+     NULL},
+    {"structured_m", enc_structured_m, NULL, "m of the last level when it is n_out_of_m, else 0.",
+     NULL},
+    {"lvl_formats_enum", enc_formats, NULL, "The LevelFormat of each level.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static bool isa_encoding(void *p) {
+  return mlirAttributeIsASparseTensorEncodingAttr((MlirAttribute){p});
+}
+
+static tp_class_def sparse_defs[] = {
+    {"EncodingAttr", NULL, isa_encoding, NULL, encoding_methods, encoding_getset, NULL,
+     "#sparse_tensor.encoding<{...}>: how a tensor's elements are stored.", NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyObject *set_enums(PyObject *m, PyObject *args) {
+  (void)m;
+  PyObject *fmt, *prop;
+  if (!PyArg_ParseTuple(args, "OO", &fmt, &prop)) return NULL;
+  Py_XSETREF(level_format_cls, Py_NewRef(fmt));
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef sparse_functions[] = {
+    {"_set_enums", set_enums, METH_VARARGS,
+     "_set_enums(LevelFormat, LevelProperty): the enum classes tether.dialects.sparse_tensor "
+     "defines (lvl_formats_enum returns LevelFormat members)."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- module ---------------------------------------------------------------------------------- */
+
+/* The enums' members, in upstream's order, for tether.dialects.sparse_tensor to define them. */
+static PyObject *members(const char *const *names, const long long *values, int n) {
+  PyObject *l = PyList_New(n);
+  for (int i = 0; l && i < n; i++) {
+    PyObject *t = Py_BuildValue("(sL)", names[i], values[i]);
+    if (!t)
+      Py_CLEAR(l);
+    else
+      PyList_SET_ITEM(l, i, t);
+  }
+  return l;
+}
+
+static int add_enum_members(PyObject *sub) {
+  static const char *const fmt_names[] = {"dense", "n_out_of_m", "compressed", "singleton",
+                                          "loose_compressed"};
+  static const long long fmt_values[] = {
+      MLIR_SPARSE_TENSOR_LEVEL_DENSE, MLIR_SPARSE_TENSOR_LEVEL_N_OUT_OF_M,
+      MLIR_SPARSE_TENSOR_LEVEL_COMPRESSED, MLIR_SPARSE_TENSOR_LEVEL_SINGLETON,
+      MLIR_SPARSE_TENSOR_LEVEL_LOOSE_COMPRESSED};
+  static const char *const prop_names[] = {"non_ordered", "non_unique"};
+  static const long long prop_values[] = {MLIR_SPARSE_PROPERTY_NON_ORDERED,
+                                          MLIR_SPARSE_PROPERTY_NON_UNIQUE};
+  PyObject *f = members(fmt_names, fmt_values, 5);
+  if (!f || PyModule_AddObject(sub, "_level_formats", f) < 0) {
+    Py_XDECREF(f);
+    return -1;
+  }
+  PyObject *p = members(prop_names, prop_values, 2);
+  if (!p || PyModule_AddObject(sub, "_level_properties", p) < 0) {
+    Py_XDECREF(p);
+    return -1;
+  }
+  return 0;
+}
+
+int tp_init_dialect_quant_sparse(PyObject *m) {
+  PyObject *quant = PyModule_New("_quant");
+  if (!quant) return -1;
+  PyObject *flag = NULL;
+  int bad = tp_define_classes(quant, tp.Type, quant_defs, NULL) < 0 ||
+            !(flag = PyLong_FromUnsignedLong(mlirQuantizedTypeGetSignedFlag())) ||
+            PyObject_SetAttrString((PyObject *)quant_defs[0].cls, "FLAG_SIGNED", flag) < 0 ||
+            PyModule_AddObjectRef(m, "_quant", quant) < 0;
+  Py_XDECREF(flag);
+  Py_DECREF(quant);
+  if (bad) return -1;
+  PyObject *sparse = PyModule_New("_sparse_tensor");
+  if (!sparse) return -1;
+  bad = tp_define_classes(sparse, tp.Attribute, sparse_defs, NULL) < 0 ||
+        PyModule_AddFunctions(sparse, sparse_functions) < 0 || add_enum_members(sparse) < 0 ||
+        PyModule_AddObjectRef(m, "_sparse_tensor", sparse) < 0;
+  Py_DECREF(sparse);
+  return bad ? -1 : 0;
+}
