@@ -167,18 +167,6 @@ int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
   return give(t, TETHER_KIND_BLOCK, b.ptr, (void **)out);
 }
 
-/* Copies n elements into a fresh malloc array (mlirOperationCreate frees its state's arrays). */
-static void *dup_array(const void *src, intptr_t n, size_t size, int *rc) {
-  if (n <= 0) return NULL;
-  void *p = malloc((size_t)n * size);
-  if (!p) {
-    *rc = TETHER_ENOMEM;
-    return NULL;
-  }
-  memcpy(p, src, (size_t)n * size);
-  return p;
-}
-
 static void collect_types(intptr_t n, MlirType *types, void *ud) {
   MlirOperationState *st = ud;
   st->results = malloc((size_t)(n ? n : 1) * sizeof(MlirType));
@@ -248,20 +236,17 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
     trees[k] = rt;
   }
 
-  /* Load the op's dialect so a registered op is not created as an unregistered one. */
-  const char *dot = memchr(state->name.data, '.', state->name.length);
-  if (dot)
-    mlirContextGetOrLoadDialect(
-        ctx, (MlirStringRef){state->name.data, (size_t)(dot - state->name.data)});
-
-  int rc = TETHER_OK;
   MlirOperationState st = *state;
-  st.results = NULL;
-  st.nResults = 0;
   st.enableResultTypeInference = false;
-  tether__diag_begin(a);
+  MlirType *inferred = NULL;
   if (state->enableResultTypeInference) {
-    /* Infer here, before anything is consumed: a failure must not lose the caller's regions. */
+    /* Infer here, before anything is consumed: a failure must not lose the caller's regions. The
+     * dialect is loaded first, so that a registered op is not taken for an unregistered one. */
+    const char *dot = memchr(state->name.data, '.', state->name.length);
+    if (dot)
+      mlirContextGetOrLoadDialect(
+          ctx, (MlirStringRef){state->name.data, (size_t)(dot - state->name.data)});
+    tether__diag_begin(a);
     if (!mlirContextIsRegisteredOperation(ctx, state->name) ||
         !mlirOperationImplementsInterfaceStatic(state->name, ctx,
                                                 mlirInferTypeOpInterfaceTypeID())) {
@@ -278,31 +263,19 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
                               state->nRegions,
                               state->regions,
                               false};
+    st.results = NULL;
+    st.nResults = 0;
     int irc = tether_infer(&call, collect_types, NULL, &st);
+    tether__diag_end(a);
+    inferred = st.results;
     if (irc != TETHER_OK || (st.nResults && !st.results)) {
-      free(st.results);
-      tether__diag_end(a);
+      free(inferred);
       return irc != TETHER_OK ? TETHER_EARG : TETHER_ENOMEM;
     }
-  } else {
-    st.results = dup_array(state->results, state->nResults, sizeof(MlirType), &rc);
-    st.nResults = state->nResults;
   }
-  st.operands = dup_array(state->operands, state->nOperands, sizeof(MlirValue), &rc);
-  st.regions = dup_array(state->regions, state->nRegions, sizeof(MlirRegion), &rc);
-  st.successors = dup_array(state->successors, state->nSuccessors, sizeof(MlirBlock), &rc);
-  st.attributes = dup_array(state->attributes, state->nAttributes, sizeof(MlirNamedAttribute), &rc);
-  if (rc != TETHER_OK) {
-    free(st.results);
-    free(st.operands);
-    free(st.regions);
-    free(st.successors);
-    free(st.attributes);
-    tether__diag_end(a);
-    return rc;
-  }
-  MlirOperation op = mlirOperationCreate(&st);
-  tether__diag_end(a);
+  /* Creating an operation emits no diagnostics: no handler is attached for it. */
+  MlirOperation op = tether__operation_create(&st, &a->opname);
+  free(inferred);
   if (mlirOperationIsNull(op)) return TETHER_EARG;
 
   if (into) {
@@ -357,8 +330,8 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
    * region crashes MLIR's LinalgOp verifier). Until the tree verifies, verifying or printing it
    * is tried in a child first (tether__verifier_crashes). builtin.module's verifier assumes
    * nothing. */
-  if (!(state->name.length == 14 && !memcmp(state->name.data, "builtin.module", 14)) &&
-      mlirContextIsRegisteredOperation(mlirOperationGetContext(op), state->name))
+  if (!t->suspect && tether__op_is_registered(op) &&
+      !(state->name.length == 14 && !memcmp(state->name.data, "builtin.module", 14)))
     t->suspect = 1;
   tether_keep_alive(trees);
   *out = (tether_op *)h;
@@ -689,6 +662,12 @@ int tether_block_first_op(tether_block *b, tether_op **out) {
 int tether_block_terminator(tether_block *b, tether_op **out) {
   NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
   return give(t, TETHER_KIND_OP, mlirBlockGetTerminator(BLK(h)).ptr, (void **)out);
+}
+
+int tether_block_has_terminator(tether_block *b, bool *out) {
+  NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
+  *out = tether__block_has_terminator(BLK(h), &t->arena->terminator);
+  return TETHER_OK;
 }
 
 int tether_block_num_args(tether_block *b, intptr_t *out) {

@@ -264,6 +264,9 @@ int tether_block_op(tether_block *b, intptr_t i, tether_op **out);
 int tether_block_first_op(tether_block *b, tether_op **out);
 /// The block's terminator, or NULL if its last operation is not one.
 int tether_block_terminator(tether_block *b, tether_op **out);
+/// Whether b ends in a terminator (what tether_block_terminator finds), without a handle for it;
+/// cheap when asked again after same-named ops were appended (insertion at a block's end).
+int tether_block_has_terminator(tether_block *b, bool *out);
 int tether_block_num_args(tether_block *b, intptr_t *out);
 int tether_block_arg(tether_block *b, intptr_t i, tether_value **out);
 /// Appends an argument; returns its handle.

@@ -22,6 +22,7 @@
 #ifndef TETHER_INTERNAL_H
 #define TETHER_INTERNAL_H
 
+#include "mlir_ext.h"
 #include "tether.h"
 
 #include <gc/gc.h>
@@ -126,6 +127,8 @@ struct tether_arena {
                    * its IR handles are refused (TETHER_ERUNNING; tether__run_begin) */
   uint8_t owns_ctx;
   uint8_t state;
+  tether__opname_cache opname; /* the last registered operation name created (mlir_ext.cc) */
+  tether__terminator_cache terminator; /* the last name asked whether it is a terminator */
 };
 
 typedef struct tether__ctxobj {
@@ -243,12 +246,6 @@ int tether__tree_referenced_from_other_trees(tether__tree *t);
  * operand (or successor, *succ = 1) index. */
 int tether__foreign_use(tether__tree *t, MlirOperation op, MlirOperation *user, intptr_t *index,
                         int *succ);
-/* infer.cc: the inference call as mlirOperationCreate makes it (properties built from the
- * attributes, the real regions), without taking anything from the caller. operands and regions are
- * c's, padded with nulls past their counts. */
-MlirLogicalResult tether__infer_call(const tether_infer_call *c, const MlirValue *operands,
-                                     const MlirRegion *regions, MlirTypesCallback types,
-                                     MlirShapedTypeComponentsCallback components, void *user);
 /* probe.c: runs fn(ud) in a forked child (output discarded, no core): 1 it returned, 0 it died, 2
  * it hung past timeout_ms (killed), -1 no child could be made. */
 int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms);

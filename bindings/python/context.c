@@ -594,8 +594,8 @@ int tp_ip_target(PyObject *ipo, tether_block **block, tether_op **before) {
     MlirOperation rraw;
     return tp_arg_op(ip->ref, before, &rraw) ? 0 : -1;
   }
-  tether_op *term;
-  int rc = tether_block_terminator(*block, &term);
+  bool term;
+  int rc = tether_block_has_terminator(*block, &term);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, *block), -1;
   if (term) {
     PyErr_SetString(PyExc_IndexError,

@@ -1,16 +1,30 @@
-// infer.cc: return-type inference as MLIR's own op creation does it, for tether_infer (probe.c).
+// mlir_ext.cc: what the arena needs from MLIR that its C API cannot give. C++ because MLIR
+// forces it; each function is the C API's own version with the one thing it lacks.
 //
-// C++ because MLIR forces it: the C API's inference entry points
-// (mlirInferTypeOpInterfaceInferReturnTypes and its shaped twin) in LLVM 19 take the operation's
-// properties as an opaque pointer the C API gives no way to build, and hand the inference null
-// regions (their region list is released before the call). Operations whose inherent attributes
-// are properties (shape.const_shape, most ops of MLIR 19) then infer from default properties, and
-// ops that infer from their regions read null. mlirOperationCreate gets both right, but it owns
-// and destroys the caller's regions when inference fails. So this file does what
-// mlirOperationCreate does before it creates anything: properties built from the attribute
+// Return-type inference (tether__infer_call, for tether_infer in probe.c): LLVM 19's C-API
+// inference functions (mlirInferTypeOpInterfaceInferReturnTypes and its shaped twin) take the
+// operation's properties as an opaque pointer the C API gives no way to build, and hand the
+// inference null regions (their region list is released before the call). Operations whose
+// inherent attributes are properties (shape.const_shape, most ops of MLIR 19) then infer from
+// default properties, and ops that infer from their regions read null. mlirOperationCreate gets
+// both right, but it owns and destroys the caller's regions when inference fails. So this does
+// what mlirOperationCreate does before it creates anything: properties built from the attribute
 // dictionary (OperationName::setOpPropertiesFromAttribute), the real regions, then the op's
 // InferTypeOpInterface or InferShapedTypeOpInterface; the caller keeps everything it passed.
-#include "tether.h"
+//
+// Whether a block ends in a terminator (tether__block_has_terminator): the trait looked up once
+// per name, not per insertion.
+//
+// Never instantiate TypeID::get of a template (an op trait like OpTrait::IsTerminator, whose
+// TypeID is resolved by its type's name) in this file: gcc spells that name differently from the
+// clang that built libMLIR, and the linker merges this file's inline instantiation with the C-API
+// archive's in libtether_capi.so, so MLIR's own mlirBlockGetTerminator would then look for a
+// trait no op has (it did: every block seemed to have no terminator). Ask through the C API.
+//
+// Operation creation (tether__operation_create, for ir.c): mlirOperationCreate frees the state's
+// arrays (the caller must copy them first) and looks the name up every time; this one borrows the
+// arrays and keeps the last registered name of the arena.
+#include "mlir_ext.h"
 
 #include <memory>
 
@@ -56,7 +70,6 @@ private:
 
 } // namespace
 
-// Declared for probe.c in tether_internal.h (which is C only).
 extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
                                                 const MlirValue *operands,
                                                 const MlirRegion *regions, MlirTypesCallback types,
@@ -114,4 +127,55 @@ extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
       components(false, 0, nullptr, wrap(t.getElementType()), wrap(t.getAttribute()), user);
   }
   return mlirLogicalResultSuccess();
+}
+
+// Whether op's name is registered with its context (an O(1) check; the C API only has the
+// lookup by name, mlirContextIsRegisteredOperation).
+extern "C" bool tether__op_is_registered(MlirOperation op) { return unwrap(op)->isRegistered(); }
+
+extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
+                                                  tether__opname_cache *cache) {
+  MLIRContext *ctx = unwrap(mlirLocationGetContext(st->location));
+  StringRef name = unwrap(st->name);
+  std::optional<OperationName> opName;
+  if (cache->opaque && cache->len == name.size() && !memcmp(cache->name, name.data(), name.size()))
+    opName = OperationName::getFromOpaquePointer(cache->opaque);
+  else {
+    // Load the op's dialect first, so that a registered op is not created as an unregistered one.
+    size_t dot = name.find('.');
+    if (dot != StringRef::npos) ctx->getOrLoadDialect(name.take_front(dot));
+    opName = OperationName(name, ctx);
+    // Only registered names are kept: an unregistered one may become registered when a dialect
+    // is added to the context later.
+    if (opName->isRegistered() && name.size() <= sizeof cache->name) {
+      memcpy(cache->name, name.data(), name.size());
+      cache->len = name.size();
+      cache->opaque = opName->getAsOpaquePointer();
+    }
+  }
+  OperationState state(unwrap(st->location), *opName);
+  for (intptr_t i = 0; i < st->nResults; i++) state.types.push_back(unwrap(st->results[i]));
+  state.operands.reserve(static_cast<size_t>(st->nOperands));
+  for (intptr_t i = 0; i < st->nOperands; i++) state.operands.push_back(unwrap(st->operands[i]));
+  for (intptr_t i = 0; i < st->nSuccessors; i++)
+    state.successors.push_back(unwrap(st->successors[i]));
+  state.attributes.reserve(static_cast<size_t>(st->nAttributes));
+  for (intptr_t i = 0; i < st->nAttributes; i++)
+    state.addAttribute(unwrap(st->attributes[i].name), unwrap(st->attributes[i].attribute));
+  for (intptr_t i = 0; i < st->nRegions; i++)
+    state.addRegion(std::unique_ptr<Region>(unwrap(st->regions[i])));
+  return wrap(Operation::create(state));
+}
+
+extern "C" bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cache) {
+  Block *b = unwrap(block);
+  if (b->empty()) return false;
+  Operation &last = b->back();
+  void *name = last.getName().getAsOpaquePointer();
+  if (name != cache->name) {
+    cache->name = name;
+    // Through the C API, not hasTrait<OpTrait::IsTerminator>() here: see the note at the top.
+    cache->is_terminator = !mlirOperationIsNull(mlirBlockGetTerminator(block));
+  }
+  return cache->is_terminator;
 }

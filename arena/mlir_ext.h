@@ -1,0 +1,46 @@
+/* mlir_ext.h: the arena's calls into MLIR's C++ (mlir_ext.cc), for what the C API cannot do.
+ * C and C++ both include it. */
+#ifndef TETHER_MLIR_EXT_H
+#define TETHER_MLIR_EXT_H
+
+#include "tether.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The last registered operation name an arena created, so the next creation of the same name needs
+ * no lookup (an OperationName's opaque pointer lives as long as the context). */
+typedef struct {
+  void *opaque;
+  size_t len;
+  char name[48];
+} tether__opname_cache;
+
+/* mlir_ext.cc: the inference call as mlirOperationCreate makes it (properties built from the
+ * attributes, the real regions), without taking anything from the caller. operands and regions are
+ * c's, padded with nulls past their counts. */
+MlirLogicalResult tether__infer_call(const tether_infer_call *c, const MlirValue *operands,
+                                     const MlirRegion *regions, MlirTypesCallback types,
+                                     MlirShapedTypeComponentsCallback components, void *user);
+/* mlir_ext.cc: whether op is a registered operation (O(1)). */
+bool tether__op_is_registered(MlirOperation op);
+/* mlir_ext.cc: mlirOperationCreate without taking the state's arrays (regions are taken, as
+ * there), the dialect loaded first, the name looked up once per run of same-named creations. No
+ * result-type inference. */
+MlirOperation tether__operation_create(const MlirOperationState *state,
+                                       tether__opname_cache *cache);
+/* Whether an operation name is a terminator: the last name asked about, per arena. */
+typedef struct {
+  void *name; /* an OperationName's opaque pointer (lives as long as the context) */
+  bool is_terminator;
+} tether__terminator_cache;
+
+/* mlir_ext.cc: mlirBlockGetTerminator's answer (the last op has the IsTerminator trait), the
+ * trait looked up once per run of same-named last ops. */
+bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cache);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
