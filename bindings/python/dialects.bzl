@@ -13,11 +13,18 @@
 makes `tether/dialects/_arith_ops_gen.py` (and `_arith_enum_gen.py`) with `mlir-tblgen-19
 -gen-python-op-bindings -bind-dialect=arith` (`-gen-python-enum-bindings`). The generated code
 imports `._ods_common` from its own folder (`tether.dialects._ods_common`, or a module of the same
-name in a downstream package: `out_dir`), and `..ir`. Extensions of a dialect (transform's) pass
-`extension`; the file is then `_<extension>_ops_gen.py`.
+name in a downstream package: `out_dir`), and `tether.ir`. Extensions of a dialect (transform's)
+pass `extension`; the file is then `_<extension>_ops_gen.py`. `fix_ods_gen.py` corrects what LLVM
+19's generators get wrong (equally-sized variadic accessors, optional results of ops with result
+segments, the enum module's `..ir` import); //tests/bindings/gen_rule tests the rule.
 """
 
 _TBLGEN = "@mlir//:bin/mlir-tblgen"
+
+# Corrects what LLVM 19's generators emit that cannot work (see the script); tether's own label,
+# also when another workspace loads this file.
+_FIX = str(Label("//bindings/python:fix_ods_gen.py"))
+_PYTHON = "@python//:python3"
 
 def _gen(name, mode, out, dialect, extension, td_include, td, includes, tags):
     flags = mode
@@ -36,17 +43,21 @@ def _gen(name, mode, out, dialect, extension, td_include, td, includes, tags):
     else:
         src = "$(location %s)" % td
         prelude = ""
-    post = ""
+    post = " && $(location %s) $(location %s) %s $@" % (
+        _PYTHON,
+        _FIX,
+        "ops" if mode == "-gen-python-op-bindings" else "enums",
+    )
     if mode == "-gen-python-op-bindings":
         # Op classes without an instance __dict__ or __weakref__ (as tether.ir.OpView): a wrapper
         # stays a plain, untracked object (half the bytes, and faster to make and free).
-        post = " && sed -i 's/^  OPERATION_NAME = \\(.*\\)$$/  OPERATION_NAME = \\1\\n  __slots__ = ()/' $@"
+        post += " && sed -i 's/^  OPERATION_NAME = \\(.*\\)$$/  OPERATION_NAME = \\1\\n  __slots__ = ()/' $@"
     native.genrule(
         name = name,
         srcs = ["@mlir//:td_files"] + ([td] if td else []),
         outs = [out],
         cmd = prelude + "$(location %s) %s %s %s -o $@" % (_TBLGEN, flags, incs, src) + post,
-        tools = [_TBLGEN],
+        tools = [_TBLGEN, _FIX, _PYTHON],
         tags = tags,
     )
 

@@ -95,8 +95,30 @@ Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside) {
 
 /* ---- wrapping -------------------------------------------------------------------------------- */
 
+/* Freed wrappers of classes without the cyclic collector's header (Operation, OpView, and the op
+ * classes opview_init_subclass makes so), kept for reuse as CPython keeps its own free lists:
+ * iterating a block makes and frees one wrapper per operation. Linked through `sibling`. */
+enum { FREELIST_MAX = 64 };
+static TpOp *freelist;
+static int nfree;
+
+static int reusable(PyTypeObject *type) {
+  return !PyType_IS_GC(type) && type->tp_basicsize == (Py_ssize_t)sizeof(TpOp) &&
+         type->tp_itemsize == 0 && type->tp_alloc == PyType_GenericAlloc &&
+         type->tp_free == PyObject_Free;
+}
+
 static TpOp *op_alloc(PyTypeObject *type, tether_op *h) {
-  TpOp *self = (TpOp *)type->tp_alloc(type, 0);
+  TpOp *self;
+  if (freelist && reusable(type)) {
+    self = freelist;
+    freelist = self->sibling;
+    nfree--;
+    memset((char *)self + sizeof(PyObject), 0, sizeof(TpOp) - sizeof(PyObject));
+    PyObject_Init((PyObject *)self, type); /* the type (a heap type) gets its reference */
+  } else {
+    self = (TpOp *)type->tp_alloc(type, 0);
+  }
   if (!self) return NULL;
   /* A Python op class without an instance dict (the generated ones: __slots__ = ()) holds no
    * reference the cyclic collector could follow: untracked, it is not scanned at every gen-0
@@ -116,12 +138,15 @@ static TpOp *op_alloc(PyTypeObject *type, tether_op *h) {
 }
 
 /* Registered OpView classes by operation name, with a direct-mapped cache keyed by the name's
- * identifier (valid while the registry generation matches). */
+ * identifier (valid while the registry generation matches). An identifier of a destroyed context
+ * may be reused by another one for another name: so a hit also compares the text. */
 static unsigned long op_class_generation = 1;
 enum { CLASS_CACHE = 256 };
 static struct {
   const void *id;
   unsigned long gen;
+  size_t len; /* the operation name's length and text (compared on a hit; 0: none kept) */
+  char text[48];
   PyObject *cls; /* borrowed from tp.op_classes, or NULL for "none registered" */
 } class_cache[CLASS_CACHE];
 
@@ -170,7 +195,9 @@ static void load_dialect(MlirStringRef name) {
 static PyObject *view_class_for(MlirOperation raw) {
   MlirIdentifier id = mlirOperationGetName(raw);
   size_t slot = ((uintptr_t)id.ptr >> 4) % CLASS_CACHE;
-  if (class_cache[slot].id == id.ptr && class_cache[slot].gen == op_class_generation)
+  MlirStringRef s = mlirIdentifierStr(id);
+  if (class_cache[slot].id == id.ptr && class_cache[slot].gen == op_class_generation &&
+      class_cache[slot].len == s.length && !memcmp(class_cache[slot].text, s.data, s.length))
     return class_cache[slot].cls ? class_cache[slot].cls : (PyObject *)tp.OpView;
   load_dialect(mlirIdentifierStr(id));
   PyObject *name = name_str(raw);
@@ -179,8 +206,11 @@ static PyObject *view_class_for(MlirOperation raw) {
     return (PyObject *)tp.OpView;
   }
   PyObject *cls = tp.op_classes ? PyDict_GetItemWithError(tp.op_classes, name) : NULL;
-  Py_DECREF(name);
   if (PyErr_Occurred()) PyErr_Clear();
+  Py_DECREF(name);
+  if (s.length > sizeof class_cache[slot].text) return cls ? cls : (PyObject *)tp.OpView;
+  memcpy(class_cache[slot].text, s.data, s.length);
+  class_cache[slot].len = s.length;
   class_cache[slot].id = id.ptr;
   class_cache[slot].gen = op_class_generation;
   class_cache[slot].cls = cls;
@@ -242,7 +272,13 @@ static void op_dealloc(TpOp *self) {
     if (self->pin >= 0) tether_unpin(self->pin);
     self->h = NULL;
   }
-  t->tp_free(self);
+  if (nfree < FREELIST_MAX && reusable(t)) {
+    self->sibling = freelist;
+    freelist = self;
+    nfree++;
+  } else {
+    t->tp_free(self);
+  }
   Py_DECREF(t);
 }
 
@@ -290,24 +326,26 @@ enum { NAME_CACHE = 512 };
 static struct {
   const void *id;
   PyObject *str;
+  size_t len; /* the text of str, compared on a hit */
+  char text[48];
 } name_cache[NAME_CACHE];
 
 static PyObject *name_str(MlirOperation raw) {
   MlirIdentifier id = mlirOperationGetName(raw);
   MlirStringRef s = mlirIdentifierStr(id);
   size_t slot = ((uintptr_t)id.ptr >> 4) % NAME_CACHE;
-  if (name_cache[slot].id == id.ptr) {
-    Py_ssize_t n;
-    const char *cached = PyUnicode_AsUTF8AndSize(name_cache[slot].str, &n);
-    /* An identifier of a destroyed context may be reused by another one for another name: so a
-     * hit also compares the text. */
-    if (cached && (size_t)n == s.length && !memcmp(cached, s.data, s.length))
-      return Py_NewRef(name_cache[slot].str);
-  }
+  /* An identifier of a destroyed context may be reused by another one for another name: so a hit
+   * also compares the text. */
+  if (name_cache[slot].id == id.ptr && name_cache[slot].len == s.length &&
+      !memcmp(name_cache[slot].text, s.data, s.length))
+    return Py_NewRef(name_cache[slot].str);
   PyObject *str = PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
   if (!str) return NULL;
+  if (s.length > sizeof name_cache[slot].text) return str; /* not kept */
   Py_XSETREF(name_cache[slot].str, Py_NewRef(str));
   name_cache[slot].id = id.ptr;
+  name_cache[slot].len = s.length;
+  memcpy(name_cache[slot].text, s.data, s.length);
   return str;
 }
 
@@ -1031,7 +1069,37 @@ static PyObject *opview_parse(PyObject *cls, PyObject *const *args, Py_ssize_t n
   return r;
 }
 
+/* Called by Python for every new subclass (generated op classes, dialects' own subclasses). A
+ * subclass that adds nothing to the instance (no __dict__, no __weakref__, no slots of its own: the
+ * generated classes have `__slots__ = ()`) and has no finalizer can hold no reference a cycle goes
+ * through: its instances are made without the cyclic collector's header, as OpView's are (CPython
+ * gives every heap type one; it supports heap types without, in subtype_dealloc). Wrappers are
+ * then cheaper to make and free: iterating a block makes one per operation. */
+static PyObject *opview_init_subclass(PyObject *cls, PyObject *args, PyObject *kw) {
+  if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
+    return PyErr_Format(PyExc_TypeError, "%s.__init_subclass__() takes no keyword arguments",
+                        ((PyTypeObject *)cls)->tp_name);
+  PyTypeObject *t = (PyTypeObject *)cls;
+  PyTypeObject *base = tp.OpView;
+  if ((t->tp_flags & Py_TPFLAGS_HEAPTYPE) && PyType_IS_GC(t) && !PyType_IS_GC(base) &&
+      t->tp_dictoffset == 0 && t->tp_weaklistoffset == base->tp_weaklistoffset &&
+      t->tp_basicsize == base->tp_basicsize && t->tp_itemsize == 0 && !t->tp_finalize &&
+      !t->tp_del) {
+    t->tp_flags &= ~Py_TPFLAGS_HAVE_GC;
+    t->tp_free = PyObject_Free; /* PyType_GenericAlloc's non-GC path is PyObject_Malloc */
+    t->tp_traverse = NULL;
+    t->tp_clear = NULL;
+    /* subtype_dealloc would only find and call OpView's: no dict, slots, finalizer to handle. */
+    t->tp_dealloc = (destructor)op_dealloc;
+    /* No PyType_Modified: no attribute changed (the version tag keeps its caches). */
+  }
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef opview_methods[] = {
+    {"__init_subclass__", (PyCFunction)(void (*)(void))opview_init_subclass,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "Makes op classes that add no instance state cheaper to instantiate (no GC header)."},
     {"build_generic", TP_FASTFN(tp_opview_build_generic), TP_FAST | METH_CLASS,
      "build_generic(results=None, operands=None, attributes=None, successors=None, "
      "regions=None, loc=None, ip=None): the operation of this class, from _ODS_* metadata."},

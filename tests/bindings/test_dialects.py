@@ -172,3 +172,29 @@ def test_upstream_program_through_the_alias(tmp_path):
                        text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "arith.addi %arg0, %arg0 : i32" in p.stdout
+
+
+def test_op_objects_without_own_state_skip_the_cyclic_collector(ctx):
+    # Generated op classes add no instance state (__slots__ = ()): their objects are made without
+    # the cyclic collector's header (cheaper to make and free while iterating). A subclass that
+    # adds a __dict__ keeps it, and its objects can hold anything.
+    import gc
+    i32 = ir.IntegerType.get_signless(32)
+    m = builtin.ModuleOp()
+    with ir.InsertionPoint(m.body):
+        c = arith.ConstantOp(i32, 1)
+        assert not gc.is_tracked(c)
+
+        class Noted(arith.ConstantOp):
+            pass
+
+        n = Noted(i32, 2)
+        n.note = [n]                      # a cycle through the instance dict
+        assert gc.is_tracked(n)
+    del n
+    gc.collect()
+    ops = list(m.body.operations)
+    assert [o.name for o in ops] == ["arith.constant", "arith.constant"]
+    assert ops[0] is c
+    for _ in range(3):                   # wrappers made and freed again and again stay sound
+        assert [str(o.result.type) for o in m.body.operations] == ["i32", "i32"]

@@ -80,13 +80,19 @@ def segmented_accessor(elements, raw_segments, idx):
     return elements[start:start + sizes[idx]]
 
 
-def equally_sized_accessor(elements, n_variadic, n_preceding_simple, n_preceding_variadic):
+def equally_sized_accessor(elements, n_variadic, n_preceding_simple, n_preceding_variadic,
+                           n_simple=None):
     """(start, count) of a variadic group when all n_variadic groups have the same size (the
-    SameVariadic{Operand,Result}Size trait), after the given numbers of preceding groups."""
-    total = len(elements) - n_variadic + 1
-    if n_variadic <= 0 or total % n_variadic:
+    SameVariadic{Operand,Result}Size trait), after the given numbers of preceding groups.
+    n_simple: how many single elements the op has besides the groups (tether_dialect_library's
+    op classes pass it); without it, n_variadic - 1, which LLVM 19's formula assumes."""
+    if n_simple is None:
+        n_simple = n_variadic - 1
+    total = len(elements) - n_simple
+    if n_variadic <= 0 or total < 0 or total % n_variadic:
         raise ValueError(
-            f"{len(elements)} elements cannot form {n_variadic} equally sized variadic groups")
+            f"{len(elements)} elements cannot form {n_variadic} equally sized variadic groups"
+            f" and {n_simple} single elements")
     per_group = total // n_variadic
     return n_preceding_simple + n_preceding_variadic * per_group, per_group
 
