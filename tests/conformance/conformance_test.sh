@@ -16,6 +16,13 @@ if ! command -v FileCheck-19 >/dev/null; then
   echo "conformance_test: FileCheck-19 is missing (Debian package llvm-19-tools)" >&2
   exit 1
 fi
+# Under --config=asan the extension is instrumented and the interpreter is not: every Python the
+# runner starts gets the sanitizer runtimes first (as tests/bindings/run_pytest.sh does), so a
+# memory error in any test program is a crash the runner reports.
+if [ "${TETHER_SANITIZER:-}" = asan ]; then
+  export LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+  export PYTHONMALLOC=malloc
+fi
 exec "$python" "$root/tests/conformance/run_upstream.py" --tests "$tests" \
   --python "$python" --tether-py "$root/bindings/python" \
   --expect-file "$root/tests/conformance/expected.txt" \

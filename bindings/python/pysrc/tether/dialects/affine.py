@@ -5,6 +5,7 @@ AffineForOp with upstream's signature (bounds as ints, values or affine maps wit
 from typing import Optional, Sequence
 
 from ._affine_ops_gen import *  # noqa: F401,F403
+from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from ._affine_ops_gen import _Dialect
 from ._affine_ops_gen import AffineForOp as _GeneratedAffineForOp
 from ._ods_common import _cext as _ods_cext

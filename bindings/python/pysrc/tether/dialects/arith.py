@@ -7,6 +7,7 @@ from ._arith_ops_gen import *  # noqa: F401,F403
 from ._arith_ops_gen import _Dialect
 from ._arith_ops_gen import ConstantOp as _GeneratedConstantOp
 from ._arith_enum_gen import *  # noqa: F401,F403
+from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from ._ods_common import _cext as _ods_cext
 from ._ods_common import get_default_loc_context as _get_default_loc_context
 from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results

@@ -3,6 +3,7 @@
 from typing import Dict, Optional
 
 from ._builtin_ops_gen import *  # noqa: F401,F403
+from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from ._builtin_ops_gen import _Dialect
 from ._builtin_ops_gen import ModuleOp as _GeneratedModuleOp
 from ._ods_common import _cext as _ods_cext

@@ -4,6 +4,7 @@ import inspect
 from typing import List, Optional, Sequence, Union
 
 from ._func_ops_gen import *  # noqa: F401,F403
+from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from ._func_ops_gen import _Dialect
 from ._func_ops_gen import CallOp as _GeneratedCallOp
 from ._func_ops_gen import ConstantOp as _GeneratedConstantOp

@@ -7,6 +7,7 @@ builders, `op_t()`."""
 from typing import Mapping, NewType, Optional, Sequence, Union
 
 from ._pdl_ops_gen import *  # noqa: F401,F403
+from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from ._pdl_ops_gen import _Dialect
 from . import _pdl_ops_gen as _gen
 from ._ods_common import _cext as _ods_cext

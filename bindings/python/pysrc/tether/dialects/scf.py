@@ -4,6 +4,7 @@
 from typing import Optional, Sequence, Union
 
 from ._scf_ops_gen import *  # noqa: F401,F403
+from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from ._scf_ops_gen import _Dialect
 from ._scf_ops_gen import ForOp as _GeneratedForOp
 from ._scf_ops_gen import IfOp as _GeneratedIfOp

@@ -4,6 +4,7 @@
 from typing import Sequence, Union
 
 from ._tensor_ops_gen import *  # noqa: F401,F403
+from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from ._tensor_ops_gen import _Dialect
 from ._tensor_ops_gen import EmptyOp as _GeneratedEmptyOp
 from ._tensor_ops_gen import GenerateOp, YieldOp

@@ -7,7 +7,7 @@ from functools import partial
 from ..ir import (BF16Type, ComplexType, F16Type, F32Type, F64Type, Float8E4M3B11FNUZType,
                   Float8E4M3FNType, Float8E4M3Type, Float8E5M2Type, FunctionType, IndexType, IntegerType,
                   MemRefType, NoneType, OpaqueType, RankedTensorType, ShapedType, StridedLayoutAttr,
-                  TupleType, Type, UnrankedMemRefType, UnrankedTensorType, VectorType)
+                  StringAttr, TupleType, Type, UnrankedMemRefType, UnrankedTensorType, VectorType)
 
 index = lambda context=None: IndexType.get(context=context)  # noqa: E731
 
@@ -58,11 +58,11 @@ def opaque(dialect_namespace, type_data, context=None):
 
 def _shaped(*shape, element_type=None, type_constructor=None):
     if type_constructor is None:
-        raise ValueError("shaped is an abstract base class - cannot be constructed")
+        raise ValueError("shaped is an abstract base class - cannot be constructed.")
     if (element_type is None and shape and not isinstance(shape[-1], Type)) or (
             shape and isinstance(shape[-1], Type) and element_type is not None):
-        raise ValueError(f"either element_type must be provided explicitly XOR last arg to "
-                         f"tensor type constructor must be the element type")
+        raise ValueError("Either element_type must be provided explicitly XOR last arg to "
+                         "tensor type constructor must be the element type.")
     if element_type is not None:
         type = element_type
         sizes = shape
@@ -80,14 +80,16 @@ def vector(*shape, element_type=None, scalable=None, scalable_dims=None):
 
 
 def tensor(*shape, element_type=None, encoding=None):
+    # As upstream: `encoding` is a string (it becomes a StringAttr); no sizes means unranked.
     if encoding is not None:
-        ctor = partial(RankedTensorType.get, encoding=encoding)
-    else:
-        def ctor(*args):
-            if len(args) == 1:
-                return UnrankedTensorType.get(*args)
-            return RankedTensorType.get(*args)
-    return _shaped(*shape, element_type=element_type, type_constructor=ctor)
+        encoding = StringAttr.get(encoding)
+    if not shape or (len(shape) == 1 and isinstance(shape[-1], Type)):
+        if encoding is not None:
+            raise ValueError("UnrankedTensorType does not support encoding.")
+        return _shaped(*shape, element_type=element_type,
+                       type_constructor=UnrankedTensorType.get)
+    return _shaped(*shape, element_type=element_type,
+                   type_constructor=partial(RankedTensorType.get, encoding=encoding))
 
 
 def memref(*shape, element_type=None, memory_space=None, layout=None):

@@ -27,6 +27,16 @@ def fill_builtin_region(op):
 
 from .opdsl.ops.core_named_ops import *  # noqa: E402,F401,F403
 
+# As upstream's module: the OpDSL's names come with the named ops (upstream's core_named_ops
+# star-imports them), after the generated enums, so `linalg.TypeFn.cast_unsigned` is the OpDSL's
+# function that `cast=` takes and `linalg.index` the OpDSL's index; then mlir.ir's names.
+from .opdsl.lang import *  # noqa: E402,F401,F403
+from .opdsl.lang import TV as _TV  # noqa: E402
+from ...ir import *  # noqa: E402,F401,F403
+
+T1 = _TV.T1
+T2 = _TV.T2
+
 
 def _single_init(outs):
     if len(outs) != 1:

@@ -7,6 +7,7 @@ from typing import NewType, Optional, Sequence, Union
 
 from .._transform_enum_gen import *  # noqa: F401,F403
 from .._transform_ops_gen import *  # noqa: F401,F403
+from ...ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from .._transform_ops_gen import _Dialect
 from .._transform_ops_gen import (ApplyPatternsOp as _ApplyPatternsOp, CastOp as _CastOp,
                                   GetParentOp as _GetParentOp,

@@ -4,6 +4,7 @@ WithPDLPatternsOp with its body)."""
 from typing import Union
 
 from .._transform_pdl_extension_ops_gen import *  # noqa: F401,F403
+from ...ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from .._transform_pdl_extension_ops_gen import _Dialect
 from .._transform_pdl_extension_ops_gen import PDLMatchOp as _PDLMatchOp
 from .._transform_pdl_extension_ops_gen import WithPDLPatternsOp as _WithPDLPatternsOp

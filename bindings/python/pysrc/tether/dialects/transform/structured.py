@@ -21,6 +21,7 @@ from .._structured_transform_ops_gen import VectorizeOp as _VectorizeOp
 from .._structured_transform_ops_gen import (
     VectorizeChildrenAndApplyPatternsOp as _VectorizeChildrenAndApplyPatternsOp)
 from .._structured_transform_enum_gen import *  # noqa: F401,F403
+from ...ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from .._ods_common import _cext as _ods_cext
 from .._ods_common import get_op_result_or_value as _value
 from .._ods_common import _dispatch_dynamic_index_list, _dispatch_mixed_values
