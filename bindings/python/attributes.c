@@ -275,6 +275,10 @@ ISA(mlirAttributeIsAStridedLayout)
 
 /* IntegerAttr */
 
+/* IntegerAttr, set at init: IntegerAttr.get gives one, as upstream's (navigation and parsing
+ * give the most specific class: `true` is a BoolAttr there). */
+static PyTypeObject *integer_attr_cls;
+
 static PyObject *int_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
@@ -291,7 +295,7 @@ static PyObject *int_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t n
     Py_XDECREF(r);
     return NULL;
   }
-  return tp_wrap_attr(ctx, mlirIntegerAttrGet(t, v));
+  return tp_ctxobj_new(integer_attr_cls, ctx, mlirIntegerAttrGet(t, v).ptr);
 }
 
 static PyObject *int_attr_value(PyObject *self, void *c) {
@@ -955,6 +959,7 @@ int tp_init_attributes(PyObject *m) {
       tp_add_type(m, &named_spec, NULL, &tp.NamedAttribute) < 0)
     return -1;
   if (tp_define_classes(m, tp.Attribute, attr_defs, tp.attr_casters) < 0) return -1;
+  integer_attr_cls = attr_defs[0].cls;
   /* As upstream: `true` comes back as a BoolAttr, `@a` as a FlatSymbolRefAttr (their TypeIDs are
    * IntegerAttr's and SymbolRefAttr's). */
   PyObject *ints = Py_BuildValue("(OO)", attr_defs[2].cls, attr_defs[0].cls);

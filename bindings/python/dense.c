@@ -23,6 +23,14 @@
 
 static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
 
+/* DenseElementsAttr, set at init: its get and get_splat give one, as upstream's (navigation and
+ * parsing give DenseIntElementsAttr / DenseFPElementsAttr). */
+static PyTypeObject *dense_elements_cls;
+
+static PyObject *as_dense(PyObject *ctx, MlirAttribute r) {
+  return tp_ctxobj_new(dense_elements_cls, ctx, r.ptr);
+}
+
 /* "Type(...)": the form upstream's messages print values in (their base class's repr). */
 static PyObject *repr_of(MlirType t, PyObject *ctx) {
   PyObject *o = tp_ctxobj_new(tp.Type, ctx, t.ptr);
@@ -124,7 +132,7 @@ static PyObject *dense_from_list(PyObject *list, PyObject *type, PyObject *c) {
   PyMem_Free(v);
   if (mlirAttributeIsNull(r))
     return PyErr_Format(PyExc_ValueError, "DenseElementsAttr could not be constructed");
-  return tp_wrap_attr(ctx, r);
+  return as_dense(ctx, r);
 }
 
 static PyObject *dense_from_buffer(PyObject *array, int signless, PyObject *type, PyObject *shape_o,
@@ -219,7 +227,7 @@ static PyObject *dense_from_buffer(PyObject *array, int signless, PyObject *type
                     "and is a bug.");
     goto done;
   }
-  result = tp_wrap_attr(ctx, r);
+  result = as_dense(ctx, r);
 done:
   PyMem_Free(shape);
   PyBuffer_Release(&view);
@@ -277,7 +285,7 @@ static PyObject *dense_get_splat(PyObject *cls, PyObject *args, PyObject *kw) {
   Py_DECREF(tr);
   Py_DECREF(er);
   if (PyErr_Occurred()) return NULL;
-  return tp_wrap_attr(ctx, mlirDenseElementsAttrSplatGet(st, ea));
+  return as_dense(ctx, mlirDenseElementsAttrSplatGet(st, ea));
 }
 
 static PyObject *dense_is_splat(PyObject *self, void *c) {
@@ -793,6 +801,7 @@ int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
 
 int tp_init_dense(PyObject *m) {
   if (tp_define_classes(m, tp.Attribute, dense_defs, tp.attr_casters) < 0) return -1;
+  dense_elements_cls = dense_defs[0].cls;
   for (int k = 0; k < K_COUNT; k++) {
     char name[80];
     snprintf(name, sizeof name, "tether.ir.%.*sIterator", (int)(strlen(array_names[k]) - 4),

@@ -101,11 +101,6 @@ static PyObject *info_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 
 static PyObject *info_str(TpDiagnosticInfo *self) { return Py_NewRef(self->message); }
 
-static PyObject *info_repr(TpDiagnosticInfo *self) {
-  return PyUnicode_FromFormat("DiagnosticInfo(%R, %R, %R)", self->severity, self->location,
-                              self->message);
-}
-
 #define INFO_FIELD(name)                                                                           \
   static PyObject *info_##name(TpDiagnosticInfo *self, void *c) {                                  \
     (void)c;                                                                                       \
@@ -130,7 +125,6 @@ static PyType_Slot info_slots[] = {
     {Py_tp_traverse, info_traverse},
     {Py_tp_clear, info_clear},
     {Py_tp_str, info_str},
-    {Py_tp_repr, info_repr},
     {Py_tp_getset, info_getset},
     {Py_tp_doc, "A copy of a diagnostic, valid anywhere."},
     {0, NULL},

@@ -57,7 +57,7 @@ PyObject *tp_wrap_value(tether_value *h) {
 /* An operand, as upstream gives it: a plain Value (OpResult(v) / BlockArgument(v) cast it). Not
  * interned: the value's interned wrapper (if any) is an OpResult or BlockArgument; equality and
  * hashing go by the value, as upstream's. */
-static PyObject *wrap_operand(tether_value *h) {
+static PyObject *plain_value(tether_value *h, int cast) {
   if (!h) Py_RETURN_NONE;
   TpHandle *self = (TpHandle *)tp.Value->tp_alloc(tp.Value, 0);
   if (!self) return NULL;
@@ -69,9 +69,11 @@ static PyObject *wrap_operand(tether_value *h) {
   }
   self->h = h;
   PyObject *v = (PyObject *)self;
-  if (v && PyDict_GET_SIZE(tp.value_casters)) return value_cast(v);
+  if (cast && PyDict_GET_SIZE(tp.value_casters)) return value_cast(v);
   return v;
 }
+
+static PyObject *wrap_operand(tether_value *h) { return plain_value(h, 1); }
 
 #define ARG_FN(name, ctype, rawtype, pytype, getter, what)                                         \
   int name(PyObject *o, ctype **h, rawtype *raw) {                                                 \
@@ -344,7 +346,7 @@ static PyObject *block_add_argument(PyObject *self, PyObject *args, PyObject *kw
     return PyErr_Format(PyExc_ValueError, "the type belongs to another context");
   tether_value *v;
   CALL(tether_block_add_arg(H(self), t, l, &v), H(self));
-  return tp_wrap_value(v);
+  return plain_value(v, 1); /* a Value, as upstream's (block.arguments[i] is the BlockArgument) */
 }
 
 static PyObject *block_erase_argument(PyObject *self, PyObject *index) {
@@ -574,11 +576,8 @@ static PyObject *value_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     return PyErr_Format(PyExc_ValueError, "Cannot cast value to OpResult (from %R)", v);
   if (PyType_IsSubtype(type, tp.BlockArgument) && !mlirValueIsABlockArgument(raw))
     return PyErr_Format(PyExc_ValueError, "Cannot cast value to BlockArgument (from %R)", v);
-  if (type == tp.Value || type == tp.OpResult || type == tp.BlockArgument) {
-    bool res = false;
-    tether_value_is_result(h, &res);
-    return wrap_handle(res ? tp.OpResult : tp.BlockArgument, h);
-  }
+  if (type == tp.Value) return plain_value(h, 0); /* Value(v) is a Value, as upstream's */
+  if (type == tp.OpResult || type == tp.BlockArgument) return wrap_handle(type, h);
   /* A Python subclass (a value caster's class): a new object over the same handle. */
   TpHandle *self = (TpHandle *)type->tp_alloc(type, 0);
   if (!self) return NULL;
@@ -666,10 +665,6 @@ static PyObject *operand_number(TpOpOperand *self, void *c) {
   return PyLong_FromSsize_t(self->number);
 }
 
-static PyObject *operand_repr(TpOpOperand *self) {
-  return PyUnicode_FromFormat("OpOperand(%R, %zd)", self->owner, self->number);
-}
-
 static int operand_traverse(TpOpOperand *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
   Py_VISIT(self->owner);
@@ -696,13 +691,9 @@ static PyGetSetDef operand_getset[] = {
 };
 
 static PyType_Slot operand_slots[] = {
-    {Py_tp_dealloc, operand_dealloc},
-    {Py_tp_traverse, operand_traverse},
-    {Py_tp_clear, operand_clear},
-    {Py_tp_getset, operand_getset},
-    {Py_tp_repr, operand_repr},
-    {Py_tp_doc, "A use of a value."},
-    {0, NULL},
+    {Py_tp_dealloc, operand_dealloc}, {Py_tp_traverse, operand_traverse},
+    {Py_tp_clear, operand_clear},     {Py_tp_getset, operand_getset},
+    {Py_tp_doc, "A use of a value."}, {0, NULL},
 };
 
 static PyType_Spec operand_spec = {
@@ -1272,12 +1263,6 @@ static PyObject *list_append(TpList *l, PyObject *args, PyObject *kw) {
   return b;
 }
 
-static PyObject *list_repr(TpList *l) {
-  Py_ssize_t n = list_len(l);
-  if (n < 0) return NULL;
-  return PyUnicode_FromFormat("<%s of %zd>", list_names[l->kind], n);
-}
-
 static PyObject *list_types_get(TpList *l, void *c) {
   (void)c;
   Py_ssize_t n = list_len(l);
@@ -1314,13 +1299,19 @@ static PyGetSetDef list_getset[] = {
 };
 
 static PyType_Slot list_slots[] = {
-    {Py_tp_dealloc, list_dealloc},     {Py_tp_traverse, list_traverse},
-    {Py_tp_clear, list_clear},         {Py_sq_length, list_len},
-    {Py_sq_item, list_item},           {Py_mp_length, list_len},
-    {Py_mp_subscript, list_subscript}, {Py_mp_ass_subscript, list_ass},
-    {Py_tp_iter, list_iter},           {Py_tp_repr, list_repr},
-    {Py_tp_methods, list_methods},     {Py_tp_getset, list_getset},
-    {Py_nb_add, list_concat},          {0, NULL},
+    {Py_tp_dealloc, list_dealloc},
+    {Py_tp_traverse, list_traverse},
+    {Py_tp_clear, list_clear},
+    {Py_sq_length, list_len},
+    {Py_sq_item, list_item},
+    {Py_mp_length, list_len},
+    {Py_mp_subscript, list_subscript},
+    {Py_mp_ass_subscript, list_ass},
+    {Py_tp_iter, list_iter},
+    {Py_tp_methods, list_methods},
+    {Py_tp_getset, list_getset},
+    {Py_nb_add, list_concat},
+    {0, NULL},
 };
 
 PyType_Spec tp_list_spec = {"tether.ir._IRSequence", sizeof(TpList), 0,

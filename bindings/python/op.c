@@ -405,6 +405,18 @@ static PyObject *op_parent(PyObject *self, void *c) {
   (void)c;
   tether_op *p;
   CALL(tether_op_parent(OP(self)->h, &p), OP(self)->h);
+  if (!p) {
+    /* As upstream: an operation in no block (Operation.create without an insertion point, a
+     * detached or parsed operation) has no parent to ask for; a module's operation has None. */
+    bool root;
+    MlirOperation raw;
+    if (tether_op_is_root(OP(self)->h, &root) == TETHER_OK && root &&
+        tether_op_get(OP(self)->h, &raw) == TETHER_OK) {
+      MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(raw));
+      if (!(n.length == 14 && !memcmp(n.data, "builtin.module", 14)))
+        return PyErr_Format(PyExc_ValueError, "Detached operations have no parent");
+    }
+  }
   return tp_wrap_operation(p);
 }
 
@@ -709,9 +721,10 @@ static PyObject *op_move(PyObject *self, PyObject *other, int after) {
   SELF_OP(self, raw);
   (void)raw;
   if (!tp_arg_op(other, &oh, &oraw)) return NULL;
+  if (oh == OP(self)->h) Py_RETURN_NONE; /* next to itself: nothing moves, as upstream's */
   int rc = after ? tether_op_move_after(OP(self)->h, oh) : tether_op_move_before(OP(self)->h, oh);
   if (rc == TETHER_EARG)
-    return PyErr_Format(PyExc_ValueError, "cannot move an operation next to itself or into itself");
+    return PyErr_Format(PyExc_ValueError, "cannot move an operation into itself");
   if (rc == TETHER_ESTATE)
     return PyErr_Format(PyExc_ValueError, "the reference operation is not in a block");
   CALL(rc, OP(self)->h);
@@ -892,17 +905,6 @@ static PyObject *operation_opview(PyObject *self, void *c) {
   return tp_wrap_op(OP(self)->h);
 }
 
-static PyObject *operation_repr(PyObject *self) {
-  MlirOperation raw;
-  if (!OP(self)->h || tether_op_get(OP(self)->h, &raw) != TETHER_OK)
-    return PyUnicode_FromString("<Operation (invalid)>");
-  PyObject *nm = name_str(raw);
-  if (!nm) return NULL;
-  PyObject *r = PyUnicode_FromFormat("<Operation %U>", nm);
-  Py_DECREF(nm);
-  return r;
-}
-
 static PyObject *operation_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
@@ -947,7 +949,6 @@ static PyGetSetDef operation_getset[] = {
 
 static PyType_Slot operation_slots[] = {
     {Py_tp_new, opbase_new},
-    {Py_tp_repr, operation_repr},
     {Py_tp_methods, operation_methods},
     {Py_tp_getset, operation_getset},
     {Py_tp_doc, "An MLIR operation. Interned: one object per operation while it is referenced."},
@@ -1015,17 +1016,6 @@ static PyObject *opview_operation(PyObject *self, void *c) {
 static PyObject *opview_opview(PyObject *self, void *c) {
   (void)c;
   return Py_NewRef(self);
-}
-
-static PyObject *opview_repr(PyObject *self) {
-  MlirOperation raw;
-  if (!OP(self)->h || tether_op_get(OP(self)->h, &raw) != TETHER_OK)
-    return PyUnicode_FromFormat("<%s (invalid)>", _PyType_Name(Py_TYPE(self)));
-  PyObject *nm = name_str(raw);
-  if (!nm) return NULL;
-  PyObject *r = PyUnicode_FromFormat("<%s %U>", _PyType_Name(Py_TYPE(self)), nm);
-  Py_DECREF(nm);
-  return r;
 }
 
 PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -1119,7 +1109,6 @@ static PyType_Slot opview_slots[] = {
     {Py_tp_new, opview_new},
     {Py_tp_init, opview_init},
     {Py_tp_dealloc, op_dealloc},
-    {Py_tp_repr, opview_repr},
     {Py_tp_methods, opview_methods},
     {Py_tp_getset, opview_getset},
     {Py_tp_doc, "An operation seen through its dialect class; base of generated op classes."},

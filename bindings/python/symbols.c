@@ -23,7 +23,7 @@ static int table_of(TpSymbolTable *self, tether_op **h, MlirSymbolTable *out) {
   if (!tp_arg_op(self->op, h, &raw)) return 0;
   *out = mlirSymbolTableCreate(raw);
   if (mlirSymbolTableIsNull(*out)) {
-    PyErr_SetString(PyExc_TypeError, "Operation is not a Symbol Table.");
+    PyErr_SetString(tp.CastError, "Operation is not a Symbol Table.");
     return 0;
   }
   return 1;
@@ -38,7 +38,8 @@ static PyObject *symtab_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (!tp_arg_op(op, &h, &raw)) return NULL;
   MlirSymbolTable t = mlirSymbolTableCreate(raw);
   if (mlirSymbolTableIsNull(t))
-    return PyErr_Format(PyExc_TypeError, "Operation is not a Symbol Table.");
+    return PyErr_Format(tp.CastError,
+                        "Operation is not a Symbol Table."); /* upstream's cast_error */
   mlirSymbolTableDestroy(t);
   TpSymbolTable *self = (TpSymbolTable *)type->tp_alloc(type, 0);
   if (!self) return NULL;

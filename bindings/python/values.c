@@ -557,10 +557,6 @@ static PyObject *typeid_new(PyTypeObject *t, PyObject *a, PyObject *k) {
   return NULL;
 }
 
-static PyObject *typeid_repr(PyObject *self) {
-  return PyUnicode_FromFormat("TypeID(%p)", TP_PTR(self));
-}
-
 static PyMethodDef typeid_methods[] = {
     {"_CAPICreate", typeid_from_capsule, METH_O | METH_STATIC, NULL},
     {NULL, NULL, 0, NULL},
@@ -578,7 +574,6 @@ static PyType_Slot typeid_slots[] = {
     {Py_tp_hash, typeid_hash},
     {Py_tp_methods, typeid_methods},
     {Py_tp_getset, typeid_getset},
-    {Py_tp_repr, typeid_repr},
     {Py_tp_doc, "The identity of a type or attribute class."},
     {0, NULL},
 };

@@ -254,7 +254,9 @@ def test_operation_create_detached(ctx):
     with ir.Location.unknown():
         i32 = _i32()
         c = _const(7)
-        assert c.parent is None and c.block is None
+        assert c.block is None
+        with pytest.raises(ValueError, match="Detached"):
+            c.parent
         assert c.name == "arith.constant"
         assert isinstance(c.result, ir.OpResult)
         assert c.result.type == i32
@@ -380,7 +382,8 @@ def test_clone(ctx):
     m = ir.Module.parse(FUNC)
     f = m.body.operations[0]
     g = f.clone()
-    assert g.parent is None
+    with pytest.raises(ValueError, match="Detached"):
+        g.parent
     assert str(g).strip() == str(f).strip()
     g.attributes["sym_name"] = ir.StringAttr.get("g")
     m.body.append(g)
@@ -399,7 +402,8 @@ def test_erase_and_detach(ctx):
     f = m.body.operations[0]
     f.detach_from_parent()
     assert len(m.body.operations) == 0
-    assert f.parent is None
+    with pytest.raises(ValueError, match="Detached"):
+        f.parent
     m.body.append(f)
     assert f.parent is m.operation
     f.erase()
@@ -740,7 +744,8 @@ def test_value_sequences_have_types(ctx):
 
 def test_operation_parse(ctx):
     op = ir.Operation.parse('func.func private @p()')
-    assert op.operation.name == "func.func" and op.parent is None
+    with pytest.raises(ValueError, match="Detached"):
+        op.operation.name == "func.func" and op.parent
     with pytest.raises(ir.MLIRError):
         ir.Operation.parse("func.func @")
     with pytest.raises(TypeError):

@@ -6,6 +6,8 @@ out a wrapper for IR that was freed.
 import gc
 
 import tether
+import pytest
+
 from tether import ir
 
 ASM = r"""module {
@@ -140,7 +142,8 @@ def test_identity_kept_across_mutation(ctx):
     assert m.body.operations[0] is g
     assert m.body.operations[1] is f
     g.detach_from_parent()
-    assert g.parent is None
+    with pytest.raises(ValueError, match="Detached"):
+        g.parent
     m.body.append(g)
     assert m.body.operations[1] is g
     assert g.parent is m.operation

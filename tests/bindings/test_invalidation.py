@@ -278,7 +278,8 @@ def test_detach_then_drop_old_parent(ctx, collect_until):
 
     same = g.detach_from_parent()
     assert same is g
-    assert g.parent is None
+    with pytest.raises(ValueError, match="Detached"):
+        g.parent
     assert g.block is None
     assert len(m.body.operations) == 1
     assert "@g" not in str(m)
@@ -315,7 +316,8 @@ def test_detach_nested_unused_op_then_drop_module(ctx, collect_until):
     }""")
     c = m.body.operations[0].regions[0].blocks[0].operations[0]
     assert c.detach_from_parent() is c
-    assert c.parent is None
+    with pytest.raises(ValueError, match="Detached"):
+        c.parent
     m = None
     assert collect_until(lambda: ctx._get_live_root_count() == 1)
     assert c.name == "arith.constant"
