@@ -202,8 +202,21 @@ static int context_clear(TpContext *self) {
 
 void tp_diagnostics_detach_all(TpContext *self); /* diagnostics.c */
 
+MlirIdentifier tp_identifier(PyObject *ctx, PyObject *key, MlirStringRef s) {
+  TpContext *c = (TpContext *)ctx;
+  size_t slot = ((uintptr_t)key >> 4) & 15;
+  /* The entry holds its str: while it is there, no other object has its address. */
+  if (c->idents[slot].key == key) return c->idents[slot].id;
+  MlirIdentifier id = mlirIdentifierGet(tether_arena_context(c->arena), s);
+  Py_XSETREF(c->idents[slot].key, Py_NewRef(key));
+  c->idents[slot].id = id;
+  return id;
+}
+
 static void context_dealloc(TpContext *self) {
   PyObject_GC_UnTrack(self);
+  for (size_t i = 0; i < sizeof self->idents / sizeof self->idents[0]; i++)
+    Py_CLEAR(self->idents[i].key);
   if (self->arena) {
     tp_diagnostics_detach_all(self);
     if (tether_arena_get_user(self->arena) == self) tether_arena_set_user(self->arena, NULL);

@@ -233,7 +233,6 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObje
   Py_ssize_t n = PyDict_GET_SIZE(attrs);
   ARRAY(a, attrs, n);
   if (!a->attrs) return PyErr_NoMemory(), 0;
-  MlirContext c = tp_ctx_raw(ctx);
   Py_ssize_t pos = 0, i = 0;
   PyObject *k, *v;
   while (PyDict_Next(attrs, &pos, &k, &v)) {
@@ -262,7 +261,7 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObje
       return 0;
     }
     if (!tp_arg_attr_in(v, ctx, &av)) return 0;
-    a->attrs[i++] = mlirNamedAttributeGet(mlirIdentifierGet(c, ks), av);
+    a->attrs[i++] = mlirNamedAttributeGet(tp_identifier(ctx, k, ks), av);
   }
   a->n_attrs = i;
   return 1;

@@ -53,6 +53,11 @@ typedef struct TpContext {
   intptr_t pin;
   int emit_error_diagnostics;
   PyObject *handlers; /* list of attached DiagnosticHandler objects */
+  /* Attribute names recently made identifiers (tp_identifier), keyed by the str object (held). */
+  struct {
+    PyObject *key;
+    MlirIdentifier id;
+  } idents[16];
 } TpContext;
 
 typedef struct {
@@ -138,6 +143,10 @@ PyObject *tp_raise_mlir_error(const char *message, PyObject *diagnostics);
 void tp_schedule_collection(void);
 /* The Context object of an arena (new reference): the one standing for it, else a new one. */
 PyObject *tp_context_of(tether_arena *a);
+/* The identifier of an attribute name `key` (a str whose text is s) in ctx (a TpContext):
+ * mlirIdentifierGet, remembered per context for the str objects it last saw (names repeat: every
+ * arith.constant has a "value"). */
+MlirIdentifier tp_identifier(PyObject *ctx, PyObject *key, MlirStringRef s);
 /* The TpContext (borrowed) of an explicit context argument, or of the current context when o is
  * NULL or None. NULL with RuntimeError (upstream's message) when there is none. */
 TpContext *tp_resolve_context(PyObject *o);
