@@ -13,6 +13,7 @@
  * value rather than its kind is not in the key; a child that hangs for PROBE_TIMEOUT_MS is killed
  * and the call refused (not cached); if fork fails the call is made unprobed.
  */
+#define _GNU_SOURCE /* memmem */
 #include "tether_internal.h"
 
 #include <errno.h>
@@ -361,11 +362,8 @@ static const char *const risky_text[][2] = {
 };
 
 static bool mentions(const char *text, size_t len, const char *needle) {
-  size_t n = strlen(needle);
-  if (n > len) return false;
-  for (size_t i = 0; i + n <= len; i++)
-    if (text[i] == needle[0] && !memcmp(text + i, needle, n)) return true;
-  return false;
+  /* glibc's memmem (two-way, vectorized): a module's whole text is scanned on every parse. */
+  return memmem(text, len, needle, strlen(needle)) != NULL;
 }
 
 typedef struct {
