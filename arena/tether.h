@@ -33,6 +33,7 @@
 #include <mlir-c/IR.h>
 #include <mlir-c/Interfaces.h>
 #include <mlir-c/Pass.h>
+#include <mlir-c/Rewrite.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -316,11 +317,12 @@ int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v);
 int tether_value_replace_all_uses(tether_value *of, tether_value *with);
 
 /* While MLIR verifies, runs passes or a transform script (tether_op_verify, tether_op_run_passes,
- * tether_op_apply_transform, tether_op_merge_symbols), code that a diagnostic handler runs cannot
- * use IR handles of that arena: every call taking one returns TETHER_ERUNNING (guarded access
- * too), as do tether_op_create, tether_op_create_at and the tether_*_wrap functions. The IR may be
- * half rewritten then, and handles to what was removed are invalidated only when the call returns.
- * Types, attributes, locations and new parses stay available. */
+ * tether_op_apply_transform, tether_op_merge_symbols, tether_op_apply_patterns), code that a
+ * diagnostic handler runs cannot use IR handles of that arena: every call taking one returns
+ * TETHER_ERUNNING (guarded access too), as do tether_op_create, tether_op_create_at and the
+ * tether_*_wrap functions. The IR may be half rewritten then, and handles to what was removed are
+ * invalidated only when the call returns. Types, attributes, locations and new parses stay
+ * available. */
 
 /// Verifies op. TETHER_EVERIFY with diagnostics in tether_arena_last_error.
 int tether_op_verify(tether_op *op);
@@ -445,6 +447,47 @@ int tether_op_apply_transform(tether_op *payload, tether_op *root, tether_op *mo
 /// defined outside it; TETHER_EVERIFY when either does not verify; TETHER_EBUSY while another
 /// tree uses IR of target's tree; TETHER_ECONTEXT for different arenas. May destroy IR.
 int tether_op_merge_symbols(tether_op *target, tether_op *other);
+
+/* PDL pattern sets and greedy pattern application (mlir-c/Rewrite.h), with the guarantees of
+ * tether_op_run_passes. */
+
+/// Compiles the PDL patterns of `module` (a builtin.module holding only pdl.pattern operations)
+/// into a frozen pattern set the caller owns (free it with mlirFrozenRewritePatternSetDestroy,
+/// before the arena's context goes). MLIR is given a clone: module does not change and stays the
+/// caller's (mlirPDLPatternModuleFromModule takes ownership of what it is given). A module with
+/// no pattern gives a set that matches nothing. The dialects of the operations the patterns name
+/// are loaded first (MLIR 19 frees the name a set holds when its dialect loads after it). The
+/// compilation is tried in a forked child first, once per text of the module (tether_probe).
+/// TETHER_EVERIFY (diagnostics) when module does not verify (tether_op_verify, with its guards);
+/// TETHER_EARG for an operation that is no builtin.module, and, with a diagnostic, for a module
+/// holding anything but pdl.pattern or patterns calling native constraint or rewrite functions
+/// (none can be registered through the C API: MLIR 19 would call a function that does not exist);
+/// TETHER_EPASS (diagnostic) when compiling crashes the child.
+int tether_pdl_freeze(tether_op *module, MlirFrozenRewritePatternSet *out);
+
+/// Applies `set` (made in set_context, which the C API cannot ask a set for) greedily to the
+/// regions of `module_op`, a builtin.module, folding as it goes (mlirApplyPatternsAndFoldGreedily
+/// with MLIR's default configuration), then revalidates module_op's tree: handles of objects the
+/// rewrites removed become invalid (TETHER_REASON_REMOVED), the others keep their identity.
+/// module_op itself is never replaced. TETHER_OK when the patterns were applied; *converged
+/// (converged may be NULL) says whether MLIR reached a fixed point within its iteration limit
+/// (false: the IR was rewritten all the same, and is valid as far as MLIR's rewriter goes).
+/// A rewrite may build operations MLIR's folders or inference crash on in the same call
+/// (operands or attributes missing), or erase operations still used: the application is made
+/// first in a forked child, and refused with TETHER_EPASS and a diagnostic when the child dies or
+/// runs for 120 s; nothing changes then. What the rewrites built may also crash MLIR's verifier
+/// (a linalg op without its region): the tree is treated as holding operations built by hand,
+/// its next verification (tether_op_verify, a print, a pass) tried in a child first.
+/// flags: TETHER_PASSES_TRUSTED_INPUT skips verifying the input (MLIR's patterns may crash on
+/// IR that does not verify); TETHER_PATTERNS_NO_TRIAL skips the child (the caller vouches for
+/// the patterns). Refused first, as tether_op_run_passes: TETHER_EARG
+/// (no builtin.module, null set or context), TETHER_ECONTEXT (set_context is not the arena's
+/// context), TETHER_EBUSY (another tree uses a value or block inside module_op), TETHER_EPASS
+/// (IR using other trees' values, a verifier known to crash), TETHER_EVERIFY (module_op does not
+/// verify; skipped when its tree is known to verify). May destroy IR.
+#define TETHER_PATTERNS_NO_TRIAL 2u
+int tether_op_apply_patterns(tether_op *module_op, MlirFrozenRewritePatternSet set,
+                             MlirContext set_context, unsigned flags, bool *converged);
 
 /// After changing the structure of the tree containing `handle` through the raw C API:
 /// invalidates (TETHER_REASON_REMOVED) the handles whose objects are no longer in the tree. An

@@ -4,6 +4,7 @@
  *   tree.c   trees (one per root): interning, merging, moving, invalidating, destroying, deps
  *   ir.c     the public IR API (parse, create, navigate, mutate)
  *   transform.c the transform dialect interpreter and symbol merging (tether_op_apply_transform)
+ *   rewrite.c PDL pattern sets and greedy pattern application (tether_op_apply_patterns)
  *   context.c arenas, diagnostics, and context-owned objects (types, attributes, locations)
  *
  * The object graph the collector sees (-> is a pointer it traces):

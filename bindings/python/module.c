@@ -200,7 +200,7 @@ static int exec_module(PyObject *m) {
       tp_init_passmanager(m) < 0 || tp_init_symbols(m) < 0 || tp_init_interfaces(m) < 0 ||
       tp_init_dialect_types(m) < 0 || tp_init_dialect_quant_sparse(m) < 0 ||
       tp_init_execution_engine(m) < 0 || tp_init_transform_interpreter(m) < 0 ||
-      tp_init_linalg(m) < 0)
+      tp_init_linalg(m) < 0 || tp_init_rewrite(m) < 0)
     return -1;
   tether_set_notifier(notifier);
   return 0;

@@ -259,6 +259,8 @@ int tp_init_linalg(PyObject *m);
 int tp_init_transform_interpreter(PyObject *m);
 /* execution_engine.c: _tether._ExecutionEngine. */
 int tp_init_execution_engine(PyObject *m);
+/* rewrite.c: _tether._rewrite (PDLModule, FrozenRewritePatternSet, apply_patterns_...). */
+int tp_init_rewrite(PyObject *m);
 /* Raises CastError (TypeError and RuntimeError) with upstream's "Invalid attribute ... when
  * attempting to create an ArrayAttribute" message for `got`. Returns NULL. */
 PyObject *tp_cast_error(PyObject *got);

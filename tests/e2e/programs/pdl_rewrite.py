@@ -1,4 +1,3 @@
-# e2e-xfail: no mlir.rewrite in tether (PDLModule, apply_patterns_and_fold_greedily)
 # Declarative rewrites with PDL, as a frontend's peephole optimizer ships them: patterns built with
 # the pdl dialect's builders (@pdl.pattern, @pdl.rewrite), frozen through mlir.rewrite.PDLModule
 # and applied with apply_patterns_and_fold_greedily to IR built with builtin.module / func.func

@@ -1,0 +1,304 @@
+/* rewrite.c: PDL pattern sets and greedy pattern application (MLIR's mlir-c/Rewrite.h), on the
+ * arena.
+ *
+ * Invariant: as for passes (ir.c, tether_op_run_passes), MLIR changes IR here behind tether's
+ * back, so patterns are applied only to IR MLIR can handle (it verifies, uses no value or block
+ * of another tree, has no verifier known to crash), never while another tree uses IR they may
+ * erase, and the tree is revalidated afterwards: handles of removed objects become invalid, the
+ * others keep their identity.
+ *
+ * Unlike a pass pipeline, a PDL rewrite builds operations from whatever the pattern says (an
+ * arith.muli with one operand, an arith.constant without its value, result types inferred from
+ * operands that are not there), erases operations whose results are still used, and MLIR's
+ * folders and inference then run on that IR in the same call, without any verification between:
+ * MLIR 19 crashes there (in a release build, nothing asserts). So the application is made first
+ * in a forked child, and only then for real: what crashes the child is refused with a diagnostic;
+ * and the tree is then treated as holding operations built by hand (its next verification is
+ * tried in a child first). And compiling the patterns crashes MLIR on modules MLIR's PDL
+ * lowering does not expect (no pattern at all; calls of native constraint or rewrite functions,
+ * which nobody can register through the C API), so those are refused, and the compilation itself
+ * is tried in a child first, once per module text; the dialects of the operations the patterns
+ * name are loaded first (MLIR frees a name the set holds when its dialect loads later).
+ *
+ * The C API's mlirPDLPatternModuleFromModule takes ownership of the module it is given: the
+ * arena gives it a clone, so the caller's module stays the caller's.
+ */
+#include "tether_internal.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static inline MlirOperation OP(tether__handle *h) { return (MlirOperation){tether__raw(h)}; }
+
+/* A trial application that runs this long is killed and the application refused. */
+#define TRIAL_TIMEOUT_MS 120000
+
+static int check_op(tether_op *op, tether__handle **h, tether__tree **t) {
+  if (!op) return TETHER_EARG;
+  tether__handle *x = TETHER__H(op);
+  if (tether__kind(x) != TETHER_KIND_OP) return TETHER_EARG;
+  if (!tether__valid(x)) return TETHER_EINVALID;
+  *h = x;
+  *t = tether__tree_of(x);
+  if ((*t)->arena->running) return TETHER_ERUNNING;
+  tether__enter((*t)->arena);
+  return TETHER_OK;
+}
+
+static int op_named(MlirOperation op, const char *name) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t n = strlen(name);
+  return s.length == n && !memcmp(s.data, name, n);
+}
+
+/* ---- compiling PDL patterns ----------------------------------------------------------------- */
+
+/* What MLIR 19 compiles to a pattern set for a module holding no pdl.pattern: its PDL lowering
+ * skips such a module, and its bytecode generator then dereferences the matcher function it
+ * expects (a null operation). This is the lowering's own output for no pattern. */
+static const char kNoPatterns[] = "module {\n"
+                                  "  pdl_interp.func @matcher(%arg0: !pdl.operation) {\n"
+                                  "    pdl_interp.finalize\n"
+                                  "  }\n"
+                                  "  module @rewriters {\n"
+                                  "  }\n"
+                                  "}\n";
+
+/* The first operation in module that a pattern module must not hold (else null): anything but
+ * pdl.pattern at its top; inside patterns, calls of native functions, which MLIR 19 compiles to
+ * a call through index 0 of an empty table (no function can be registered through the C API). */
+typedef struct {
+  MlirOperation bad;
+  const char *why;
+} content_check;
+
+static MlirWalkResult native_call_cb(MlirOperation op, void *ud) {
+  content_check *c = ud;
+  const char *why = NULL;
+  if (op_named(op, "pdl.apply_native_constraint"))
+    why = "calls a native constraint function";
+  else if (op_named(op, "pdl.apply_native_rewrite"))
+    why = "calls a native rewrite function";
+  else if (op_named(op, "pdl.rewrite") && !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+                                              op, mlirStringRefCreateFromCString("name"))))
+    why = "names an external rewrite function";
+  if (!why) return MlirWalkResultAdvance;
+  c->bad = op;
+  c->why = why;
+  return MlirWalkResultInterrupt;
+}
+
+/* 1 and a diagnostic when module holds what a pattern module must not; *patterns counts the
+ * patterns. */
+static int bad_content(MlirOperation module, intptr_t *patterns) {
+  content_check c = {{NULL}, NULL};
+  *patterns = 0;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0));
+  for (MlirOperation o = mlirBlockIsNull(body) ? (MlirOperation){NULL}
+                                               : mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(o) && !c.why; o = mlirOperationGetNextInBlock(o)) {
+    if (!op_named(o, "pdl.pattern")) {
+      c.bad = o;
+      c.why = "is not a pdl.pattern";
+      break;
+    }
+    ++*patterns;
+    mlirOperationWalk(o, native_call_cb, &c, MlirWalkPreOrder);
+  }
+  if (!c.why) return 0;
+  char msg[300];
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(c.bad));
+  snprintf(msg, sizeof msg,
+           "a PDL pattern module holds only pdl.pattern operations, which call no native "
+           "function (none can be registered through this API); this '%.*s' %s",
+           (int)(name.length > 60 ? 60 : name.length), name.data, c.why);
+  mlirEmitError(mlirOperationGetLocation(c.bad), msg);
+  return 1;
+}
+
+/* MLIR compiles the operation names the patterns mention into the set (OperationName). A name
+ * whose dialect is registered but not loaded yet (the arena loads dialects on demand) is made an
+ * unregistered name; when the dialect loads later, MLIR 19 replaces that name's storage and frees
+ * the old one (RegisteredOperationName::insert), and the set would match against freed memory:
+ * the dialects of every name the patterns mention are loaded first. */
+static MlirWalkResult load_dialect_cb(MlirOperation op, void *ud) {
+  (void)ud;
+  if (!op_named(op, "pdl.operation")) return MlirWalkResultAdvance;
+  MlirAttribute name =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("opName"));
+  if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name)) return MlirWalkResultAdvance;
+  MlirStringRef s = mlirStringAttrGetValue(name);
+  const char *dot = memchr(s.data, '.', s.length);
+  if (dot)
+    mlirContextGetOrLoadDialect(mlirOperationGetContext(op),
+                                mlirStringRefCreate(s.data, (size_t)(dot - s.data)));
+  return MlirWalkResultAdvance;
+}
+
+/* The frozen set of a module MLIR takes (it destroys it). The RewritePatternSet in between is
+ * leaked, as the C API leaves no way to free it (upstream's bindings leak it the same way); it
+ * holds the lowered module. */
+static MlirFrozenRewritePatternSet freeze_module(MlirOperation module) {
+  MlirPDLPatternModule pm = mlirPDLPatternModuleFromModule(mlirModuleFromOperation(module));
+  MlirFrozenRewritePatternSet set =
+      mlirFreezeRewritePattern(mlirRewritePatternSetFromPDLPatternModule(pm));
+  mlirPDLPatternModuleDestroy(pm); /* emptied by the move into the pattern set */
+  return set;
+}
+
+static void freeze_in_child(void *ud) { freeze_module(*(MlirOperation *)ud); }
+
+typedef struct {
+  char *text;
+  size_t len, cap;
+  int oom;
+} key_text;
+
+static void key_append(MlirStringRef s, void *ud) {
+  key_text *k = ud;
+  if (k->oom) return;
+  if (k->len + s.length > k->cap) {
+    size_t ncap = (k->len + s.length) * 2;
+    char *p = realloc(k->text, ncap);
+    if (!p) {
+      k->oom = 1;
+      return;
+    }
+    k->text = p;
+    k->cap = ncap;
+  }
+  memcpy(k->text + k->len, s.data, s.length);
+  k->len += s.length;
+}
+
+/* Freezes module (a clone nobody else owns; consumed) into *out: compiled in a child first, once
+ * per text of the module. TETHER_EPASS with a diagnostic when that child dies. */
+static int freeze_checked(MlirOperation module, MlirFrozenRewritePatternSet *out) {
+  key_text k = {NULL, 0, 0, 0};
+  key_append(mlirStringRefCreateFromCString("tether_pdl_freeze\n"), &k);
+  MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsPrintGenericOpForm(f);
+  mlirOpPrintingFlagsAssumeVerified(f);
+  mlirOperationPrintWithFlags(module, f, key_append, &k);
+  mlirOpPrintingFlagsDestroy(f);
+  int safe = k.oom ? -1 : tether_probe(k.text, k.len, freeze_in_child, &module);
+  free(k.text);
+  if (safe == 0) {
+    mlirEmitError(mlirOperationGetLocation(module),
+                  "MLIR crashes compiling these PDL patterns (tether compiled them in a child "
+                  "process first); they were not compiled");
+    mlirOperationDestroy(module);
+    return TETHER_EPASS;
+  }
+  *out = freeze_module(module);
+  return TETHER_OK;
+}
+
+int tether_pdl_freeze(tether_op *module, MlirFrozenRewritePatternSet *out) {
+  tether__handle *h;
+  tether__tree *t;
+  int rc = check_op(module, &h, &t);
+  if (rc != TETHER_OK) return rc;
+  if (!out || !op_named(OP(h), "builtin.module")) return TETHER_EARG;
+  /* The arena's verification, with its guards against verifiers that crash. */
+  rc = tether_op_verify(module);
+  if (rc != TETHER_OK) return rc;
+  tether_arena *a = t->arena;
+  tether__diag_begin(a);
+  intptr_t patterns;
+  if (bad_content(OP(h), &patterns)) {
+    rc = TETHER_EARG;
+  } else {
+    MlirOperation m;
+    if (patterns) {
+      mlirOperationWalk(OP(h), load_dialect_cb, NULL, MlirWalkPreOrder);
+      m = mlirOperationClone(OP(h));
+    } else {
+      MlirModule empty =
+          mlirModuleCreateParse(a->ctx, mlirStringRefCreate(kNoPatterns, sizeof kNoPatterns - 1));
+      m = mlirModuleGetOperation(empty);
+    }
+    /* A null parse: a context without the pdl_interp dialect (adopted), diagnostics emitted. */
+    rc = !mlirOperationIsNull(m) ? freeze_checked(m, out) : patterns ? TETHER_ENOMEM : TETHER_EPASS;
+  }
+  tether__diag_end(a);
+  tether_keep_alive(h);
+  return rc;
+}
+
+/* ---- applying patterns ---------------------------------------------------------------------- */
+
+typedef struct {
+  MlirModule module;
+  MlirFrozenRewritePatternSet set;
+} trial;
+
+static MlirLogicalResult apply(MlirModule m, MlirFrozenRewritePatternSet set) {
+  return mlirApplyPatternsAndFoldGreedily(m, set, (MlirGreedyRewriteDriverConfig){NULL});
+}
+
+static void apply_in_child(void *ud) {
+  trial *c = ud;
+  apply(c->module, c->set);
+}
+
+static int apply_checked(tether__tree *t, MlirOperation op, MlirFrozenRewritePatternSet set,
+                         unsigned flags, bool *converged) {
+  if (tether__unsafe_for_mlir(t, op)) return TETHER_EPASS;
+  /* MLIR's patterns and folders assume valid IR. */
+  if (!(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&
+      !mlirOperationVerify(op))
+    return TETHER_EVERIFY;
+  trial c = {mlirModuleFromOperation(op), set};
+  if (!(flags & TETHER_PATTERNS_NO_TRIAL)) {
+    int r = tether__in_child(apply_in_child, &c, TRIAL_TIMEOUT_MS);
+    if (r == 0 || r == 2) {
+      mlirEmitError(mlirOperationGetLocation(op),
+                    r == 0 ? "MLIR crashes applying these patterns to this IR (tether applied "
+                             "them in a child process first): a rewrite builds an operation "
+                             "MLIR's folders or inference cannot handle (operands or attributes "
+                             "missing), or erases an operation whose results are still used; "
+                             "nothing was changed"
+                           : "applying these patterns to this IR did not finish within 120 s "
+                             "in a trial run (tether applies them in a child process first; a "
+                             "pattern that undoes another's rewrite never stops); nothing was "
+                             "changed");
+      return TETHER_EPASS;
+    }
+    /* -1: no child could be made; applied untried, as tether_probe's callers do */
+  }
+  tether__touch(t->arena);
+  MlirLogicalResult r = apply(c.module, set);
+  tether__tree_revalidate(t);
+  /* Operations the rewrites built may crash MLIR's verifier (a linalg op without its region): as
+   * for operations built by hand, the tree's next verification (by tether_op_verify, a print or a
+   * pass) is tried in a child first. (Not in the trial's child: a context with multithreading
+   * enabled verifies on its thread pool, whose threads a forked child does not have.) */
+  t->suspect = 1;
+  if (converged) *converged = mlirLogicalResultIsSuccess(r);
+  return TETHER_OK;
+}
+
+int tether_op_apply_patterns(tether_op *module_op, MlirFrozenRewritePatternSet set,
+                             MlirContext set_context, unsigned flags, bool *converged) {
+  tether__handle *h;
+  tether__tree *t;
+  int rc = check_op(module_op, &h, &t);
+  if (rc != TETHER_OK) return rc;
+  if (!set.ptr || mlirContextIsNull(set_context) || !op_named(OP(h), "builtin.module"))
+    return TETHER_EARG;
+  tether_arena *a = t->arena;
+  if (!mlirContextEqual(set_context, a->ctx)) return TETHER_ECONTEXT;
+  /* A rewrite may erase any operation inside the module: refused while other trees use some. */
+  if (tether__referenced_from_other_trees(t, OP(h))) return TETHER_EBUSY;
+  tether__diag_begin(a);
+  tether__run_begin(a);
+  rc = apply_checked(t, OP(h), set, flags, converged);
+  tether__run_end(a);
+  tether__diag_end(a);
+  tether_keep_alive(h);
+  return rc;
+}
