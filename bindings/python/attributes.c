@@ -187,7 +187,11 @@ static PyObject *attr_typeid(PyObject *self, void *c) {
 
 static PyObject *attr_maybe_downcast(PyObject *self, PyObject *unused) {
   (void)unused;
-  return tp_wrap_attr(TP_CTX(self), A(self));
+  PyObject *r = tp_wrap_attr(TP_CTX(self), A(self));
+  /* As upstream: with no caster for its TypeID, an object of a class stays what it is. */
+  if (r && Py_TYPE(r) == tp.Attribute && Py_TYPE(self) != tp.Attribute)
+    Py_SETREF(r, Py_NewRef(self));
+  return r;
 }
 
 static PyObject *attr_dump(PyObject *self, PyObject *unused) {

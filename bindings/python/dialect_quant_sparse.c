@@ -144,24 +144,6 @@ static PyObject *fmt_double(double v) {
   return r;
 }
 
-/* maybe_downcast() of these classes: as upstream, a value with no caster for its TypeID stays
- * the object it is (Type.maybe_downcast would give the base class). A caster registered for the
- * TypeID (ir.register_type_caster) still applies. */
-static PyObject *keep_downcast(PyObject *self, PyObject *r) {
-  if (r && (Py_TYPE(r) == tp.Type || Py_TYPE(r) == tp.Attribute)) Py_SETREF(r, Py_NewRef(self));
-  return r;
-}
-
-static PyObject *type_maybe_downcast(PyObject *self, PyObject *unused) {
-  (void)unused;
-  return keep_downcast(self, tp_wrap_type(TP_CTX(self), T(self)));
-}
-
-static PyObject *attr_maybe_downcast(PyObject *self, PyObject *unused) {
-  (void)unused;
-  return keep_downcast(self, tp_wrap_attr(TP_CTX(self), A(self)));
-}
-
 /* ---- quant: checks of QuantTypes.cpp's verifiers --------------------------------------------- */
 
 /* QuantizedType::verify, and that the expressed type (when there is one) is a float type. */
@@ -357,8 +339,6 @@ static PyObject *qt_element(PyObject *self, void *c) {
 }
 
 static PyMethodDef qt_methods[] = {
-    {"maybe_downcast", type_maybe_downcast, METH_NOARGS,
-     "The type as the class registered for its TypeID; itself when there is none."},
     {"default_minimum_for_integer", TP_FASTFN(qt_default_min), TP_FAST | METH_STATIC,
      "default_minimum_for_integer(is_signed, integral_width): the smallest value of an integer "
      "of that signedness and width."},
@@ -1118,8 +1098,6 @@ static PyObject *enc_structured_m(PyObject *self, void *c) {
 }
 
 static PyMethodDef encoding_methods[] = {
-    {"maybe_downcast", attr_maybe_downcast, METH_NOARGS,
-     "The attribute as the class registered for its TypeID; itself when there is none."},
     {"get", TP_FASTFN(encoding_get), TP_FAST | METH_CLASS,
      "get(lvl_types, dim_to_lvl, lvl_to_dim, pos_width, crd_width, explicit_val=None, "
      "implicit_val=None, context=None): #sparse_tensor.encoding<...>; ValueError where MLIR's "

@@ -111,7 +111,10 @@ static PyObject *type_typeid(PyObject *self, void *c) {
 
 static PyObject *type_maybe_downcast(PyObject *self, PyObject *unused) {
   (void)unused;
-  return tp_wrap_type(TP_CTX(self), T(self));
+  PyObject *r = tp_wrap_type(TP_CTX(self), T(self));
+  /* As upstream: with no caster for its TypeID, an object of a class stays what it is. */
+  if (r && Py_TYPE(r) == tp.Type && Py_TYPE(self) != tp.Type) Py_SETREF(r, Py_NewRef(self));
+  return r;
 }
 
 static PyObject *type_dump(PyObject *self, PyObject *unused) {

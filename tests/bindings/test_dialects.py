@@ -198,3 +198,14 @@ def test_op_objects_without_own_state_skip_the_cyclic_collector(ctx):
     assert ops[0] is c
     for _ in range(3):                   # wrappers made and freed again and again stay sound
         assert [str(o.result.type) for o in m.body.operations] == ["i32", "i32"]
+
+
+def test_maybe_downcast_keeps_a_class_without_caster(ctx):
+    # As upstream: a dialect type or attribute whose class registered no caster for its TypeID
+    # stays what it is; the base class gives the registered class when there is one.
+    t = pdl.AttributeType.get()
+    assert type(t.maybe_downcast()) is pdl.AttributeType
+    i = ir.Type(ir.IntegerType.get_signless(8))
+    assert type(i.maybe_downcast()) is ir.IntegerType
+    a = ir.Attribute(ir.StringAttr.get("x"))
+    assert type(a.maybe_downcast()) is ir.StringAttr
