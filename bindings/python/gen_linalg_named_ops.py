@@ -447,7 +447,7 @@ def main(argv):
         # Every op with a builtin region builder, and how many operands its region takes
         # (0: not known here, e.g. linalg.transpose's builder is in MLIR's C++ sources).
         h = open(h_inc).read()
-        nargs = {meta["name"]: impl["nargs"] for meta_name, _, impl, meta in defs}
+        nargs = {name: impl["nargs"] for name, _, impl, _ in defs}
         region_ops = []
         for m in re.finditer(r"^class (\w+) : public ::mlir::Op<(.*?)^\};", h, re.M | re.S):
             body = m.group(2)
