@@ -155,10 +155,6 @@ void tether_arena_foreach_root(tether_arena *a, void (*cb)(tether_kind, void *, 
   }
 }
 
-int tether__check_ctx(tether_arena *a, MlirContext c) {
-  return mlirContextEqual(a->ctx, c) ? TETHER_OK : TETHER_ECONTEXT;
-}
-
 /* ---- context-owned objects ------------------------------------------------------------------- */
 
 static int ctxobj_new(tether_arena *a, void *raw, void **out) {

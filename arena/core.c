@@ -17,6 +17,7 @@ atomic_int tether__is_shutdown;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_key_t thread_key;
 static void (*user_notifier)(void);
+enum { INITIAL_HEAP = 4 << 20 };
 static long gc_stress_every; /* TETHER_GC_STRESS=N: a full collection every N allocations */
 static atomic_long alloc_count;
 static atomic_long threads_registered;
@@ -83,6 +84,14 @@ static void init(void) {
   GC_set_finalize_on_demand(1);
   GC_set_java_finalization(1);
   GC_set_finalizer_notifier(notify);
+  /* bdwgc starts with a heap of a few hundred KiB and collects each time a fraction of it has
+   * been allocated: building a module of a few thousand operations then marks it over and over
+   * (a third of the handle's cost when creating operations). Start at 4 MiB instead (address
+   * space; pages are touched as they are used), unless the user sized the heap. */
+  if (!getenv("GC_INITIAL_HEAP_SIZE")) {
+    size_t have = GC_get_heap_size();
+    if (have < INITIAL_HEAP) GC_expand_hp(INITIAL_HEAP - have);
+  }
   /* Handles tag their tree pointer with 4 low bits. */
   for (int i = 1; i < 16; i++) GC_register_displacement(i);
   pthread_key_create(&thread_key, thread_exit);
@@ -319,49 +328,88 @@ void tether_shutdown(void) { atomic_store(&tether__is_shutdown, 1); }
 
 /* ---- pins ------------------------------------------------------------------------------------ */
 
-/* One uncollectable array of pinned objects; a free slot holds ((next free + 1) << 1) | 1, so it
- * is odd (objects are aligned) and 0 + 1 ends the free list. */
+/* A pin table: one uncollectable array of pinned objects; a free slot holds
+ * ((next free + 1) << 1) | 1, so it is odd (objects are aligned) and 0 + 1 ends the free list.
+ * The callers serialize (pin_lock for tether_pin, the pool's owner for a pool). */
+typedef struct {
+  uintptr_t *slots;
+  intptr_t cap, free, live;
+} pin_table;
+
+static intptr_t table_pin(pin_table *t, void *obj) {
+  if (t->free < 0) {
+    if (!tether__thread_ready) tether__thread_setup(); /* allocating: a registered thread */
+    intptr_t ncap = t->cap ? t->cap * 2 : 1024;
+    uintptr_t *n = GC_MALLOC_UNCOLLECTABLE((size_t)ncap * sizeof *n);
+    if (!n) return TETHER_ENOMEM;
+    if (t->slots) memcpy(n, t->slots, (size_t)t->cap * sizeof *n);
+    for (intptr_t i = ncap - 1; i >= t->cap; i--) {
+      n[i] = ((uintptr_t)(t->free + 1) << 1) | 1;
+      t->free = i;
+    }
+    uintptr_t *old = t->slots;
+    t->slots = n;
+    t->cap = ncap;
+    if (old) GC_FREE(old);
+  }
+  intptr_t slot = t->free;
+  t->free = (intptr_t)(t->slots[slot] >> 1) - 1;
+  t->slots[slot] = (uintptr_t)obj;
+  __atomic_store_n(&t->live, t->live + 1, __ATOMIC_RELAXED); /* read by the counters */
+  return slot;
+}
+
+static void table_unpin(pin_table *t, intptr_t slot) {
+  if (slot >= 0 && slot < t->cap && !(t->slots[slot] & 1)) {
+    t->slots[slot] = ((uintptr_t)(t->free + 1) << 1) | 1;
+    t->free = slot;
+    __atomic_store_n(&t->live, t->live - 1, __ATOMIC_RELAXED);
+  }
+}
+
 static pthread_mutex_t pin_lock = PTHREAD_MUTEX_INITIALIZER;
-static uintptr_t *pin_slots;
-static intptr_t pin_cap, pin_free = -1, pin_live;
+static pin_table pins = {NULL, 0, -1, 0};
 
 intptr_t tether_pin(void *obj) {
   if (!obj) return TETHER_EARG;
   if (!tether__thread_ready) tether__thread_setup();
   pthread_mutex_lock(&pin_lock);
-  if (pin_free < 0) {
-    intptr_t ncap = pin_cap ? pin_cap * 2 : 1024;
-    uintptr_t *n = GC_MALLOC_UNCOLLECTABLE((size_t)ncap * sizeof *n);
-    if (!n) {
-      pthread_mutex_unlock(&pin_lock);
-      return TETHER_ENOMEM;
-    }
-    if (pin_slots) memcpy(n, pin_slots, (size_t)pin_cap * sizeof *n);
-    for (intptr_t i = ncap - 1; i >= pin_cap; i--) {
-      n[i] = ((uintptr_t)(pin_free + 1) << 1) | 1;
-      pin_free = i;
-    }
-    uintptr_t *old = pin_slots;
-    pin_slots = n;
-    pin_cap = ncap;
-    if (old) GC_FREE(old);
-  }
-  intptr_t slot = pin_free;
-  pin_free = (intptr_t)(pin_slots[slot] >> 1) - 1;
-  pin_slots[slot] = (uintptr_t)obj;
-  pin_live++;
+  intptr_t slot = table_pin(&pins, obj);
   pthread_mutex_unlock(&pin_lock);
   return slot;
 }
 
 void tether_unpin(intptr_t slot) {
   pthread_mutex_lock(&pin_lock);
-  if (slot >= 0 && slot < pin_cap && !(pin_slots[slot] & 1)) {
-    pin_slots[slot] = ((uintptr_t)(pin_free + 1) << 1) | 1;
-    pin_free = slot;
-    pin_live--;
-  }
+  table_unpin(&pins, slot);
   pthread_mutex_unlock(&pin_lock);
+}
+
+struct tether_pin_pool {
+  pin_table t;
+  tether_pin_pool *next; /* in the list of pools (pin_lock), for the counters */
+};
+static tether_pin_pool *pools;
+
+tether_pin_pool *tether_pin_pool_new(void) {
+  if (!tether__thread_ready) tether__thread_setup();
+  tether_pin_pool *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->t.free = -1;
+  pthread_mutex_lock(&pin_lock);
+  p->next = pools;
+  pools = p;
+  pthread_mutex_unlock(&pin_lock);
+  return p;
+}
+
+intptr_t tether_pool_pin(tether_pin_pool *p, void *obj) {
+  if (!p || !obj) return TETHER_EARG;
+  return table_pin(&p->t, obj);
+}
+
+void tether_pool_unpin(tether_pin_pool *p, intptr_t slot) {
+  if (p) table_unpin(&p->t, slot);
 }
 
 /* ---- counters -------------------------------------------------------------------------------- */
@@ -379,7 +427,9 @@ void tether_get_global_stats(tether_global_stats *out) {
   out->arenas = atomic_load(&arenas_live);
   out->arenas_pending = atomic_load(&arenas_pending);
   pthread_mutex_lock(&pin_lock);
-  out->pins = pin_live;
+  out->pins = pins.live;
+  for (tether_pin_pool *p = pools; p; p = p->next)
+    out->pins += __atomic_load_n(&p->t.live, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&pin_lock);
   out->threads = atomic_load(&threads_registered);
 }

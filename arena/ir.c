@@ -177,8 +177,10 @@ static void collect_types(intptr_t n, MlirType *types, void *ud) {
 
 /* Creates the operation; `into` NULL: as a new root; else inserted into blk (a block of tree
  * `into`) before ref (null: at the end), its handle interned in `into` directly. */
-static int create_impl(tether_arena *a, const MlirOperationState *state, tether__tree *into,
-                       MlirBlock blk, MlirOperation ref, tether_op **out) {
+/* hv: NULL, or the handles of the state's operands then successors (their trees are known:
+ * no search). */
+static int create_impl(tether_arena *a, const MlirOperationState *state, tether__handle *const *hv,
+                       tether__tree *into, MlirBlock blk, MlirOperation ref, tether_op **out) {
   MlirContext ctx = a->ctx;
   if (a->running) return TETHER_ERUNNING;
   tether__touch(a);
@@ -209,12 +211,14 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
   for (intptr_t i = 0; i < state->nOperands; i++, k++) {
     MlirValue v = state->operands[i];
     if (mlirValueIsNull(v)) return TETHER_EARG;
-    /* The common case without a climb: a value defined in the block the op goes into, or the
-     * same value as the previous operand. */
-    if (into &&
-        mlirBlockEqual(mlirValueIsAOpResult(v) ? mlirOperationGetBlock(mlirOpResultGetOwner(v))
-                                               : mlirBlockArgumentGetOwner(v),
-                       blk))
+    /* The common cases without a climb: the operand's handle is given, or a value defined in the
+     * block the op goes into, or the same value as the previous operand. */
+    if (hv)
+      trees[k] = tether__tree_of(hv[k]);
+    else if (into &&
+             mlirBlockEqual(mlirValueIsAOpResult(v) ? mlirOperationGetBlock(mlirOpResultGetOwner(v))
+                                                    : mlirBlockArgumentGetOwner(v),
+                            blk))
       trees[k] = into;
     else if (i > 0 && mlirValueEqual(v, state->operands[i - 1]))
       trees[k] = trees[k - 1];
@@ -224,7 +228,8 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
   }
   for (intptr_t i = 0; i < state->nSuccessors; i++, k++) {
     if (mlirBlockIsNull(state->successors[i])) return TETHER_EARG;
-    trees[k] = tether__find_tree(a, TETHER_KIND_BLOCK, (void *)state->successors[i].ptr);
+    trees[k] = hv ? tether__tree_of(hv[k])
+                  : tether__find_tree(a, TETHER_KIND_BLOCK, (void *)state->successors[i].ptr);
     if (!trees[k]) return TETHER_EARG;
   }
   for (intptr_t i = 0; i < state->nRegions; i++, k++) {
@@ -324,7 +329,8 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
     }
     tether__merge(rt, t);
   }
-  for (intptr_t i = 0; i < state->nOperands + state->nSuccessors; i++) tether__add_dep(t, trees[i]);
+  for (intptr_t i = 0; i < state->nOperands + state->nSuccessors; i++)
+    if (trees[i] != t) tether__add_dep(t, trees[i]);
   /* A registered op built by hand: its verifier (and its traits' and interfaces') may assume
    * operands, regions or blocks it does not have (a linalg named op with no outputs or an empty
    * region crashes MLIR's LinalgOp verifier). Until the tree verifies, verifying or printing it
@@ -341,13 +347,12 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
 int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out) {
   if (!a || !state || !out || !state->name.data || state->name.length == 0) return TETHER_EARG;
   tether__enter(a);
-  return create_impl(a, state, NULL, (MlirBlock){NULL}, (MlirOperation){NULL}, out);
+  return create_impl(a, state, NULL, NULL, (MlirBlock){NULL}, (MlirOperation){NULL}, out);
 }
 
-int tether_op_create_at(tether_arena *a, const MlirOperationState *state, tether_block *block,
-                        tether_op *before, tether_op **out) {
-  if (!a || !state || !out || !state->name.data || state->name.length == 0) return TETHER_EARG;
-  tether__enter(a);
+static int create_at(tether_arena *a, const MlirOperationState *state, tether__handle *const *hv,
+                     tether_block *block, tether_op *before, tether_op **out) {
+  if (!block) return create_impl(a, state, hv, NULL, (MlirBlock){NULL}, (MlirOperation){NULL}, out);
   tether__handle *bh, *rh = NULL;
   tether__tree *bt, *rt;
   CHECK(block, TETHER_KIND_BLOCK, bh, bt);
@@ -365,7 +370,63 @@ int tether_op_create_at(tether_arena *a, const MlirOperationState *state, tether
     if (tether__tree_resolve(tether__roots_get(a, (void *)state->regions[i].ptr)) == bt)
       return TETHER_EARG;
   }
-  return create_impl(a, state, bt, BLK(bh), ref, out);
+  return create_impl(a, state, hv, bt, BLK(bh), ref, out);
+}
+
+int tether_op_create_at(tether_arena *a, const MlirOperationState *state, tether_block *block,
+                        tether_op *before, tether_op **out) {
+  if (!a || !state || !out || !state->name.data || state->name.length == 0 || !block)
+    return TETHER_EARG;
+  tether__enter(a);
+  return create_at(a, state, NULL, block, before, out);
+}
+
+int tether_op_create_from(tether_arena *a, const MlirOperationState *state,
+                          tether_value *const *operands, tether_block *const *successors,
+                          tether_block *block, tether_op *before, tether_op **out) {
+  if (!a || !state || !out || !state->name.data || state->name.length == 0 ||
+      state->nOperands < 0 || state->nSuccessors < 0 || (state->nOperands && !operands) ||
+      (state->nSuccessors && !successors))
+    return TETHER_EARG;
+  tether__enter(a);
+  /* The raw operands and successors, read from their handles; the handles, kept beside them,
+   * give their trees. On the stack for the common case (the collector scans it). */
+  intptr_t n = state->nOperands + state->nSuccessors;
+  tether__handle *hs[16];
+  MlirValue vs[16];
+  MlirBlock bs[16];
+  tether__handle **hv = n <= 16 ? hs : tether__alloc((size_t)n * sizeof *hv);
+  MlirValue *ov = state->nOperands <= 16 ? vs : malloc((size_t)state->nOperands * sizeof *ov);
+  MlirBlock *sb = state->nSuccessors <= 16 ? bs : malloc((size_t)state->nSuccessors * sizeof *sb);
+  int rc = hv && ov && sb ? TETHER_OK : TETHER_ENOMEM;
+  for (intptr_t i = 0; rc == TETHER_OK && i < n; i++) {
+    int kind = i < state->nOperands ? TETHER_KIND_VALUE : TETHER_KIND_BLOCK;
+    void *p = i < state->nOperands ? (void *)operands[i] : (void *)successors[i - state->nOperands];
+    tether__handle *h = TETHER__H(p);
+    if (!p || tether__kind(h) != kind)
+      rc = TETHER_EARG;
+    else if (!tether__valid(h))
+      rc = TETHER_EINVALID;
+    else if (tether__tree_of(h)->arena != a)
+      rc = TETHER_ECONTEXT;
+    else {
+      hv[i] = h;
+      if (kind == TETHER_KIND_VALUE)
+        ov[i] = (MlirValue){tether__raw(h)};
+      else
+        sb[i - state->nOperands] = (MlirBlock){tether__raw(h)};
+    }
+  }
+  if (rc == TETHER_OK) {
+    MlirOperationState st = *state;
+    st.operands = ov;
+    st.successors = sb;
+    rc = create_at(a, &st, hv, block, before, out);
+  }
+  if (ov != vs) free(ov);
+  if (sb != bs) free(sb);
+  tether_keep_alive(hv);
+  return rc;
 }
 
 /* ---- guarded access and handle queries ------------------------------------------------------- */

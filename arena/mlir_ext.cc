@@ -22,8 +22,9 @@
 // trait no op has (it did: every block seemed to have no terminator). Ask through the C API.
 //
 // Operation creation (tether__operation_create, for ir.c): mlirOperationCreate frees the state's
-// arrays (the caller must copy them first) and looks the name up every time; this one borrows the
-// arrays and keeps the last registered name of the arena.
+// arrays (the caller must copy them first), looks the name up every time and uniques an attribute
+// dictionary that an op with properties takes apart again; this one borrows the arrays, keeps the
+// last registered name of the arena and puts inherent attributes straight into the properties.
 #include "mlir_ext.h"
 
 #include <memory>
@@ -153,18 +154,49 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
       cache->opaque = opName->getAsOpaquePointer();
     }
   }
-  OperationState state(unwrap(st->location), *opName);
-  for (intptr_t i = 0; i < st->nResults; i++) state.types.push_back(unwrap(st->results[i]));
-  state.operands.reserve(static_cast<size_t>(st->nOperands));
-  for (intptr_t i = 0; i < st->nOperands; i++) state.operands.push_back(unwrap(st->operands[i]));
-  for (intptr_t i = 0; i < st->nSuccessors; i++)
-    state.successors.push_back(unwrap(st->successors[i]));
-  state.attributes.reserve(static_cast<size_t>(st->nAttributes));
-  for (intptr_t i = 0; i < st->nAttributes; i++)
-    state.addAttribute(unwrap(st->attributes[i].name), unwrap(st->attributes[i].attribute));
-  for (intptr_t i = 0; i < st->nRegions; i++)
-    state.addRegion(std::unique_ptr<Region>(unwrap(st->regions[i])));
-  return wrap(Operation::create(state));
+  // Operation::create(const OperationState &) builds an attribute dictionary (uniqued: a hash
+  // and a lookup under the context's lock) which, for an op whose inherent attributes are
+  // properties, setAttrs takes apart again. Here an op with properties is created with the empty
+  // dictionary and each attribute goes where setAttrs would put it: inherent ones straight into
+  // the properties (setInherentAttr), the others into one dictionary of discardable attributes.
+  SmallVector<Type, 4> types;
+  types.reserve(static_cast<size_t>(st->nResults));
+  for (intptr_t i = 0; i < st->nResults; i++) types.push_back(unwrap(st->results[i]));
+  SmallVector<Value, 4> operands;
+  operands.reserve(static_cast<size_t>(st->nOperands));
+  for (intptr_t i = 0; i < st->nOperands; i++) operands.push_back(unwrap(st->operands[i]));
+  SmallVector<Block *, 2> successors;
+  for (intptr_t i = 0; i < st->nSuccessors; i++) successors.push_back(unwrap(st->successors[i]));
+  bool props = opName->getOpPropertyByteSize() > 0;
+  DictionaryAttr attrs = DictionaryAttr::get(ctx, {});
+  if (!props && st->nAttributes) {
+    NamedAttrList list;
+    for (intptr_t i = 0; i < st->nAttributes; i++)
+      list.append(unwrap(st->attributes[i].name), unwrap(st->attributes[i].attribute));
+    attrs = list.getDictionary(ctx);
+  }
+  Operation *op =
+      Operation::create(unwrap(st->location), *opName, types, operands, attrs,
+                        OpaqueProperties(nullptr), successors, static_cast<unsigned>(st->nRegions));
+  if (props && st->nAttributes) {
+    SmallVector<NamedAttribute, 4> discardable;
+    for (intptr_t i = 0; i < st->nAttributes; i++) {
+      StringAttr name = unwrap(st->attributes[i].name);
+      Attribute value = unwrap(st->attributes[i].attribute);
+      if (op->getInherentAttr(name.getValue()))
+        op->setInherentAttr(name, value);
+      else
+        discardable.emplace_back(name, value);
+    }
+    if (!discardable.empty()) op->setDiscardableAttrs(DictionaryAttr::get(ctx, discardable));
+  }
+  // As OperationState's regions: their blocks move into the op's, the detached regions are freed.
+  for (intptr_t i = 0; i < st->nRegions; i++) {
+    Region *r = unwrap(st->regions[i]);
+    op->getRegion(static_cast<unsigned>(i)).takeBody(*r);
+    delete r;
+  }
+  return wrap(op);
 }
 
 extern "C" bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cache) {

@@ -185,6 +185,14 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
 int tether_op_create_at(tether_arena *a, const MlirOperationState *state, tether_block *block,
                         tether_op *before, tether_op **out);
 
+/// The same, with the operands and successors given as their handles (state->operands and
+/// state->successors are ignored): what a binding holding handles passes. Each handle's tree is
+/// known, so none is searched for. block may be NULL: the new operation is then a root, as with
+/// tether_op_create. TETHER_EINVALID when an operand or successor is invalid.
+int tether_op_create_from(tether_arena *a, const MlirOperationState *state,
+                          tether_value *const *operands, tether_block *const *successors,
+                          tether_block *block, tether_op *before, tether_op **out);
+
 /// Creates a detached, empty region. Its handle owns it until it is attached to an operation.
 int tether_region_create(tether_arena *a, tether_region **out);
 
@@ -530,6 +538,17 @@ intptr_t tether_pin(void *obj);
 /// Releases a pin. Unknown slots are ignored.
 void tether_unpin(intptr_t slot);
 
+/// A pin pool: pins without a lock, for a caller that serializes every use of the pool itself (a
+/// binding under its interpreter lock pins each wrapper's handle). A pool is never freed; its
+/// slots are ids of that pool only. NULL when out of memory.
+typedef struct tether_pin_pool tether_pin_pool;
+tether_pin_pool *tether_pin_pool_new(void);
+/// Pins obj in pool p; returns a slot id (>= 0) for tether_pool_unpin, or TETHER_ENOMEM /
+/// TETHER_EARG.
+intptr_t tether_pool_pin(tether_pin_pool *p, void *obj);
+/// Releases a pin of pool p. Unknown slots are ignored.
+void tether_pool_unpin(tether_pin_pool *p, intptr_t slot);
+
 /* ---------------------------------------------------------------------------------------------
  * Collection, safe points, counters.
  */
@@ -569,7 +588,7 @@ int tether_arena_get_stats(tether_arena *a, tether_arena_stats *out);
 typedef struct {
   intptr_t arenas;         /* arenas not yet destroyed */
   intptr_t arenas_pending; /* unreachable arenas waiting for a safe point */
-  intptr_t pins;           /* live pins */
+  intptr_t pins;           /* live pins (tether_pin and every pin pool) */
   intptr_t threads;        /* threads tether registered with the collector and that still run */
 } tether_global_stats;
 

@@ -276,6 +276,9 @@ void tether__diag_begin(tether_arena *a);
 void tether__diag_end(tether_arena *a);
 /* Destroys an unreachable arena whose trees are all gone; returns 0 if it must wait. */
 int tether__arena_destroy(tether_arena *a);
-int tether__check_ctx(tether_arena *a, MlirContext c);
+/* TETHER_OK when c is a's context, else TETHER_ECONTEXT. */
+static inline int tether__check_ctx(tether_arena *a, MlirContext c) {
+  return a->ctx.ptr == c.ptr ? TETHER_OK : TETHER_ECONTEXT;
+}
 
 #endif /* TETHER_INTERNAL_H */

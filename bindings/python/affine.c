@@ -52,8 +52,7 @@ PyObject *tp_wrap_affine_expr(PyObject *ctx, MlirAffineExpr e) {
 }
 
 static int arg_expr(PyObject *o, PyObject *ctx, MlirAffineExpr *out) {
-  if (!PyObject_TypeCheck(o, tp.AffineExpr))
-    return tp_type_error("argument", "an AffineExpr", o), 0;
+  if (!tp_is(o, tp.AffineExpr)) return tp_type_error("argument", "an AffineExpr", o), 0;
   if (ctx && ((TpContext *)TP_CTX(o))->arena != ((TpContext *)ctx)->arena) {
     PyErr_SetString(PyExc_ValueError, "an AffineExpr of another context cannot be used here");
     return 0;
@@ -90,7 +89,7 @@ static int exprs_of(PyObject *list, PyObject *ctx, intptr_t n_dims, intptr_t n_s
   }
   for (intptr_t i = 0; i < *n; i++) {
     PyObject *x = PySequence_Fast_GET_ITEM(f, i);
-    if (!PyObject_TypeCheck(x, tp.AffineExpr)) {
+    if (!tp_is(x, tp.AffineExpr)) {
       PyErr_Format(tp.CastError, "Invalid expression%s when %s", x == Py_None ? " (None?)" : "",
                    action);
       goto fail;
@@ -147,7 +146,7 @@ static PyObject *binary(int kind, MlirAffineExpr l, MlirAffineExpr r, PyObject *
 
 /* An operand of an operator or get_*: an AffineExpr or an int (a constant). */
 static int operand(PyObject *o, PyObject *ctx, MlirAffineExpr *out) {
-  if (PyObject_TypeCheck(o, tp.AffineExpr)) return arg_expr(o, ctx, out);
+  if (tp_is(o, tp.AffineExpr)) return arg_expr(o, ctx, out);
   if (PyLong_Check(o)) {
     int64_t v;
     if (!tp_arg_int64(o, "constant", &v)) return 0;
@@ -158,7 +157,7 @@ static int operand(PyObject *o, PyObject *ctx, MlirAffineExpr *out) {
 }
 
 static PyObject *binop(PyObject *a, PyObject *b, int kind) {
-  PyObject *ctx = PyObject_TypeCheck(a, tp.AffineExpr) ? TP_CTX(a) : TP_CTX(b);
+  PyObject *ctx = tp_is(a, tp.AffineExpr) ? TP_CTX(a) : TP_CTX(b);
   MlirAffineExpr l, r;
   int ok = operand(a, ctx, &l);
   if (ok == 1) ok = operand(b, ctx, &r);
@@ -173,7 +172,7 @@ static PyObject *expr_mod(PyObject *a, PyObject *b) { return binop(a, b, C_MOD);
 
 /* a - b = a + (-1 * b), as upstream. */
 static PyObject *expr_sub(PyObject *a, PyObject *b) {
-  PyObject *ctx = PyObject_TypeCheck(a, tp.AffineExpr) ? TP_CTX(a) : TP_CTX(b);
+  PyObject *ctx = tp_is(a, tp.AffineExpr) ? TP_CTX(a) : TP_CTX(b);
   MlirAffineExpr l, r;
   int ok = operand(a, ctx, &l);
   if (ok == 1) ok = operand(b, ctx, &r);
@@ -185,7 +184,7 @@ static PyObject *expr_sub(PyObject *a, PyObject *b) {
 
 static PyObject *expr_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = PyObject_TypeCheck(b, tp.AffineExpr) && TP_PTR(a) == TP_PTR(b);
+  int eq = tp_is(b, tp.AffineExpr) && TP_PTR(a) == TP_PTR(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -215,7 +214,7 @@ static PyObject *value_context(PyObject *self, void *c) {
 PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m);
 
 static PyObject *expr_compose(PyObject *self, PyObject *map) {
-  if (!PyObject_TypeCheck(map, tp.AffineMap)) return tp_type_error("other", "an AffineMap", map);
+  if (!tp_is(map, tp.AffineMap)) return tp_type_error("other", "an AffineMap", map);
   return tp_wrap_affine_expr(TP_CTX(self), mlirAffineExprCompose(E(self), M(map)));
 }
 
@@ -229,7 +228,7 @@ static PyObject *expr_dump(PyObject *self, PyObject *unused) {
 static PyObject *static_binary(PyObject *args, int kind, const char *name) {
   PyObject *a, *b;
   if (!PyArg_UnpackTuple(args, name, 2, 2, &a, &b)) return NULL;
-  if (!PyObject_TypeCheck(a, tp.AffineExpr) && !PyObject_TypeCheck(b, tp.AffineExpr))
+  if (!tp_is(a, tp.AffineExpr) && !tp_is(b, tp.AffineExpr))
     return PyErr_Format(PyExc_TypeError, "%s() needs at least one AffineExpr", name);
   PyObject *r = binop(a, b, kind);
   if (r == Py_NotImplemented) {
@@ -297,8 +296,7 @@ static PyObject *expr_capsule(PyObject *self, void *c) {
 static PyObject *expr_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.AffineExpr))
-    return tp_wrap_affine_expr(TP_CTX(owner), E(owner));
+  if (owner && tp_is(owner, tp.AffineExpr)) return tp_wrap_affine_expr(TP_CTX(owner), E(owner));
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.AffineExpr._CAPIPtr");
   if (!p) return NULL;
   tether_arena *a = tether_arena_of_context(mlirAffineExprGetContext((MlirAffineExpr){p}));
@@ -616,7 +614,7 @@ static PyObject *map_repr(PyObject *self) { return wrapped_repr(self, "AffineMap
 
 static PyObject *map_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = PyObject_TypeCheck(b, tp.AffineMap) && TP_PTR(a) == TP_PTR(b);
+  int eq = tp_is(b, tp.AffineMap) && TP_PTR(a) == TP_PTR(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -830,7 +828,7 @@ static PyObject *map_compress(PyObject *cls, PyObject *const *args, Py_ssize_t n
   }
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *x = PySequence_Fast_GET_ITEM(f, i);
-    if (!PyObject_TypeCheck(x, tp.AffineMap)) {
+    if (!tp_is(x, tp.AffineMap)) {
       PyErr_SetString(tp.CastError, "Invalid expression when attempting to create an AffineMap");
       goto done;
     }
@@ -886,8 +884,7 @@ static PyObject *map_capsule(PyObject *self, void *c) {
 static PyObject *map_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.AffineMap))
-    return tp_wrap_affine_map(TP_CTX(owner), M(owner));
+  if (owner && tp_is(owner, tp.AffineMap)) return tp_wrap_affine_map(TP_CTX(owner), M(owner));
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.AffineMap._CAPIPtr");
   if (!p) return NULL;
   tether_arena *ar = tether_arena_of_context(mlirAffineMapGetContext((MlirAffineMap){p}));
@@ -967,7 +964,7 @@ static PyObject *set_repr(PyObject *self) { return wrapped_repr(self, "IntegerSe
 
 static PyObject *set_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = PyObject_TypeCheck(b, tp.IntegerSet) && TP_PTR(a) == TP_PTR(b);
+  int eq = tp_is(b, tp.IntegerSet) && TP_PTR(a) == TP_PTR(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -1055,7 +1052,7 @@ static PyObject *set_get_replaced(PyObject *self, PyObject *args, PyObject *kw) 
     if (!f) return NULL;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++) {
       PyObject *x = PySequence_Fast_GET_ITEM(f, i);
-      if (!PyObject_TypeCheck(x, tp.AffineExpr)) {
+      if (!tp_is(x, tp.AffineExpr)) {
         PyErr_Format(tp.CastError,
                      "Invalid expression%s when attempting to create an IntegerSet by replacing "
                      "%s",
@@ -1113,7 +1110,7 @@ static PyObject *set_capsule(PyObject *self, void *c) {
 static PyObject *set_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.IntegerSet)) return wrap_set(TP_CTX(owner), S(owner));
+  if (owner && tp_is(owner, tp.IntegerSet)) return wrap_set(TP_CTX(owner), S(owner));
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.IntegerSet._CAPIPtr");
   if (!p) return NULL;
   tether_arena *ar = tether_arena_of_context(mlirIntegerSetGetContext((MlirIntegerSet){p}));
@@ -1171,8 +1168,7 @@ static bool isa_map_attr(void *p) { return mlirAttributeIsAAffineMap((MlirAttrib
 
 static PyObject *map_attr_get(PyObject *cls, PyObject *map) {
   (void)cls;
-  if (!PyObject_TypeCheck(map, tp.AffineMap))
-    return tp_type_error("affine_map", "an AffineMap", map);
+  if (!tp_is(map, tp.AffineMap)) return tp_type_error("affine_map", "an AffineMap", map);
   return tp_wrap_attr(TP_CTX(map), mlirAffineMapAttrGet(M(map)));
 }
 

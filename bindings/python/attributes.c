@@ -121,14 +121,13 @@ static PyObject *attr_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"cast_from_type", NULL};
   PyObject *other;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &other)) return NULL;
-  if (!PyObject_TypeCheck(other, tp.Attribute))
-    return tp_type_error("cast_from_type", "an Attribute", other);
+  if (!tp_is(other, tp.Attribute)) return tp_type_error("cast_from_type", "an Attribute", other);
   return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }
 
 static PyObject *attr_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = PyObject_TypeCheck(b, tp.Attribute) && TP_PTR(a) == TP_PTR(b);
+  int eq = tp_is(b, tp.Attribute) && TP_PTR(a) == TP_PTR(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -213,8 +212,7 @@ static PyObject *attr_capsule(PyObject *self, void *c) {
 static PyObject *attr_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.Attribute))
-    return tp_wrap_attr(TP_CTX(owner), A(owner));
+  if (owner && tp_is(owner, tp.Attribute)) return tp_wrap_attr(TP_CTX(owner), A(owner));
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.Attribute._CAPIPtr");
   if (!p) return NULL;
   tether_arena *a = tether_arena_of_context(mlirAttributeGetContext((MlirAttribute){p}));
@@ -557,7 +555,7 @@ static PyObject *array_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   PyObject *f = PySequence_Fast(a[0], "attributes must be a sequence of Attribute");
   if (!f) return NULL;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++)
-    if (!PyObject_TypeCheck(PySequence_Fast_GET_ITEM(f, i), tp.Attribute)) {
+    if (!tp_is(PySequence_Fast_GET_ITEM(f, i), tp.Attribute)) {
       tp_cast_error(PySequence_Fast_GET_ITEM(f, i));
       Py_DECREF(f);
       return NULL;
@@ -582,7 +580,7 @@ static PyObject *array_item(PyObject *self, Py_ssize_t i) {
 }
 
 static PyObject *array_concat(PyObject *self, PyObject *other) {
-  if (!PyObject_TypeCheck(self, tp.Attribute)) Py_RETURN_NOTIMPLEMENTED;
+  if (!tp_is(self, tp.Attribute)) Py_RETURN_NOTIMPLEMENTED;
   PyObject *ctx = TP_CTX(self);
   intptr_t n2;
   MlirAttribute *v2;

@@ -71,7 +71,7 @@ PyObject *tp_current_ip(void) { return depth ? stack[depth - 1].ip : NULL; }
 
 TpContext *tp_resolve_context(PyObject *o) {
   if (o && o != Py_None) {
-    if (!PyObject_TypeCheck(o, tp.Context)) return tp_type_error("context", "a Context", o), NULL;
+    if (!tp_is(o, tp.Context)) return tp_type_error("context", "a Context", o), NULL;
     return (TpContext *)o;
   }
   PyObject *c = tp_current_context();
@@ -87,7 +87,7 @@ TpContext *tp_resolve_context(PyObject *o) {
 
 PyObject *tp_resolve_loc(PyObject *o) {
   if (o && o != Py_None) {
-    if (!PyObject_TypeCheck(o, tp.Location)) return tp_type_error("loc", "a Location", o);
+    if (!tp_is(o, tp.Location)) return tp_type_error("loc", "a Location", o);
     return o;
   }
   PyObject *l = tp_current_loc();
@@ -147,7 +147,7 @@ static int set_classprop(PyTypeObject *cls, const char *name, PyObject *(*fn)(Py
 static PyObject *context_wrap(PyTypeObject *type, tether_arena *a) {
   TpContext *self = (TpContext *)type->tp_alloc(type, 0);
   if (!self) return NULL;
-  self->pin = tether_pin(a);
+  self->pin = tp_pin(a);
   if (self->pin < 0) {
     Py_DECREF(self);
     return PyErr_NoMemory();
@@ -171,7 +171,7 @@ PyObject *tp_context_of(tether_arena *a) {
 }
 
 int tp_arg_context(PyObject *o, tether_arena **out) {
-  if (!PyObject_TypeCheck(o, tp.Context)) return tp_type_error("context", "a Context", o), 0;
+  if (!tp_is(o, tp.Context)) return tp_type_error("context", "a Context", o), 0;
   *out = ((TpContext *)o)->arena;
   return 1;
 }
@@ -202,6 +202,14 @@ static int context_clear(TpContext *self) {
 
 void tp_diagnostics_detach_all(TpContext *self); /* diagnostics.c */
 
+int tp_identifier_cached(PyObject *ctx, PyObject *key, MlirIdentifier *out) {
+  TpContext *c = (TpContext *)ctx;
+  size_t slot = ((uintptr_t)key >> 4) & 15;
+  if (c->idents[slot].key != key) return 0;
+  *out = c->idents[slot].id;
+  return 1;
+}
+
 MlirIdentifier tp_identifier(PyObject *ctx, PyObject *key, MlirStringRef s) {
   TpContext *c = (TpContext *)ctx;
   size_t slot = ((uintptr_t)key >> 4) & 15;
@@ -224,7 +232,7 @@ static void context_dealloc(TpContext *self) {
     tp_schedule_collection();
   }
   context_clear(self);
-  if (self->arena && self->pin >= 0) tether_unpin(self->pin);
+  if (self->arena && self->pin >= 0) tp_unpin(self->pin);
   PyTypeObject *t = Py_TYPE(self);
   t->tp_free(self);
   Py_DECREF(t);
@@ -369,8 +377,7 @@ static PyObject *context_capsule(TpContext *self, void *c) {
 static PyObject *context_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.Context))
-    return tp_context_of(((TpContext *)owner)->arena);
+  if (owner && tp_is(owner, tp.Context)) return tp_context_of(((TpContext *)owner)->arena);
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.Context._CAPIPtr");
   if (!p) return NULL;
   MlirContext ctx = {p};
@@ -412,8 +419,7 @@ typedef struct {
 static PyTypeObject *DialectRegistryType, *DialectDescriptorType;
 
 static PyObject *context_append_registry(TpContext *self, PyObject *reg) {
-  if (!PyObject_TypeCheck(reg, DialectRegistryType))
-    return tp_type_error("registry", "a DialectRegistry", reg);
+  if (!tp_is(reg, DialectRegistryType)) return tp_type_error("registry", "a DialectRegistry", reg);
   mlirContextAppendDialectRegistry(tether_arena_context(self->arena),
                                    ((TpDialectRegistry *)reg)->reg);
   Py_RETURN_NONE;
@@ -524,13 +530,13 @@ static PyObject *ip_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"beforeOperation_or_block", NULL};
   PyObject *x;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &x)) return NULL;
-  if (PyObject_TypeCheck(x, tp.Block)) {
+  if (tp_is(x, tp.Block)) {
     MlirBlock raw;
     tether_block *bh;
     if (!tp_arg_block(x, &bh, &raw)) return NULL;
     return ip_make(type, x, NULL);
   }
-  if (PyObject_TypeCheck(x, tp.OperationBase)) {
+  if (tp_is(x, tp.OperationBase)) {
     tether_op *h;
     MlirOperation raw;
     if (!tp_arg_op(x, &h, &raw)) return NULL;
@@ -754,7 +760,7 @@ static PyObject *registry_capsule(TpDialectRegistry *self, void *c) {
 static PyObject *registry_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, DialectRegistryType)) return Py_NewRef(owner);
+  if (owner && tp_is(owner, DialectRegistryType)) return Py_NewRef(owner);
   PyErr_SetString(PyExc_ValueError,
                   "DialectRegistry._CAPICreate takes a capsule made by DialectRegistry._CAPIPtr "
                   "(a registry another binding owns cannot be adopted safely)");

@@ -10,11 +10,13 @@
 #include "tether_py.h"
 
 #include <mlir-c/BuiltinAttributes.h>
+#include <stddef.h>
 #include <string.h>
 
 enum { MAX_REGIONS = 1 << 16, SMALL = 8 };
 
 typedef struct {
+  /* Everything up to the small arrays starts zeroed (OP_ARGS_INIT); the arrays need no init. */
   PyObject *keep;          /* list of the wrappers converted (keeps their handles reachable) */
   tether_value **operands; /* PyMem */
   Py_ssize_t n_operands;
@@ -35,6 +37,8 @@ typedef struct {
   tether_region *regions_s[SMALL];
   MlirNamedAttribute attrs_s[SMALL];
 } op_args;
+
+#define OP_ARGS_INIT(a) memset(&(a), 0, offsetof(op_args, operands_s))
 
 /* a->field = room for n elements, in the struct's own storage when it fits. */
 #define ARRAY(a, field, n)                                                                         \
@@ -72,8 +76,8 @@ static int same_arena(tether_arena *a, tether_arena *b) {
 
 /* An operand: a Value, or an operation (Operation / OpView) with exactly one result. */
 int tp_arg_operand(PyObject *o, tether_value **h, MlirValue *raw) {
-  if (PyObject_TypeCheck(o, tp.Value)) return tp_arg_value(o, h, raw);
-  if (PyObject_TypeCheck(o, tp.OperationBase)) {
+  if (tp_is(o, tp.Value)) return tp_arg_value(o, h, raw);
+  if (tp_is(o, tp.OperationBase)) {
     tether_op *oh;
     MlirOperation oraw;
     if (!tp_arg_op(o, &oh, &oraw)) return 0;
@@ -245,7 +249,6 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObje
                    name);
       return 0;
     }
-    if (!tp_arg_str(k, "key", &ks)) return 0;
     if (v == Py_None) {
       PyErr_Format(PyExc_TypeError,
                    "Found an invalid (`None`?) attribute value for the key \"%U\" when attempting "
@@ -253,7 +256,7 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObje
                    k, name);
       return 0;
     }
-    if (!PyObject_TypeCheck(v, tp.Attribute)) {
+    if (!tp_is(v, tp.Attribute)) {
       PyErr_Format(PyExc_TypeError,
                    "Invalid attribute value for the key \"%U\" when attempting to create the "
                    "operation \"%U\"",
@@ -261,10 +264,38 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObje
       return 0;
     }
     if (!tp_arg_attr_in(v, ctx, &av)) return 0;
-    a->attrs[i++] = mlirNamedAttributeGet(tp_identifier(ctx, k, ks), av);
+    MlirIdentifier id;
+    if (!tp_identifier_cached(ctx, k, &id)) {
+      if (!tp_arg_str(k, "key", &ks)) return 0;
+      id = tp_identifier(ctx, k, ks);
+    }
+    a->attrs[i++] = mlirNamedAttributeGet(id, av);
   }
   a->n_attrs = i;
   return 1;
+}
+
+/* Creates the operation from converted arguments and inserts it at ip. New reference (the
+ * OpView) or NULL. */
+/* An invalid operand or successor: InvalidatedError with its reason. */
+static void raise_invalid_arg(op_args *a) {
+  for (Py_ssize_t i = 0; i < a->n_operands; i++) {
+    MlirValue raw;
+    int rc = tether_value_get(a->operands[i], &raw);
+    if (rc != TETHER_OK) {
+      TP_RAISE_RC(rc, a->operands[i]);
+      return;
+    }
+  }
+  for (Py_ssize_t i = 0; i < a->n_successors; i++) {
+    MlirBlock raw;
+    int rc = tether_block_get(a->successors[i], &raw);
+    if (rc != TETHER_OK) {
+      TP_RAISE_RC(rc, a->successors[i]);
+      return;
+    }
+  }
+  tp_raise(TETHER_EINVALID, NULL, NULL);
 }
 
 /* Creates the operation from converted arguments and inserts it at ip. New reference (the
@@ -273,33 +304,15 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
                              PyObject *ip, int infer) {
   TpContext *ctx = (TpContext *)TP_CTX(loc);
   MlirOperationState st = mlirOperationStateGet(name, (MlirLocation){TP_PTR(loc)});
-  MlirValue ov_s[SMALL];
-  MlirBlock sb_s[SMALL];
   MlirRegion rg_s[SMALL];
-  MlirValue *ov = a->n_operands <= SMALL ? ov_s : PyMem_Malloc((size_t)a->n_operands * sizeof *ov);
-  MlirBlock *sb =
-      a->n_successors <= SMALL ? sb_s : PyMem_Malloc((size_t)a->n_successors * sizeof *sb);
   MlirRegion *rg = a->n_regions <= SMALL ? rg_s : PyMem_Malloc((size_t)a->n_regions * sizeof *rg);
   PyObject *result = NULL;
-  if (!ov || !sb || !rg) {
+  if (!rg) {
     PyErr_NoMemory();
     goto done;
   }
-  /* No Python code runs from here on: the raw pointers stay what the handles say. */
-  for (Py_ssize_t i = 0; i < a->n_operands; i++) {
-    int rc = tether_value_get(a->operands[i], &ov[i]);
-    if (rc != TETHER_OK) {
-      TP_RAISE_RC(rc, a->operands[i]);
-      goto done;
-    }
-  }
-  for (Py_ssize_t i = 0; i < a->n_successors; i++) {
-    int rc = tether_block_get(a->successors[i], &sb[i]);
-    if (rc != TETHER_OK) {
-      TP_RAISE_RC(rc, a->successors[i]);
-      goto done;
-    }
-  }
+  /* No Python code runs from here on: the raw pointers stay what the handles say. Operands and
+   * successors go to the arena as handles (it reads them, and knows their trees). */
   for (Py_ssize_t i = 0; i < a->n_regions; i++) {
     int rc = tether_region_get(a->regions[i], &rg[i]);
     if (rc != TETHER_OK) {
@@ -308,35 +321,32 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
     }
   }
   st.nOperands = a->n_operands;
-  st.operands = ov;
   st.nResults = a->n_results;
   st.results = a->results;
   st.nSuccessors = a->n_successors;
-  st.successors = sb;
   st.nRegions = a->n_regions;
   st.regions = rg;
   st.nAttributes = a->n_attrs;
   st.attributes = a->attrs;
   st.enableResultTypeInference = infer;
-  /* Only inference reports diagnostics: the capture (a handler attached to the context) is made
-   * for it alone. */
   /* The insertion point is resolved first: the operation is created straight into its block. */
   tether_block *ipb = NULL;
   tether_op *ipref = NULL;
   if (ip != Py_False) {
     if (!ip || ip == Py_None)
       ip = tp_current_ip();
-    else if (!PyObject_TypeCheck(ip, tp.InsertionPoint)) {
+    else if (!tp_is(ip, tp.InsertionPoint)) {
       tp_type_error("ip", "an InsertionPoint", ip);
       goto done;
     }
     if (ip && tp_ip_target(ip, &ipb, &ipref) < 0) goto done;
   }
+  /* Only inference reports diagnostics: the capture (a handler attached to the context) is made
+   * for it alone. */
   tp_errcap cap = {0};
   if (infer) tp_errcap_begin(&cap, ctx);
   tether_op *op;
-  int rc = ipb ? tether_op_create_at(ctx->arena, &st, ipb, ipref, &op)
-               : tether_op_create(ctx->arena, &st, &op);
+  int rc = tether_op_create_from(ctx->arena, &st, a->operands, a->successors, ipb, ipref, &op);
   if (rc != TETHER_OK) {
     PyObject *errs = infer ? tp_errcap_end(&cap) : PyList_New(0);
     if (rc == TETHER_EARG && infer) {
@@ -348,6 +358,8 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
                    "invalid operation state for '%U': operands, successors and regions must be "
                    "alive in this context, and regions detached (each given once)",
                    pyname);
+    } else if (rc == TETHER_EINVALID) {
+      raise_invalid_arg(a);
     } else {
       tp_raise(rc, NULL, ctx->arena);
     }
@@ -357,8 +369,6 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
   if (infer) Py_XDECREF(tp_errcap_end(&cap));
   result = tp_wrap_op(op);
 done:
-  if (ov != ov_s) PyMem_Free(ov);
-  if (sb != sb_s) PyMem_Free(sb);
   if (rg != rg_s) PyMem_Free(rg);
   return result;
 }
@@ -381,7 +391,8 @@ PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
   Py_INCREF(loc); /* the stack may change while arguments convert */
   PyObject *ctx = TP_CTX(loc);
   tether_arena *arena = ((TpContext *)ctx)->arena;
-  op_args a = {0};
+  op_args a;
+  OP_ARGS_INIT(a);
   PyObject *r = NULL;
   if (x[1] && x[1] != Py_None && !convert_results(&a, x[1], ctx)) goto done;
   if (x[2] && x[2] != Py_None && !convert_operands(&a, x[2], arena)) goto done;
@@ -401,8 +412,7 @@ done:
  * be a Value (detail)", "... must be a Sequence of Types (contained a None item)". An operand is a
  * Value (or, as everywhere in tether, an operation with one result: checked when converted). */
 static int element_ok(PyObject *item, int operand) {
-  return operand ? PyObject_TypeCheck(item, tp.Value) || PyObject_TypeCheck(item, tp.OperationBase)
-                 : PyObject_TypeCheck(item, tp.Type);
+  return operand ? tp_is(item, tp.Value) || tp_is(item, tp.OperationBase) : tp_is(item, tp.Type);
 }
 
 static void element_error(int operand, Py_ssize_t i, PyObject *opname, int sequence,
@@ -533,7 +543,8 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
   PyObject *ops = NULL, *res = NULL, *attrs = NULL, *r = NULL, *loc = NULL;
   int32_t *osizes = NULL, *rsizes = NULL;
   Py_ssize_t nos = 0, nrs = 0;
-  op_args a = {0};
+  op_args a;
+  OP_ARGS_INIT(a);
   if (!rspec) goto done;
   MlirStringRef name;
   if (!PyUnicode_Check(opname)) {

@@ -41,7 +41,7 @@ static PyObject *repr_of(MlirType t, PyObject *ctx) {
 }
 
 static PyObject *base_repr(PyObject *o) {
-  PyTypeObject *family = PyObject_TypeCheck(o, tp.Type) ? tp.Type : tp.Attribute;
+  PyTypeObject *family = tp_is(o, tp.Type) ? tp.Type : tp.Attribute;
   PyObject *b = tp_ctxobj_new(family, TP_CTX(o), TP_PTR(o));
   if (!b) return NULL;
   PyObject *r = PyObject_Repr(b);
@@ -92,7 +92,7 @@ static PyObject *dense_from_list(PyObject *list, PyObject *type, PyObject *c) {
   } else {
     MlirAttribute a0;
     PyObject *first = PyList_GET_ITEM(list, 0);
-    if (!PyObject_TypeCheck(first, tp.Attribute)) return tp_cast_error(first);
+    if (!tp_is(first, tp.Attribute)) return tp_cast_error(first);
     if (!tp_arg_attr_in(first, ctx, &a0)) return NULL;
     int64_t shape[1] = {n};
     shaped = mlirRankedTensorTypeGet(1, shape, mlirAttributeGetType(a0), mlirAttributeGetNull());
@@ -106,7 +106,7 @@ static PyObject *dense_from_list(PyObject *list, PyObject *type, PyObject *c) {
   MlirType elt = mlirShapedTypeGetElementType(shaped);
   for (Py_ssize_t i = 0; i < n; i++) {
     PyObject *x = PyList_GET_ITEM(list, i);
-    if (!PyObject_TypeCheck(x, tp.Attribute)) {
+    if (!tp_is(x, tp.Attribute)) {
       PyMem_Free(v);
       return tp_cast_error(x);
     }
@@ -694,7 +694,7 @@ static PyObject *array_item(PyObject *self, Py_ssize_t i) {
 }
 
 static PyObject *array_add(PyObject *self, PyObject *other) {
-  if (!PyObject_TypeCheck(self, tp.Attribute)) Py_RETURN_NOTIMPLEMENTED;
+  if (!tp_is(self, tp.Attribute)) Py_RETURN_NOTIMPLEMENTED;
   return array_make(TP_CTX(self), array_kind(A(self)), A(self), other);
 }
 

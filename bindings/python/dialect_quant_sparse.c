@@ -33,7 +33,7 @@ PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m);
 
 /* The value as an object of cls (upstream's `cls(value)`): these classes have no caster. */
 static PyObject *wrap_as(PyObject *cls, PyObject *o) {
-  if (!o || PyObject_TypeCheck(o, (PyTypeObject *)cls)) return o;
+  if (!o || tp_is(o, (PyTypeObject *)cls)) return o;
   PyObject *r = PyObject_CallOneArg(cls, o);
   Py_DECREF(o);
   return r;
@@ -125,7 +125,7 @@ static PyObject *seq_arg(PyObject *o, const char *what) {
 /* A Type argument named `what`; of the context `in` unless it is NULL. ctx (may be NULL) receives
  * its Context (borrowed). */
 static int type_arg(PyObject *o, const char *what, PyObject *in, MlirType *t, PyObject **ctx) {
-  if (!PyObject_TypeCheck(o, tp.Type)) return tp_type_error(what, "a Type", o), 0;
+  if (!tp_is(o, tp.Type)) return tp_type_error(what, "a Type", o), 0;
   if (in && !same_context(TP_CTX(o), in)) {
     PyErr_Format(PyExc_ValueError, "%s: a Type of another context cannot be used here", what);
     return 0;
@@ -880,8 +880,7 @@ static int verify_encoding(MlirContext ctx, const uint64_t *lts, intptr_t n,
 static int map_arg(PyObject *o, const char *what, PyObject *ctx, MlirAffineMap *out) {
   *out = (MlirAffineMap){NULL};
   if (!o || o == Py_None) return 1;
-  if (!PyObject_TypeCheck(o, tp.AffineMap))
-    return tp_type_error(what, "an AffineMap or None", o), 0;
+  if (!tp_is(o, tp.AffineMap)) return tp_type_error(what, "an AffineMap or None", o), 0;
   if (!same_context(TP_CTX(o), ctx)) {
     PyErr_Format(PyExc_ValueError, "%s: an AffineMap of another context cannot be used here", what);
     return 0;
@@ -895,8 +894,7 @@ static int map_arg(PyObject *o, const char *what, PyObject *ctx, MlirAffineMap *
 static int value_arg(PyObject *o, const char *what, PyObject *ctx, MlirAttribute *out) {
   *out = (MlirAttribute){NULL};
   if (!o || o == Py_None) return 1;
-  if (!PyObject_TypeCheck(o, tp.Attribute))
-    return tp_type_error(what, "an Attribute or None", o), 0;
+  if (!tp_is(o, tp.Attribute)) return tp_type_error(what, "an Attribute or None", o), 0;
   if (!same_context(TP_CTX(o), ctx)) {
     PyErr_Format(PyExc_ValueError, "%s: an Attribute of another context cannot be used here", what);
     return 0;

@@ -42,7 +42,7 @@ typedef struct {
 /* The type as an object of cls: classes without a TypeID have no caster. */
 static PyObject *wrap_as(PyObject *cls, PyObject *ctx, MlirType t) {
   PyObject *o = tp_wrap_type(ctx, t);
-  if (!o || PyObject_TypeCheck(o, (PyTypeObject *)cls)) return o;
+  if (!o || tp_is(o, (PyTypeObject *)cls)) return o;
   PyObject *r = PyObject_CallOneArg(cls, o);
   Py_DECREF(o);
   return r;
@@ -257,7 +257,7 @@ static bool isa_gpu_object(void *p) { return mlirAttributeIsAGPUObjectAttr((Mlir
 /* The attribute as an object of cls (a subclass's own class, as upstream's `cls(...)`). */
 static PyObject *wrap_attr_as(PyObject *cls, PyObject *ctx, MlirAttribute a) {
   PyObject *o = tp_wrap_attr(ctx, a);
-  if (!o || PyObject_TypeCheck(o, (PyTypeObject *)cls)) return o;
+  if (!o || tp_is(o, (PyTypeObject *)cls)) return o;
   PyObject *r = PyObject_CallOneArg(cls, o);
   Py_DECREF(o);
   return r;

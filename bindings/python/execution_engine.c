@@ -150,7 +150,7 @@ PyObject *tp_capsule_owner(PyObject *cap);
  * object over the same engine would destroy it twice). */
 static PyObject *engine_from_capsule(PyObject *cls, PyObject *cap) {
   PyObject *owner = tp_capsule_owner(cap); /* borrowed */
-  if (!owner || !PyObject_TypeCheck(owner, (PyTypeObject *)cls))
+  if (!owner || !tp_is(owner, (PyTypeObject *)cls))
     return PyErr_Format(PyExc_TypeError, "expected an ExecutionEngine._CAPIPtr capsule");
   return Py_NewRef(owner);
 }

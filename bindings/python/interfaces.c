@@ -30,7 +30,7 @@ static PyObject *iface_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
       shaped ? mlirInferShapedTypeOpInterfaceTypeID() : mlirInferTypeOpInterfaceTypeID();
   const char *cls_name = shaped ? "InferShapedTypeOpInterface" : "InferTypeOpInterface";
   PyObject *op = NULL, *name = NULL, *ctx = NULL;
-  if (PyObject_TypeCheck(obj, tp.OperationBase)) {
+  if (tp_is(obj, tp.OperationBase)) {
     tether_op *h;
     MlirOperation raw;
     if (!tp_arg_op(obj, &h, &raw)) return NULL;
@@ -64,7 +64,7 @@ static PyObject *iface_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
     }
     ctx = Py_NewRef(tc);
   }
-  if (!name || !ctx || (PyObject_TypeCheck(obj, tp.OperationBase) && !op)) {
+  if (!name || !ctx || (tp_is(obj, tp.OperationBase) && !op)) {
     Py_XDECREF(name);
     Py_XDECREF(ctx);
     Py_XDECREF(op);
@@ -142,8 +142,7 @@ static int collect_operands(PyObject *list, PyObject *keep, tether_value ***out,
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++) {
     PyObject *item = PySequence_Fast_GET_ITEM(f, i);
     if (item == Py_None) continue;
-    PyObject *seq =
-        PyObject_TypeCheck(item, tp.Value) ? PyTuple_Pack(1, item) : PySequence_Fast(item, "");
+    PyObject *seq = tp_is(item, tp.Value) ? PyTuple_Pack(1, item) : PySequence_Fast(item, "");
     if (!seq) {
       PyErr_Clear();
       PyErr_Format(PyExc_ValueError, "Operand %zd must be a Value or Sequence of Values", i);
@@ -162,8 +161,7 @@ static int collect_operands(PyObject *list, PyObject *keep, tether_value ***out,
         }
         v = nv;
       }
-      if (!PyObject_TypeCheck(x, tp.Value) || !tp_arg_value(x, &v[k], &raw) ||
-          PyList_Append(keep, x) < 0) {
+      if (!tp_is(x, tp.Value) || !tp_arg_value(x, &v[k], &raw) || PyList_Append(keep, x) < 0) {
         if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_TypeError)) {
           PyErr_Clear();
           PyErr_Format(PyExc_ValueError, "Operand %zd must be a Value or Sequence of Values", i);
@@ -402,14 +400,13 @@ static PyObject *components_get(PyObject *cls, PyObject *args, PyObject *kw) {
   Py_ssize_t n = PyTuple_GET_SIZE(args) + (kw ? PyDict_GET_SIZE(kw) : 0);
   if (n == 1) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kw1, &a)) return NULL;
-    if (!PyObject_TypeCheck(a, tp.Type)) return tp_type_error("element_type", "a Type", a);
+    if (!tp_is(a, tp.Type)) return tp_type_error("element_type", "a Type", a);
     return components_make(Py_None, a, Py_None);
   }
   if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O", kw3, &a, &b, &d)) return NULL;
   if (!PyList_Check(a)) return tp_type_error("shape", "a list", a);
-  if (!PyObject_TypeCheck(b, tp.Type)) return tp_type_error("element_type", "a Type", b);
-  if (d && !PyObject_TypeCheck(d, tp.Attribute))
-    return tp_type_error("attribute", "an Attribute", d);
+  if (!tp_is(b, tp.Type)) return tp_type_error("element_type", "a Type", b);
+  if (d && !tp_is(d, tp.Attribute)) return tp_type_error("attribute", "an Attribute", d);
   PyObject *shape = PySequence_List(a);
   if (!shape) return NULL;
   PyObject *r = components_make(shape, b, d ? d : Py_None);

@@ -21,7 +21,7 @@ static PyObject *wrap_handle(PyTypeObject *type, void *h) {
   if (o) return Py_NewRef(o);
   TpHandle *self = (TpHandle *)type->tp_alloc(type, 0);
   if (!self) return NULL;
-  self->pin = tether_pin(h);
+  self->pin = tp_pin(h);
   if (self->pin < 0) {
     self->pin = -1;
     Py_DECREF(self);
@@ -34,7 +34,7 @@ static PyObject *wrap_handle(PyTypeObject *type, void *h) {
 
 static void handle_dealloc(TpHandle *self) {
   if (self->h && tether_handle_get_user(self->h) == self) tether_handle_set_user(self->h, NULL);
-  if (self->h && self->pin >= 0) tether_unpin(self->pin);
+  if (self->h && self->pin >= 0) tp_unpin(self->pin);
   PyTypeObject *t = Py_TYPE(self);
   t->tp_free(self);
   Py_DECREF(t);
@@ -61,7 +61,7 @@ static PyObject *plain_value(tether_value *h, int cast) {
   if (!h) Py_RETURN_NONE;
   TpHandle *self = (TpHandle *)tp.Value->tp_alloc(tp.Value, 0);
   if (!self) return NULL;
-  self->pin = tether_pin(h);
+  self->pin = tp_pin(h);
   if (self->pin < 0) {
     self->pin = -1;
     Py_DECREF(self);
@@ -77,7 +77,7 @@ static PyObject *wrap_operand(tether_value *h) { return plain_value(h, 1); }
 
 #define ARG_FN(name, ctype, rawtype, pytype, getter, what)                                         \
   int name(PyObject *o, ctype **h, rawtype *raw) {                                                 \
-    if (!PyObject_TypeCheck(o, tp.pytype)) return tp_type_error("argument", what, o), 0;           \
+    if (!tp_is(o, tp.pytype)) return tp_type_error("argument", what, o), 0;                        \
     ctype *x = H(o);                                                                               \
     int rc = getter(x, raw);                                                                       \
     if (rc != TETHER_OK) return TP_RAISE_RC(rc, x), 0;                                             \
@@ -106,7 +106,7 @@ static PyObject *handle_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
   /* Values compare by the value whatever their class (Value, OpResult, a caster's subclass);
    * regions and blocks by the object, within their own kind. */
-  int av = PyObject_TypeCheck(a, tp.Value), bv = PyObject_TypeCheck(b, tp.Value);
+  int av = tp_is(a, tp.Value), bv = tp_is(b, tp.Value);
   int eq = (av || bv) ? av && bv && H(a) == H(b)
                       : Py_TYPE(b)->tp_dealloc == Py_TYPE(a)->tp_dealloc && H(a) == H(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
@@ -581,7 +581,7 @@ static PyObject *value_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   /* A Python subclass (a value caster's class): a new object over the same handle. */
   TpHandle *self = (TpHandle *)type->tp_alloc(type, 0);
   if (!self) return NULL;
-  self->pin = tether_pin(h);
+  self->pin = tp_pin(h);
   if (self->pin < 0) {
     self->pin = -1;
     Py_DECREF(self);
@@ -858,7 +858,7 @@ PyObject *tp_capsule_owner(PyObject *cap);
 static PyObject *value_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.Value)) return Py_NewRef(owner);
+  if (owner && tp_is(owner, tp.Value)) return Py_NewRef(owner);
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.Value._CAPIPtr");
   if (!p) return NULL;
   MlirValue raw = {p};
@@ -871,7 +871,7 @@ static PyObject *value_from_capsule(PyObject *cls, PyObject *cap) {
 }
 
 static PyObject *value_isinstance(PyObject *cls, PyObject *other) {
-  if (!PyObject_TypeCheck(other, tp.Value)) Py_RETURN_FALSE;
+  if (!tp_is(other, tp.Value)) Py_RETURN_FALSE;
   MlirValue raw;
   if (tether_value_get(H(other), &raw) != TETHER_OK) Py_RETURN_FALSE;
   if (PyType_IsSubtype((PyTypeObject *)cls, tp.OpResult))
@@ -986,7 +986,7 @@ static void list_dealloc(TpList *l) {
 }
 
 static void *owner_h(TpList *l) {
-  return PyObject_TypeCheck(l->owner, tp.OperationBase) ? ((TpOp *)l->owner)->h : H(l->owner);
+  return tp_is(l->owner, tp.OperationBase) ? ((TpOp *)l->owner)->h : H(l->owner);
 }
 
 /* Length of the owner's whole list. */
@@ -1215,7 +1215,7 @@ static PyObject *list_append(TpList *l, PyObject *args, PyObject *kw) {
   MlirRegion rraw;
   int rc = tether_region_get(rh, &rraw);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, rh);
-  if (PyTuple_GET_SIZE(args) == 1 && PyObject_TypeCheck(PyTuple_GET_ITEM(args, 0), tp.Block)) {
+  if (PyTuple_GET_SIZE(args) == 1 && tp_is(PyTuple_GET_ITEM(args, 0), tp.Block)) {
     PyObject *bo = PyTuple_GET_ITEM(args, 0);
     tether_block *bh;
     MlirBlock braw;
@@ -1282,7 +1282,7 @@ static PyObject *list_types_get(TpList *l, void *c) {
 
 static PyObject *list_owner(TpList *l, void *c) {
   (void)c;
-  if (PyObject_TypeCheck(l->owner, tp.OperationBase)) return tp_wrap_op(owner_h(l));
+  if (tp_is(l->owner, tp.OperationBase)) return tp_wrap_op(owner_h(l));
   return Py_NewRef(l->owner);
 }
 

@@ -55,7 +55,7 @@ static PyObject *loc_name(PyObject *cls, PyObject *args, PyObject *kw) {
   MlirStringRef ns;
   if (!tp_arg_str(n, "name", &ns)) return NULL;
   TpContext *ctx;
-  if ((c == Py_None || !c) && child != Py_None && PyObject_TypeCheck(child, tp.Location) &&
+  if ((c == Py_None || !c) && child != Py_None && tp_is(child, tp.Location) &&
       !tp_current_context())
     ctx = (TpContext *)TP_CTX(child);
   else
@@ -151,7 +151,7 @@ static PyObject *loc_repr(PyObject *self) {
 
 static PyObject *loc_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = PyObject_TypeCheck(b, tp.Location) && TP_PTR(a) == TP_PTR(b);
+  int eq = tp_is(b, tp.Location) && TP_PTR(a) == TP_PTR(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -165,7 +165,7 @@ static PyObject *loc_capsule(PyObject *self, void *c) {
 static PyObject *loc_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.Location))
+  if (owner && tp_is(owner, tp.Location))
     return tp_wrap_loc(TP_CTX(owner), (MlirLocation){TP_PTR(owner)});
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.Location._CAPIPtr");
   if (!p) return NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 TpState tp;
+tether_pin_pool *tp_pins;
 
 /* ---- errors ---------------------------------------------------------------------------------- */
 
@@ -185,6 +186,11 @@ int tp_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **o
 static int exec_module(PyObject *m) {
   if (tp.Context) {
     PyErr_SetString(PyExc_ImportError, "tether._tether can be loaded once per process");
+    return -1;
+  }
+  /* Every wrapper's pin: the GIL serializes them, so the pool needs no lock of its own. */
+  if (!(tp_pins = tether_pin_pool_new())) {
+    PyErr_NoMemory();
     return -1;
   }
   tp.InvalidatedError = PyErr_NewExceptionWithDoc(

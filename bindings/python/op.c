@@ -38,7 +38,7 @@ static void live_remove(TpOp *o) {
   o->live_next = o->live_prev = NULL;
 }
 
-static int is_view(TpOp *o) { return PyObject_TypeCheck(o, tp.OpView); }
+static int is_view(TpOp *o) { return tp_is((PyObject *)o, tp.OpView); }
 
 /* The operations of arena a with a live object: Operation objects, and OpViews without one. */
 Py_ssize_t tp_live_operations(tether_arena *a, PyObject *append_to) {
@@ -125,7 +125,7 @@ static TpOp *op_alloc(PyTypeObject *type, tether_op *h) {
    * collection (the wrappers of a walk would otherwise be). */
   if (PyType_IS_GC(type) && type->tp_dictoffset == 0 && type != tp.OpView)
     PyObject_GC_UnTrack(self);
-  self->pin = tether_pin(h);
+  self->pin = tp_pin(h);
   if (self->pin < 0) {
     self->pin = -1;
     Py_DECREF(self);
@@ -269,7 +269,7 @@ static void op_dealloc(TpOp *self) {
     } else if (tether_handle_get_user(self->h) == self) {
       tether_handle_set_user(self->h, NULL);
     }
-    if (self->pin >= 0) tether_unpin(self->pin);
+    if (self->pin >= 0) tp_unpin(self->pin);
     self->h = NULL;
   }
   if (nfree < FREELIST_MAX && reusable(t)) {
@@ -285,7 +285,7 @@ static void op_dealloc(TpOp *self) {
 /* ---- argument checks ------------------------------------------------------------------------- */
 
 int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw) {
-  if (PyObject_TypeCheck(o, tp.OperationBase) || PyObject_TypeCheck(o, tp.Module)) {
+  if (tp_is(o, tp.OperationBase) || tp_is(o, tp.Module)) {
     tether_op *x = OP(o)->h;
     if (!x) {
       PyErr_SetString(PyExc_RuntimeError, "the OpView was never initialized with an operation");
@@ -459,7 +459,7 @@ static PyObject *op_capsule(PyObject *self, void *c) {
 
 static PyObject *op_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = PyObject_TypeCheck(b, tp.OperationBase) && OP(a)->h && OP(a)->h == OP(b)->h;
+  int eq = tp_is(b, tp.OperationBase) && OP(a)->h && OP(a)->h == OP(b)->h;
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -559,7 +559,7 @@ static PyObject *write_to(PyObject *file, PyObject *text) {
 static PyObject *op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
   /* print(state, file=None, binary=False) or print(large_elements_limit=None, ...). */
-  if (nargs >= 1 && PyObject_TypeCheck(args[0], AsmStateType)) {
+  if (nargs >= 1 && tp_is(args[0], AsmStateType)) {
     static const char *const names[] = {"state", "file", "binary", NULL};
     PyObject *a[3];
     if (!tp_fastargs("print", args, nargs, kwnames, names, 1, 3, a)) return NULL;
@@ -739,7 +739,7 @@ static int maybe_insert(tether_op *op, PyObject *ip) {
   if (ip == Py_False) return 0;
   if (!ip || ip == Py_None)
     ip = tp_current_ip();
-  else if (!PyObject_TypeCheck(ip, tp.InsertionPoint))
+  else if (!tp_is(ip, tp.InsertionPoint))
     return tp_type_error("ip", "an InsertionPoint", ip), -1;
   if (!ip) return 0;
   return tp_ip_insert(ip, op);
@@ -908,7 +908,7 @@ static PyObject *operation_opview(PyObject *self, void *c) {
 static PyObject *operation_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.OperationBase)) {
+  if (owner && tp_is(owner, tp.OperationBase)) {
     tether_op *h;
     MlirOperation raw;
     if (!tp_arg_op(owner, &h, &raw)) return NULL;
@@ -972,7 +972,7 @@ static int opview_init(PyObject *self, PyObject *args, PyObject *kw) {
   if (OP(self)->h == h) return 0;
   TpOp *op = (TpOp *)tp_wrap_operation(h);
   if (!op) return -1;
-  intptr_t pin = tether_pin(h);
+  intptr_t pin = tp_pin(h);
   if (pin < 0) {
     Py_DECREF(op);
     PyErr_NoMemory();
@@ -987,7 +987,7 @@ static int opview_init(PyObject *self, PyObject *args, PyObject *kw) {
     } else if (tether_handle_get_user(OP(self)->h) == self) {
       tether_handle_set_user(OP(self)->h, NULL);
     }
-    tether_unpin(OP(self)->pin);
+    tp_unpin(OP(self)->pin);
   } else {
     live_add(&live_ops, OP(self));
   }
@@ -1285,7 +1285,7 @@ PyObject *tp_wrap_module(tether_op *h) {
   if (!h) Py_RETURN_NONE;
   TpOp *self = (TpOp *)tp.Module->tp_alloc(tp.Module, 0);
   if (!self) return NULL;
-  self->pin = tether_pin(h);
+  self->pin = tp_pin(h);
   if (self->pin < 0) {
     self->pin = -1;
     Py_DECREF(self);
@@ -1298,7 +1298,7 @@ PyObject *tp_wrap_module(tether_op *h) {
 
 static void module_dealloc(TpOp *self) {
   live_remove(self);
-  if (self->h && self->pin >= 0) tether_unpin(self->pin);
+  if (self->h && self->pin >= 0) tp_unpin(self->pin);
   PyTypeObject *t = Py_TYPE(self);
   t->tp_free(self);
   Py_DECREF(t);
@@ -1375,7 +1375,7 @@ static PyObject *module_capsule(PyObject *self, void *c) {
 static PyObject *module_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.Module)) return Py_NewRef(owner);
+  if (owner && tp_is(owner, tp.Module)) return Py_NewRef(owner);
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.Module._CAPIPtr");
   if (!p) return NULL;
   MlirOperation raw = {p};
@@ -1466,7 +1466,7 @@ static PyObject *asmstate_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
   if (local) mlirOpPrintingFlagsUseLocalScope(f);
   MlirAsmState st;
-  if (PyObject_TypeCheck(o, tp.Value)) {
+  if (tp_is(o, tp.Value)) {
     tether_value *h;
     MlirValue raw;
     if (!tp_arg_value(o, &h, &raw)) {
@@ -1523,7 +1523,7 @@ static PyType_Spec asmstate_spec = {"tether.ir.AsmState", sizeof(TpAsmState), 0,
 
 /* The MlirAsmState of an AsmState object, or NULL with TypeError. */
 MlirAsmState *tp_arg_asm_state(PyObject *o) {
-  if (!PyObject_TypeCheck(o, AsmStateType)) return tp_type_error("state", "an AsmState", o), NULL;
+  if (!tp_is(o, AsmStateType)) return tp_type_error("state", "an AsmState", o), NULL;
   return &((TpAsmState *)o)->state;
 }
 

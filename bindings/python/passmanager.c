@@ -237,7 +237,7 @@ static PyObject *pm_capsule(TpPassManager *self, void *c) {
 static PyObject *pm_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.PassManager)) return Py_NewRef(owner);
+  if (owner && tp_is(owner, tp.PassManager)) return Py_NewRef(owner);
   PyErr_SetString(PyExc_ValueError, "PassManager._CAPICreate takes a capsule made by "
                                     "PassManager._CAPIPtr (a pass manager another binding owns "
                                     "cannot be adopted safely)");

@@ -39,7 +39,7 @@ static int is_builtin_module(MlirOperation op) {
  * stands for): its handle. 0 with TypeError otherwise (InvalidatedError for erased IR). */
 static int arg_module(PyObject *o, const char *what, tether_op **h) {
   MlirOperation raw;
-  if (!PyObject_TypeCheck(o, tp.Module) && !PyObject_TypeCheck(o, tp.OperationBase)) {
+  if (!tp_is(o, tp.Module) && !tp_is(o, tp.OperationBase)) {
     tp_type_error(what, "a Module (or the Operation of a builtin.module)", o);
     return 0;
   }
@@ -97,7 +97,7 @@ static PyObject *set_capsule(TpFrozenSet *self, void *c) {
 /* The FrozenRewritePatternSet a capsule of ours stands for (borrowed), else NULL (no error). */
 static TpFrozenSet *set_of_capsule(PyObject *cap) {
   PyObject *owner = tp_capsule_owner(cap);
-  return owner && PyObject_TypeCheck(owner, FrozenSetType) ? (TpFrozenSet *)owner : NULL;
+  return owner && tp_is(owner, FrozenSetType) ? (TpFrozenSet *)owner : NULL;
 }
 
 static PyObject *set_from_capsule(PyObject *cls, PyObject *cap) {
@@ -251,9 +251,9 @@ static PyObject *apply_greedily(PyObject *m, PyObject *const *args, Py_ssize_t n
     return NULL;
   tether_op *h;
   if (!arg_module(a[0], "module", &h)) return NULL;
-  TpFrozenSet *set = PyObject_TypeCheck(a[1], FrozenSetType) ? (TpFrozenSet *)a[1]
-                     : PyCapsule_CheckExact(a[1])            ? set_of_capsule(a[1])
-                                                             : NULL;
+  TpFrozenSet *set = tp_is(a[1], FrozenSetType)   ? (TpFrozenSet *)a[1]
+                     : PyCapsule_CheckExact(a[1]) ? set_of_capsule(a[1])
+                                                  : NULL;
   if (!set)
     return tp_type_error("set", "a FrozenRewritePatternSet (or its _CAPIPtr capsule)", a[1]);
   tether_arena *arena = tether_handle_arena(h);

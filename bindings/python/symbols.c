@@ -302,7 +302,7 @@ static void walk_tables_cb(MlirOperation op, bool visible, void *user) {
     w->failed = 1;
     return;
   }
-  intptr_t pin = tether_pin(h);
+  intptr_t pin = tp_pin(h);
   if (pin < 0) {
     w->failed = 1;
     return;
@@ -349,7 +349,7 @@ static PyObject *symtab_walk(PyObject *cls, PyObject *args, PyObject *kw) {
   }
   result = Py_NewRef(Py_None);
 done:
-  for (Py_ssize_t i = 0; i < w.n; i++) tether_unpin(w.pins[i]);
+  for (Py_ssize_t i = 0; i < w.n; i++) tp_unpin(w.pins[i]);
   PyMem_RawFree(w.ops);
   PyMem_RawFree(w.pins);
   PyMem_RawFree(w.visible);

@@ -24,6 +24,22 @@
 
 #include <stdbool.h>
 
+/* Pins of wrappers (and of Context objects' arenas): a pool of the arena's, serialized by the
+ * GIL. */
+extern tether_pin_pool *tp_pins;
+static inline intptr_t tp_pin(void *obj) { return tether_pool_pin(tp_pins, obj); }
+static inline void tp_unpin(intptr_t slot) { tether_pool_unpin(tp_pins, slot); }
+
+/* PyObject_TypeCheck without a call in the common cases: the exact type, or a base on the
+ * single-inheritance chain (tp_base; IntegerType -> Type, OpResult -> Value); anything else asks
+ * PyType_IsSubtype. */
+static inline int tp_is(PyObject *o, PyTypeObject *t) {
+  PyTypeObject *x = Py_TYPE(o);
+  for (int i = 0; x && i < 4; i++, x = x->tp_base)
+    if (x == t) return 1;
+  return PyType_IsSubtype(Py_TYPE(o), t);
+}
+
 /* ---- object layouts -------------------------------------------------------------------------- */
 
 /* IR wrappers: Region, Block, Value and subclasses, Module. */
@@ -147,6 +163,8 @@ PyObject *tp_context_of(tether_arena *a);
  * mlirIdentifierGet, remembered per context for the str objects it last saw (names repeat: every
  * arith.constant has a "value"). */
 MlirIdentifier tp_identifier(PyObject *ctx, PyObject *key, MlirStringRef s);
+/* The identifier of str key when ctx's cache holds it (1), else 0. */
+int tp_identifier_cached(PyObject *ctx, PyObject *key, MlirIdentifier *out);
 /* The TpContext (borrowed) of an explicit context argument, or of the current context when o is
  * NULL or None. NULL with RuntimeError (upstream's message) when there is none. */
 TpContext *tp_resolve_context(PyObject *o);

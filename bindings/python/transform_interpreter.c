@@ -125,7 +125,7 @@ static PyObject *apply_named_sequence(PyObject *self, PyObject *const *args, Py_
     if (!tp_arg_op(a[i], &h[i], &raw)) return NULL;
   const tether_transform_options *o = NULL;
   if (a[3] && a[3] != Py_None) {
-    if (!PyObject_TypeCheck(a[3], OptionsType))
+    if (!tp_is(a[3], OptionsType))
       return tp_type_error("transform_options", "a TransformOptions", a[3]);
     o = &((TpTransformOptions *)a[3])->o;
   }

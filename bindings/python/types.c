@@ -51,13 +51,13 @@ static PyObject *type_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"cast_from_type", NULL};
   PyObject *other;
   if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &other)) return NULL;
-  if (!PyObject_TypeCheck(other, tp.Type)) return tp_type_error("cast_from_type", "a Type", other);
+  if (!tp_is(other, tp.Type)) return tp_type_error("cast_from_type", "a Type", other);
   return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }
 
 static PyObject *type_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = PyObject_TypeCheck(b, tp.Type) && TP_PTR(a) == TP_PTR(b);
+  int eq = tp_is(b, tp.Type) && TP_PTR(a) == TP_PTR(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -131,7 +131,7 @@ static PyObject *type_capsule(PyObject *self, void *c) {
 static PyObject *type_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
-  if (owner && PyObject_TypeCheck(owner, tp.Type)) return tp_wrap_type(TP_CTX(owner), T(owner));
+  if (owner && tp_is(owner, tp.Type)) return tp_wrap_type(TP_CTX(owner), T(owner));
   void *p = PyCapsule_GetPointer(cap, "mlir.ir.Type._CAPIPtr");
   if (!p) return NULL;
   tether_arena *a = tether_arena_of_context(mlirTypeGetContext((MlirType){p}));

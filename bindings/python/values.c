@@ -70,6 +70,11 @@ PyObject *tp_str_from_ref(MlirStringRef s) {
 }
 
 int tp_arg_str(PyObject *o, const char *what, MlirStringRef *out) {
+  if (PyUnicode_CheckExact(o) && PyUnicode_IS_COMPACT_ASCII(o)) {
+    /* ASCII text is its own UTF-8: no conversion, no call. */
+    *out = (MlirStringRef){(const char *)PyUnicode_DATA(o), (size_t)PyUnicode_GET_LENGTH(o)};
+    return 1;
+  }
   if (PyUnicode_Check(o)) {
     Py_ssize_t n;
     const char *s = PyUnicode_AsUTF8AndSize(o, &n);
@@ -122,61 +127,86 @@ int tp_arg_uint(PyObject *o, const char *what, unsigned *out) {
   return 1;
 }
 
-/* Interned str objects for a static names[] array (at most 16 names), cached by its address. */
+/* Per static names[] array (at most 16 names), cached by its address: the names as interned str
+ * objects, and the last keyword-name tuple seen with where each of its names goes. A call site
+ * passes the same tuple every time (its code object's constant), so a hit on it maps the keyword
+ * arguments without comparing a name. */
 enum { NAME_SETS = 128, MAX_NAMES = 16 };
-static struct {
+typedef struct {
   const char *const *names;
+  int n;
   PyObject *objs[MAX_NAMES];
-} name_sets[NAME_SETS];
+  PyObject *kwnames;            /* strong reference (so its address cannot be reused), or NULL */
+  signed char kwmap[MAX_NAMES]; /* kwnames[k] is names[kwmap[k]] */
+} name_set;
+static name_set name_sets[NAME_SETS];
 
-static PyObject **interned_names(const char *const *names, int n) {
-  if (n > MAX_NAMES) return NULL;
+static name_set *name_set_of(const char *const *names) {
   size_t h = ((uintptr_t)names >> 4) % NAME_SETS;
   for (size_t probe = 0; probe < NAME_SETS; probe++, h = (h + 1) % NAME_SETS) {
-    if (name_sets[h].names == names) return name_sets[h].objs;
-    if (!name_sets[h].names) {
+    name_set *ns = &name_sets[h];
+    if (ns->names == names) return ns;
+    if (!ns->names) {
+      int n = 0;
+      while (names[n]) n++;
+      if (n > MAX_NAMES) return NULL;
       for (int i = 0; i < n; i++) {
         PyObject *o = PyUnicode_InternFromString(names[i]);
         if (!o) {
           PyErr_Clear();
-          for (int j = 0; j < i; j++) Py_CLEAR(name_sets[h].objs[j]);
+          for (int j = 0; j < i; j++) Py_CLEAR(ns->objs[j]);
           return NULL;
         }
-        name_sets[h].objs[i] = o; /* kept for the process */
+        ns->objs[i] = o; /* kept for the process */
       }
-      name_sets[h].names = names;
-      return name_sets[h].objs;
+      ns->n = n;
+      ns->names = names;
+      return ns;
     }
   }
   return NULL;
 }
 
+/* Where keyword name key goes in names[], or -1. */
+static int find_name(const name_set *ns, const char *const *names, PyObject *key) {
+  /* Keyword names in a call are interned strs: pointer equality finds them. */
+  for (int i = 0; ns && i < ns->n; i++)
+    if (ns->objs[i] == key) return i;
+  for (int i = 0; names[i]; i++)
+    if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, names[i]) == 0) return i;
+  return -1;
+}
+
 int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                 const char *const *names, int nreq, int npos, PyObject **out) {
+  name_set *ns = name_set_of(names);
   int n = 0;
-  while (names[n]) n++;
-  if (nargs > npos) {
+  if (ns)
+    n = ns->n;
+  else
+    while (names[n]) n++;
+  if (nargs > npos || nargs > n) {
     PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname,
-                 npos, nargs);
+                 npos < n ? npos : n, nargs);
     return 0;
   }
-  for (int i = 0; i < n; i++) out[i] = i < nargs ? args[i] : NULL;
+  if (nargs) memcpy(out, args, (size_t)nargs * sizeof *out);
+  memset(out + nargs, 0, (size_t)(n - nargs) * sizeof *out);
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  PyObject **interned = nkw ? interned_names(names, n) : NULL;
+  if (nkw && ns && kwnames == ns->kwnames) {
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+      int i = ns->kwmap[k];
+      if (out[i]) goto slow; /* also given by position: the slow path says so */
+      out[i] = args[nargs + k];
+    }
+    goto required;
+  }
+slow:
+  memset(out + nargs, 0, (size_t)(n - nargs) * sizeof *out);
+  if (ns && kwnames != ns->kwnames) Py_CLEAR(ns->kwnames); /* kwmap is rewritten below */
   for (Py_ssize_t k = 0; k < nkw; k++) {
     PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-    int found = -1;
-    /* Keyword names in a call are interned strs: pointer equality finds them. */
-    for (int i = 0; interned && i < n; i++)
-      if (interned[i] == key) {
-        found = i;
-        break;
-      }
-    for (int i = 0; found < 0 && i < n; i++)
-      if (PyUnicode_CompareWithASCIIString(key, names[i]) == 0) {
-        found = i;
-        break;
-      }
+    int found = find_name(ns, names, key);
     if (found < 0) {
       PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
       return 0;
@@ -187,7 +217,11 @@ int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyOb
       return 0;
     }
     out[found] = args[nargs + k];
+    if (ns && k < MAX_NAMES) ns->kwmap[k] = (signed char)found;
   }
+  /* Every keyword name found, none twice: remember the tuple. */
+  if (nkw && ns && nkw <= ns->n && kwnames != ns->kwnames) ns->kwnames = Py_NewRef(kwnames);
+required:
   for (int i = 0; i < nreq; i++)
     if (!out[i]) {
       PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
@@ -212,7 +246,7 @@ PyObject *tp_cast_error(PyObject *got) {
 
 #define ARG_VALUE(fn, fn_in, Raw, pytype, what)                                                    \
   int fn(PyObject *o, Raw *raw, PyObject **ctx) {                                                  \
-    if (!PyObject_TypeCheck(o, tp.pytype)) return tp_type_error("argument", what, o), 0;           \
+    if (!tp_is(o, tp.pytype)) return tp_type_error("argument", what, o), 0;                        \
     raw->ptr = TP_PTR(o);                                                                          \
     if (ctx) *ctx = TP_CTX(o);                                                                     \
     return 1;                                                                                      \
@@ -303,7 +337,7 @@ static PyObject *concrete_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
     return NULL;
   }
   other = PyTuple_GET_ITEM(args, 0);
-  if (!PyObject_TypeCheck(other, family))
+  if (!tp_is(other, family))
     return tp_type_error("argument",
                          family == tp.Type        ? "a Type"
                          : family == tp.Attribute ? "an Attribute"
@@ -328,7 +362,7 @@ static PyObject *concrete_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
 static PyObject *concrete_isinstance(PyObject *cls, PyObject *other) {
   tp_class_def *def = tp_class_def_of((PyTypeObject *)cls);
   PyTypeObject *family = family_of((PyTypeObject *)cls);
-  if (!PyObject_TypeCheck(other, family)) Py_RETURN_FALSE;
+  if (!tp_is(other, family)) Py_RETURN_FALSE;
   return PyBool_FromLong(!def || !def->isa || def->isa(TP_PTR(other)));
 }
 
@@ -479,7 +513,7 @@ static PyObject *fn_register_caster(PyObject *m, PyObject *args) {
   if (!PyArg_ParseTuple(args, "iOOp", &kind, &id, &caster, &replace)) return NULL;
   PyObject *casters = kind == 0 ? tp.type_casters : kind == 1 ? tp.attr_casters : tp.value_casters;
   const char *what = kind == 0 ? "Type" : kind == 1 ? "Attribute" : "Value";
-  if (!PyObject_TypeCheck(id, tp.TypeID)) return tp_type_error("typeid", "a TypeID", id);
+  if (!tp_is(id, tp.TypeID)) return tp_type_error("typeid", "a TypeID", id);
   if (!PyCallable_Check(caster)) return tp_type_error("caster", "callable", caster);
   PyObject *key = PyLong_FromVoidPtr(TP_PTR(id));
   if (!key) return NULL;
@@ -521,7 +555,7 @@ PyObject *tp_wrap_typeid(MlirTypeID id) {
 
 static PyObject *typeid_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = PyObject_TypeCheck(b, tp.TypeID) && TP_PTR(a) == TP_PTR(b);
+  int eq = tp_is(b, tp.TypeID) && TP_PTR(a) == TP_PTR(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
