@@ -241,10 +241,15 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
     trees[k] = rt;
   }
 
-  MlirOperationState st = *state;
-  st.enableResultTypeInference = false;
+  /* The state as given, or a copy with the inferred result types (a copy only then: this is the
+   * path of every Operation.create). */
+  const MlirOperationState *use = state;
+  MlirOperationState st;
   MlirType *inferred = NULL;
   if (state->enableResultTypeInference) {
+    memcpy(&st, state, sizeof st);
+    st.enableResultTypeInference = false;
+    use = &st;
     /* Infer here, before anything is consumed: a failure must not lose the caller's regions. The
      * dialect is loaded first, so that a registered op is not taken for an unregistered one. */
     const char *dot = memchr(state->name.data, '.', state->name.length);
@@ -279,7 +284,7 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
     }
   }
   /* Creating an operation emits no diagnostics: no handler is attached for it. */
-  MlirOperation op = tether__operation_create(&st, &a->opname);
+  MlirOperation op = tether__operation_create(use, &a->opname);
   free(inferred);
   if (mlirOperationIsNull(op)) return TETHER_EARG;
 

@@ -606,13 +606,15 @@ static PyObject *ip_at_block_terminator(PyObject *cls, PyObject *block) {
 
 int tp_ip_target(PyObject *ipo, tether_block **block, tether_op **before) {
   TpIP *ip = (TpIP *)ipo;
-  MlirBlock braw;
-  if (!tp_arg_block(ip->block, block, &braw)) return -1;
   *before = NULL;
   if (ip->ref) {
+    MlirBlock braw;
     MlirOperation rraw;
-    return tp_arg_op(ip->ref, before, &rraw) ? 0 : -1;
+    return tp_arg_block(ip->block, block, &braw) && tp_arg_op(ip->ref, before, &rraw) ? 0 : -1;
   }
+  /* At the end of the block (ip->block is a Block: checked when the InsertionPoint was made);
+   * the terminator check also checks the block's handle. */
+  *block = ((TpHandle *)ip->block)->h;
   bool term;
   int rc = tether_block_has_terminator(*block, &term);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, *block), -1;

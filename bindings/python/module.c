@@ -188,6 +188,8 @@ static int exec_module(PyObject *m) {
     PyErr_SetString(PyExc_ImportError, "tether._tether can be loaded once per process");
     return -1;
   }
+  /* The interpreter's static data holds no tether object (wrappers pin theirs). */
+  tether_skip_program_data();
   /* Every wrapper's pin: the GIL serializes them, so the pool needs no lock of its own. */
   if (!(tp_pins = tether_pin_pool_new())) {
     PyErr_NoMemory();
