@@ -177,6 +177,10 @@ static int find_name(const name_set *ns, const char *const *names, PyObject *key
   return -1;
 }
 
+/* gcc would turn the short loops below back into memcpy/memset calls. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
 int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                 const char *const *names, int nreq, int npos, PyObject **out) {
   name_set *ns = name_set_of(names);
@@ -190,8 +194,9 @@ int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyOb
                  npos < n ? npos : n, nargs);
     return 0;
   }
-  if (nargs) memcpy(out, args, (size_t)nargs * sizeof *out);
-  memset(out + nargs, 0, (size_t)(n - nargs) * sizeof *out);
+  /* Loops, not memcpy/memset: a handful of words, where the libc calls cost more. */
+  for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
+  for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   if (nkw && ns && kwnames == ns->kwnames) {
     for (Py_ssize_t k = 0; k < nkw; k++) {
@@ -202,7 +207,7 @@ int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyOb
     goto required;
   }
 slow:
-  memset(out + nargs, 0, (size_t)(n - nargs) * sizeof *out);
+  for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
   if (ns && kwnames != ns->kwnames) Py_CLEAR(ns->kwnames); /* kwmap is rewritten below */
   for (Py_ssize_t k = 0; k < nkw; k++) {
     PyObject *key = PyTuple_GET_ITEM(kwnames, k);

@@ -511,6 +511,122 @@ static void probe_runs_calls_in_a_child_once_per_key(void) {
   CHECK(tether_probe("x", 1, NULL, NULL) == -1);
 }
 
+/* tether_op_create_from: operands and successors as handles, at a block or as a root. */
+static __attribute__((noinline)) tether_op *root_from_handles_of_dropped_module(tether_arena *a) {
+  tether_op *m = parse(a, kModule);
+  tether_value *v;
+  OK(tether_op_result(body_op(body_op(m, 0), 0), 0, &v));
+  MlirOperationState s = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.addi"),
+                                               mlirLocationUnknownGet(tether_arena_context(a)));
+  s.nOperands = 2; /* s.operands stays NULL: the handles are the operands */
+  s.enableResultTypeInference = true;
+  tether_value *ops[2] = {v, v};
+  tether_op *n;
+  OK(tether_op_create_from(a, &s, ops, NULL, NULL, NULL, &n));
+  return n;
+}
+
+static void create_from_handles(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  /* A root whose operands live in another root keeps that root alive, as tether_op_create. */
+  tether_op *n = root_from_handles_of_dropped_module(a);
+  tether_collect(a);
+  CHECK(stats(a).roots == 2);
+  CHECK(prints_containing(n, "arith.addi"));
+
+  /* At a block, before an operation: the new op uses a block argument and an earlier result. */
+  tether_op *m = parse(a, kModule);
+  tether_op *func = body_op(m, 0), *ret = body_op(func, 2), *mul = body_op(func, 1);
+  tether_block *entry;
+  OK(tether_op_block(ret, &entry));
+  tether_value *x, *add0, *mul0;
+  OK(tether_block_arg(entry, 0, &x));
+  OK(tether_op_result(body_op(func, 0), 0, &add0));
+  OK(tether_op_result(mul, 0, &mul0));
+  MlirContext ctx = tether_arena_context(a);
+  MlirType i32 = mlirIntegerTypeGet(ctx, 32);
+  MlirOperationState s = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.subi"),
+                                               mlirLocationUnknownGet(ctx));
+  s.nOperands = 2;
+  s.nResults = 1;
+  s.results = &i32;
+  tether_value *ops[2] = {x, add0};
+  tether_op *sub;
+  OK(tether_op_create_from(a, &s, ops, NULL, entry, ret, &sub));
+  CHECK(body_op(func, 2) == sub);
+  CHECK(prints_containing(m, "arith.subi %arg0, %0 : i32"));
+
+  /* Bad input: an invalid operand, a handle of the wrong kind, another arena's value, missing
+   * arrays. Nothing is created. */
+  OK(tether_op_erase(mul)); /* %1 had no users */
+  CHECK(!tether_handle_is_valid(mul0));
+  ops[1] = mul0;
+  CHECK_RC(tether_op_create_from(a, &s, ops, NULL, entry, ret, &sub), TETHER_EINVALID);
+  ops[1] = (tether_value *)func;
+  CHECK_RC(tether_op_create_from(a, &s, ops, NULL, entry, ret, &sub), TETHER_EARG);
+  ops[1] = NULL;
+  CHECK_RC(tether_op_create_from(a, &s, ops, NULL, entry, ret, &sub), TETHER_EARG);
+  tether_arena *other;
+  OK(tether_arena_create(&other));
+  tether_op *om = parse(other, kModule);
+  tether_value *ox;
+  tether_block *oentry;
+  OK(tether_op_block(body_op(body_op(om, 0), 0), &oentry));
+  OK(tether_block_arg(oentry, 0, &ox));
+  ops[1] = ox;
+  CHECK_RC(tether_op_create_from(a, &s, ops, NULL, entry, ret, &sub), TETHER_ECONTEXT);
+  CHECK_RC(tether_op_create_from(a, &s, NULL, NULL, entry, ret, &sub), TETHER_EARG);
+  s.nSuccessors = 1;
+  ops[1] = add0;
+  CHECK_RC(tether_op_create_from(a, &s, ops, NULL, entry, ret, &sub), TETHER_EARG);
+  tether_block *succ[1] = {(tether_block *)add0}; /* a value where a block belongs */
+  CHECK_RC(tether_op_create_from(a, &s, ops, succ, entry, ret, &sub), TETHER_EARG);
+  CHECK(prints_containing(m, "arith.subi"));
+  tether_keep_alive(om);
+  tether_keep_alive(n);
+}
+
+/* A handle reachable only from malloc memory through a pin pool stays alive; unpinned, it is
+ * counted out. */
+static __attribute__((noinline)) uintptr_t hidden_module(tether_arena *a, tether_pin_pool *pool,
+                                                         intptr_t *slot) {
+  tether_op *m = parse(a, kModule);
+  *slot = tether_pool_pin(pool, m);
+  return ~(uintptr_t)m; /* not a pointer the collector recognizes */
+}
+
+static void pin_pools_keep_handles_alive(void) {
+  tether_pin_pool *pool = tether_pin_pool_new();
+  CHECK(pool);
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_global_stats before, after;
+  tether_get_global_stats(&before);
+  intptr_t slots[3000];
+  uintptr_t hidden = hidden_module(a, pool, &slots[0]);
+  CHECK(slots[0] >= 0);
+  /* Enough pins that the pool's table grows (it starts at 1024) while one is held. */
+  for (int i = 1; i < 3000; i++) {
+    slots[i] = tether_pool_pin(pool, a);
+    CHECK(slots[i] >= 0);
+  }
+  tether_collect(a);
+  tether_op *m = (tether_op *)~hidden;
+  CHECK(tether_handle_is_valid(m));
+  CHECK(prints_containing(m, "arith.muli"));
+  tether_get_global_stats(&after);
+  CHECK(after.pins == before.pins + 3000);
+  for (int i = 0; i < 3000; i++) tether_pool_unpin(pool, slots[i]);
+  tether_pool_unpin(pool, slots[0]); /* twice: ignored */
+  tether_pool_unpin(pool, 1 << 20);  /* unknown: ignored */
+  tether_pool_unpin(NULL, 0);
+  tether_get_global_stats(&after);
+  CHECK(after.pins == before.pins);
+  CHECK(tether_pool_pin(pool, NULL) == TETHER_EARG);
+  CHECK(tether_pool_pin(NULL, a) == TETHER_EARG);
+}
+
 int main(void) {
   RUN(type_outlives_arena_handle);
   RUN(dropped_arenas_are_destroyed);
@@ -529,5 +645,7 @@ int main(void) {
   RUN(walk_visits_and_tolerates_mutation);
   RUN(wrap_raw_pointers);
   RUN(probe_runs_calls_in_a_child_once_per_key);
+  RUN(create_from_handles);
+  RUN(pin_pools_keep_handles_alive);
   DONE();
 }

@@ -280,8 +280,10 @@ def main(argv=None):
     if args.floor:
         samples = {"constant": [], "addi": []}
         for _ in range(args.runs):
-            out = subprocess.run([args.floor, str(args.n)], capture_output=True, text=True).stdout
-            for line in out.splitlines():
+            proc = subprocess.run([args.floor, str(args.n)], capture_output=True, text=True)
+            if proc.returncode != 0:
+                sys.exit(f"side_by_side: {args.floor} failed: {proc.stderr.strip()}")
+            for line in proc.stdout.splitlines():
                 k, v = line.split()
                 samples[k].append(float(v))
         floor = {k: statistics.median(v) for k, v in samples.items() if v}

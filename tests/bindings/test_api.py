@@ -351,6 +351,38 @@ def test_operation_create_argument_errors(ctx):
             ir.Operation.create("scf.execute_region", regions="two")
 
 
+def test_keyword_arguments_at_one_call_site(ctx):
+    # A call site passes the same keyword names every time; tether remembers where they go. The
+    # same site with a different number of positional arguments, other names (**kw), and another
+    # site in between must still be parsed afresh.
+    i32 = ir.IntegerType.get_signless(32)
+    m = ir.Module.create(ir.Location.unknown())
+    names = []
+    with ir.Location.unknown(), ir.InsertionPoint(m.body):
+        for args in [("arith.constant",), ("arith.constant", [i32]), ("arith.constant",)]:
+            try:
+                op = ir.Operation.create(*args, results=[i32],
+                                         attributes={"value": ir.IntegerAttr.get(i32, 7)})
+                names.append(op.name)
+            except TypeError as e:
+                names.append(str(e))
+        for kw in [{"results": [i32]}, {"resluts": [i32]}, {"results": [i32], "ip": None}]:
+            try:
+                names.append(ir.Operation.create("test.op", **kw).name)
+            except TypeError as e:
+                names.append(str(e))
+            with pytest.raises(TypeError, match="missing required argument 'name'"):
+                ir.Operation.create(results=[i32])
+    assert names == [
+        "arith.constant",
+        "create() got multiple values for argument 'results'",
+        "arith.constant",
+        "test.op",
+        "create() got an unexpected keyword argument 'resluts'",
+        "test.op",
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # Mutation
 
