@@ -20,8 +20,7 @@
 
 PyObject *tp_wrap_attr(PyObject *ctx, MlirAttribute a) {
   if (mlirAttributeIsNull(a)) Py_RETURN_NONE;
-  return tp_downcast(tp.attr_casters, tp_ctxobj_new(tp.Attribute, ctx, a.ptr),
-                     mlirAttributeGetTypeID(a));
+  return tp_wrap_cast(tp.attr_casters, tp.Attribute, ctx, a.ptr, mlirAttributeGetTypeID(a));
 }
 
 PyObject *tp_wrap_attr_a(tether_arena *a, MlirAttribute at) {

@@ -546,10 +546,17 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
                                       "regions", "loc",      "ip",         NULL};
   PyObject *x[7];
   if (!tp_fastargs("build_generic", args, nargs, kwnames, names, 0, 7, x)) return NULL;
-  PyObject *opname = PyObject_GetAttrString(cls, "OPERATION_NAME");
-  PyObject *oseg = opname ? PyObject_GetAttrString(cls, "_ODS_OPERAND_SEGMENTS") : NULL;
-  PyObject *rseg = oseg ? PyObject_GetAttrString(cls, "_ODS_RESULT_SEGMENTS") : NULL;
-  PyObject *rspec = rseg ? PyObject_GetAttrString(cls, "_ODS_REGIONS") : NULL;
+  /* The class's metadata, looked up by interned names (the type's attribute cache answers). */
+  static PyObject *k_name, *k_oseg, *k_rseg, *k_regions;
+  if (!k_regions && (!(k_name = PyUnicode_InternFromString("OPERATION_NAME")) ||
+                     !(k_oseg = PyUnicode_InternFromString("_ODS_OPERAND_SEGMENTS")) ||
+                     !(k_rseg = PyUnicode_InternFromString("_ODS_RESULT_SEGMENTS")) ||
+                     !(k_regions = PyUnicode_InternFromString("_ODS_REGIONS"))))
+    return NULL;
+  PyObject *opname = PyObject_GetAttr(cls, k_name);
+  PyObject *oseg = opname ? PyObject_GetAttr(cls, k_oseg) : NULL;
+  PyObject *rseg = oseg ? PyObject_GetAttr(cls, k_rseg) : NULL;
+  PyObject *rspec = rseg ? PyObject_GetAttr(cls, k_regions) : NULL;
   PyObject *ops = NULL, *res = NULL, *attrs = NULL, *r = NULL, *loc = NULL;
   int32_t *osizes = NULL, *rsizes = NULL;
   Py_ssize_t nos = 0, nrs = 0;
@@ -634,7 +641,8 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
       tp_type_error("attributes", "a dict", x[2]);
       goto done;
     }
-    attrs = PyDict_Copy(x[2]);
+    /* The caller's dict as it is, unless the segment sizes are added to it. */
+    attrs = osizes || rsizes ? PyDict_Copy(x[2]) : Py_NewRef(x[2]);
   } else {
     attrs = PyDict_New();
   }

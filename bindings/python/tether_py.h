@@ -261,6 +261,14 @@ tp_class_def *tp_class_def_of(PyTypeObject *cls);
 /* Casts a base-family object to the class registered for its TypeID (new reference; returns
  * `obj` itself when nothing is registered). Steals the reference to obj. */
 PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id);
+/* The object of family `base` (tp.Type, tp.Attribute) for ptr, as the class registered for id in
+ * casters: tether's own classes are made directly, other casters get the base object. */
+PyObject *tp_wrap_cast(PyObject *casters, PyTypeObject *base, PyObject *ctx, const void *ptr,
+                       MlirTypeID id);
+/* The caster registered for id in casters (borrowed; cached), or NULL (error set, or none). */
+PyObject *tp_caster_of(PyObject *casters, MlirTypeID id);
+/* Every change to a casters dict calls this (the cache of tp_caster_of). */
+void tp_casters_changed(void);
 
 /* Registers, for a TypeID several classes share, the tuple of those classes (most specific
  * first): values of that TypeID become the first class whose isa holds. */

@@ -14,7 +14,7 @@
 
 PyObject *tp_wrap_type(PyObject *ctx, MlirType t) {
   if (mlirTypeIsNull(t)) Py_RETURN_NONE;
-  return tp_downcast(tp.type_casters, tp_ctxobj_new(tp.Type, ctx, t.ptr), mlirTypeGetTypeID(t));
+  return tp_wrap_cast(tp.type_casters, tp.Type, ctx, t.ptr, mlirTypeGetTypeID(t));
 }
 
 PyObject *tp_wrap_type_a(tether_arena *a, MlirType t) {

@@ -446,6 +446,7 @@ int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyO
         PyObject *key = PyLong_FromVoidPtr((void *)d->type_id().ptr);
         bad = !key || PyDict_SetItem(casters, key, cls) < 0;
         Py_XDECREF(key);
+        tp_casters_changed();
       }
       Py_XDECREF(id);
       if (bad) {
@@ -469,19 +470,45 @@ int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyO
 
 /* ---- casting by TypeID ----------------------------------------------------------------------- */
 
-PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id) {
-  if (!obj || mlirTypeIDIsNull(id)) return obj;
+/* The caster registered for a TypeID in one of the casters dicts (borrowed), or NULL (with an
+ * error set, or none registered). Remembered in a direct-mapped cache keyed by (dict, TypeID):
+ * TypeIDs are stable for the process, and every change to a casters dict bumps the generation
+ * (tp_casters_changed). */
+static unsigned long casters_generation = 1;
+void tp_casters_changed(void) { casters_generation++; }
+
+enum { CASTER_CACHE = 64 };
+static struct {
+  PyObject *casters;
+  const void *id;
+  unsigned long gen;
+  PyObject *caster; /* strong, or NULL for "none registered" */
+} caster_cache[CASTER_CACHE];
+
+PyObject *tp_caster_of(PyObject *casters, MlirTypeID id) {
+  size_t slot = (((uintptr_t)id.ptr >> 3) ^ ((uintptr_t)casters >> 4)) % CASTER_CACHE;
+  if (caster_cache[slot].gen == casters_generation && caster_cache[slot].id == id.ptr &&
+      caster_cache[slot].casters == casters)
+    return caster_cache[slot].caster;
   PyObject *key = PyLong_FromVoidPtr((void *)id.ptr);
-  if (!key) {
-    Py_DECREF(obj);
-    return NULL;
-  }
+  if (!key) return NULL;
   PyObject *caster = PyDict_GetItemWithError(casters, key);
   Py_DECREF(key);
-  if (!caster) {
-    if (PyErr_Occurred()) Py_CLEAR(obj);
-    return obj;
-  }
+  if (!caster && PyErr_Occurred()) return NULL;
+  /* The entry is rewritten before the old caster is released (its release may run Python code
+   * that registers casters: the generation then moves on). */
+  PyObject *old = caster_cache[slot].caster;
+  caster_cache[slot].casters = casters;
+  caster_cache[slot].id = id.ptr;
+  caster_cache[slot].gen = casters_generation;
+  caster_cache[slot].caster = Py_XNewRef(caster);
+  Py_XDECREF(old);
+  return caster;
+}
+
+/* obj (a new reference of the family's base class) as the class its caster gives. */
+static PyObject *cast_with(PyObject *caster, PyObject *obj) {
+  if (!caster) return obj;
   if (PyTuple_CheckExact(caster)) {
     /* Several classes share the TypeID (tp_register_choice): the first whose isa holds. */
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(caster); i++) {
@@ -507,6 +534,27 @@ PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id) {
   Py_DECREF(caster);
   Py_DECREF(obj);
   return r;
+}
+
+PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id) {
+  if (!obj || mlirTypeIDIsNull(id)) return obj;
+  PyObject *caster = tp_caster_of(casters, id);
+  if (!caster && PyErr_Occurred()) {
+    Py_DECREF(obj);
+    return NULL;
+  }
+  return cast_with(caster, obj);
+}
+
+PyObject *tp_wrap_cast(PyObject *casters, PyTypeObject *base, PyObject *ctx, const void *ptr,
+                       MlirTypeID id) {
+  PyObject *caster = mlirTypeIDIsNull(id) ? NULL : tp_caster_of(casters, id);
+  if (!caster && PyErr_Occurred()) return NULL;
+  /* One of tether's classes: made directly, without the base-class object first. */
+  if (caster && PyType_Check(caster) && ((PyTypeObject *)caster)->tp_new == concrete_new)
+    return tp_ctxobj_new((PyTypeObject *)caster, ctx, (void *)ptr);
+  PyObject *obj = tp_ctxobj_new(base, ctx, (void *)ptr);
+  return obj ? cast_with(caster, obj) : NULL;
 }
 
 /* _register_caster(kind, typeid, caster, replace): kind 0 types, 1 attributes, 2 values. The
@@ -539,6 +587,7 @@ static PyObject *fn_register_caster(PyObject *m, PyObject *args) {
   }
   int rc = PyDict_SetItem(casters, key, caster);
   Py_DECREF(key);
+  tp_casters_changed();
   if (rc < 0) return NULL;
   return Py_NewRef(caster);
 }
@@ -548,6 +597,7 @@ int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes) {
   if (!key) return -1;
   int rc = PyDict_SetItem(casters, key, classes);
   Py_DECREF(key);
+  tp_casters_changed();
   return rc;
 }
 
