@@ -130,6 +130,9 @@ int tether__arena_destroy(tether_arena *a) {
   }
   a->ctx = (MlirContext){NULL};
   tether__roots_free(a);
+  free(a->safe_shapes);
+  a->safe_shapes = NULL;
+  a->safe_cap = a->safe_used = 0;
   free(a->diag);
   a->diag = NULL;
   a->diag_len = a->diag_cap = 0;

@@ -459,4 +459,5 @@ void tether_get_global_stats(tether_global_stats *out) {
     out->pins += __atomic_load_n(&p->t.live, __ATOMIC_RELAXED);
   pthread_mutex_unlock(&pin_lock);
   out->threads = atomic_load(&threads_registered);
+  out->children = atomic_load(&tether__children);
 }

@@ -29,6 +29,7 @@
 
 #include <memory>
 
+#include "mlir-c/BuiltinTypes.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
@@ -210,4 +211,47 @@ extern "C" bool tether__block_has_terminator(MlirBlock block, tether__terminator
     cache->is_terminator = !mlirOperationIsNull(mlirBlockGetTerminator(block));
   }
   return cache->is_terminator;
+}
+
+// The shape of an operation for the verifier-crash cache (tree.c): what MLIR's verifiers assume
+// about an operation's structure. Types by TypeID (and rank, through the C API: no TypeID::get of
+// an interface here), attributes by name and kind, regions by block count, and per block its
+// argument count and last operation's name. Values (a constant's number, a symbol's name) are not
+// part of it.
+namespace {
+inline void mix(uint64_t &h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 31;
+}
+inline void mixType(uint64_t &h, Type t) {
+  mix(h, reinterpret_cast<uintptr_t>(t.getTypeID().getAsOpaquePointer()));
+  MlirType c = wrap(t);
+  if (mlirTypeIsAShaped(c) && mlirShapedTypeHasRank(c))
+    mix(h, static_cast<uint64_t>(mlirShapedTypeGetRank(c)) + 1);
+}
+} // namespace
+
+extern "C" uint64_t tether__op_shape(MlirOperation mop) {
+  Operation *op = unwrap(mop);
+  uint64_t h = 0x51ED270B27AC1F3Dull;
+  mix(h, reinterpret_cast<uintptr_t>(op->getName().getAsOpaquePointer()));
+  mix(h, op->getNumOperands());
+  mix(h, op->getNumResults());
+  mix(h, op->getNumSuccessors());
+  mix(h, op->getNumRegions());
+  for (Value v : op->getOperands()) mixType(h, v.getType());
+  for (Type t : op->getResultTypes()) mixType(h, t);
+  for (NamedAttribute a : op->getAttrDictionary()) {
+    mix(h, reinterpret_cast<uintptr_t>(a.getName().getAsOpaquePointer()));
+    mix(h, reinterpret_cast<uintptr_t>(a.getValue().getTypeID().getAsOpaquePointer()));
+  }
+  for (Region &r : op->getRegions()) {
+    mix(h, 0xB10C5ull);
+    for (Block &b : r) {
+      mix(h, b.getNumArguments() + 1);
+      mix(h, b.empty() ? 0 : reinterpret_cast<uintptr_t>(b.back().getName().getAsOpaquePointer()));
+    }
+  }
+  return h ? h : 1; /* 0 marks an empty slot of the cache */
 }

@@ -39,6 +39,9 @@ typedef struct {
 /* mlir_ext.cc: mlirBlockGetTerminator's answer (the last op has the IsTerminator trait), the
  * trait looked up once per run of same-named last ops. */
 bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cache);
+/* mlir_ext.cc: a hash of the structure of op that MLIR's verifiers rely on (name, operand and
+ * result counts and kinds of types, attribute names and kinds, regions' blocks); never 0. */
+uint64_t tether__op_shape(MlirOperation op);
 #ifdef __cplusplus
 }
 #endif

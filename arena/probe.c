@@ -237,13 +237,21 @@ static MlirLogicalResult call(const tether_infer_call *c, MlirTypesCallback type
   return r;
 }
 
-/* 1 the call returned in the child, 0 the child died, 2 it hung (killed), -1 no child. */
+atomic_long tether__children; /* tether_get_global_stats */
+
+/* In the child: what it answers when fn returns (tether__child_answer may change it). */
+static int child_answer;
+void tether__child_answer(int answer) { child_answer = answer; }
+
+/* 1 the call returned in the child (or the answer it gave, >= 1), 0 the child died, 2 it hung
+ * (killed), -1 no child. */
 int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms) {
   int fds[2];
   if (pipe(fds) != 0) return -1;
   fcntl(fds[0], F_SETFD, FD_CLOEXEC);
   fcntl(fds[1], F_SETFD, FD_CLOEXEC);
   pid_t pid = fork();
+  if (pid > 0) atomic_fetch_add(&tether__children, 1);
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
@@ -259,8 +267,9 @@ int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms) {
       dup2(null, 2);
     }
     close(fds[0]);
+    child_answer = 1;
     fn(ud);
-    char ok = 1;
+    char ok = (char)child_answer;
     ssize_t w = write(fds[1], &ok, 1);
     _exit(w == 1 ? 0 : 1);
   }
@@ -270,14 +279,14 @@ int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms) {
   int r;
   do r = poll(&p, 1, timeout_ms);
   while (r < 0 && errno == EINTR);
-  int answered = r > 0 && read(fds[0], &got, 1) == 1 && got == 1;
+  int answered = r > 0 && read(fds[0], &got, 1) == 1 && got >= 1;
   close(fds[0]);
   if (r == 0) kill(pid, SIGKILL);
   int status;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (r == 0) return 2;
-  return answered ? 1 : 0;
+  return answered ? got : 0;
 }
 
 static void infer_in_child(void *c) { call(c, ignore_types, ignore_components, NULL); }

@@ -596,6 +596,7 @@ typedef struct {
   intptr_t arenas_pending; /* unreachable arenas waiting for a safe point */
   intptr_t pins;           /* live pins (tether_pin and every pin pool) */
   intptr_t threads;        /* threads tether registered with the collector and that still run */
+  intptr_t children;       /* trial calls made in a forked child so far (docs/ownership.md) */
 } tether_global_stats;
 
 /// Process-wide counters. [no safe point]

@@ -130,6 +130,10 @@ struct tether_arena {
   uint8_t state;
   tether__opname_cache opname; /* the last registered operation name created (mlir_ext.cc) */
   tether__terminator_cache terminator; /* the last name asked whether it is a terminator */
+  /* Shapes of operations (tether__op_shape) verified in a child without crashing: a suspect tree
+   * made only of such shapes needs no child (tree.c). malloc, open addressing, 0 = empty. */
+  uint64_t *safe_shapes;
+  uint32_t safe_cap, safe_used;
 };
 
 typedef struct tether__ctxobj {
@@ -250,6 +254,9 @@ int tether__foreign_use(tether__tree *t, MlirOperation op, MlirOperation *user, 
 /* probe.c: runs fn(ud) in a forked child (output discarded, no core): 1 it returned, 0 it died, 2
  * it hung past timeout_ms (killed), -1 no child could be made. */
 int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms);
+/* In a child of tether__in_child: the answer it returns when fn returns (default 1; use >= 3). */
+void tether__child_answer(int answer);
+extern atomic_long tether__children;
 /* Whether verifying op, which has no parent operation, crashes MLIR (a verifier that needs its
  * parent); per operation name, in a child, cached. */
 int tether__orphan_verify_crashes(MlirOperation op);

@@ -800,9 +800,14 @@ typedef struct {
   tether__tree *t;
 } verify_ctx;
 
+/* The children's answer when some operation failed to verify: then MLIR stopped before verifying
+ * the rest, whose shapes are not known to be safe. */
+enum { VERIFY_FAILED = 3 };
+
 static MlirWalkResult verify_top_cb(MlirOperation op, void *ud) {
   (void)ud;
-  if (mlirOperationIsNull(mlirOperationGetParentOperation(op))) mlirOperationVerify(op);
+  if (mlirOperationIsNull(mlirOperationGetParentOperation(op)) && !mlirOperationVerify(op))
+    tether__child_answer(VERIFY_FAILED);
   return MlirWalkResultAdvance;
 }
 
@@ -819,7 +824,107 @@ static MlirWalkResult orphan_cb(MlirOperation op, void *ud) {
   return MlirWalkResultSkip;
 }
 
-static void verify_op_in_child(void *ud) { mlirOperationVerify(*(MlirOperation *)ud); }
+static void verify_op_in_child(void *ud) {
+  if (!mlirOperationVerify(*(MlirOperation *)ud)) tether__child_answer(VERIFY_FAILED);
+}
+
+/* Shapes known not to crash the verifier. A suspect tree (operations built by hand) is verified
+ * in a child first; when the child returns, the shape of every registered operation it verified
+ * (tether__op_shape: name, operand and result counts and kinds of types, attribute names and
+ * kinds, regions' blocks) is remembered for the arena, and a later suspect tree made only of
+ * remembered shapes is verified without a child. A frontend that builds and prints module after
+ * module of the same kinds of operations pays one child, not one per print. */
+typedef struct {
+  uint64_t *v;
+  size_t n, cap;
+  int unknown; /* some shape is not known to be safe */
+  int oom;
+} shape_list;
+
+static int shape_known(const tether_arena *a, uint64_t s) {
+  if (!a->safe_cap) return 0;
+  size_t mask = a->safe_cap - 1;
+  for (size_t i = (size_t)(s ^ s >> 29) & mask;; i = (i + 1) & mask) {
+    if (a->safe_shapes[i] == s) return 1;
+    if (!a->safe_shapes[i]) return 0;
+  }
+}
+
+static void shape_add(tether_arena *a, uint64_t s) {
+  if (shape_known(a, s)) return;
+  if ((size_t)(a->safe_used + 1) * 2 > a->safe_cap) {
+    uint32_t ncap = a->safe_cap ? a->safe_cap * 2 : 64;
+    uint64_t *n = calloc(ncap, sizeof *n);
+    if (!n) return; /* not remembered: the next tree of this shape is tried in a child again */
+    for (uint32_t i = 0; i < a->safe_cap; i++) {
+      uint64_t v = a->safe_shapes[i];
+      if (!v) continue;
+      size_t j = (size_t)(v ^ v >> 29) & (ncap - 1);
+      while (n[j]) j = (j + 1) & (ncap - 1);
+      n[j] = v;
+    }
+    free(a->safe_shapes);
+    a->safe_shapes = n;
+    a->safe_cap = ncap;
+  }
+  size_t mask = a->safe_cap - 1, i = (size_t)(s ^ s >> 29) & mask;
+  while (a->safe_shapes[i]) i = (i + 1) & mask;
+  a->safe_shapes[i] = s;
+  a->safe_used++;
+}
+
+typedef struct {
+  tether_arena *a;
+  shape_list *l;
+} shape_walk;
+
+static MlirWalkResult shape_cb(MlirOperation op, void *ud) {
+  shape_walk *w = ud;
+  if (!tether__op_is_registered(op)) return MlirWalkResultAdvance;
+  uint64_t s = tether__op_shape(op);
+  if (shape_known(w->a, s)) return MlirWalkResultAdvance;
+  shape_list *l = w->l;
+  l->unknown = 1;
+  if (l->n == l->cap) {
+    size_t ncap = l->cap ? l->cap * 2 : 64;
+    uint64_t *n = realloc(l->v, ncap * sizeof *n);
+    if (!n) {
+      l->oom = 1;
+      return MlirWalkResultInterrupt;
+    }
+    l->v = n;
+    l->cap = ncap;
+  }
+  l->v[l->n++] = s;
+  return MlirWalkResultAdvance;
+}
+
+/* 1 when the child was needed and found a crash; 0 when safe (known shapes, or the child returned:
+ * then the shapes are remembered). */
+static int verify_in_child_unless_known(tether__tree *t, MlirOperation op) {
+  shape_list l = {NULL, 0, 0, 0, 0};
+  shape_walk w = {t->arena, &l};
+  if (mlirOperationIsNull(op))
+    walk_tree_ops(t, shape_cb, &w);
+  else
+    mlirOperationWalk(op, shape_cb, &w, MlirWalkPreOrder);
+  if (!l.unknown && !l.oom) {
+    free(l.v);
+    return 0;
+  }
+  int r;
+  if (mlirOperationIsNull(op)) {
+    verify_ctx c = {t};
+    r = tether__in_child(verify_tree_in_child, &c, 30000);
+  } else {
+    r = tether__in_child(verify_op_in_child, &op, 30000);
+  }
+  /* Remembered only when everything verified (a failure stops MLIR's verifier early). */
+  if (r == 1 && !l.oom)
+    for (size_t i = 0; i < l.n; i++) shape_add(t->arena, l.v[i]);
+  free(l.v);
+  return r == 0 || r == 2; /* died or hung; -1 (no child): trusted; VERIFY_FAILED: no crash */
+}
 
 int tether__verifier_crashes(tether__tree *t, MlirOperation op) {
   if (mlirOperationIsNull(op)) {
@@ -831,13 +936,10 @@ int tether__verifier_crashes(tether__tree *t, MlirOperation op) {
       walk_tree_ops(t, orphan_cb, &bad);
       if (bad) return 1;
       if (!t->suspect) return 0;
-      verify_ctx c = {t};
-      int r = tether__in_child(verify_tree_in_child, &c, 30000);
-      return r == 0 || r == 2;
+      return verify_in_child_unless_known(t, (MlirOperation){NULL});
     }
   }
   if (tether__orphan_verify_crashes(op)) return 1;
   if (!t->suspect) return 0;
-  int r = tether__in_child(verify_op_in_child, &op, 30000);
-  return r == 0 || r == 2; /* died or hung; -1 (no child): trusted */
+  return verify_in_child_unless_known(t, op);
 }

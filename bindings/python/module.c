@@ -146,8 +146,9 @@ static PyObject *mod_stats(PyObject *m, PyObject *unused) {
   (void)unused;
   tether_global_stats g;
   tether_get_global_stats(&g);
-  return Py_BuildValue("{s:n,s:n,s:n,s:n}", "arenas", g.arenas, "arenas_pending", g.arenas_pending,
-                       "pins", g.pins, "threads", g.threads);
+  return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n}", "arenas", g.arenas, "arenas_pending",
+                       g.arenas_pending, "pins", g.pins, "threads", g.threads, "children",
+                       g.children);
 }
 
 static PyObject *mod_set_hooks(PyObject *m, PyObject *args) {
