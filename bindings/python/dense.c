@@ -267,24 +267,26 @@ static PyObject *dense_get_splat(PyObject *cls, PyObject *args, PyObject *kw) {
   PyObject *ctx;
   MlirAttribute ea;
   if (!tp_arg_type(t, &st, &ctx) || !tp_arg_attr_in(e, ctx, &ea)) return NULL;
-  PyObject *tr = base_repr(t), *er = base_repr(e);
-  if (!tr || !er) {
+  int bad = !mlirAttributeIsAInteger(ea) && !mlirAttributeIsAFloat(ea)                   ? 1
+            : !mlirTypeIsAShaped(st) || !mlirShapedTypeHasStaticShape(st)                ? 2
+            : !mlirTypeEqual(mlirShapedTypeGetElementType(st), mlirAttributeGetType(ea)) ? 3
+                                                                                         : 0;
+  if (bad) {
+    /* The messages print both (upstream's words); only on this path. */
+    PyObject *tr = base_repr(t), *er = base_repr(e);
+    if (tr && er && bad == 1)
+      PyErr_Format(PyExc_ValueError, "Illegal element type for DenseElementsAttr: %U", er);
+    else if (tr && er && bad == 2)
+      PyErr_Format(PyExc_ValueError,
+                   "Expected a static ShapedType for the shaped_type parameter: %U", tr);
+    else if (tr && er)
+      PyErr_Format(PyExc_ValueError,
+                   "Shaped element type and attribute type must be equal: shaped=%U, element=%U",
+                   tr, er);
     Py_XDECREF(tr);
     Py_XDECREF(er);
     return NULL;
   }
-  if (!mlirAttributeIsAInteger(ea) && !mlirAttributeIsAFloat(ea))
-    PyErr_Format(PyExc_ValueError, "Illegal element type for DenseElementsAttr: %U", er);
-  else if (!mlirTypeIsAShaped(st) || !mlirShapedTypeHasStaticShape(st))
-    PyErr_Format(PyExc_ValueError, "Expected a static ShapedType for the shaped_type parameter: %U",
-                 tr);
-  else if (!mlirTypeEqual(mlirShapedTypeGetElementType(st), mlirAttributeGetType(ea)))
-    PyErr_Format(PyExc_ValueError,
-                 "Shaped element type and attribute type must be equal: shaped=%U, element=%U", tr,
-                 er);
-  Py_DECREF(tr);
-  Py_DECREF(er);
-  if (PyErr_Occurred()) return NULL;
   return as_dense(ctx, mlirDenseElementsAttrSplatGet(st, ea));
 }
 

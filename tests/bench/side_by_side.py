@@ -89,6 +89,29 @@ def w_dialect_builders(ir, n):
     return run, m
 
 
+def w_build_and_print(ir, n):
+    # The everyday frontend loop: build a function of 100 ops through the dialect classes, print
+    # the module; again (n / 100 modules). Per op.
+    from mlir.dialects import arith, func
+    i32 = ir.IntegerType.get_signless(32)
+    keep = []
+
+    def run():
+        for _ in range(max(1, n // 100)):
+            m = ir.Module.create()
+            with ir.InsertionPoint(m.body):
+                f = func.FuncOp("f", ir.FunctionType.get([i32], [i32]))
+                b = f.add_entry_block()
+                with ir.InsertionPoint(b):
+                    x = b.arguments[0]
+                    for _ in range(100):
+                        x = arith.AddIOp(x, x).result
+                    func.ReturnOp([x])
+            str(m)
+            keep.append(m)
+    return run, keep
+
+
 def w_integer_type_get(ir, n):
     def run():
         f = ir.IntegerType.get_signless
@@ -197,6 +220,7 @@ WORKLOADS = {
     "first Operation.create of a dialect (imports its module; one call)": (w_first_op_create, 1),
     "Operation.create (arith.addi, operands)": (w_op_create_addi, None),
     "dialect builders (arith.AddIOp)": (w_dialect_builders, None),
+    "build 100 ops with dialect classes + print (per op)": (w_build_and_print, None),
     "IntegerType.get_signless": (w_integer_type_get, None),
     "IntegerAttr.get": (w_integer_attr_get, None),
     "FloatAttr.get": (w_float_attr_get, None),

@@ -341,6 +341,48 @@ def test_fuzz_hand_built_ops_whose_verifier_assumes_structure():
     """)
 
 
+def test_shapes_verified_in_a_child_are_remembered():
+    # Hand-built IR is verified in a child first; the shapes of the operations that child verified
+    # are remembered, so building and printing module after module of the same kinds of operations
+    # forks once. An operation of a new shape (the same linalg op, its region never filled) still
+    # goes to a child first, and still does not crash the interpreter.
+    run("""
+    from tether import _tether
+    from tether.dialects import arith, func, linalg, tensor
+    f32 = ir.F32Type.get()
+
+    def build(n, fill=True):
+        m = ir.Module.create()
+        with ir.InsertionPoint(m.body):
+            f = func.FuncOp("f", ir.FunctionType.get([i32], [i32]))
+            b = f.add_entry_block()
+            with ir.InsertionPoint(b):
+                x = b.arguments[0]
+                for _ in range(n):
+                    x = arith.AddIOp(x, x).result
+                t = tensor.EmptyOp([4], f32).result
+                e = linalg.ExpOp([t.type], [t], [t])
+                if fill:
+                    linalg.fill_builtin_region(e.operation)
+                func.ReturnOp([x])
+        return m
+
+    def children():
+        return _tether._global_stats()["children"]
+
+    assert "linalg.exp ins(" in str(build(2))
+    before = children()
+    for n in range(3, 8):
+        assert "arith.addi" in str(build(n))
+    assert children() == before, children() - before
+    unfilled = build(2, fill=False)
+    text = str(unfilled)                           # a new shape: a child, and no crash
+    assert children() > before
+    assert '"linalg.exp"' in text, text
+    raises(ir.MLIRError, unfilled.operation.verify)
+    """)
+
+
 def test_parser_crash_of_mlir_on_a_sparse_encoding():
     # MLIR 19's parser (mlir-opt-19 too) crashes inverting a block-sparse encoding map it cannot
     # invert; found by the quant/sparse_tensor work. Such text is parsed in a child first.
