@@ -125,6 +125,7 @@ int tether_arena_allow_unregistered(tether_arena *a, bool allow) {
 int tether__arena_destroy(tether_arena *a) {
   if (a->stats.roots > 0) return 0;
   if (!atomic_load(&tether__is_shutdown)) {
+    tether__opname_cache_clear(&a->opname); /* properties of the context's operations */
     mlirContextDetachDiagnosticHandler(a->ctx, a->diag_id);
     if (a->owns_ctx) mlirContextDestroy(a->ctx);
   }

@@ -135,6 +135,38 @@ extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
 // lookup by name, mlirContextIsRegisteredOperation).
 extern "C" bool tether__op_is_registered(MlirOperation op) { return unwrap(op)->isRegistered(); }
 
+// A registered operation's default properties, made once per name (the cache keeps a few): the
+// new operation's properties are copy-constructed from them, and the op's populateDefaultProperties
+// then finds its defaults already set (ODS: `if (!properties.x) properties.x = ...get(...)`).
+static OpaqueProperties defaultProperties(OperationName name, tether__opname_cache *cache) {
+  if (!name.isRegistered()) return OpaqueProperties(nullptr);
+  void *key = name.getAsOpaquePointer();
+  for (auto &e : cache->props)
+    if (e.name == key) return OpaqueProperties(e.blob);
+  auto &e = cache->props[cache->next_props++ % (sizeof cache->props / sizeof cache->props[0])];
+  if (e.name) {
+    OperationName::getFromOpaquePointer(e.name).destroyOpProperties(OpaqueProperties(e.blob));
+    free(e.blob);
+    e.name = e.blob = nullptr;
+  }
+  int size = name.getOpPropertyByteSize();
+  void *blob = size > 0 ? malloc(static_cast<size_t>(size)) : nullptr;
+  if (!blob) return OpaqueProperties(nullptr);
+  name.initOpProperties(OpaqueProperties(blob), OpaqueProperties(nullptr));
+  e.name = key;
+  e.blob = blob;
+  return OpaqueProperties(blob);
+}
+
+extern "C" void tether__opname_cache_clear(tether__opname_cache *cache) {
+  for (auto &e : cache->props) {
+    if (!e.name) continue;
+    OperationName::getFromOpaquePointer(e.name).destroyOpProperties(OpaqueProperties(e.blob));
+    free(e.blob);
+    e.name = e.blob = nullptr;
+  }
+}
+
 extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
                                                   tether__opname_cache *cache) {
   MLIRContext *ctx = unwrap(mlirLocationGetContext(st->location));
@@ -178,7 +210,8 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
   }
   Operation *op =
       Operation::create(unwrap(st->location), *opName, types, operands, attrs,
-                        OpaqueProperties(nullptr), successors, static_cast<unsigned>(st->nRegions));
+                        props ? defaultProperties(*opName, cache) : OpaqueProperties(nullptr),
+                        successors, static_cast<unsigned>(st->nRegions));
   if (props && st->nAttributes) {
     SmallVector<NamedAttribute, 4> discardable;
     for (intptr_t i = 0; i < st->nAttributes; i++) {

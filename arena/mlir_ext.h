@@ -15,7 +15,18 @@ typedef struct {
   void *opaque;
   size_t len;
   char name[48];
+  /* Default properties of the last few registered operation names created (malloc, made by the
+   * op's own initialization): a new operation's properties are copied from these, so ODS defaults
+   * that are uniqued attributes (arith's overflow flags) are not looked up again every time. */
+  struct {
+    void *name; /* OperationName's opaque pointer, or NULL */
+    void *blob;
+  } props[8];
+  unsigned next_props;
 } tether__opname_cache;
+
+/* mlir_ext.cc: destroys the cached default properties (before the context is destroyed). */
+void tether__opname_cache_clear(tether__opname_cache *cache);
 
 /* mlir_ext.cc: the inference call as mlirOperationCreate makes it (properties built from the
  * attributes, the real regions), without taking anything from the caller. operands and regions are
