@@ -7,6 +7,7 @@
  */
 #include "tether_internal.h"
 
+#include <gc/gc_mark.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,8 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_key_t thread_key;
 static void (*user_notifier)(void);
 enum { INITIAL_HEAP = 4 << 20 };
+static size_t pressure_limit = (size_t)4 << 20; /* IR pressure (below) */
+static void pressure_reset(void);
 static long gc_stress_every; /* TETHER_GC_STRESS=N: a full collection every N allocations */
 static atomic_long alloc_count;
 static atomic_long threads_registered;
@@ -122,6 +125,10 @@ static void init(void) {
   /* Handles tag their tree pointer with 4 low bits. */
   for (int i = 1; i < 16; i++) GC_register_displacement(i);
   pthread_key_create(&thread_key, thread_exit);
+  /* Any collection (the collector's own too) starts the IR pressure count again. */
+  GC_set_start_callback(pressure_reset);
+  const char *mb = getenv("TETHER_IR_PRESSURE_MB");
+  if (mb && *mb && strtol(mb, NULL, 10) > 0) pressure_limit = (size_t)strtol(mb, NULL, 10) << 20;
   const char *s = getenv("TETHER_GC_STRESS");
   if (s && *s) gc_stress_every = strtol(s, NULL, 10);
   atexit(at_exit);
@@ -143,6 +150,30 @@ void tether__thread_setup(void) {
     atomic_fetch_add(&threads_registered, 1);
   }
   tether__thread_ready = 1;
+}
+
+/* ---- IR pressure ----------------------------------------------------------------------------- */
+
+/* MLIR's memory is not the collector's: a program that parses a large module and drops it, again
+ * and again, allocates a handle or two per module in the GC heap, so the collector (which runs
+ * when its own heap has grown) would not run for thousands of modules, and the dropped IR would
+ * stay (measured: 2.7 MB per dropped 20,000-op module, growing without bound). Calls that make
+ * much IR behind few handles (parsing: the text's length; cloning: 128 bytes per operation)
+ * count it; past TETHER_IR_PRESSURE_MB (default 4) since the last collection, they collect first,
+ * and the same call's safe point destroys what became unreachable. Measured (parse and drop
+ * 20,000-op modules): RSS levels off at 119 MB with 4, 145 MB with 8 (upstream's bindings, which
+ * free at once: 131 MB); a collection per 4 MB of text costs well under 1% of parsing it. */
+static atomic_size_t pressure;
+
+static void pressure_reset(void) { atomic_store_explicit(&pressure, 0, memory_order_relaxed); }
+
+void tether__ir_pressure(size_t bytes) {
+  size_t was = atomic_fetch_add_explicit(&pressure, bytes, memory_order_relaxed);
+  if (was + bytes < pressure_limit) return;
+  pressure_reset();
+  if (!tether__thread_ready) tether__thread_setup();
+  GC_gcollect();
+  atomic_store(&tether__finalizers_queued, 1);
 }
 
 void *tether__alloc(size_t size) {

@@ -87,6 +87,7 @@ static int parsed_root(tether_arena *a, MlirOperation op, tether_op **out) {
 
 int tether_module_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
   if (!a || !text || !out) return TETHER_EARG;
+  tether__ir_pressure(len);
   tether__enter(a);
   tether__diag_begin(a);
   if (tether_parse_check(a->ctx, TETHER_PARSE_MODULE, text, len) != TETHER_OK) {
@@ -106,6 +107,7 @@ int tether_op_parse(tether_arena *a, const char *text, size_t len, tether_op **o
 int tether_op_parse_named(tether_arena *a, const char *text, size_t len, const char *source_name,
                           tether_op **out) {
   if (!a || !text || !out || !source_name) return TETHER_EARG;
+  tether__ir_pressure(len);
   tether__enter(a);
   tether__diag_begin(a);
   if (tether_parse_check(a->ctx, TETHER_PARSE_OPERATION, text, len) != TETHER_OK) {
@@ -916,8 +918,20 @@ int tether_op_erase(tether_op *op) {
   return TETHER_OK;
 }
 
+static MlirWalkResult count_cb(MlirOperation op, void *ud) {
+  (void)op;
+  ++*(size_t *)ud;
+  return MlirWalkResultAdvance;
+}
+
 int tether_op_clone(tether_op *op, tether_op **out) {
   NAV_PROLOGUE(op, TETHER_KIND_OP);
+  /* The copy's size counts as IR pressure; a collection it triggers is drained right away (op is
+   * held: its tree is reachable). */
+  size_t n = 0;
+  mlirOperationWalk(OP(h), count_cb, &n, MlirWalkPreOrder);
+  tether__ir_pressure(n * 128);
+  tether__enter(t->arena);
   MlirOperation c = mlirOperationClone(OP(h));
   tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_OP, c.ptr);
   if (!nt) {

@@ -166,7 +166,10 @@ extern TETHER__HIDDEN atomic_int tether__is_shutdown;
 
 void tether__thread_setup(void);
 void tether__safepoint_slow(tether_arena *a);
-void *tether__alloc(size_t size); /* GC_MALLOC, counting for the GC-stress mode */
+void *tether__alloc(size_t size);
+/* IR of about `bytes` made behind few handles (parse, clone): may collect (core.c). Call before
+ * the call's tether__enter, so that its safe point destroys what the collection found. */
+void tether__ir_pressure(size_t bytes); /* GC_MALLOC, counting for the GC-stress mode */
 void tether__tree_finalizer(void *obj, void *cd);
 void tether__arena_finalizer(void *obj, void *cd);
 void tether__arena_registered(tether_arena *a);   /* counts a new arena, enters the registry */

@@ -318,6 +318,16 @@ static PyObject *context_live_roots(TpContext *self, PyObject *unused) {
   return PyLong_FromSsize_t(s.roots);
 }
 
+/* The arena's counters as they are (no collection first): tether's addition, for tests and
+ * diagnosis of memory use. */
+static PyObject *context_arena_stats(TpContext *self, PyObject *unused) {
+  (void)unused;
+  tether_arena_stats s;
+  tether_arena_get_stats(self->arena, &s);
+  return Py_BuildValue("{s:n,s:n,s:n,s:n}", "roots", s.roots, "pending", s.pending, "stuck",
+                       s.stuck, "destroyed", s.destroyed);
+}
+
 static PyObject *context_again(TpContext *self, PyObject *unused) {
   (void)unused;
   return tp_context_of(self->arena);
@@ -453,6 +463,8 @@ static PyMethodDef context_methods[] = {
      "Forgets the identity of every live operation object (they stay valid: tether objects never "
      "dangle); returns how many there were."},
     {"_clear_live_operations_inside", (PyCFunction)context_clear_live_inside, METH_O, NULL},
+    {"_arena_stats", (PyCFunction)context_arena_stats, METH_NOARGS,
+     "The arena's counters (roots, pending, stuck, destroyed), without collecting first."},
     {"_get_live_root_count", (PyCFunction)context_live_roots, METH_NOARGS,
      "After a collection: live roots (parsed or created operations, detached operations, "
      "regions and blocks)."},
