@@ -19,7 +19,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_key_t thread_key;
 static void (*user_notifier)(void);
 enum { INITIAL_HEAP = 4 << 20 };
-static size_t pressure_limit = (size_t)4 << 20; /* IR pressure (below) */
+static size_t pressure_limit = (size_t)1 << 20; /* IR pressure (below) */
 static void pressure_reset(void);
 static long gc_stress_every; /* TETHER_GC_STRESS=N: a full collection every N allocations */
 static atomic_long alloc_count;
@@ -159,10 +159,11 @@ void tether__thread_setup(void) {
  * when its own heap has grown) would not run for thousands of modules, and the dropped IR would
  * stay (measured: 2.7 MB per dropped 20,000-op module, growing without bound). Calls that make
  * much IR behind few handles (parsing: the text's length; cloning: 128 bytes per operation)
- * count it; past TETHER_IR_PRESSURE_MB (default 4) since the last collection, they collect first,
- * and the same call's safe point destroys what became unreachable. Measured (parse and drop
- * 20,000-op modules): RSS levels off at 119 MB with 4, 145 MB with 8 (upstream's bindings, which
- * free at once: 131 MB); a collection per 4 MB of text costs well under 1% of parsing it. */
+ * count it; past TETHER_IR_PRESSURE_MB (default 1) and a quarter of the GC heap since the last
+ * collection, they collect first, and the same call's safe point destroys what became unreachable.
+ * Measured (parse and drop 20,000-op modules): RSS levels off at 105 MB (119 MB with 4, 145 MB
+ * with 8; upstream's bindings, which free at once: 131 MB). A collection of a small heap takes
+ * 0.1-0.5 ms, parsing 1 MB of text about 75 ms; a large heap waits for proportionally more text. */
 static atomic_size_t pressure;
 
 static void pressure_reset(void) { atomic_store_explicit(&pressure, 0, memory_order_relaxed); }
@@ -170,6 +171,8 @@ static void pressure_reset(void) { atomic_store_explicit(&pressure, 0, memory_or
 void tether__ir_pressure(size_t bytes) {
   size_t was = atomic_fetch_add_explicit(&pressure, bytes, memory_order_relaxed);
   if (was + bytes < pressure_limit) return;
+  /* A collection costs in proportion to the live heap: with many live handles, wait for more. */
+  if (was + bytes < GC_get_heap_size() / 4) return;
   pressure_reset();
   if (!tether__thread_ready) tether__thread_setup();
   GC_gcollect();

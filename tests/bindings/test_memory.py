@@ -162,7 +162,7 @@ print(json.dumps(dict(text=len(text), live=live)))
 
 def test_parse_and_drop_large_modules_collects_on_its_own(run_snippet):
     """Parsing makes much IR behind one handle, which the collector's own heap does not see grow:
-    parsing counts its text as IR pressure and collects past 4 MiB of it (docs/ownership.md). 40
+    parsing counts its text as IR pressure and collects past 1 MiB of it (docs/ownership.md). 40
     dropped modules of ~330 KB of text each: without that rule all 40 stay alive until something
     else collects; with it, the live roots stay around a dozen (the bound leaves a conservative
     margin)."""
