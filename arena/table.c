@@ -66,7 +66,6 @@ static int grow_to(tether__tree *t, uint32_t ncap) {
     if (t->slots[i]) place(n, ncap - 1, t->slots[i]);
   t->slots = n;
   t->cap = ncap;
-  t->long_runs = 0;
   return TETHER_OK;
 }
 
@@ -81,10 +80,7 @@ int tether__table_reserve(tether__tree *t, uint32_t extra) {
  * IR that spans more address space than the table has slots wraps around it, and MLIR's
  * allocation stride then sends the wraps to the same residues: runs merge into clusters. Measured
  * while a tree grows to 1M operations: 40-300 slots per insert at 2^17-2^20 slots before this
- * rule, a few after it. The memory bound stays: a table is never less than a quarter full.
- * Only a pattern of long runs counts (more than 8 + used / 1024 since the table last grew): a
- * few stray ones, which some address layouts give, doubled a 2^21-slot table for nothing (bytes
- * per handle at 1M went from 48.8 to 65.6 in a third of the benchmark's runs). */
+ * rule, a few after it. The memory bound stays: a table is never less than a quarter full. */
 #define LONG_RUN 24
 
 tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32_t *slot) {
@@ -95,8 +91,7 @@ tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32
       tether__handle *h = t->slots[i];
       if (!h) {
         if (((i - home) & mask) > LONG_RUN && (size_t)t->used * 4 > t->cap &&
-            t->cap < ((uint32_t)1 << 31) && ++t->long_runs > 8 + t->used / 1024 &&
-            grow_to(t, t->cap * 2) == TETHER_OK)
+            t->cap < ((uint32_t)1 << 31) && grow_to(t, t->cap * 2) == TETHER_OK)
           break; /* probe again in the larger table */
         *slot = (uint32_t)i;
         return NULL;

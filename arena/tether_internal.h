@@ -90,7 +90,6 @@ struct tether__tree {
   tether__tree *merged_into; /* state MERGED: the tree that absorbed this one */
   tether__tree *next;        /* link in the arena's pending or stuck list */
   uint32_t cap, used;        /* intern table capacity (power of two) and entries */
-  uint32_t long_runs;        /* inserts that walked past LONG_RUN since the table last grew */
   uint32_t ndeps, capdeps;
   intptr_t counts[TETHER_KIND_COUNT];
   uint64_t verified_epoch; /* the arena's epoch when this tree was last known to verify */
