@@ -540,13 +540,7 @@ static PyObject *value_cast(PyObject *v) {
   MlirValue raw;
   if (tether_value_get(H(v), &raw) != TETHER_OK) return v;
   MlirTypeID id = mlirTypeGetTypeID(mlirValueGetType(raw));
-  PyObject *key = PyLong_FromVoidPtr((void *)id.ptr);
-  if (!key) {
-    Py_DECREF(v);
-    return NULL;
-  }
-  PyObject *caster = PyDict_GetItemWithError(tp.value_casters, key);
-  Py_DECREF(key);
+  PyObject *caster = tp_caster_of(tp.value_casters, id);
   if (!caster) {
     if (PyErr_Occurred()) Py_CLEAR(v);
     return v;
