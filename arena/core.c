@@ -5,9 +5,11 @@
  * queue: the collector runs them on demand (GC_set_finalize_on_demand), and they do nothing but
  * link a tree into its arena's pending list, or an arena into the global list of dead arenas.
  */
+#define _GNU_SOURCE /* dl_iterate_phdr */
 #include "tether_internal.h"
 
 #include <gc/gc_mark.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,7 +106,42 @@ static int scan_static_data(const char *path, void *start, size_t size) {
   return 1;
 }
 
-void tether_skip_program_data(void) { atomic_store(&skip_program_data, 1); }
+/* Whether the main program holds tether itself (linked in statically: its own static data is in
+ * the program's) or links libtether_capi.so (a C host that may keep handles in its globals): then
+ * its data stays scanned whatever the binding asks. The main program is dl_iterate_phdr's first
+ * object. */
+static int program_uses_tether_cb(struct dl_phdr_info *info, size_t size, void *ud) {
+  (void)size;
+  int *uses = ud;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    uintptr_t lo = info->dlpi_addr + ph->p_vaddr, self = (uintptr_t)&skip_program_data;
+    if (ph->p_type == PT_LOAD && self >= lo && self < lo + ph->p_memsz) *uses = 1;
+    if (ph->p_type != PT_DYNAMIC) continue;
+    const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+    uintptr_t strtab = 0;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++)
+      if (d->d_tag == DT_STRTAB) strtab = d->d_un.d_ptr;
+    if (!strtab) {
+      *uses = 1; /* cannot tell: keep scanning */
+      continue;
+    }
+    if (strtab < info->dlpi_addr) strtab += info->dlpi_addr; /* not relocated in place */
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+      if (d->d_tag != DT_NEEDED) continue;
+      const char *name = (const char *)strtab + d->d_un.d_val;
+      const char *base = strrchr(name, '/');
+      if (!strcmp(base ? base + 1 : name, "libtether_capi.so")) *uses = 1;
+    }
+  }
+  return 1; /* the first object only */
+}
+
+void tether_skip_program_data(void) {
+  int uses = 0;
+  dl_iterate_phdr(program_uses_tether_cb, &uses);
+  if (!uses) atomic_store(&skip_program_data, 1);
+}
 
 static void init(void) {
   initialized_here = 1;

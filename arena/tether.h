@@ -556,7 +556,8 @@ void tether_pool_unpin(tether_pin_pool *p, intptr_t slot);
 /// The collector scans the static data of the main program, of tether and of every library except
 /// LLVM's, MLIR's and a few others that never hold tether objects. A host whose main program keeps
 /// no handle or arena in its static data (a language runtime: the Python binding calls this when
-/// imported) calls this once: collections then skip that data (1.4 MB for CPython).
+/// imported) calls this once: collections then skip that data (1.4 MB for CPython). Ignored when
+/// the main program links libtether_capi.so or has tether linked in: its data may hold handles.
 void tether_skip_program_data(void);
 
 /// Safe point for arena a (NULL: only what needs no arena): runs queued finalizations and destroys

@@ -627,6 +627,24 @@ static void pin_pools_keep_handles_alive(void) {
   CHECK(tether_pool_pin(NULL, a) == TETHER_EARG);
 }
 
+/* A handle kept only in a global of the main program survives collections after
+ * tether_skip_program_data(): this program links tether, so its data stays scanned. */
+static tether_op *global_module;
+static __attribute__((noinline)) void keep_module_in_global(tether_arena *a) {
+  global_module = parse(a, kModule);
+}
+
+static void program_data_of_a_tether_program_stays_scanned(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  keep_module_in_global(a);
+  tether_skip_program_data();
+  for (int i = 0; i < 3; i++) tether_collect(a);
+  CHECK(stats(a).roots == 1);
+  CHECK(prints_containing(global_module, "arith.muli"));
+  global_module = NULL;
+}
+
 int main(void) {
   RUN(type_outlives_arena_handle);
   RUN(dropped_arenas_are_destroyed);
@@ -647,5 +665,6 @@ int main(void) {
   RUN(probe_runs_calls_in_a_child_once_per_key);
   RUN(create_from_handles);
   RUN(pin_pools_keep_handles_alive);
+  RUN(program_data_of_a_tether_program_stays_scanned);
   DONE();
 }
