@@ -349,14 +349,22 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
     }
     if (ip && tp_ip_target(ip, &ipb, &ipref) < 0) goto done;
   }
-  /* Only inference reports diagnostics: the capture (a handler attached to the context) is made
-   * for it alone. */
+  /* Only inference reports diagnostics, and only when it fails. The capture (a handler attached
+   * to the context: 900 instructions) is made up front only when Python handlers are attached,
+   * which must not see them; otherwise the arena's own handler takes them silently, and a failed
+   * inference is made again under the capture for its diagnostics (it creates nothing, and it is
+   * deterministic). */
   tp_errcap cap = {0};
-  if (infer) tp_errcap_begin(&cap, ctx);
+  int handlers = ctx->handlers && PyList_Check(ctx->handlers) && PyList_GET_SIZE(ctx->handlers);
+  if (infer && handlers) tp_errcap_begin(&cap, ctx);
   tether_op *op;
   int rc = tether_op_create_from(ctx->arena, &st, a->operands, a->successors, ipb, ipref, &op);
+  if (rc == TETHER_EARG && infer && !handlers) {
+    tp_errcap_begin(&cap, ctx);
+    rc = tether_op_create_from(ctx->arena, &st, a->operands, a->successors, ipb, ipref, &op);
+  }
   if (rc != TETHER_OK) {
-    PyObject *errs = infer ? tp_errcap_end(&cap) : PyList_New(0);
+    PyObject *errs = cap.attached ? tp_errcap_end(&cap) : PyList_New(0);
     if (rc == TETHER_EARG && infer) {
       PyObject *msg = PyUnicode_FromFormat("could not infer the result types of '%U'", pyname);
       if (msg && errs) tp_raise_mlir_error(PyUnicode_AsUTF8(msg), errs);
@@ -376,7 +384,7 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
     Py_XDECREF(errs);
     goto done;
   }
-  if (infer) Py_XDECREF(tp_errcap_end(&cap));
+  if (cap.attached) Py_XDECREF(tp_errcap_end(&cap));
   result = tp_wrap_op(op);
 done:
   if (rg != rg_s) PyMem_Free(rg);

@@ -132,6 +132,24 @@ def test_5_inference_with_too_few_operands(name):
     """)
 
 
+def test_5_inference_failure_reports_its_diagnostics():
+    # Without a Python diagnostic handler the capture is attached only to repeat a failed
+    # inference; with one, up front (the handler must not see the errors, as upstream's capture).
+    run("""
+    m = ir.Module.parse("func.func @f(%i: index) { return }")
+    i = m.body.operations[0].regions[0].blocks[0].arguments[0]
+    e = raises(ir.MLIRError, ir.Operation.create, "shape.shape_of", operands=[i], infer_type=True)
+    assert "could not infer the result types of 'shape.shape_of'" in str(e), e
+    assert e.error_diagnostics and "inferring the result types" in str(e.error_diagnostics[0]), e
+    seen = []
+    handler = ctx.attach_diagnostic_handler(lambda d: seen.append(str(d)) or True)
+    e = raises(ir.MLIRError, ir.Operation.create, "shape.shape_of", operands=[i], infer_type=True)
+    assert e.error_diagnostics and "inferring the result types" in str(e.error_diagnostics[0]), e
+    assert seen == [], seen
+    handler.detach()
+    """)
+
+
 def test_5_inference_still_works_with_the_operands():
     run("""
     m = ir.Module.parse("func.func @f(%a: i32) { return }")
