@@ -784,7 +784,7 @@ static PyObject *value_get_name(PyObject *self, PyObject *args, PyObject *kw) {
                           "name yet");
     MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
     if (local) mlirOpPrintingFlagsUseLocalScope(f);
-    if (tether_handle_has_foreign_uses(H(self))) mlirOpPrintingFlagsAssumeVerified(f);
+    tp_asm_flags_for(H(self), f);
     MlirAsmState st = mlirAsmStateCreateForValue(raw, f);
     mlirValuePrintAsOperand(raw, st, tp_strbuf_append, &b);
     mlirAsmStateDestroy(st);

@@ -508,13 +508,21 @@ static int print_into(PyObject *self, print_opts *o, PyObject *state, tp_strbuf 
   }
   int rc = tether_op_get(h, &raw);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, h), 0;
+  /* A state's names and flags were made for the IR as it was: printing with it runs the custom
+   * printers, which may crash on operations that do not verify (added since, or IR MLIR's verifier
+   * cannot run on). Then the operation is printed as without a state, in the generic form. */
+  int stale = 0;
   if (state) {
-    mlirOperationPrintWithState(raw, ((TpAsmState *)state)->state, tp_strbuf_append, b);
-    return 1;
+    stale = tether_handle_has_foreign_uses(h) || tether_op_verify(h) != TETHER_OK;
+    if (!stale) {
+      mlirOperationPrintWithState(raw, ((TpAsmState *)state)->state, tp_strbuf_append, b);
+      return 1;
+    }
   }
   int ok;
   MlirOpPrintingFlags f = make_flags(o, &ok);
   if (!ok) return 0;
+  if (stale) mlirOpPrintingFlagsPrintGenericOpForm(f);
   /* binary=True is the same text, as bytes (upstream: write_bytecode is the bytecode). */
   rc = tether_op_print(h, f, tp_strbuf_append, b);
   mlirOpPrintingFlagsDestroy(f);
@@ -1480,7 +1488,7 @@ static PyObject *asmstate_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
       return PyErr_Format(PyExc_ValueError,
                           "an argument of a block that no operation owns has no AsmState");
     }
-    if (tether_handle_has_foreign_uses(h)) mlirOpPrintingFlagsAssumeVerified(f);
+    tp_asm_flags_for(h, f);
     st = mlirAsmStateCreateForValue(raw, f);
   } else {
     tether_op *h;
@@ -1489,7 +1497,7 @@ static PyObject *asmstate_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
       mlirOpPrintingFlagsDestroy(f);
       return NULL;
     }
-    if (tether_handle_has_foreign_uses(h)) mlirOpPrintingFlagsAssumeVerified(f);
+    tp_asm_flags_for(h, f);
     st = mlirAsmStateCreateForOperation(raw, f);
   }
   mlirOpPrintingFlagsDestroy(f);

@@ -235,6 +235,17 @@ required:
   return 1;
 }
 
+void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f) {
+  /* MLIR makes an AsmState by verifying its scope first (the generic form when that fails), then
+   * asking every operation's OpAsmOpInterface for names, which may crash on operations that do
+   * not verify. IR its verifier cannot run on (uses of other IR, a verifier that crashes) is
+   * neither verified nor named: the generic form, told it is verified. */
+  if (tether_handle_has_foreign_uses(handle)) {
+    mlirOpPrintingFlagsAssumeVerified(f);
+    mlirOpPrintingFlagsPrintGenericOpForm(f);
+  }
+}
+
 PyObject *tp_cast_error(PyObject *got) {
   if (got == Py_None)
     PyErr_SetString(tp.CastError,

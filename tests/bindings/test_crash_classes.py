@@ -401,6 +401,34 @@ def test_shapes_verified_in_a_child_are_remembered():
     """)
 
 
+def test_fuzz_names_of_values_in_ir_that_does_not_verify():
+    # Found by tests/fuzz (--focus linalg,create): making an AsmState (Value.get_name, AsmState())
+    # asks every operation in scope for its result names; arith.constant's reads its value, and
+    # one built without a value crashed there. MLIR verifies the scope first and falls back to the
+    # generic form, except when told the IR is verified, which tether did for IR using other IR.
+    # Also: printing with an AsmState made before such an operation was added ran its printer.
+    run("""
+    import io
+    detached = ir.Operation.create("arith.constant", results=[i32],
+                                   attributes={"value": ir.IntegerAttr.get(i32, 1)})
+    m = ir.Module.create()
+    with ir.InsertionPoint(m.body):
+        good = ir.Operation.create("arith.constant", results=[i32],
+                                   attributes={"value": ir.IntegerAttr.get(i32, 2)})
+    state = ir.AsmState(m.operation)
+    with ir.InsertionPoint(m.body):
+        bad = ir.Operation.create("arith.constant", results=[i32])  # no value: does not verify
+    out = io.StringIO()
+    m.operation.print(state, file=out)                 # the state is stale: the generic form
+    assert '"arith.constant"() : () -> i32' in out.getvalue(), out.getvalue()
+    with ir.InsertionPoint(m.body):
+        ir.Operation.create("t.use", operands=[detached.result])  # uses IR of another tree
+    assert bad.result.get_name() == "%1", bad.result.get_name()
+    assert good.result.get_name(state=ir.AsmState(good.result)) == "%0"
+    assert bad.result.get_name(state=ir.AsmState(m.operation)) == "%1"
+    """)
+
+
 def test_parser_crash_of_mlir_on_a_sparse_encoding():
     # MLIR 19's parser (mlir-opt-19 too) crashes inverting a block-sparse encoding map it cannot
     # invert; found by the quant/sparse_tensor work. Such text is parsed in a child first.
