@@ -900,17 +900,22 @@ static MlirWalkResult shape_cb(MlirOperation op, void *ud) {
 }
 
 /* 1 when the child was needed and found a crash; 0 when safe (known shapes, or the child returned:
- * then the shapes are remembered). */
+ * then the shapes of what it verified are remembered). The whole tree's shapes are checked even to
+ * verify one operation inside it: a verifier reads its parents (func.return reads its function's
+ * type) and what defines its operands, and none of those may have changed shape. */
 static int verify_in_child_unless_known(tether__tree *t, MlirOperation op) {
   shape_list l = {NULL, 0, 0, 0, 0};
   shape_walk w = {t->arena, &l};
-  if (mlirOperationIsNull(op))
-    walk_tree_ops(t, shape_cb, &w);
-  else
-    mlirOperationWalk(op, shape_cb, &w, MlirWalkPreOrder);
+  walk_tree_ops(t, shape_cb, &w);
   if (!l.unknown && !l.oom) {
     free(l.v);
     return 0;
+  }
+  if (!mlirOperationIsNull(op) && !l.oom) {
+    /* Only what the child verifies is remembered: op and what it holds. */
+    l.n = 0;
+    l.unknown = 0;
+    mlirOperationWalk(op, shape_cb, &w, MlirWalkPreOrder);
   }
   int r;
   if (mlirOperationIsNull(op)) {

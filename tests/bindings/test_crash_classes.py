@@ -429,6 +429,25 @@ def test_fuzz_names_of_values_in_ir_that_does_not_verify():
     """)
 
 
+def test_fuzz_remembered_shapes_and_a_parent_that_changed():
+    # Found by tests/fuzz: func.return's verifier reads its function's type. A function built by
+    # hand and printed (its shapes verified in a child, remembered), then its function_type
+    # removed: verifying the func.return alone (whose own shape is remembered) crashed MLIR. The
+    # whole tree's shapes are now checked before an operation in it skips the child.
+    run("""
+    from tether.dialects import func
+    m = ir.Module.create()
+    with ir.InsertionPoint(m.body):
+        f = func.FuncOp("f", ([i32], [i32]))
+        with ir.InsertionPoint(f.add_entry_block()):
+            ret = func.ReturnOp([f.arguments[0]])
+    assert "func.func @f" in str(m)
+    del f.operation.attributes["function_type"]
+    raises(ir.MLIRError, ret.operation.verify)
+    raises(ir.MLIRError, m.operation.verify)
+    """)
+
+
 def test_parser_crash_of_mlir_on_a_sparse_encoding():
     # MLIR 19's parser (mlir-opt-19 too) crashes inverting a block-sparse encoding map it cannot
     # invert; found by the quant/sparse_tensor work. Such text is parsed in a child first.
