@@ -53,6 +53,8 @@ bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cac
 /* mlir_ext.cc: a hash of the structure of op that MLIR's verifiers rely on (name, operand and
  * result counts and kinds of types, attribute names and kinds, regions' blocks); never 0. */
 uint64_t tether__op_shape(MlirOperation op);
+/* mlir_ext.cc: whether a terminator outside op branches to block. */
+bool tether__block_used_outside(MlirBlock block, MlirOperation op);
 #ifdef __cplusplus
 }
 #endif

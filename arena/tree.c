@@ -318,6 +318,9 @@ static MlirWalkResult uses_cb(MlirOperation op, void *ud) {
          b = mlirBlockGetNextInRegion(b)) {
       intptr_t na = mlirBlockGetNumArguments(b);
       for (intptr_t j = 0; j < na; j++) uses_outside(mlirBlockGetArgument(b, j), c);
+      /* A branch from outside into the block counts as a use (erase would leave it dangling);
+       * its tree's dependency is recorded where successors are (record_successor_deps). */
+      if (!c->t && tether__block_used_outside(b, c->anc)) c->found = 1;
     }
   return (c->found && !c->t) ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
 }

@@ -448,6 +448,32 @@ def test_fuzz_remembered_shapes_and_a_parent_that_changed():
     """)
 
 
+def test_fuzz_erase_of_an_op_whose_block_is_branched_to_from_outside():
+    # Found by tests/fuzz (seed 4415, present before this session): a block moved out of a
+    # function (append_to another region) still branched to a block of the function; erasing the
+    # function was allowed (only value uses were checked), and erasing the branch later wrote to
+    # the freed block. Branches into an operation's blocks from outside now refuse the erase.
+    run("""
+    m = ir.Module.parse(
+        "func.func @h(%c: i1, %x: i32) -> i32 {\\n"
+        "  cf.cond_br %c, ^bb1, ^bb2(%x : i32)\\n"
+        "^bb1:\\n"
+        "  %k = arith.constant 1 : i32\\n"
+        "  cf.br ^bb2(%k : i32)\\n"
+        "^bb2(%r: i32):\\n"
+        "  return %r : i32\\n"
+        "}")
+    h = m.body.operations[0]
+    bb1 = h.regions[0].blocks[1]
+    br = bb1.operations[1]
+    bb1.append_to(m.operation.regions[0])          # ^bb1 now in the module's region
+    e = raises(ValueError, h.erase)                # cf.br still branches to ^bb2 inside @h
+    assert "used outside" in str(e), e
+    br.erase()
+    h.erase()                                      # no branch into @h from outside any more
+    """)
+
+
 def test_parser_crash_of_mlir_on_a_sparse_encoding():
     # MLIR 19's parser (mlir-opt-19 too) crashes inverting a block-sparse encoding map it cannot
     # invert; found by the quant/sparse_tensor work. Such text is parsed in a child first.
