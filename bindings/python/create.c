@@ -16,7 +16,7 @@
 enum { MAX_REGIONS = 1 << 16, SMALL = 8 };
 
 typedef struct {
-  /* Everything up to the small arrays starts zeroed (OP_ARGS_INIT); the arrays need no init. */
+  /* Everything up to the small arrays starts zeroed (op_args_init); the arrays need no init. */
   PyObject *keep;          /* list of the wrappers converted (keeps their handles reachable) */
   tether_value **operands; /* PyMem */
   Py_ssize_t n_operands;
@@ -49,7 +49,6 @@ static inline void op_args_init(op_args *a) {
   a->attrs = NULL;
   a->n_operands = a->n_results = a->n_successors = a->n_regions = a->n_attrs = 0;
 }
-#define OP_ARGS_INIT(a) op_args_init(&(a))
 
 /* a->field = room for n elements, in the struct's own storage when it fits. */
 #define ARRAY(a, field, n)                                                                         \
@@ -71,12 +70,13 @@ static void op_args_free(op_args *a) {
   ARRAY_FREE(a, attrs);
 }
 
+static void raise_mixed_contexts(void) {
+  PyErr_SetString(PyExc_ValueError, "objects of different contexts cannot be mixed");
+}
+
 static int same_arena(tether_arena *a, tether_arena *b) {
-  if (a != b) {
-    PyErr_SetString(PyExc_ValueError, "objects of different contexts cannot be mixed");
-    return 0;
-  }
-  return 1;
+  if (a != b) raise_mixed_contexts();
+  return a == b;
 }
 
 /* An operand: a Value, or an operation (Operation / OpView) with exactly one result. */
@@ -377,7 +377,7 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
     } else if (rc == TETHER_EINVALID) {
       raise_invalid_arg(a);
     } else if (rc == TETHER_ECONTEXT) {
-      same_arena(NULL, ctx->arena); /* an operand of another context (checked by the arena) */
+      raise_mixed_contexts(); /* an operand of another context (checked by the arena) */
     } else {
       tp_raise(rc, NULL, ctx->arena);
     }
@@ -410,7 +410,7 @@ PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
   PyObject *ctx = TP_CTX(loc);
   tether_arena *arena = ((TpContext *)ctx)->arena;
   op_args a;
-  OP_ARGS_INIT(a);
+  op_args_init(&a);
   PyObject *r = NULL;
   if (x[1] && x[1] != Py_None && !convert_results(&a, x[1], ctx)) goto done;
   if (x[2] && x[2] != Py_None && !convert_operands(&a, x[2], arena)) goto done;
@@ -569,7 +569,7 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
   int32_t *osizes = NULL, *rsizes = NULL;
   Py_ssize_t nos = 0, nrs = 0;
   op_args a;
-  OP_ARGS_INIT(a);
+  op_args_init(&a);
   if (!rspec) goto done;
   MlirStringRef name;
   if (!PyUnicode_Check(opname)) {

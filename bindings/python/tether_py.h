@@ -263,7 +263,6 @@ tp_class_def *tp_class_def_of(PyTypeObject *cls);
 /* Adjusts f for an AsmState (or a print that names values) over the IR holding handle, so that
  * MLIR cannot crash making it. */
 void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f);
-PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id);
 /* The object of family `base` (tp.Type, tp.Attribute) for ptr, as the class registered for id in
  * casters: tether's own classes are made directly, other casters get the base object. */
 PyObject *tp_wrap_cast(PyObject *casters, PyTypeObject *base, PyObject *ctx, const void *ptr,

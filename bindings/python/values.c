@@ -547,16 +547,6 @@ static PyObject *cast_with(PyObject *caster, PyObject *obj) {
   return r;
 }
 
-PyObject *tp_downcast(PyObject *casters, PyObject *obj, MlirTypeID id) {
-  if (!obj || mlirTypeIDIsNull(id)) return obj;
-  PyObject *caster = tp_caster_of(casters, id);
-  if (!caster && PyErr_Occurred()) {
-    Py_DECREF(obj);
-    return NULL;
-  }
-  return cast_with(caster, obj);
-}
-
 PyObject *tp_wrap_cast(PyObject *casters, PyTypeObject *base, PyObject *ctx, const void *ptr,
                        MlirTypeID id) {
   PyObject *caster = mlirTypeIDIsNull(id) ? NULL : tp_caster_of(casters, id);
