@@ -485,13 +485,14 @@ int tether_op_check_self_contained(tether_op *op) {
   tether__tree *t;
   CHECK(op, TETHER_KIND_OP, h, t);
   /* Both ways: the writer numbers what op uses, and records the order of each value's uses. */
-  return tether__refers_outside(OP(h)) || tether__used_outside(OP(h)) ? TETHER_ESTATE : TETHER_OK;
+  return tether__op_uses_outside(OP(h)) || tether__op_used_from_outside(OP(h)) ? TETHER_ESTATE
+                                                                               : TETHER_OK;
 }
 
 bool tether_handle_has_foreign_uses(const void *handle) {
   if (!handle || !tether__valid(TETHER__H(handle))) return false;
   tether__tree *t = tether__tree_of(TETHER__H(handle));
-  return tether__tree_has_foreign_use(t) || tether__verifier_crashes(t, (MlirOperation){NULL});
+  return tether__tree_uses_other_trees(t) || tether__verifier_crashes(t, (MlirOperation){NULL});
 }
 
 int tether_handle_mark_suspect(void *handle) {
@@ -906,8 +907,7 @@ int tether_op_erase(tether_op *op) {
   tether__touch(t->arena);
   /* Values used, or blocks branched to, from outside op (in its tree or another one): erasing
    * would leave those uses pointing to freed IR. */
-  if (tether__used_outside(OP(h)) || tether__referenced_from_other_trees(t, OP(h)))
-    return TETHER_EBUSY;
+  if (tether__op_used_from_outside(OP(h))) return TETHER_EBUSY;
   if (is_root_op(h, t)) {
     tether__tree_destroy(t, TETHER_REASON_ERASED);
     return TETHER_OK;
@@ -985,7 +985,7 @@ static int foreign_uses_error(tether__tree *t, MlirOperation op) {
   MlirOperation user;
   intptr_t index;
   int succ;
-  if (!tether__foreign_use(t, op, &user, &index, &succ)) return 0;
+  if (!tether__op_uses_other_trees(t, op, &user, &index, &succ)) return 0;
   char msg[200];
   snprintf(msg, sizeof msg,
            "%s #%ld of this operation is %s outside the IR it is in (in a detached operation, "
@@ -1035,7 +1035,7 @@ int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback
   if (!cb) return TETHER_EARG;
   CHECK(op, TETHER_KIND_OP, h, t);
   bool was_suspect = t->suspect;
-  if (tether__tree_has_foreign_use(t) || tether__verifier_crashes(t, (MlirOperation){NULL})) {
+  if (tether__tree_uses_other_trees(t) || tether__verifier_crashes(t, (MlirOperation){NULL})) {
     /* MLIR verifies before printing and its verifier crashes on such IR: print it unverified, in
      * the generic form (as MLIR does for IR that fails to verify). */
     MlirOpPrintingFlags own = flags.ptr ? flags : mlirOpPrintingFlagsCreate();
@@ -1184,7 +1184,7 @@ int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags) {
   if (!pm.ptr) return TETHER_EARG;
   CHECK(op, TETHER_KIND_OP, h, t);
   /* A pass may free any IR of the tree: refused while other trees use some of it. */
-  if (tether__referenced_from_other_trees(t, OP(h))) return TETHER_EBUSY;
+  if (tether__op_used_from_other_trees(t, OP(h))) return TETHER_EBUSY;
   tether__diag_begin(t->arena);
   tether__run_begin(t->arena);
   int rc;

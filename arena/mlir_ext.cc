@@ -291,7 +291,7 @@ extern "C" uint64_t tether__op_shape(MlirOperation mop) {
 
 // Whether a terminator outside op branches to block (a successor use: the C API cannot list a
 // block's uses). Erasing op would leave that branch pointing to freed memory.
-extern "C" bool tether__block_used_outside(MlirBlock block, MlirOperation op) {
+extern "C" bool tether__block_used_from_outside(MlirBlock block, MlirOperation op) {
   Operation *anc = unwrap(op);
   for (BlockOperand &use : unwrap(block)->getUses())
     if (!anc->isAncestor(use.getOwner())) return true;

@@ -54,7 +54,7 @@ bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cac
  * result counts and kinds of types, attribute names and kinds, regions' blocks); never 0. */
 uint64_t tether__op_shape(MlirOperation op);
 /* mlir_ext.cc: whether a terminator outside op branches to block. */
-bool tether__block_used_outside(MlirBlock block, MlirOperation op);
+bool tether__block_used_from_outside(MlirBlock block, MlirOperation op);
 #ifdef __cplusplus
 }
 #endif

@@ -293,7 +293,7 @@ int tether_op_apply_patterns(tether_op *module_op, MlirFrozenRewritePatternSet s
   tether_arena *a = t->arena;
   if (!mlirContextEqual(set_context, a->ctx)) return TETHER_ECONTEXT;
   /* A rewrite may erase any operation inside the module: refused while other trees use some. */
-  if (tether__referenced_from_other_trees(t, OP(h))) return TETHER_EBUSY;
+  if (tether__op_used_from_other_trees(t, OP(h))) return TETHER_EBUSY;
   tether__diag_begin(a);
   tether__run_begin(a);
   rc = apply_checked(t, OP(h), set, flags, converged);

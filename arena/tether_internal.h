@@ -1,7 +1,8 @@
 /* Private declarations of libtether, shared by its subsystems:
  *   core.c   collector setup, thread registration, pins, safe points, finalizers, counters
  *   table.c  the per-tree intern table and the per-arena table of roots
- *   tree.c   trees (one per root): interning, merging, moving, invalidating, destroying, deps
+ *   tree.c   trees (one per root): interning, merging, moving, invalidating, destroying, deps,
+ *            and who uses what (ops and trees)
  *   ir.c     the public IR API (parse, create, navigate, mutate)
  *   transform.c the transform dialect interpreter and symbol merging (tether_op_apply_transform)
  *   rewrite.c PDL pattern sets and greedy pattern application (tether_op_apply_patterns)
@@ -215,6 +216,8 @@ tether__tree *tether__find_tree(tether_arena *a, int kind, void *raw);
 tether__handle *tether__intern_any(tether__tree *t, int kind, void *raw);
 /* Follows merges. */
 tether__tree *tether__tree_resolve(tether__tree *t);
+/* Calls fn on every operation of tree t (its root and everything nested), pre-order. */
+void tether__tree_walk_ops(tether__tree *t, MlirOperationWalkCallback fn, void *ud);
 /* Records that t uses IR of d. */
 int tether__add_dep(tether__tree *t, tether__tree *d);
 /* Absorbs tree `from` into `into` (its root was attached inside `into`). */
@@ -225,8 +228,6 @@ int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op)
 /* Moves the handles of block b (and of everything in it) from one tree to another, with the
  * dependencies its uses make. */
 int tether__move_block(tether__tree *from, tether__tree *to, MlirBlock b);
-/* Whether any result or block argument inside op is used outside it. */
-int tether__used_outside(MlirOperation op);
 /* Records deps of tree t on the trees of every value used inside op but defined outside it. */
 int tether__record_operand_deps(tether__tree *t, MlirOperation op);
 /* Invalidates every handle of t inside op (op's own handle gets `self_reason`). */
@@ -244,16 +245,29 @@ void tether__handle_invalidate(tether__handle *h, int reason);
 intptr_t tether__drain_pending(tether_arena *a);
 /* Cancels a pending destruction (an object of the tree was reached through a raw pointer). */
 void tether__tree_resurrect(tether__tree *t);
+
+/* Who uses what (tree.c, "who uses what"). A use is an operand (a value) or a successor (a block
+ * branched to); "outside op" is neither op nor nested in it; "other trees" is IR of another live
+ * tree of the arena. */
 /* True if op x is `anc` or nested inside it. */
 int tether__op_is_inside(MlirOperation x, MlirOperation anc);
+/* Whether op or anything inside it uses a value, or branches to a block, defined outside op. */
+int tether__op_uses_outside(MlirOperation op);
+/* Whether a value defined inside op (a result, a block argument) is used, or a block inside op
+ * branched to, from outside op. */
+int tether__op_used_from_outside(MlirOperation op);
+/* Whether an operation nested in op (of tree t; not op itself, nor one without a parent) uses a
+ * value or block of another tree; the first such user and its operand (or successor, *succ = 1)
+ * index. */
+int tether__op_uses_other_trees(tether__tree *t, MlirOperation op, MlirOperation *user,
+                                intptr_t *index, int *succ);
 /* Whether IR of another live tree uses a value or a block inside op (op in tree t). */
-int tether__referenced_from_other_trees(tether__tree *t, MlirOperation op);
+int tether__op_used_from_other_trees(tether__tree *t, MlirOperation op);
+/* Whether an operation of tree t that has a parent uses a value or block of another tree. */
+int tether__tree_uses_other_trees(tether__tree *t);
 /* Whether IR of another live tree uses a value or a block anywhere in tree t. */
-int tether__tree_referenced_from_other_trees(tether__tree *t);
-/* Whether IR inside op (in tree t) uses a value or block of another tree; the first such user,
- * operand (or successor, *succ = 1) index. */
-int tether__foreign_use(tether__tree *t, MlirOperation op, MlirOperation *user, intptr_t *index,
-                        int *succ);
+int tether__tree_used_from_other_trees(tether__tree *t);
+
 /* probe.c: runs fn(ud) in a forked child (output discarded, no core): 1 it returned, 0 it died, 2
  * it hung past timeout_ms (killed), -1 no child could be made. */
 int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms);
@@ -268,10 +282,6 @@ int tether__orphan_verify_crashes(MlirOperation op);
  * (cached per name), or, in trees marked suspect (an inherent attribute removed or replaced by
  * one of another kind; a value's type changed), a trial verification in a child. */
 int tether__verifier_crashes(tether__tree *t, MlirOperation op);
-/* Whether op or anything inside it uses a value, or branches to a block, defined outside op. */
-int tether__refers_outside(MlirOperation op);
-/* Whether any IR of tree t uses a value or block of another tree. */
-int tether__tree_has_foreign_use(tether__tree *t);
 
 /* ---- ir.c ----------------------------------------------------------------------------------- */
 

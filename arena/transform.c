@@ -235,7 +235,7 @@ static MlirLogicalResult apply_on_copy(MlirOperation payload, MlirOperation root
     x = s;
   }
   int x_is_module = op_named(x, "builtin.module");
-  if (mlirOperationEqual(x, root) || (!x_is_module && tether__refers_outside(x))) {
+  if (mlirOperationEqual(x, root) || (!x_is_module && tether__op_uses_outside(x))) {
     mlirEmitError(mlirOperationGetLocation(x),
                   "tether runs a transform script held in the payload's IR as a copy, and cannot "
                   "copy this symbol table (it is the transform root, or it uses values defined "
@@ -298,8 +298,8 @@ static int apply_checked(tether__tree *pt, MlirOperation payload, tether__tree *
     return TETHER_EPASS;
   }
   /* Transforms may erase anything in the payload's tree; merging erases declarations in s. */
-  if (tether__tree_referenced_from_other_trees(pt) ||
-      (!inside && rt != pt && tether__tree_referenced_from_other_trees(rt)))
+  if (tether__tree_used_from_other_trees(pt) ||
+      (!inside && rt != pt && tether__tree_used_from_other_trees(rt)))
     return TETHER_EBUSY;
   if (each_top_op(pt, top_unsafe) || tether__unsafe_for_mlir(mt, module) ||
       (!inside && tether__unsafe_for_mlir(rt, s)))
@@ -362,7 +362,7 @@ static int merge_checked(tether__tree *tt, MlirOperation target, tether__tree *o
   if (tether__unsafe_for_mlir(tt, target) || tether__unsafe_for_mlir(ot, other))
     return TETHER_EPASS;
   /* MLIR moves a copy of other's symbols into target: what they use must come with them. */
-  if (tether__refers_outside(other)) {
+  if (tether__op_uses_outside(other)) {
     mlirEmitError(mlirOperationGetLocation(other),
                   "the symbols to merge use values or blocks defined outside this operation");
     return TETHER_EPASS;
@@ -395,7 +395,7 @@ int tether_op_merge_symbols(tether_op *target, tether_op *other) {
   if (ot->arena != tt->arena) return TETHER_ECONTEXT;
   tether__enter(tt->arena);
   /* Merging erases the external declarations a definition replaces. */
-  if (tether__tree_referenced_from_other_trees(tt)) return TETHER_EBUSY;
+  if (tether__tree_used_from_other_trees(tt)) return TETHER_EBUSY;
   tether__diag_begin(tt->arena);
   tether__run_begin(tt->arena);
   rc = merge_checked(tt, OP(th), ot, OP(oh));

@@ -1,4 +1,5 @@
-/* tree.c: trees, one per root, and everything that moves handles between them.
+/* tree.c: trees, one per root: interning handles, moving them between trees, the dependencies
+ * between trees, invalidation and destruction, and the questions of who uses what.
  *
  * Invariants:
  *  - Every MLIR object alive in an arena belongs to exactly one tree: the one whose root it is
@@ -14,7 +15,10 @@
 #include <stdlib.h>
 
 /* ---- walking the IR ---------------------------------------------------------------------------
- */
+ *
+ * visit_*: every object (operation, region, block, value) of an operation or a tree, each once.
+ * mlirOperationWalk descends into nested operations itself, so visit_op_cb visits only an
+ * operation's own results, regions and blocks (visit_block_contents with ops == 0). */
 
 typedef void (*visit_fn)(void *raw, int kind, void *ud);
 
@@ -79,8 +83,22 @@ static void visit_tree(tether__tree *t, visit_fn fn, void *ud) {
   }
 }
 
-/* Operations walked by visit_op_cb only see nested blocks' arguments through visit_block_contents
- * with ops == 0, because mlirOperationWalk itself descends into nested operations. */
+/* Calls fn on every operation of tree u (its root and everything nested). */
+void tether__tree_walk_ops(tether__tree *u, MlirOperationWalkCallback fn, void *ud) {
+  if (!u->root) return;
+  if (u->root_kind == TETHER_KIND_OP) {
+    mlirOperationWalk((MlirOperation){u->root}, fn, ud, MlirWalkPreOrder);
+    return;
+  }
+  MlirBlock first = u->root_kind == TETHER_KIND_BLOCK
+                        ? (MlirBlock){u->root}
+                        : mlirRegionGetFirstBlock((MlirRegion){u->root});
+  for (MlirBlock b = first; !mlirBlockIsNull(b);
+       b = u->root_kind == TETHER_KIND_BLOCK ? (MlirBlock){NULL} : mlirBlockGetNextInRegion(b))
+    for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+         o = mlirOperationGetNextInBlock(o))
+      mlirOperationWalk(o, fn, ud, MlirWalkPreOrder);
+}
 
 /* ---- roots ----------------------------------------------------------------------------------- */
 
@@ -228,6 +246,50 @@ void tether__handle_invalidate(tether__handle *h, int reason) {
   h->bits = ((uintptr_t)reason << 4) | (h->bits & TETHER__KIND_MASK) | TETHER__INVALID;
 }
 
+/* ---- inside and outside ---------------------------------------------------------------------- */
+
+int tether__op_is_inside(MlirOperation x, MlirOperation anc) {
+  for (; !mlirOperationIsNull(x); x = mlirOperationGetParentOperation(x))
+    if (mlirOperationEqual(x, anc)) return 1;
+  return 0;
+}
+
+/* Whether block b is in a region of anc or of an operation nested in it. */
+static int block_is_inside(MlirBlock b, MlirOperation anc) {
+  MlirOperation p = mlirBlockGetParentOperation(b);
+  return !mlirOperationIsNull(p) && tether__op_is_inside(p, anc);
+}
+
+/* Whether value v is defined by anc or inside it. */
+static int value_is_inside(MlirValue v, MlirOperation anc) {
+  if (mlirValueIsAOpResult(v)) return tether__op_is_inside(mlirOpResultGetOwner(v), anc);
+  return block_is_inside(mlirBlockArgumentGetOwner(v), anc);
+}
+
+/* Whether the value or block raw (kind) belongs to tree t. */
+static int belongs(tether__tree *t, int kind, void *raw) {
+  return tether__tree_resolve(tether__find_tree(t->arena, kind, raw)) == t;
+}
+
+/* Whether live tree u records a dependency on t. */
+static int depends_on(tether__tree *u, tether__tree *t) {
+  for (uint32_t k = 0; k < u->ndeps; k++)
+    if (tether__tree_resolve(u->deps[k]) == t) return 1;
+  return 0;
+}
+
+/* The live trees of t's arena, t excepted, that record a dependency on t, one per call: *i starts
+ * at 0; NULL after the last. */
+static tether__tree *next_dependent(tether__tree *t, uint32_t *i) {
+  tether_arena *a = t->arena;
+  while (*i < a->rcap) {
+    uint32_t j = (*i)++;
+    tether__tree *u = a->roots[j].key ? a->roots[j].tree : NULL;
+    if (u && u != t && u->state == TETHER__TREE_LIVE && depends_on(u, t)) return u;
+  }
+  return NULL;
+}
+
 /* ---- dependencies ---------------------------------------------------------------------------- */
 
 int tether__add_dep(tether__tree *t, tether__tree *d) {
@@ -248,21 +310,9 @@ int tether__add_dep(tether__tree *t, tether__tree *d) {
   return TETHER_OK;
 }
 
-int tether__op_is_inside(MlirOperation x, MlirOperation anc) {
-  for (; !mlirOperationIsNull(x); x = mlirOperationGetParentOperation(x))
-    if (mlirOperationEqual(x, anc)) return 1;
-  return 0;
-}
-
-static int value_is_inside(MlirValue v, MlirOperation anc) {
-  if (mlirValueIsAOpResult(v)) return tether__op_is_inside(mlirOpResultGetOwner(v), anc);
-  MlirOperation p = mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
-  return !mlirOperationIsNull(p) && tether__op_is_inside(p, anc);
-}
-
 typedef struct {
   MlirOperation anc;
-  tether__tree *t; /* deps target (operand deps) or dep (use deps) */
+  tether__tree *t; /* deps target (operand deps) or dep (use deps); NULL: only find a use */
   int found;
   int rc;
 } dep_ctx;
@@ -279,8 +329,7 @@ static MlirWalkResult operand_deps_cb(MlirOperation op, void *ud) {
   intptr_t ns = mlirOperationGetNumSuccessors(op);
   for (intptr_t i = 0; i < ns; i++) {
     MlirBlock b = mlirOperationGetSuccessor(op, i);
-    MlirOperation p = mlirBlockGetParentOperation(b);
-    if (!mlirOperationIsNull(p) && tether__op_is_inside(p, c->anc)) continue;
+    if (block_is_inside(b, c->anc)) continue;
     tether__tree *d = tether__find_tree(c->t->arena, TETHER_KIND_BLOCK, b.ptr);
     if (d && tether__add_dep(c->t, d) != TETHER_OK) c->rc = TETHER_ENOMEM;
   }
@@ -307,6 +356,8 @@ static void uses_outside(MlirValue v, dep_ctx *c) {
   }
 }
 
+/* The uses from outside c->anc of the values defined inside it (with c->t, recorded as deps of the
+ * users' trees; without, stops at the first, counting branches into its blocks too). */
 static MlirWalkResult uses_cb(MlirOperation op, void *ud) {
   dep_ctx *c = ud;
   intptr_t n = mlirOperationGetNumResults(op);
@@ -320,60 +371,17 @@ static MlirWalkResult uses_cb(MlirOperation op, void *ud) {
       for (intptr_t j = 0; j < na; j++) uses_outside(mlirBlockGetArgument(b, j), c);
       /* A branch from outside into the block counts as a use (erase would leave it dangling);
        * its tree's dependency is recorded where successors are (record_successor_deps). */
-      if (!c->t && tether__block_used_outside(b, c->anc)) c->found = 1;
+      if (!c->t && tether__block_used_from_outside(b, c->anc)) c->found = 1;
     }
   return (c->found && !c->t) ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
 }
 
-int tether__used_outside(MlirOperation op) {
-  dep_ctx c = {op, NULL, 0, TETHER_OK};
+/* Records deps of the trees of every user outside op of a value defined inside op on tree t. */
+static int record_use_deps(tether__tree *t, MlirOperation op) {
+  dep_ctx c = {op, t, 0, TETHER_OK};
   mlirOperationWalk(op, uses_cb, &c, MlirWalkPreOrder);
-  return c.found;
+  return c.rc;
 }
-
-/* ---- moving handles between trees ------------------------------------------------------------ */
-
-void tether__merge(tether__tree *from, tether__tree *into) {
-  tether_arena *a = from->arena;
-  into->suspect |= from->suspect;
-  /* Room first, so no insert below can fail half-way. Out of memory here leaves `from` a tree of
-   * its own whose root now sits inside `into`: its handles stay valid and alive, only the
-   * accounting of roots is off by one. */
-  if (tether__table_reserve(into, from->used) != TETHER_OK) return;
-  for (uint32_t i = 0; i < from->cap; i++) {
-    tether__handle *h = from->slots[i];
-    if (!h) continue;
-    set_tree(h, into);
-    tether__table_insert(into, h);
-  }
-  for (int k = 0; k < TETHER_KIND_COUNT; k++) into->counts[k] += from->counts[k];
-  for (uint32_t i = 0; i < from->ndeps; i++) tether__add_dep(into, from->deps[i]);
-  GC_register_finalizer_no_order(from, 0, 0, 0, 0);
-  tether__roots_remove(a, from->root);
-  from->state = TETHER__TREE_MERGED;
-  from->merged_into = into;
-  from->slots = NULL;
-  from->deps = NULL;
-  from->cap = from->used = from->ndeps = from->capdeps = 0;
-  a->stats.roots--;
-}
-
-typedef struct {
-  tether__tree *from, *to;
-} move_ctx;
-
-static void move_one(void *raw, int kind, void *ud) {
-  move_ctx *m = ud;
-  tether__handle *h = tether__table_find(m->from, raw, kind);
-  if (!h) return;
-  tether__table_remove(m->from, h);
-  set_tree(h, m->to);
-  tether__table_insert(m->to, h);
-  m->from->counts[kind]--;
-  m->to->counts[kind]++;
-}
-
-static void walk_tree_ops(tether__tree *u, MlirOperationWalkCallback fn, void *ud);
 
 /* Branches into moved IR. Blocks have no use list in the C API, so after IR moved from tree
  * `from` to tree `to`, the operations of `from` (and of the trees that depend on `from`) are
@@ -418,19 +426,192 @@ static int record_successor_deps(tether__tree *from, tether__tree *to, MlirOpera
                                  MlirBlock block) {
   if (!mlirOperationIsNull(op) && !has_blocks(op)) return TETHER_OK; /* nothing to branch to */
   succ_ctx c = {op, block, from, to, TETHER_OK};
-  walk_tree_ops(from, succ_deps_cb, &c);
-  tether_arena *a = from->arena;
-  for (uint32_t i = 0; i < a->rcap; i++) {
-    tether__tree *u = a->roots[i].key ? a->roots[i].tree : NULL;
-    if (!u || u == from || u == to || u->state != TETHER__TREE_LIVE) continue;
-    int depends = 0;
-    for (uint32_t k = 0; k < u->ndeps && !depends; k++)
-      depends = tether__tree_resolve(u->deps[k]) == from;
-    if (!depends) continue;
+  tether__tree_walk_ops(from, succ_deps_cb, &c);
+  uint32_t i = 0;
+  for (tether__tree *u; (u = next_dependent(from, &i));) {
+    if (u == to) continue;
     c.user = u;
-    walk_tree_ops(u, succ_deps_cb, &c);
+    tether__tree_walk_ops(u, succ_deps_cb, &c);
   }
   return c.rc;
+}
+
+/* ---- who uses what (docs/ownership.md, "Cross-tree references") -------------------------------
+ *
+ * A use is an operand (a value) or a successor (a block branched to). Six questions on one grid:
+ * does the subject use something outside it, or is something of it used from outside?
+ *
+ *                          uses something ...                is used from ...
+ *   op, vs the rest        tether__op_uses_outside           tether__op_used_from_outside
+ *   op, vs other trees     tether__op_uses_other_trees       tether__op_used_from_other_trees
+ *   tree, vs other trees   tether__tree_uses_other_trees     tether__tree_used_from_other_trees
+ *
+ * "Outside op": neither op nor nested in it, in any tree. "Other trees": IR of another live tree
+ * of the arena; only trees that record a dependency are searched (the deps invariant above). */
+
+static MlirWalkResult uses_outside_cb(MlirOperation op, void *ud) {
+  dep_ctx *c = ud;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < n; i++)
+    if (!value_is_inside(mlirOperationGetOperand(op, i), c->anc)) {
+      c->found = 1;
+      return MlirWalkResultInterrupt;
+    }
+  intptr_t ns = mlirOperationGetNumSuccessors(op);
+  for (intptr_t i = 0; i < ns; i++)
+    if (!block_is_inside(mlirOperationGetSuccessor(op, i), c->anc)) {
+      c->found = 1;
+      return MlirWalkResultInterrupt;
+    }
+  return MlirWalkResultAdvance;
+}
+
+int tether__op_uses_outside(MlirOperation op) {
+  dep_ctx c = {op, NULL, 0, TETHER_OK};
+  mlirOperationWalk(op, uses_outside_cb, &c, MlirWalkPreOrder);
+  return c.found;
+}
+
+int tether__op_used_from_outside(MlirOperation op) {
+  dep_ctx c = {op, NULL, 0, TETHER_OK};
+  mlirOperationWalk(op, uses_cb, &c, MlirWalkPreOrder);
+  return c.found;
+}
+
+/* Only uses inside nested regions count: MLIR's verifier and printer never look at where the
+ * operands of the operation they start from (or of a tree's top-level operations) are defined, but
+ * their dominance and isolation checks of nested operations climb the operand's region tree, which
+ * ends without a parent operation in a detached region or block and is dereferenced. */
+typedef struct {
+  tether__tree *t;
+  MlirOperation root; /* the operation the walk starts from (null: a whole tree) */
+  MlirOperation user; /* found: the first user, its operand (or successor) index */
+  intptr_t index;
+  int succ, found;
+} foreign_ctx;
+
+static MlirWalkResult foreign_cb(MlirOperation op, void *ud) {
+  foreign_ctx *c = ud;
+  if (mlirOperationEqual(op, c->root) || mlirOperationIsNull(mlirOperationGetParentOperation(op)))
+    return MlirWalkResultAdvance;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < n; i++)
+    if (!belongs(c->t, TETHER_KIND_VALUE, (void *)mlirOperationGetOperand(op, i).ptr)) {
+      *c = (foreign_ctx){c->t, c->root, op, i, 0, 1};
+      return MlirWalkResultInterrupt;
+    }
+  intptr_t ns = mlirOperationGetNumSuccessors(op);
+  for (intptr_t i = 0; i < ns; i++)
+    if (!belongs(c->t, TETHER_KIND_BLOCK, mlirOperationGetSuccessor(op, i).ptr)) {
+      *c = (foreign_ctx){c->t, c->root, op, i, 1, 1};
+      return MlirWalkResultInterrupt;
+    }
+  return MlirWalkResultAdvance;
+}
+
+int tether__op_uses_other_trees(tether__tree *t, MlirOperation op, MlirOperation *user,
+                                intptr_t *index, int *succ) {
+  /* A tree that records no dependency uses nothing of another tree. */
+  if (t->ndeps == 0) return 0;
+  foreign_ctx c = {t, op, {NULL}, 0, 0, 0};
+  mlirOperationWalk(op, foreign_cb, &c, MlirWalkPreOrder);
+  if (!c.found) return 0;
+  *user = c.user;
+  *index = c.index;
+  *succ = c.succ;
+  return 1;
+}
+
+int tether__tree_uses_other_trees(tether__tree *t) {
+  if (t->ndeps == 0) return 0;
+  foreign_ctx c = {t, {NULL}, {NULL}, 0, 0, 0};
+  tether__tree_walk_ops(t, foreign_cb, &c);
+  return c.found;
+}
+
+/* Whether an operation uses a value or block inside c->anc, or, when c->anc is null, of tree
+ * c->t. */
+typedef struct {
+  tether__tree *t;
+  MlirOperation anc;
+  int found;
+} into_ctx;
+
+static int into(into_ctx *c, int kind, void *raw) {
+  if (mlirOperationIsNull(c->anc)) return belongs(c->t, kind, raw);
+  return kind == TETHER_KIND_VALUE ? value_is_inside((MlirValue){raw}, c->anc)
+                                   : block_is_inside((MlirBlock){raw}, c->anc);
+}
+
+static MlirWalkResult uses_into_cb(MlirOperation op, void *ud) {
+  into_ctx *c = ud;
+  intptr_t n = mlirOperationGetNumOperands(op);
+  for (intptr_t i = 0; i < n && !c->found; i++)
+    if (into(c, TETHER_KIND_VALUE, (void *)mlirOperationGetOperand(op, i).ptr)) c->found = 1;
+  intptr_t ns = mlirOperationGetNumSuccessors(op);
+  for (intptr_t i = 0; i < ns && !c->found; i++)
+    if (into(c, TETHER_KIND_BLOCK, mlirOperationGetSuccessor(op, i).ptr)) c->found = 1;
+  return c->found ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+static int used_from_other_trees(tether__tree *t, MlirOperation anc) {
+  uint32_t i = 0;
+  for (tether__tree *u; (u = next_dependent(t, &i));) {
+    into_ctx c = {t, anc, 0};
+    tether__tree_walk_ops(u, uses_into_cb, &c);
+    if (c.found) return 1;
+  }
+  return 0;
+}
+
+int tether__op_used_from_other_trees(tether__tree *t, MlirOperation op) {
+  return used_from_other_trees(t, op);
+}
+
+int tether__tree_used_from_other_trees(tether__tree *t) {
+  return used_from_other_trees(t, (MlirOperation){NULL});
+}
+
+/* ---- moving handles between trees ------------------------------------------------------------ */
+
+void tether__merge(tether__tree *from, tether__tree *into) {
+  tether_arena *a = from->arena;
+  into->suspect |= from->suspect;
+  /* Room first, so no insert below can fail half-way. Out of memory here leaves `from` a tree of
+   * its own whose root now sits inside `into`: its handles stay valid and alive, only the
+   * accounting of roots is off by one. */
+  if (tether__table_reserve(into, from->used) != TETHER_OK) return;
+  for (uint32_t i = 0; i < from->cap; i++) {
+    tether__handle *h = from->slots[i];
+    if (!h) continue;
+    set_tree(h, into);
+    tether__table_insert(into, h);
+  }
+  for (int k = 0; k < TETHER_KIND_COUNT; k++) into->counts[k] += from->counts[k];
+  for (uint32_t i = 0; i < from->ndeps; i++) tether__add_dep(into, from->deps[i]);
+  GC_register_finalizer_no_order(from, 0, 0, 0, 0);
+  tether__roots_remove(a, from->root);
+  from->state = TETHER__TREE_MERGED;
+  from->merged_into = into;
+  from->slots = NULL;
+  from->deps = NULL;
+  from->cap = from->used = from->ndeps = from->capdeps = 0;
+  a->stats.roots--;
+}
+
+typedef struct {
+  tether__tree *from, *to;
+} move_ctx;
+
+static void move_one(void *raw, int kind, void *ud) {
+  move_ctx *m = ud;
+  tether__handle *h = tether__table_find(m->from, raw, kind);
+  if (!h) return;
+  tether__table_remove(m->from, h);
+  set_tree(h, m->to);
+  tether__table_insert(m->to, h);
+  m->from->counts[kind]--;
+  m->to->counts[kind]++;
 }
 
 int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op) {
@@ -440,10 +621,9 @@ int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op)
   move_ctx m = {from, to};
   visit_op(op, move_one, &m);
   rc = tether__record_operand_deps(to, op);
-  dep_ctx c = {op, to, 0, TETHER_OK};
-  mlirOperationWalk(op, uses_cb, &c, MlirWalkPreOrder);
+  int ru = record_use_deps(to, op);
   int rs = record_successor_deps(from, to, op, (MlirBlock){NULL});
-  return rc != TETHER_OK ? rc : c.rc != TETHER_OK ? c.rc : rs;
+  return rc != TETHER_OK ? rc : ru != TETHER_OK ? ru : rs;
 }
 
 int tether__move_block(tether__tree *from, tether__tree *to, MlirBlock b) {
@@ -458,9 +638,8 @@ int tether__move_block(tether__tree *from, tether__tree *to, MlirBlock b) {
   for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o) && rc == TETHER_OK;
        o = mlirOperationGetNextInBlock(o)) {
     rc = tether__record_operand_deps(to, o);
-    dep_ctx c = {o, to, 0, TETHER_OK};
-    mlirOperationWalk(o, uses_cb, &c, MlirWalkPreOrder);
-    if (rc == TETHER_OK) rc = c.rc;
+    int ru = record_use_deps(to, o);
+    if (rc == TETHER_OK) rc = ru;
   }
   intptr_t na = mlirBlockGetNumArguments(b);
   for (intptr_t i = 0; i < na && rc == TETHER_OK; i++)
@@ -627,175 +806,6 @@ void tether__tree_set_root(tether__tree *t, void *root) {
   (void)tether__roots_put(t->arena, root, t);
 }
 
-/* ---- references between trees (docs/ownership.md, "Cross-tree references") ------------------- */
-
-/* Calls fn on every operation of tree u (its root and everything nested). */
-static void walk_tree_ops(tether__tree *u, MlirOperationWalkCallback fn, void *ud) {
-  if (!u->root) return;
-  if (u->root_kind == TETHER_KIND_OP) {
-    mlirOperationWalk((MlirOperation){u->root}, fn, ud, MlirWalkPreOrder);
-    return;
-  }
-  MlirBlock first = u->root_kind == TETHER_KIND_BLOCK
-                        ? (MlirBlock){u->root}
-                        : mlirRegionGetFirstBlock((MlirRegion){u->root});
-  for (MlirBlock b = first; !mlirBlockIsNull(b);
-       b = u->root_kind == TETHER_KIND_BLOCK ? (MlirBlock){NULL} : mlirBlockGetNextInRegion(b))
-    for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
-         o = mlirOperationGetNextInBlock(o))
-      mlirOperationWalk(o, fn, ud, MlirWalkPreOrder);
-}
-
-typedef struct {
-  MlirOperation anc;
-  int found;
-} into_ctx;
-
-static MlirWalkResult refs_into_cb(MlirOperation op, void *ud) {
-  into_ctx *c = ud;
-  intptr_t n = mlirOperationGetNumOperands(op);
-  for (intptr_t i = 0; i < n && !c->found; i++)
-    if (value_is_inside(mlirOperationGetOperand(op, i), c->anc)) c->found = 1;
-  intptr_t ns = mlirOperationGetNumSuccessors(op);
-  for (intptr_t i = 0; i < ns && !c->found; i++) {
-    MlirOperation p = mlirBlockGetParentOperation(mlirOperationGetSuccessor(op, i));
-    if (!mlirOperationIsNull(p) && tether__op_is_inside(p, c->anc)) c->found = 1;
-  }
-  return c->found ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
-}
-
-int tether__referenced_from_other_trees(tether__tree *t, MlirOperation op) {
-  tether_arena *a = t->arena;
-  for (uint32_t i = 0; i < a->rcap; i++) {
-    tether__tree *u = a->roots[i].key ? a->roots[i].tree : NULL;
-    if (!u || u == t || u->state != TETHER__TREE_LIVE) continue;
-    int depends = 0;
-    for (uint32_t k = 0; k < u->ndeps && !depends; k++)
-      depends = tether__tree_resolve(u->deps[k]) == t;
-    if (!depends) continue;
-    into_ctx c = {op, 0};
-    walk_tree_ops(u, refs_into_cb, &c);
-    if (c.found) return 1;
-  }
-  return 0;
-}
-
-/* Only uses inside nested regions matter: MLIR's verifier and printer never look at where the
- * operands of the operation they start from (or of a tree's top-level operations) are defined, but
- * their dominance and isolation checks of nested operations climb the operand's region tree, which
- * ends without a parent operation in a detached region or block and is dereferenced. */
-typedef struct {
-  tether__tree *t;
-  MlirOperation root;
-  MlirOperation user;
-  intptr_t index;
-  int succ, found;
-} foreign_ctx;
-
-static int belongs(tether__tree *t, int kind, void *raw) {
-  return tether__tree_resolve(tether__find_tree(t->arena, kind, raw)) == t;
-}
-
-typedef struct {
-  tether__tree *t;
-  int found;
-} tree_ref_ctx;
-
-/* Whether an operation uses a value or branches to a block of tree c->t. */
-static MlirWalkResult refs_tree_cb(MlirOperation op, void *ud) {
-  tree_ref_ctx *c = ud;
-  intptr_t n = mlirOperationGetNumOperands(op);
-  for (intptr_t i = 0; i < n && !c->found; i++)
-    if (belongs(c->t, TETHER_KIND_VALUE, (void *)mlirOperationGetOperand(op, i).ptr)) c->found = 1;
-  intptr_t ns = mlirOperationGetNumSuccessors(op);
-  for (intptr_t i = 0; i < ns && !c->found; i++)
-    if (belongs(c->t, TETHER_KIND_BLOCK, mlirOperationGetSuccessor(op, i).ptr)) c->found = 1;
-  return c->found ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
-}
-
-int tether__tree_referenced_from_other_trees(tether__tree *t) {
-  tether_arena *a = t->arena;
-  for (uint32_t i = 0; i < a->rcap; i++) {
-    tether__tree *u = a->roots[i].key ? a->roots[i].tree : NULL;
-    if (!u || u == t || u->state != TETHER__TREE_LIVE) continue;
-    int depends = 0;
-    for (uint32_t k = 0; k < u->ndeps && !depends; k++)
-      depends = tether__tree_resolve(u->deps[k]) == t;
-    if (!depends) continue;
-    tree_ref_ctx c = {t, 0};
-    walk_tree_ops(u, refs_tree_cb, &c);
-    if (c.found) return 1;
-  }
-  return 0;
-}
-
-static MlirWalkResult foreign_cb(MlirOperation op, void *ud) {
-  foreign_ctx *c = ud;
-  if (mlirOperationEqual(op, c->root) || mlirOperationIsNull(mlirOperationGetParentOperation(op)))
-    return MlirWalkResultAdvance;
-  intptr_t n = mlirOperationGetNumOperands(op);
-  for (intptr_t i = 0; i < n; i++)
-    if (!belongs(c->t, TETHER_KIND_VALUE, (void *)mlirOperationGetOperand(op, i).ptr)) {
-      *c = (foreign_ctx){c->t, c->root, op, i, 0, 1};
-      return MlirWalkResultInterrupt;
-    }
-  intptr_t ns = mlirOperationGetNumSuccessors(op);
-  for (intptr_t i = 0; i < ns; i++)
-    if (!belongs(c->t, TETHER_KIND_BLOCK, mlirOperationGetSuccessor(op, i).ptr)) {
-      *c = (foreign_ctx){c->t, c->root, op, i, 1, 1};
-      return MlirWalkResultInterrupt;
-    }
-  return MlirWalkResultAdvance;
-}
-
-int tether__foreign_use(tether__tree *t, MlirOperation op, MlirOperation *user, intptr_t *index,
-                        int *succ) {
-  /* A tree that records no dependency uses nothing of another tree (tree.c's invariant). */
-  if (t->ndeps == 0) return 0;
-  foreign_ctx c = {t, op, {NULL}, 0, 0, 0};
-  mlirOperationWalk(op, foreign_cb, &c, MlirWalkPreOrder);
-  if (!c.found) return 0;
-  *user = c.user;
-  *index = c.index;
-  *succ = c.succ;
-  return 1;
-}
-
-int tether__tree_has_foreign_use(tether__tree *t) {
-  if (t->ndeps == 0) return 0;
-  foreign_ctx c = {t, {NULL}, {NULL}, 0, 0, 0};
-  walk_tree_ops(t, foreign_cb, &c);
-  return c.found;
-}
-
-/* ---- self-contained IR (what the bytecode writer can number) ----------------------------------
- */
-
-static MlirWalkResult outside_ref_cb(MlirOperation op, void *ud) {
-  dep_ctx *c = ud;
-  intptr_t n = mlirOperationGetNumOperands(op);
-  for (intptr_t i = 0; i < n; i++)
-    if (!value_is_inside(mlirOperationGetOperand(op, i), c->anc)) {
-      c->found = 1;
-      return MlirWalkResultInterrupt;
-    }
-  intptr_t ns = mlirOperationGetNumSuccessors(op);
-  for (intptr_t i = 0; i < ns; i++) {
-    MlirOperation p = mlirBlockGetParentOperation(mlirOperationGetSuccessor(op, i));
-    if (mlirOperationIsNull(p) || !tether__op_is_inside(p, c->anc)) {
-      c->found = 1;
-      return MlirWalkResultInterrupt;
-    }
-  }
-  return MlirWalkResultAdvance;
-}
-
-int tether__refers_outside(MlirOperation op) {
-  dep_ctx c = {op, NULL, 0, TETHER_OK};
-  mlirOperationWalk(op, outside_ref_cb, &c, MlirWalkPreOrder);
-  return c.found;
-}
-
 /* ---- suspect trees -----------------------------------------------------------------------------
  */
 
@@ -816,7 +826,7 @@ static MlirWalkResult verify_top_cb(MlirOperation op, void *ud) {
 
 static void verify_tree_in_child(void *ud) {
   verify_ctx *c = ud;
-  walk_tree_ops(c->t, verify_top_cb, NULL);
+  tether__tree_walk_ops(c->t, verify_top_cb, NULL);
 }
 
 static MlirWalkResult orphan_cb(MlirOperation op, void *ud) {
@@ -909,7 +919,7 @@ static MlirWalkResult shape_cb(MlirOperation op, void *ud) {
 static int verify_in_child_unless_known(tether__tree *t, MlirOperation op) {
   shape_list l = {NULL, 0, 0, 0, 0};
   shape_walk w = {t->arena, &l};
-  walk_tree_ops(t, shape_cb, &w);
+  tether__tree_walk_ops(t, shape_cb, &w);
   if (!l.unknown && !l.oom) {
     free(l.v);
     return 0;
@@ -941,7 +951,7 @@ int tether__verifier_crashes(tether__tree *t, MlirOperation op) {
       op = (MlirOperation){t->root};
     } else {
       int bad = 0;
-      walk_tree_ops(t, orphan_cb, &bad);
+      tether__tree_walk_ops(t, orphan_cb, &bad);
       if (bad) return 1;
       if (!t->suspect) return 0;
       return verify_in_child_unless_known(t, (MlirOperation){NULL});
