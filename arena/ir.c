@@ -13,59 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- checks ---------------------------------------------------------------------------------- */
-
-static int check(const void *p, int kind, tether__handle **h, tether__tree **t) {
-  if (!p) return TETHER_EARG;
-  tether__handle *x = TETHER__H(p);
-  if (tether__kind(x) != kind) return TETHER_EARG;
-  if (!tether__valid(x)) return TETHER_EINVALID;
-  *h = x;
-  *t = tether__tree_of(x);
-  if ((*t)->arena->running) return TETHER_ERUNNING;
-  tether__enter((*t)->arena);
-  return TETHER_OK;
-}
-
-#define CHECK(p, kind, h, t)                                                                       \
-  do {                                                                                             \
-    int rc_ = check((p), (kind), &(h), &(t));                                                      \
-    if (rc_ != TETHER_OK) return rc_;                                                              \
-  } while (0)
-
-#define OUT(o)                                                                                     \
-  do {                                                                                             \
-    if (!(o)) return TETHER_EARG;                                                                  \
-  } while (0)
-
-static inline MlirOperation OP(tether__handle *h) { return (MlirOperation){tether__raw(h)}; }
-static inline MlirRegion REG(tether__handle *h) { return (MlirRegion){tether__raw(h)}; }
-static inline MlirBlock BLK(tether__handle *h) { return (MlirBlock){tether__raw(h)}; }
-static inline MlirValue VAL(tether__handle *h) { return (MlirValue){tether__raw(h)}; }
-
-/* Interns a possibly-null raw object of tree t into *out (NULL stays NULL). */
-static int give(tether__tree *t, int kind, void *raw, void **out) {
-  if (!raw) {
-    *out = NULL;
-    return TETHER_OK;
-  }
-  tether__handle *h = tether__intern(t, kind, raw);
-  if (!h) return TETHER_ENOMEM;
-  *out = h;
-  return TETHER_OK;
-}
-
-static int give_any(tether__tree *t, int kind, void *raw, void **out) {
-  if (!raw) {
-    *out = NULL;
-    return TETHER_OK;
-  }
-  tether__handle *h = tether__intern_any(t, kind, raw);
-  if (!h) return TETHER_ENOMEM;
-  *out = h;
-  return TETHER_OK;
-}
-
 /* A new root tree for raw op, and its handle. On failure the op is destroyed. */
 static int new_root_op(tether_arena *a, MlirOperation op, tether_op **out) {
   tether__tree *t = tether__tree_new(a, TETHER_KIND_OP, op.ptr);
@@ -73,7 +20,7 @@ static int new_root_op(tether_arena *a, MlirOperation op, tether_op **out) {
     mlirOperationDestroy(op);
     return TETHER_ENOMEM;
   }
-  return give(t, TETHER_KIND_OP, op.ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, op.ptr, (void **)out);
 }
 
 /* ---- roots ----------------------------------------------------------------------------------- */
@@ -141,7 +88,7 @@ int tether_region_create(tether_arena *a, tether_region **out) {
     mlirRegionDestroy(r);
     return TETHER_ENOMEM;
   }
-  return give(t, TETHER_KIND_REGION, r.ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_REGION, r.ptr, (void **)out);
 }
 
 int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
@@ -166,7 +113,7 @@ int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
     mlirBlockDestroy(b);
     return TETHER_ENOMEM;
   }
-  return give(t, TETHER_KIND_BLOCK, b.ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_BLOCK, b.ptr, (void **)out);
 }
 
 static void collect_types(intptr_t n, MlirType *types, void *ud) {
@@ -362,11 +309,11 @@ static int create_at(tether_arena *a, const MlirOperationState *state, tether__h
   if (!block) return create_impl(a, state, hv, NULL, (MlirBlock){NULL}, (MlirOperation){NULL}, out);
   tether__handle *bh, *rh = NULL;
   tether__tree *bt, *rt;
-  CHECK(block, TETHER_KIND_BLOCK, bh, bt);
+  TETHER__CHECK(block, TETHER_KIND_BLOCK, bh, bt);
   if (bt->arena != a) return TETHER_ECONTEXT;
   MlirOperation ref = {NULL};
   if (before) {
-    CHECK(before, TETHER_KIND_OP, rh, rt);
+    TETHER__CHECK(before, TETHER_KIND_OP, rh, rt);
     ref = OP(rh);
     if (!mlirBlockEqual(mlirOperationGetBlock(ref), BLK(bh))) return TETHER_EARG;
   }
@@ -483,7 +430,7 @@ tether_arena *tether_handle_arena(const void *handle) {
 int tether_op_check_self_contained(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
-  CHECK(op, TETHER_KIND_OP, h, t);
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
   /* Both ways: the writer numbers what op uses, and records the order of each value's uses. */
   return tether__op_uses_outside(OP(h)) || tether__op_used_from_outside(OP(h)) ? TETHER_ESTATE
                                                                                : TETHER_OK;
@@ -517,7 +464,7 @@ static int wrap(tether_arena *a, int kind, void *raw, void **out) {
   tether__enter(a);
   tether__tree *t = tether__find_tree(a, kind, raw);
   if (!t) return TETHER_EARG;
-  return give(t, kind, raw, out);
+  return tether__give(t, kind, raw, out);
 }
 
 int tether_op_wrap(tether_arena *a, MlirOperation raw, tether_op **out) {
@@ -533,39 +480,22 @@ int tether_value_wrap(tether_arena *a, MlirValue raw, tether_value **out) {
   return wrap(a, TETHER_KIND_VALUE, (void *)raw.ptr, (void **)out);
 }
 
-/* Positions in MLIR's linked lists (O(n)). */
-static intptr_t count_blocks(MlirRegion r) {
-  intptr_t n = 0;
-  for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b);
-       b = mlirBlockGetNextInRegion(b))
-    n++;
-  return n;
-}
-
-static intptr_t count_ops(MlirBlock b) {
-  intptr_t n = 0;
-  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
-       o = mlirOperationGetNextInBlock(o))
-    n++;
-  return n;
-}
-
 /* ---- navigation ------------------------------------------------------------------------------ */
 
 #define NAV_PROLOGUE(p, kind)                                                                      \
   tether__handle *h;                                                                               \
   tether__tree *t;                                                                                 \
-  OUT(out);                                                                                        \
-  CHECK(p, kind, h, t)
+  TETHER__OUT(out);                                                                                \
+  TETHER__CHECK(p, kind, h, t)
 
 int tether_op_parent(tether_op *op, tether_op **out) {
   NAV_PROLOGUE(op, TETHER_KIND_OP);
-  return give(t, TETHER_KIND_OP, mlirOperationGetParentOperation(OP(h)).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, mlirOperationGetParentOperation(OP(h)).ptr, (void **)out);
 }
 
 int tether_op_block(tether_op *op, tether_block **out) {
   NAV_PROLOGUE(op, TETHER_KIND_OP);
-  return give(t, TETHER_KIND_BLOCK, mlirOperationGetBlock(OP(h)).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_BLOCK, mlirOperationGetBlock(OP(h)).ptr, (void **)out);
 }
 
 int tether_op_is_root(tether_op *op, bool *out) {
@@ -599,8 +529,8 @@ int tether_op_num_operands(tether_op *op, intptr_t *out) {
 int tether_op_operand(tether_op *op, intptr_t i, tether_value **out) {
   NAV_PROLOGUE(op, TETHER_KIND_OP);
   if (i < 0 || i >= mlirOperationGetNumOperands(OP(h))) return TETHER_ERANGE;
-  return give_any(t, TETHER_KIND_VALUE, (void *)mlirOperationGetOperand(OP(h), i).ptr,
-                  (void **)out);
+  return tether__give_any(t, TETHER_KIND_VALUE, (void *)mlirOperationGetOperand(OP(h), i).ptr,
+                          (void **)out);
 }
 
 int tether_op_num_results(tether_op *op, intptr_t *out) {
@@ -612,7 +542,8 @@ int tether_op_num_results(tether_op *op, intptr_t *out) {
 int tether_op_result(tether_op *op, intptr_t i, tether_value **out) {
   NAV_PROLOGUE(op, TETHER_KIND_OP);
   if (i < 0 || i >= mlirOperationGetNumResults(OP(h))) return TETHER_ERANGE;
-  return give(t, TETHER_KIND_VALUE, (void *)mlirOperationGetResult(OP(h), i).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_VALUE, (void *)mlirOperationGetResult(OP(h), i).ptr,
+                      (void **)out);
 }
 
 int tether_op_num_successors(tether_op *op, intptr_t *out) {
@@ -624,7 +555,8 @@ int tether_op_num_successors(tether_op *op, intptr_t *out) {
 int tether_op_successor(tether_op *op, intptr_t i, tether_block **out) {
   NAV_PROLOGUE(op, TETHER_KIND_OP);
   if (i < 0 || i >= mlirOperationGetNumSuccessors(OP(h))) return TETHER_ERANGE;
-  return give_any(t, TETHER_KIND_BLOCK, mlirOperationGetSuccessor(OP(h), i).ptr, (void **)out);
+  return tether__give_any(t, TETHER_KIND_BLOCK, mlirOperationGetSuccessor(OP(h), i).ptr,
+                          (void **)out);
 }
 
 int tether_op_next(tether_op *op, tether_op **out) {
@@ -633,7 +565,7 @@ int tether_op_next(tether_op *op, tether_op **out) {
     *out = NULL;
     return TETHER_OK;
   }
-  return give(t, TETHER_KIND_OP, mlirOperationGetNextInBlock(OP(h)).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, mlirOperationGetNextInBlock(OP(h)).ptr, (void **)out);
 }
 
 int tether_op_prev(tether_op *op, tether_op **out) {
@@ -647,7 +579,7 @@ int tether_op_prev(tether_op *op, tether_op **out) {
   for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationEqual(o, OP(h));
        o = mlirOperationGetNextInBlock(o))
     prev = o;
-  return give(t, TETHER_KIND_OP, prev.ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, prev.ptr, (void **)out);
 }
 
 int tether_region_parent(tether_region *r, tether_op **out) {
@@ -657,12 +589,12 @@ int tether_region_parent(tether_region *r, tether_op **out) {
     MlirBlock b = mlirRegionGetFirstBlock(REG(h));
     parent = mlirBlockIsNull(b) ? NULL : mlirBlockGetParentOperation(b).ptr;
   }
-  return give(t, TETHER_KIND_OP, parent, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, parent, (void **)out);
 }
 
 int tether_region_num_blocks(tether_region *r, intptr_t *out) {
   NAV_PROLOGUE(r, TETHER_KIND_REGION);
-  *out = count_blocks(REG(h));
+  *out = tether__count_blocks(REG(h));
   return TETHER_OK;
 }
 
@@ -672,12 +604,12 @@ int tether_region_block(tether_region *r, intptr_t i, tether_block **out) {
   MlirBlock b = mlirRegionGetFirstBlock(REG(h));
   for (intptr_t k = 0; k < i && !mlirBlockIsNull(b); k++) b = mlirBlockGetNextInRegion(b);
   if (mlirBlockIsNull(b)) return TETHER_ERANGE;
-  return give(t, TETHER_KIND_BLOCK, b.ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_BLOCK, b.ptr, (void **)out);
 }
 
 int tether_region_first_block(tether_region *r, tether_block **out) {
   NAV_PROLOGUE(r, TETHER_KIND_REGION);
-  return give(t, TETHER_KIND_BLOCK, mlirRegionGetFirstBlock(REG(h)).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_BLOCK, mlirRegionGetFirstBlock(REG(h)).ptr, (void **)out);
 }
 
 int tether_block_parent(tether_block *b, tether_region **out) {
@@ -696,7 +628,7 @@ int tether_block_parent(tether_block *b, tether_region **out) {
 
 int tether_block_parent_op(tether_block *b, tether_op **out) {
   NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
-  return give(t, TETHER_KIND_OP, mlirBlockGetParentOperation(BLK(h)).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, mlirBlockGetParentOperation(BLK(h)).ptr, (void **)out);
 }
 
 int tether_block_next(tether_block *b, tether_block **out) {
@@ -705,12 +637,12 @@ int tether_block_next(tether_block *b, tether_block **out) {
     *out = NULL;
     return TETHER_OK;
   }
-  return give(t, TETHER_KIND_BLOCK, mlirBlockGetNextInRegion(BLK(h)).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_BLOCK, mlirBlockGetNextInRegion(BLK(h)).ptr, (void **)out);
 }
 
 int tether_block_num_ops(tether_block *b, intptr_t *out) {
   NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
-  *out = count_ops(BLK(h));
+  *out = tether__count_ops(BLK(h));
   return TETHER_OK;
 }
 
@@ -720,17 +652,17 @@ int tether_block_op(tether_block *b, intptr_t i, tether_op **out) {
   MlirOperation o = mlirBlockGetFirstOperation(BLK(h));
   for (intptr_t k = 0; k < i && !mlirOperationIsNull(o); k++) o = mlirOperationGetNextInBlock(o);
   if (mlirOperationIsNull(o)) return TETHER_ERANGE;
-  return give(t, TETHER_KIND_OP, o.ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, o.ptr, (void **)out);
 }
 
 int tether_block_first_op(tether_block *b, tether_op **out) {
   NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
-  return give(t, TETHER_KIND_OP, mlirBlockGetFirstOperation(BLK(h)).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, mlirBlockGetFirstOperation(BLK(h)).ptr, (void **)out);
 }
 
 int tether_block_terminator(tether_block *b, tether_op **out) {
   NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
-  return give(t, TETHER_KIND_OP, mlirBlockGetTerminator(BLK(h)).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, mlirBlockGetTerminator(BLK(h)).ptr, (void **)out);
 }
 
 int tether_block_has_terminator(tether_block *b, bool *out) {
@@ -748,7 +680,8 @@ int tether_block_num_args(tether_block *b, intptr_t *out) {
 int tether_block_arg(tether_block *b, intptr_t i, tether_value **out) {
   NAV_PROLOGUE(b, TETHER_KIND_BLOCK);
   if (i < 0 || i >= mlirBlockGetNumArguments(BLK(h))) return TETHER_ERANGE;
-  return give(t, TETHER_KIND_VALUE, (void *)mlirBlockGetArgument(BLK(h), i).ptr, (void **)out);
+  return tether__give(t, TETHER_KIND_VALUE, (void *)mlirBlockGetArgument(BLK(h), i).ptr,
+                      (void **)out);
 }
 
 int tether_block_add_arg(tether_block *b, MlirType type, MlirLocation loc, tether_value **out) {
@@ -758,8 +691,8 @@ int tether_block_add_arg(tether_block *b, MlirType type, MlirLocation loc, tethe
       tether__check_ctx(t->arena, mlirLocationGetContext(loc)))
     return TETHER_ECONTEXT;
   tether__touch(t->arena);
-  return give(t, TETHER_KIND_VALUE, (void *)mlirBlockAddArgument(BLK(h), type, loc).ptr,
-              (void **)out);
+  return tether__give(t, TETHER_KIND_VALUE, (void *)mlirBlockAddArgument(BLK(h), type, loc).ptr,
+                      (void **)out);
 }
 
 int tether_value_is_result(tether_value *v, bool *out) {
@@ -771,13 +704,13 @@ int tether_value_is_result(tether_value *v, bool *out) {
 int tether_value_owner_op(tether_value *v, tether_op **out) {
   NAV_PROLOGUE(v, TETHER_KIND_VALUE);
   void *raw = mlirValueIsAOpResult(VAL(h)) ? mlirOpResultGetOwner(VAL(h)).ptr : NULL;
-  return give(t, TETHER_KIND_OP, raw, (void **)out);
+  return tether__give(t, TETHER_KIND_OP, raw, (void **)out);
 }
 
 int tether_value_owner_block(tether_value *v, tether_block **out) {
   NAV_PROLOGUE(v, TETHER_KIND_VALUE);
   void *raw = mlirValueIsABlockArgument(VAL(h)) ? mlirBlockArgumentGetOwner(VAL(h)).ptr : NULL;
-  return give(t, TETHER_KIND_BLOCK, raw, (void **)out);
+  return tether__give(t, TETHER_KIND_BLOCK, raw, (void **)out);
 }
 
 int tether_value_index(tether_value *v, intptr_t *out) {
@@ -789,20 +722,16 @@ int tether_value_index(tether_value *v, intptr_t *out) {
 
 /* ---- structural mutation --------------------------------------------------------------------- */
 
-static int is_root_op(tether__handle *h, tether__tree *t) {
-  return t->root_kind == TETHER_KIND_OP && t->root == tether__raw(h);
-}
-
 int tether_block_insert_op(tether_block *b, intptr_t pos, tether_op *op) {
   tether__handle *bh, *oh;
   tether__tree *bt, *ot;
-  CHECK(b, TETHER_KIND_BLOCK, bh, bt);
-  CHECK(op, TETHER_KIND_OP, oh, ot);
+  TETHER__CHECK(b, TETHER_KIND_BLOCK, bh, bt);
+  TETHER__CHECK(op, TETHER_KIND_OP, oh, ot);
   tether__touch(bt->arena);
   if (bt->arena != ot->arena) return TETHER_ECONTEXT;
-  if (!is_root_op(oh, ot)) return TETHER_ESTATE;
+  if (!tether__is_root_op(oh, ot)) return TETHER_ESTATE;
   if (bt == ot) return TETHER_EARG; /* the block is inside the operation */
-  if (pos < 0 || pos > count_ops(BLK(bh))) return TETHER_ERANGE;
+  if (pos < 0 || pos > tether__count_ops(BLK(bh))) return TETHER_ERANGE;
   mlirBlockInsertOwnedOperation(BLK(bh), pos, OP(oh));
   tether__merge(ot, bt);
   return TETHER_OK;
@@ -811,11 +740,11 @@ int tether_block_insert_op(tether_block *b, intptr_t pos, tether_op *op) {
 int tether_block_append_op(tether_block *b, tether_op *op) {
   tether__handle *bh, *oh;
   tether__tree *bt, *ot;
-  CHECK(b, TETHER_KIND_BLOCK, bh, bt);
-  CHECK(op, TETHER_KIND_OP, oh, ot);
+  TETHER__CHECK(b, TETHER_KIND_BLOCK, bh, bt);
+  TETHER__CHECK(op, TETHER_KIND_OP, oh, ot);
   tether__touch(bt->arena);
   if (bt->arena != ot->arena) return TETHER_ECONTEXT;
-  if (!is_root_op(oh, ot)) return TETHER_ESTATE;
+  if (!tether__is_root_op(oh, ot)) return TETHER_ESTATE;
   if (bt == ot) return TETHER_EARG;
   mlirBlockAppendOwnedOperation(BLK(bh), OP(oh));
   tether__merge(ot, bt);
@@ -825,14 +754,14 @@ int tether_block_append_op(tether_block *b, tether_op *op) {
 static int move_op(tether_op *op, tether_op *ref, int after) {
   tether__handle *oh, *rh;
   tether__tree *ot, *rt;
-  CHECK(op, TETHER_KIND_OP, oh, ot);
-  CHECK(ref, TETHER_KIND_OP, rh, rt);
+  TETHER__CHECK(op, TETHER_KIND_OP, oh, ot);
+  TETHER__CHECK(ref, TETHER_KIND_OP, rh, rt);
   tether__touch(ot->arena);
   if (ot->arena != rt->arena) return TETHER_ECONTEXT;
   if (oh == rh || tether__op_is_inside(OP(rh), OP(oh))) return TETHER_EARG;
   MlirBlock b = mlirOperationGetBlock(OP(rh));
   if (mlirBlockIsNull(b)) return TETHER_ESTATE; /* ref is in no block */
-  if (is_root_op(oh, ot)) {
+  if (tether__is_root_op(oh, ot)) {
     if (after)
       mlirBlockInsertOwnedOperationAfter(b, OP(rh), OP(oh));
     else
@@ -853,7 +782,7 @@ int tether_op_move_after(tether_op *op, tether_op *ref) { return move_op(op, ref
 int tether_op_detach(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
-  CHECK(op, TETHER_KIND_OP, h, t);
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
   tether__touch(t->arena);
   if (mlirBlockIsNull(mlirOperationGetBlock(OP(h)))) return TETHER_OK;
   tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_OP, tether__raw(h));
@@ -865,7 +794,7 @@ int tether_op_detach(tether_op *op) {
 int tether_block_detach(tether_block *b) {
   tether__handle *h;
   tether__tree *t;
-  CHECK(b, TETHER_KIND_BLOCK, h, t);
+  TETHER__CHECK(b, TETHER_KIND_BLOCK, h, t);
   if (mlirRegionIsNull(mlirBlockGetParentRegion(BLK(h)))) return TETHER_OK; /* already a root */
   tether__touch(t->arena);
   tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_BLOCK, tether__raw(h));
@@ -877,8 +806,8 @@ int tether_block_detach(tether_block *b) {
 static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int append) {
   tether__handle *rh, *bh;
   tether__tree *rt, *bt;
-  CHECK(r, TETHER_KIND_REGION, rh, rt);
-  CHECK(b, TETHER_KIND_BLOCK, bh, bt);
+  TETHER__CHECK(r, TETHER_KIND_REGION, rh, rt);
+  TETHER__CHECK(b, TETHER_KIND_BLOCK, bh, bt);
   tether__touch(rt->arena);
   if (rt->arena != bt->arena) return TETHER_ECONTEXT;
   if (!(bt->root_kind == TETHER_KIND_BLOCK && bt->root == tether__raw(bh))) return TETHER_ESTATE;
@@ -886,7 +815,7 @@ static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int app
   if (append) {
     mlirRegionAppendOwnedBlock(REG(rh), BLK(bh));
   } else {
-    if (pos < 0 || pos > count_blocks(REG(rh))) return TETHER_ERANGE;
+    if (pos < 0 || pos > tether__count_blocks(REG(rh))) return TETHER_ERANGE;
     mlirRegionInsertOwnedBlock(REG(rh), pos, BLK(bh));
   }
   tether__merge(bt, rt);
@@ -903,12 +832,12 @@ int tether_region_insert_block(tether_region *r, intptr_t pos, tether_block *b) 
 int tether_op_erase(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
-  CHECK(op, TETHER_KIND_OP, h, t);
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
   tether__touch(t->arena);
   /* Values used, or blocks branched to, from outside op (in its tree or another one): erasing
    * would leave those uses pointing to freed IR. */
   if (tether__op_used_from_outside(OP(h))) return TETHER_EBUSY;
-  if (is_root_op(h, t)) {
+  if (tether__is_root_op(h, t)) {
     tether__tree_destroy(t, TETHER_REASON_ERASED);
     return TETHER_OK;
   }
@@ -950,8 +879,8 @@ int tether_op_clone(tether_op *op, tether_op **out) {
 int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v) {
   tether__handle *oh, *vh;
   tether__tree *ot, *vt;
-  CHECK(op, TETHER_KIND_OP, oh, ot);
-  CHECK(v, TETHER_KIND_VALUE, vh, vt);
+  TETHER__CHECK(op, TETHER_KIND_OP, oh, ot);
+  TETHER__CHECK(v, TETHER_KIND_VALUE, vh, vt);
   tether__touch(ot->arena);
   if (ot->arena != vt->arena) return TETHER_ECONTEXT;
   if (i < 0 || i >= mlirOperationGetNumOperands(OP(oh))) return TETHER_ERANGE;
@@ -964,8 +893,8 @@ int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v) {
 int tether_value_replace_all_uses(tether_value *of, tether_value *with) {
   tether__handle *oh, *wh;
   tether__tree *ot, *wt;
-  CHECK(of, TETHER_KIND_VALUE, oh, ot);
-  CHECK(with, TETHER_KIND_VALUE, wh, wt);
+  TETHER__CHECK(of, TETHER_KIND_VALUE, oh, ot);
+  TETHER__CHECK(with, TETHER_KIND_VALUE, wh, wt);
   tether__touch(ot->arena);
   if (ot->arena != wt->arena) return TETHER_ECONTEXT;
   for (MlirOpOperand u = mlirValueGetFirstUse(VAL(oh)); !mlirOpOperandIsNull(u);
@@ -1013,7 +942,7 @@ int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op) {
 int tether_op_verify(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
-  CHECK(op, TETHER_KIND_OP, h, t);
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
   /* Nothing of the arena changed since the whole tree verified: so does anything inside it. */
   if (t->verified_epoch == t->arena->epoch) return TETHER_OK;
   tether__diag_begin(t->arena);
@@ -1022,7 +951,7 @@ int tether_op_verify(tether_op *op) {
       !unverifiable_error(t, OP(h)) && !foreign_uses_error(t, OP(h)) && mlirOperationVerify(OP(h));
   tether__run_end(t->arena);
   tether__diag_end(t->arena);
-  if (ok && is_root_op(h, t)) {
+  if (ok && tether__is_root_op(h, t)) {
     t->verified_epoch = t->arena->epoch;
     t->suspect = 0; /* the whole tree verifies: no verifier in it will crash */
   }
@@ -1033,7 +962,7 @@ int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback
   tether__handle *h;
   tether__tree *t;
   if (!cb) return TETHER_EARG;
-  CHECK(op, TETHER_KIND_OP, h, t);
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
   bool was_suspect = t->suspect;
   if (tether__tree_uses_other_trees(t) || tether__verifier_crashes(t, (MlirOperation){NULL})) {
     /* MLIR verifies before printing and its verifier crashes on such IR: print it unverified, in
@@ -1091,7 +1020,7 @@ int tether_op_walk(tether_op *op, tether_walk_order order, int (*cb)(tether_op *
   tether__handle *h;
   tether__tree *t;
   if (!cb) return TETHER_EARG;
-  CHECK(op, TETHER_KIND_OP, h, t);
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
   oplist l = {0};
   mlirOperationWalk(OP(h), collect_op, &l,
                     order == TETHER_WALK_POST_ORDER ? MlirWalkPostOrder : MlirWalkPreOrder);
@@ -1182,7 +1111,7 @@ int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags) {
   tether__handle *h;
   tether__tree *t;
   if (!pm.ptr) return TETHER_EARG;
-  CHECK(op, TETHER_KIND_OP, h, t);
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
   /* A pass may free any IR of the tree: refused while other trees use some of it. */
   if (tether__op_used_from_other_trees(t, OP(h))) return TETHER_EBUSY;
   tether__diag_begin(t->arena);

@@ -31,28 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline MlirOperation OP(tether__handle *h) { return (MlirOperation){tether__raw(h)}; }
-
 /* A trial application that runs this long is killed and the application refused. */
 #define TRIAL_TIMEOUT_MS 120000
-
-static int check_op(tether_op *op, tether__handle **h, tether__tree **t) {
-  if (!op) return TETHER_EARG;
-  tether__handle *x = TETHER__H(op);
-  if (tether__kind(x) != TETHER_KIND_OP) return TETHER_EARG;
-  if (!tether__valid(x)) return TETHER_EINVALID;
-  *h = x;
-  *t = tether__tree_of(x);
-  if ((*t)->arena->running) return TETHER_ERUNNING;
-  tether__enter((*t)->arena);
-  return TETHER_OK;
-}
-
-static int op_named(MlirOperation op, const char *name) {
-  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
-  size_t n = strlen(name);
-  return s.length == n && !memcmp(s.data, name, n);
-}
 
 /* ---- compiling PDL patterns ----------------------------------------------------------------- */
 
@@ -78,12 +58,13 @@ typedef struct {
 static MlirWalkResult native_call_cb(MlirOperation op, void *ud) {
   content_check *c = ud;
   const char *why = NULL;
-  if (op_named(op, "pdl.apply_native_constraint"))
+  if (tether__op_named(op, "pdl.apply_native_constraint"))
     why = "calls a native constraint function";
-  else if (op_named(op, "pdl.apply_native_rewrite"))
+  else if (tether__op_named(op, "pdl.apply_native_rewrite"))
     why = "calls a native rewrite function";
-  else if (op_named(op, "pdl.rewrite") && !mlirAttributeIsNull(mlirOperationGetAttributeByName(
-                                              op, mlirStringRefCreateFromCString("name"))))
+  else if (tether__op_named(op, "pdl.rewrite") &&
+           !mlirAttributeIsNull(
+               mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("name"))))
     why = "names an external rewrite function";
   if (!why) return MlirWalkResultAdvance;
   c->bad = op;
@@ -100,7 +81,7 @@ static int bad_content(MlirOperation module, intptr_t *patterns) {
   for (MlirOperation o = mlirBlockIsNull(body) ? (MlirOperation){NULL}
                                                : mlirBlockGetFirstOperation(body);
        !mlirOperationIsNull(o) && !c.why; o = mlirOperationGetNextInBlock(o)) {
-    if (!op_named(o, "pdl.pattern")) {
+    if (!tether__op_named(o, "pdl.pattern")) {
       c.bad = o;
       c.why = "is not a pdl.pattern";
       break;
@@ -126,7 +107,7 @@ static int bad_content(MlirOperation module, intptr_t *patterns) {
  * the dialects of every name the patterns mention are loaded first. */
 static MlirWalkResult load_dialect_cb(MlirOperation op, void *ud) {
   (void)ud;
-  if (!op_named(op, "pdl.operation")) return MlirWalkResultAdvance;
+  if (!tether__op_named(op, "pdl.operation")) return MlirWalkResultAdvance;
   MlirAttribute name =
       mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("opName"));
   if (mlirAttributeIsNull(name) || !mlirAttributeIsAString(name)) return MlirWalkResultAdvance;
@@ -200,11 +181,10 @@ static int freeze_checked(MlirOperation module, MlirFrozenRewritePatternSet *out
 int tether_pdl_freeze(tether_op *module, MlirFrozenRewritePatternSet *out) {
   tether__handle *h;
   tether__tree *t;
-  int rc = check_op(module, &h, &t);
-  if (rc != TETHER_OK) return rc;
-  if (!out || !op_named(OP(h), "builtin.module")) return TETHER_EARG;
+  TETHER__CHECK(module, TETHER_KIND_OP, h, t);
+  if (!out || !tether__op_named(OP(h), "builtin.module")) return TETHER_EARG;
   /* The arena's verification, with its guards against verifiers that crash. */
-  rc = tether_op_verify(module);
+  int rc = tether_op_verify(module);
   if (rc != TETHER_OK) return rc;
   tether_arena *a = t->arena;
   tether__diag_begin(a);
@@ -286,9 +266,8 @@ int tether_op_apply_patterns(tether_op *module_op, MlirFrozenRewritePatternSet s
                              MlirContext set_context, unsigned flags, bool *converged) {
   tether__handle *h;
   tether__tree *t;
-  int rc = check_op(module_op, &h, &t);
-  if (rc != TETHER_OK) return rc;
-  if (!set.ptr || mlirContextIsNull(set_context) || !op_named(OP(h), "builtin.module"))
+  TETHER__CHECK(module_op, TETHER_KIND_OP, h, t);
+  if (!set.ptr || mlirContextIsNull(set_context) || !tether__op_named(OP(h), "builtin.module"))
     return TETHER_EARG;
   tether_arena *a = t->arena;
   if (!mlirContextEqual(set_context, a->ctx)) return TETHER_ECONTEXT;
@@ -296,7 +275,7 @@ int tether_op_apply_patterns(tether_op *module_op, MlirFrozenRewritePatternSet s
   if (tether__op_used_from_other_trees(t, OP(h))) return TETHER_EBUSY;
   tether__diag_begin(a);
   tether__run_begin(a);
-  rc = apply_checked(t, OP(h), set, flags, converged);
+  int rc = apply_checked(t, OP(h), set, flags, converged);
   tether__run_end(a);
   tether__diag_end(a);
   tether_keep_alive(h);

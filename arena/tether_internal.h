@@ -31,6 +31,7 @@
 #include <mlir-c/Diagnostics.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 /* ---- handles -------------------------------------------------------------------------------- */
 
@@ -282,6 +283,95 @@ int tether__orphan_verify_crashes(MlirOperation op);
  * (cached per name), or, in trees marked suspect (an inherent attribute removed or replaced by
  * one of another kind; a value's type changed), a trial verification in a child. */
 int tether__verifier_crashes(tether__tree *t, MlirOperation op);
+
+/* ---- IR entry points (create.c, navigate.c, mutate.c, passes.c, transform.c, rewrite.c) ------ */
+
+/* The handle p checked as an IR handle of `kind`: TETHER_EARG (NULL or another kind),
+ * TETHER_EINVALID, or TETHER_ERUNNING (MLIR runs on its arena's IR); else *h and its tree *t are
+ * set and the call's safe point runs (tether__enter). */
+static inline int tether__check(const void *p, int kind, tether__handle **h, tether__tree **t) {
+  if (!p) return TETHER_EARG;
+  tether__handle *x = TETHER__H(p);
+  if (tether__kind(x) != kind) return TETHER_EARG;
+  if (!tether__valid(x)) return TETHER_EINVALID;
+  *h = x;
+  *t = tether__tree_of(x);
+  if ((*t)->arena->running) return TETHER_ERUNNING;
+  tether__enter((*t)->arena);
+  return TETHER_OK;
+}
+
+/* tether__check, returning its error from the calling function. */
+#define TETHER__CHECK(p, kind, h, t)                                                               \
+  do {                                                                                             \
+    int rc_ = tether__check((p), (kind), &(h), &(t));                                              \
+    if (rc_ != TETHER_OK) return rc_;                                                              \
+  } while (0)
+
+/* A NULL out-parameter is TETHER_EARG. */
+#define TETHER__OUT(o)                                                                             \
+  do {                                                                                             \
+    if (!(o)) return TETHER_EARG;                                                                  \
+  } while (0)
+
+/* The raw object of a valid handle, typed. */
+static inline MlirOperation OP(tether__handle *h) { return (MlirOperation){tether__raw(h)}; }
+static inline MlirRegion REG(tether__handle *h) { return (MlirRegion){tether__raw(h)}; }
+static inline MlirBlock BLK(tether__handle *h) { return (MlirBlock){tether__raw(h)}; }
+static inline MlirValue VAL(tether__handle *h) { return (MlirValue){tether__raw(h)}; }
+
+/* Interns a possibly-null raw object of tree t into *out (NULL stays NULL). */
+static inline int tether__give(tether__tree *t, int kind, void *raw, void **out) {
+  if (!raw) {
+    *out = NULL;
+    return TETHER_OK;
+  }
+  tether__handle *h = tether__intern(t, kind, raw);
+  if (!h) return TETHER_ENOMEM;
+  *out = h;
+  return TETHER_OK;
+}
+
+/* The same for an object that may be in another tree than t (an operand, a successor). */
+static inline int tether__give_any(tether__tree *t, int kind, void *raw, void **out) {
+  if (!raw) {
+    *out = NULL;
+    return TETHER_OK;
+  }
+  tether__handle *h = tether__intern_any(t, kind, raw);
+  if (!h) return TETHER_ENOMEM;
+  *out = h;
+  return TETHER_OK;
+}
+
+/* Whether h is the handle of tree t's root operation. */
+static inline int tether__is_root_op(const tether__handle *h, const tether__tree *t) {
+  return t->root_kind == TETHER_KIND_OP && t->root == tether__raw(h);
+}
+
+/* Positions in MLIR's linked lists (O(n)). */
+static inline intptr_t tether__count_blocks(MlirRegion r) {
+  intptr_t n = 0;
+  for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b);
+       b = mlirBlockGetNextInRegion(b))
+    n++;
+  return n;
+}
+
+static inline intptr_t tether__count_ops(MlirBlock b) {
+  intptr_t n = 0;
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    n++;
+  return n;
+}
+
+/* Whether op is named `name`. */
+static inline int tether__op_named(MlirOperation op, const char *name) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  size_t n = strlen(name);
+  return s.length == n && !memcmp(s.data, name, n);
+}
 
 /* ---- ir.c ----------------------------------------------------------------------------------- */
 

@@ -18,25 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline MlirOperation OP(tether__handle *h) { return (MlirOperation){tether__raw(h)}; }
-
-static int check_op(tether_op *op, tether__handle **h, tether__tree **t) {
-  if (!op) return TETHER_EARG;
-  tether__handle *x = TETHER__H(op);
-  if (tether__kind(x) != TETHER_KIND_OP) return TETHER_EARG;
-  if (!tether__valid(x)) return TETHER_EINVALID;
-  *h = x;
-  *t = tether__tree_of(x);
-  if ((*t)->arena->running) return TETHER_ERUNNING;
-  return TETHER_OK;
-}
-
-static int op_named(MlirOperation op, const char *name) {
-  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
-  size_t n = strlen(name);
-  return s.length == n && !memcmp(s.data, name, n);
-}
-
 static int has_parent(MlirOperation op) {
   return !mlirOperationIsNull(mlirOperationGetParentOperation(op));
 }
@@ -234,7 +215,7 @@ static MlirLogicalResult apply_on_copy(MlirOperation payload, MlirOperation root
     }
     x = s;
   }
-  int x_is_module = op_named(x, "builtin.module");
+  int x_is_module = tether__op_named(x, "builtin.module");
   if (mlirOperationEqual(x, root) || (!x_is_module && tether__op_uses_outside(x))) {
     mlirEmitError(mlirOperationGetLocation(x),
                   "tether runs a transform script held in the payload's IR as a copy, and cannot "
@@ -277,7 +258,7 @@ static int apply_checked(tether__tree *pt, MlirOperation payload, tether__tree *
                          MlirOperation root, tether__tree *mt, MlirOperation module,
                          MlirTransformOptions o, unsigned flags) {
   /* Not a builtin.module: MLIR says so (or that root is no transform operation) and stops. */
-  if (!op_named(module, "builtin.module")) {
+  if (!tether__op_named(module, "builtin.module")) {
     mlirTransformApplyNamedSequence(payload, root, module, o);
     return TETHER_EPASS;
   }
@@ -322,13 +303,11 @@ int tether_op_apply_transform(tether_op *payload, tether_op *root, tether_op *mo
                               const tether_transform_options *options, unsigned flags) {
   tether__handle *ph, *rh, *mh;
   tether__tree *pt, *rt, *mt;
-  int rc;
-  if ((rc = check_op(payload, &ph, &pt)) != TETHER_OK || (rc = check_op(root, &rh, &rt)) != 0 ||
-      (rc = check_op(module, &mh, &mt)) != TETHER_OK)
-    return rc;
+  TETHER__CHECK(payload, TETHER_KIND_OP, ph, pt);
+  TETHER__CHECK(root, TETHER_KIND_OP, rh, rt);
+  TETHER__CHECK(module, TETHER_KIND_OP, mh, mt);
   tether_arena *a = pt->arena;
   if (rt->arena != a || mt->arena != a) return TETHER_ECONTEXT;
-  tether__enter(a);
   MlirTransformOptions o = mlirTransformOptionsCreate();
   if (options) {
     mlirTransformOptionsEnableExpensiveChecks(o, options->expensive_checks);
@@ -337,7 +316,7 @@ int tether_op_apply_transform(tether_op *payload, tether_op *root, tether_op *mo
   }
   tether__diag_begin(a);
   tether__run_begin(a);
-  rc = apply_checked(pt, OP(ph), rt, OP(rh), mt, OP(mh), o, flags);
+  int rc = apply_checked(pt, OP(ph), rt, OP(rh), mt, OP(mh), o, flags);
   tether__run_end(a);
   tether__diag_end(a);
   mlirTransformOptionsDestroy(o);
@@ -389,16 +368,14 @@ static int merge_checked(tether__tree *tt, MlirOperation target, tether__tree *o
 int tether_op_merge_symbols(tether_op *target, tether_op *other) {
   tether__handle *th, *oh;
   tether__tree *tt, *ot;
-  int rc;
-  if ((rc = check_op(target, &th, &tt)) != TETHER_OK || (rc = check_op(other, &oh, &ot)) != 0)
-    return rc;
+  TETHER__CHECK(target, TETHER_KIND_OP, th, tt);
+  TETHER__CHECK(other, TETHER_KIND_OP, oh, ot);
   if (ot->arena != tt->arena) return TETHER_ECONTEXT;
-  tether__enter(tt->arena);
   /* Merging erases the external declarations a definition replaces. */
   if (tether__tree_used_from_other_trees(tt)) return TETHER_EBUSY;
   tether__diag_begin(tt->arena);
   tether__run_begin(tt->arena);
-  rc = merge_checked(tt, OP(th), ot, OP(oh));
+  int rc = merge_checked(tt, OP(th), ot, OP(oh));
   tether__run_end(tt->arena);
   tether__diag_end(tt->arena);
   tether_keep_alive(th);
