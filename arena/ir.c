@@ -427,29 +427,6 @@ tether_arena *tether_handle_arena(const void *handle) {
   return tether__tree_of(TETHER__H(handle))->arena;
 }
 
-int tether_op_check_self_contained(tether_op *op) {
-  tether__handle *h;
-  tether__tree *t;
-  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
-  /* Both ways: the writer numbers what op uses, and records the order of each value's uses. */
-  return tether__op_uses_outside(OP(h)) || tether__op_used_from_outside(OP(h)) ? TETHER_ESTATE
-                                                                               : TETHER_OK;
-}
-
-bool tether_handle_has_foreign_uses(const void *handle) {
-  if (!handle || !tether__valid(TETHER__H(handle))) return false;
-  tether__tree *t = tether__tree_of(TETHER__H(handle));
-  return tether__tree_uses_other_trees(t) || tether__verifier_crashes(t, (MlirOperation){NULL});
-}
-
-int tether_handle_mark_suspect(void *handle) {
-  if (!handle || !tether__valid(TETHER__H(handle))) return TETHER_EINVALID;
-  tether__tree *t = tether__tree_of(TETHER__H(handle));
-  t->suspect = 1;
-  tether__touch(t->arena);
-  return TETHER_OK;
-}
-
 void tether_handle_set_user(void *handle, void *user) {
   if (handle) TETHER__H(handle)->huser = ~(uintptr_t)user;
 }
@@ -906,39 +883,6 @@ int tether_value_replace_all_uses(tether_value *of, tether_value *with) {
   return TETHER_OK;
 }
 
-/* IR that uses values or blocks of another tree (a detached operation, region or block, another
- * module) is invalid, and MLIR's verifier and passes assume it cannot happen (dominance is computed
- * from the region tree and dereferences a missing parent): report it as a verification error
- * instead. Emitted as an MLIR diagnostic at the user's location. */
-static int foreign_uses_error(tether__tree *t, MlirOperation op) {
-  MlirOperation user;
-  intptr_t index;
-  int succ;
-  if (!tether__op_uses_other_trees(t, op, &user, &index, &succ)) return 0;
-  char msg[200];
-  snprintf(msg, sizeof msg,
-           "%s #%ld of this operation is %s outside the IR it is in (in a detached operation, "
-           "region or block, or another module)",
-           succ ? "successor" : "operand", (long)index, succ ? "a block" : "defined");
-  mlirEmitError(mlirOperationGetLocation(user), msg);
-  return 1;
-}
-
-/* A tree MLIR's verifier crashes on (tether__verifier_crashes): an error, with a diagnostic. */
-static int unverifiable_error(tether__tree *t, MlirOperation op) {
-  if (!tether__verifier_crashes(t, op)) return 0;
-  mlirEmitError(
-      mlirOperationGetLocation(op),
-      "MLIR's verifier crashes on this operation (it needs a parent operation it does not have, "
-      "or an inherent attribute was removed or replaced by one of another kind, or a value's "
-      "type changed)");
-  return 1;
-}
-
-int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op) {
-  return unverifiable_error(t, op) || foreign_uses_error(t, op);
-}
-
 int tether_op_verify(tether_op *op) {
   tether__handle *h;
   tether__tree *t;
@@ -947,8 +891,7 @@ int tether_op_verify(tether_op *op) {
   if (t->verified_epoch == t->arena->epoch) return TETHER_OK;
   tether__diag_begin(t->arena);
   tether__run_begin(t->arena);
-  bool ok =
-      !unverifiable_error(t, OP(h)) && !foreign_uses_error(t, OP(h)) && mlirOperationVerify(OP(h));
+  bool ok = !tether__unsafe_for_mlir(t, OP(h)) && mlirOperationVerify(OP(h));
   tether__run_end(t->arena);
   tether__diag_end(t->arena);
   if (ok && tether__is_root_op(h, t)) {
@@ -1051,58 +994,6 @@ int tether_op_walk(tether_op *op, tether_walk_order order, int (*cb)(tether_op *
   return ret;
 }
 
-/* MLIR 19's inliner dereferences a null interface on an operation of an unregistered dialect that
- * has regions (mlir-opt-19 --allow-unregistered-dialect --inline crashes the same way): a pipeline
- * with `inline` is refused on such IR, with a diagnostic saying why. */
-typedef struct {
-  char *text;
-  size_t len, cap;
-} pipe_text;
-
-static void pipe_append(MlirStringRef s, void *ud) {
-  pipe_text *p = ud;
-  if (p->len + s.length + 1 > p->cap) {
-    size_t ncap = (p->len + s.length + 1) * 2;
-    char *n = realloc(p->text, ncap);
-    if (!n) return;
-    p->text = n;
-    p->cap = ncap;
-  }
-  memcpy(p->text + p->len, s.data, s.length);
-  p->len += s.length;
-  p->text[p->len] = 0;
-}
-
-static MlirWalkResult unregistered_region_cb(MlirOperation op, void *ud) {
-  if (mlirOperationGetNumRegions(op) == 0) return MlirWalkResultAdvance;
-  MlirContext ctx = mlirOperationGetContext(op);
-  if (mlirContextIsRegisteredOperation(ctx, mlirIdentifierStr(mlirOperationGetName(op))))
-    return MlirWalkResultAdvance;
-  *(MlirOperation *)ud = op;
-  return MlirWalkResultInterrupt;
-}
-
-static int inliner_unsafe(MlirPassManager pm, MlirOperation root) {
-  pipe_text p = {NULL, 0, 0};
-  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(pm), pipe_append, &p);
-  int has_inline = 0;
-  for (const char *s = p.text; s && (s = strstr(s, "inline")); s += 6) {
-    char before = s == p.text ? ',' : s[-1], after = s[6];
-    if ((before == ',' || before == '(' || before == ' ') &&
-        (after == 0 || after == ',' || after == ')' || after == '{' || after == ' '))
-      has_inline = 1;
-  }
-  free(p.text);
-  if (!has_inline) return 0;
-  MlirOperation bad = {NULL};
-  mlirOperationWalk(root, unregistered_region_cb, &bad, MlirWalkPreOrder);
-  if (mlirOperationIsNull(bad)) return 0;
-  mlirEmitError(mlirOperationGetLocation(bad),
-                "the inline pass cannot run on IR holding an operation of an unregistered dialect "
-                "with regions (MLIR 19's inliner crashes on it)");
-  return 1;
-}
-
 int tether_op_run_passes(tether_op *op, MlirPassManager pm) {
   return tether_op_run_passes_ex(op, pm, 0);
 }
@@ -1117,7 +1008,7 @@ int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags) {
   tether__diag_begin(t->arena);
   tether__run_begin(t->arena);
   int rc;
-  if (unverifiable_error(t, OP(h)) || foreign_uses_error(t, OP(h)) || inliner_unsafe(pm, OP(h))) {
+  if (tether__unsafe_for_mlir(t, OP(h)) || tether__inliner_unsafe(pm, OP(h))) {
     rc = TETHER_EPASS;
   } else if (!(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&
              !mlirOperationVerify(OP(h))) {

@@ -1,7 +1,7 @@
 // mlir_ext.cc: what the arena needs from MLIR that its C API cannot give. C++ because MLIR
 // forces it; each function is the C API's own version with the one thing it lacks.
 //
-// Return-type inference (tether__infer_call, for tether_infer in probe.c): LLVM 19's C-API
+// Return-type inference (tether__infer_call, for tether_infer in crash_guards.c): LLVM 19's C-API
 // inference functions (mlirInferTypeOpInterfaceInferReturnTypes and its shaped twin) take the
 // operation's properties as an opaque pointer the C API gives no way to build, and hand the
 // inference null regions (their region list is released before the call). Operations whose
@@ -83,8 +83,8 @@ extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
   if (!info) return mlirLogicalResultFailure();
   Location loc = unwrap(c->location);
 
-  // operands and regions come padded with nulls after their n entries (probe.c: reads past the
-  // end are deterministic); the ranges themselves hold exactly n.
+  // operands and regions come padded with nulls after their n entries (crash_guards.c: reads past
+  // the end are deterministic); the ranges themselves hold exactly n.
   SmallVector<Value> vals;
   vals.reserve(static_cast<size_t>(c->n_operands));
   for (intptr_t i = 0; i < c->n_operands; i++) vals.push_back(unwrap(operands[i]));
@@ -246,11 +246,11 @@ extern "C" bool tether__block_has_terminator(MlirBlock block, tether__terminator
   return cache->is_terminator;
 }
 
-// The shape of an operation for the verifier-crash cache (tree.c): what MLIR's verifiers assume
-// about an operation's structure. Types by TypeID (and rank, through the C API: no TypeID::get of
-// an interface here), attributes by name and kind, regions by block count, and per block its
-// argument count and last operation's name. Values (a constant's number, a symbol's name) are not
-// part of it.
+// The shape of an operation for the verifier-crash cache (crash_guards.c, suspect trees): what
+// MLIR's verifiers assume about an operation's structure. Types by TypeID (and rank, through the C
+// API: no TypeID::get of an interface here), attributes by name and kind, regions by block count,
+// and per block its argument count and last operation's name. Values (a constant's number, a
+// symbol's name) are not part of it.
 namespace {
 inline void mix(uint64_t &h, uint64_t v) {
   h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);

@@ -12,13 +12,14 @@
  * operands that are not there), erases operations whose results are still used, and MLIR's
  * folders and inference then run on that IR in the same call, without any verification between:
  * MLIR 19 crashes there (in a release build, nothing asserts). So the application is made first
- * in a forked child, and only then for real: what crashes the child is refused with a diagnostic;
- * and the tree is then treated as holding operations built by hand (its next verification is
- * tried in a child first). And compiling the patterns crashes MLIR on modules MLIR's PDL
- * lowering does not expect (no pattern at all; calls of native constraint or rewrite functions,
- * which nobody can register through the C API), so those are refused, and the compilation itself
- * is tried in a child first, once per module text; the dialects of the operations the patterns
- * name are loaded first (MLIR frees a name the set holds when its dialect loads later).
+ * in a forked child, and only then for real (crash_guards.c, tether__patterns_crash): what crashes
+ * the child is refused with a diagnostic; and the tree is then treated as holding operations built
+ * by hand (its next verification is tried in a child first). And compiling the patterns crashes
+ * MLIR on modules MLIR's PDL lowering does not expect (no pattern at all; calls of native
+ * constraint or rewrite functions, which nobody can register through the C API), so those are
+ * refused here, and the compilation itself is tried in a child first, once per module text
+ * (tether__pdl_compile_crashes); the dialects of the operations the patterns name are loaded
+ * first (MLIR frees a name the set holds when its dialect loads later).
  *
  * The C API's mlirPDLPatternModuleFromModule takes ownership of the module it is given: the
  * arena gives it a clone, so the caller's module stays the caller's.
@@ -30,9 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A trial application that runs this long is killed and the application refused. */
-#define TRIAL_TIMEOUT_MS 120000
 
 /* ---- compiling PDL patterns ----------------------------------------------------------------- */
 
@@ -122,7 +120,7 @@ static MlirWalkResult load_dialect_cb(MlirOperation op, void *ud) {
 /* The frozen set of a module MLIR takes (it destroys it). The RewritePatternSet in between is
  * leaked, as the C API leaves no way to free it (upstream's bindings leak it the same way); it
  * holds the lowered module. */
-static MlirFrozenRewritePatternSet freeze_module(MlirOperation module) {
+MlirFrozenRewritePatternSet tether__pdl_compile(MlirOperation module) {
   MlirPDLPatternModule pm = mlirPDLPatternModuleFromModule(mlirModuleFromOperation(module));
   MlirFrozenRewritePatternSet set =
       mlirFreezeRewritePattern(mlirRewritePatternSetFromPDLPatternModule(pm));
@@ -130,51 +128,14 @@ static MlirFrozenRewritePatternSet freeze_module(MlirOperation module) {
   return set;
 }
 
-static void freeze_in_child(void *ud) { freeze_module(*(MlirOperation *)ud); }
-
-typedef struct {
-  char *text;
-  size_t len, cap;
-  int oom;
-} key_text;
-
-static void key_append(MlirStringRef s, void *ud) {
-  key_text *k = ud;
-  if (k->oom) return;
-  if (k->len + s.length > k->cap) {
-    size_t ncap = (k->len + s.length) * 2;
-    char *p = realloc(k->text, ncap);
-    if (!p) {
-      k->oom = 1;
-      return;
-    }
-    k->text = p;
-    k->cap = ncap;
-  }
-  memcpy(k->text + k->len, s.data, s.length);
-  k->len += s.length;
-}
-
-/* Freezes module (a clone nobody else owns; consumed) into *out: compiled in a child first, once
- * per text of the module. TETHER_EPASS with a diagnostic when that child dies. */
-static int freeze_checked(MlirOperation module, MlirFrozenRewritePatternSet *out) {
-  key_text k = {NULL, 0, 0, 0};
-  key_append(mlirStringRefCreateFromCString("tether_pdl_freeze\n"), &k);
-  MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
-  mlirOpPrintingFlagsPrintGenericOpForm(f);
-  mlirOpPrintingFlagsAssumeVerified(f);
-  mlirOperationPrintWithFlags(module, f, key_append, &k);
-  mlirOpPrintingFlagsDestroy(f);
-  int safe = k.oom ? -1 : tether_probe(k.text, k.len, freeze_in_child, &module);
-  free(k.text);
-  if (safe == 0) {
-    mlirEmitError(mlirOperationGetLocation(module),
-                  "MLIR crashes compiling these PDL patterns (tether compiled them in a child "
-                  "process first); they were not compiled");
+/* Compiles module (a clone nobody else owns; consumed) into *out, unless it crashes MLIR (tried in
+ * a child first): TETHER_EPASS with a diagnostic then. */
+static int compile(MlirOperation module, MlirFrozenRewritePatternSet *out) {
+  if (tether__pdl_compile_crashes(module)) {
     mlirOperationDestroy(module);
     return TETHER_EPASS;
   }
-  *out = freeze_module(module);
+  *out = tether__pdl_compile(module);
   return TETHER_OK;
 }
 
@@ -202,7 +163,7 @@ int tether_pdl_freeze(tether_op *module, MlirFrozenRewritePatternSet *out) {
       m = mlirModuleGetOperation(empty);
     }
     /* A null parse: a context without the pdl_interp dialect (adopted), diagnostics emitted. */
-    rc = !mlirOperationIsNull(m) ? freeze_checked(m, out) : patterns ? TETHER_ENOMEM : TETHER_EPASS;
+    rc = !mlirOperationIsNull(m) ? compile(m, out) : patterns ? TETHER_ENOMEM : TETHER_EPASS;
   }
   tether__diag_end(a);
   tether_keep_alive(h);
@@ -211,18 +172,8 @@ int tether_pdl_freeze(tether_op *module, MlirFrozenRewritePatternSet *out) {
 
 /* ---- applying patterns ---------------------------------------------------------------------- */
 
-typedef struct {
-  MlirModule module;
-  MlirFrozenRewritePatternSet set;
-} trial;
-
-static MlirLogicalResult apply(MlirModule m, MlirFrozenRewritePatternSet set) {
+MlirLogicalResult tether__patterns_apply(MlirModule m, MlirFrozenRewritePatternSet set) {
   return mlirApplyPatternsAndFoldGreedily(m, set, (MlirGreedyRewriteDriverConfig){NULL});
-}
-
-static void apply_in_child(void *ud) {
-  trial *c = ud;
-  apply(c->module, c->set);
 }
 
 static int apply_checked(tether__tree *t, MlirOperation op, MlirFrozenRewritePatternSet set,
@@ -232,26 +183,9 @@ static int apply_checked(tether__tree *t, MlirOperation op, MlirFrozenRewritePat
   if (!(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&
       !mlirOperationVerify(op))
     return TETHER_EVERIFY;
-  trial c = {mlirModuleFromOperation(op), set};
-  if (!(flags & TETHER_PATTERNS_NO_TRIAL)) {
-    int r = tether__in_child(apply_in_child, &c, TRIAL_TIMEOUT_MS);
-    if (r == 0 || r == 2) {
-      mlirEmitError(mlirOperationGetLocation(op),
-                    r == 0 ? "MLIR crashes applying these patterns to this IR (tether applied "
-                             "them in a child process first): a rewrite builds an operation "
-                             "MLIR's folders or inference cannot handle (operands or attributes "
-                             "missing), or erases an operation whose results are still used; "
-                             "nothing was changed"
-                           : "applying these patterns to this IR did not finish within 120 s "
-                             "in a trial run (tether applies them in a child process first; a "
-                             "pattern that undoes another's rewrite never stops); nothing was "
-                             "changed");
-      return TETHER_EPASS;
-    }
-    /* -1: no child could be made; applied untried, as tether_probe's callers do */
-  }
+  if (!(flags & TETHER_PATTERNS_NO_TRIAL) && tether__patterns_crash(op, set)) return TETHER_EPASS;
   tether__touch(t->arena);
-  MlirLogicalResult r = apply(c.module, set);
+  MlirLogicalResult r = tether__patterns_apply(mlirModuleFromOperation(op), set);
   tether__tree_revalidate(t);
   /* Operations the rewrites built may crash MLIR's verifier (a linalg op without its region): as
    * for operations built by hand, the tree's next verification (by tether_op_verify, a print or a

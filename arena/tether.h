@@ -202,9 +202,10 @@ int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
                         const MlirLocation *locs, tether_block **out);
 
 /* ---------------------------------------------------------------------------------------------
- * Guarded access: the MLIR object behind a handle, or TETHER_EINVALID. [no safe point]
+ * Guarded access and handle queries.
  */
 
+/// The MLIR object behind a handle, or TETHER_EINVALID. [no safe point]
 int tether_op_get(tether_op *op, MlirOperation *out);
 int tether_region_get(tether_region *r, MlirRegion *out);
 int tether_block_get(tether_block *b, MlirBlock *out);
@@ -290,6 +291,12 @@ int tether_value_owner_block(tether_value *v, tether_block **out);
 /// Result number or argument number.
 int tether_value_index(tether_value *v, intptr_t *out);
 
+typedef enum { TETHER_WALK_PRE_ORDER = 0, TETHER_WALK_POST_ORDER = 1 } tether_walk_order;
+/// Calls cb on op and every operation nested in it. cb returns 0 to go on, nonzero to stop (the
+/// walk then returns that value). cb may mutate the IR: operations it invalidated are skipped.
+int tether_op_walk(tether_op *op, tether_walk_order order, int (*cb)(tether_op *, void *),
+                   void *user);
+
 /* ---------------------------------------------------------------------------------------------
  * Structural mutation. Ownership moves with the IR: a root inserted somewhere stops being a root
  * and its handles now keep the new tree alive; a detached operation becomes a root.
@@ -324,90 +331,37 @@ int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v);
 /// Replaces every use of `of` with `with`.
 int tether_value_replace_all_uses(tether_value *of, tether_value *with);
 
-/* While MLIR verifies, runs passes or a transform script (tether_op_verify, tether_op_run_passes,
+/// After changing the structure of the tree containing `handle` through the raw C API:
+/// invalidates (TETHER_REASON_REMOVED) the handles whose objects are no longer in the tree. An
+/// object freed and replaced by another at the same address with the same operation name cannot
+/// be told apart (docs/ownership.md).
+int tether_revalidate(void *handle);
+/// Tells the arena that IR of a was changed through the raw C API in a way that keeps every handle
+/// right (attributes, types, locations, successors, block arguments): tether remembers which trees
+/// are known to verify (parsed, or verified since the last change of the arena's IR) and skips
+/// their verification; after this call nothing is known to verify. Structural changes need
+/// tether_revalidate instead (which implies this). [no safe point]
+void tether_arena_touch(tether_arena *a);
+
+/* ---------------------------------------------------------------------------------------------
+ * MLIR on the arena's IR: verification, printing, passes, transform scripts, pattern rewrites.
+ * Each refuses IR MLIR would crash on (see "Crash guards"); those that let MLIR change IR verify
+ * it first and revalidate what it changed.
+ *
+ * While MLIR verifies, runs passes or a transform script (tether_op_verify, tether_op_run_passes,
  * tether_op_apply_transform, tether_op_merge_symbols, tether_op_apply_patterns), code that a
  * diagnostic handler runs cannot use IR handles of that arena: every call taking one returns
  * TETHER_ERUNNING (guarded access too), as do tether_op_create, tether_op_create_at and the
  * tether_*_wrap functions. The IR may be half rewritten then, and handles to what was removed are
  * invalidated only when the call returns. Types, attributes, locations and new parses stay
- * available. */
+ * available.
+ */
 
 /// Verifies op. TETHER_EVERIFY with diagnostics in tether_arena_last_error.
 int tether_op_verify(tether_op *op);
-/// Prints op through cb (flags may be NULL: default printing).
+/// Prints op through cb (flags may be NULL: default printing). IR MLIR's verifier would crash on
+/// (tether_handle_has_foreign_uses) prints unverified, in the generic form.
 int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback cb, void *user);
-/* A call of MLIR's return-type inference (mlirInferTypeOpInterfaceInferReturnTypes, or
- * mlirInferShapedTypeOpInterfaceInferReturnTypes when shaped). */
-typedef struct {
-  MlirContext ctx;
-  MlirStringRef name;
-  MlirLocation location;
-  intptr_t n_operands;
-  const MlirValue *operands;
-  MlirAttribute attributes; /* a DictionaryAttr, or null */
-  intptr_t n_regions;
-  const MlirRegion *regions;
-  bool shaped;
-} tether_infer_call;
-
-/* Makes that call, safely: MLIR's generated inference reads operands, attributes and regions
- * without checking that they exist (arith.addi with no operands reads operands[0]), so the call is
- * tried first in a forked child, once per shape (name, the kinds of the operands' types and of the
- * attributes, the regions' outline), the answer cached for the process; docs/ownership.md,
- * "Inference". types (or components when shaped) receives the result. TETHER_OK; TETHER_EVERIFY
- * when the inference failed (its diagnostics were emitted); TETHER_EARG for bad arguments or when
- * the call would crash (a diagnostic says so at the location). Set TETHER_NO_INFER_PROBE in the
- * environment to skip the child. [no safe point] */
-int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
-                 MlirShapedTypeComponentsCallback components, void *user);
-
-/* Runs fn(user) first in a forked child (no output, no core file, killed after 5 s), once per key
- * for the process, and caches the verdict: 1 the call returned there, so the caller may make it
- * for real; 0 it crashed or hung; -1 no child could be made (the verdict is unknown). For calls
- * into MLIR that abort or crash on input the C API cannot check (a dialect's region builder that
- * meets an element type it does not handle). The key must determine whether the call crashes:
- * name the call and print what it depends on into it. Keys never collide with tether_infer's.
- * [no safe point] */
-int tether_probe(const void *key, size_t key_len, void (*fn)(void *), void *user);
-
-/* What a text is parsed as, for tether_parse_check. */
-typedef enum {
-  TETHER_PARSE_TYPE = 1,
-  TETHER_PARSE_ATTRIBUTE = 2,
-  TETHER_PARSE_MODULE = 3,
-  TETHER_PARSE_OPERATION = 4,
-} tether_parse_kind;
-
-/* Whether parsing text as kind is safe: TETHER_OK, or TETHER_EPARSE (a diagnostic emitted at an
- * unknown location of ctx) when MLIR's own parser crashes on it. Texts that mention what MLIR 19
- * is known to crash on are parsed in a child first (tether_probe, once per text); everything else
- * is TETHER_OK at once. tether's parse functions call it; call it before parsing with the C API
- * yourself (mlirTypeParseGet, mlirAttributeParseGet, ...). [no safe point] */
-int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len);
-
-/* True if the IR holding handle (its whole tree) uses a value or a block of another tree (a
- * detached operation, region or block, or another module): a transient state while IR is being
- * assembled. MLIR's verifier, and every printer that verifies first (mlirOperationPrint,
- * mlirBlockPrint, mlirValuePrint, mlirAsmStateCreateFor*), may crash on such IR: print it with
- * mlirOpPrintingFlagsAssumeVerified. tether_op_print and tether_op_verify do this themselves. */
-bool tether_handle_has_foreign_uses(const void *handle);
-/// Marks the IR holding handle as possibly crashing MLIR's verifier, after an edit through the raw
-/// C API that can break what verifiers assume of their parents (an inherent attribute removed or
-/// replaced by one of another kind, a value's type changed). Before the next verification, print
-/// or pass on that tree, the verifier runs once in a forked child; if it crashes there, tether
-/// reports the IR as not verifying (and prints it unverified) instead. Also counts as a change
-/// (tether_arena_touch). [no safe point]
-int tether_handle_mark_suspect(void *handle);
-/// TETHER_OK if op and everything inside it use only values and branch only to blocks defined
-/// inside op, and nothing outside uses op's values; TETHER_ESTATE otherwise. MLIR's bytecode writer
-/// numbers only what is inside the operation it writes and crashes on anything else. [safe point]
-int tether_op_check_self_contained(tether_op *op);
-
-typedef enum { TETHER_WALK_PRE_ORDER = 0, TETHER_WALK_POST_ORDER = 1 } tether_walk_order;
-/// Calls cb on op and every operation nested in it. cb returns 0 to go on, nonzero to stop (the
-/// walk then returns that value). cb may mutate the IR: operations it invalidated are skipped.
-int tether_op_walk(tether_op *op, tether_walk_order order, int (*cb)(tether_op *, void *),
-                   void *user);
 
 /// Runs pm on op, then revalidates op's tree: handles of objects a pass removed become invalid
 /// (TETHER_REASON_REMOVED), the others keep their identity. TETHER_EPASS if the pipeline failed
@@ -497,17 +451,93 @@ int tether_pdl_freeze(tether_op *module, MlirFrozenRewritePatternSet *out);
 int tether_op_apply_patterns(tether_op *module_op, MlirFrozenRewritePatternSet set,
                              MlirContext set_context, unsigned flags, bool *converged);
 
-/// After changing the structure of the tree containing `handle` through the raw C API:
-/// invalidates (TETHER_REASON_REMOVED) the handles whose objects are no longer in the tree. An
-/// object freed and replaced by another at the same address with the same operation name cannot
-/// be told apart (docs/ownership.md).
-int tether_revalidate(void *handle);
-/// Tells the arena that IR of a was changed through the raw C API in a way that keeps every handle
-/// right (attributes, types, locations, successors, block arguments): tether remembers which trees
-/// are known to verify (parsed, or verified since the last change of the arena's IR) and skips
-/// their verification; after this call nothing is known to verify. Structural changes need
-/// tether_revalidate instead (which implies this). [no safe point]
-void tether_arena_touch(tether_arena *a);
+/* ---------------------------------------------------------------------------------------------
+ * Crash guards. MLIR 19 aborts or reads memory it does not own on some input its C API gives no
+ * way to check. tether's own calls guard themselves (docs/ownership.md, "Inference" and
+ * "Verifiers and parsers that crash"); these are the guards for a binding that calls the MLIR C
+ * API itself. Where only the call can tell, it is made first in a forked child (no output, no
+ * core file, a time limit) and for real only when the child returned; verdicts are cached
+ * (tether_get_global_stats(...).children counts the children). What each guard protects against:
+ *  - tether_infer: return-type inference reading operands, attributes or regions that are not
+ *    there (arith.addi with no operand).
+ *  - tether_probe: any other call a binding names by a key (a dialect's region builder).
+ *  - tether_parse_check: texts MLIR 19's own parser crashes on.
+ *  - tether_handle_has_foreign_uses: verifiers (and printers that verify) climbing from IR that
+ *    uses another tree's values into a detached region without a parent; verifiers that need a
+ *    parent operation, or that IR built or edited by hand breaks.
+ *  - tether_handle_mark_suspect: verifiers assuming what an edit through the raw C API broke.
+ *  - tether_op_check_self_contained: the bytecode writer meeting values it did not number.
+ * Inside tether, the same machinery (arena/crash_guards.c) also guards the inline pass
+ * (tether_op_run_passes) and compiling and applying PDL patterns (tether_pdl_freeze,
+ * tether_op_apply_patterns).
+ */
+
+/* A call of MLIR's return-type inference (mlirInferTypeOpInterfaceInferReturnTypes, or
+ * mlirInferShapedTypeOpInterfaceInferReturnTypes when shaped). */
+typedef struct {
+  MlirContext ctx;
+  MlirStringRef name;
+  MlirLocation location;
+  intptr_t n_operands;
+  const MlirValue *operands;
+  MlirAttribute attributes; /* a DictionaryAttr, or null */
+  intptr_t n_regions;
+  const MlirRegion *regions;
+  bool shaped;
+} tether_infer_call;
+
+/* Makes that call, safely: MLIR's generated inference reads operands, attributes and regions
+ * without checking that they exist (arith.addi with no operands reads operands[0]), so the call is
+ * tried first in a forked child, once per shape (name, the kinds of the operands' types and of the
+ * attributes, the regions' outline), the answer cached for the process; docs/ownership.md,
+ * "Inference". types (or components when shaped) receives the result. TETHER_OK; TETHER_EVERIFY
+ * when the inference failed (its diagnostics were emitted); TETHER_EARG for bad arguments or when
+ * the call would crash (a diagnostic says so at the location). Set TETHER_NO_INFER_PROBE in the
+ * environment to skip the child. [no safe point] */
+int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
+                 MlirShapedTypeComponentsCallback components, void *user);
+
+/* Runs fn(user) first in a forked child (no output, no core file, killed after 5 s), once per key
+ * for the process, and caches the verdict: 1 the call returned there, so the caller may make it
+ * for real; 0 it crashed or hung; -1 no child could be made (the verdict is unknown). For calls
+ * into MLIR that abort or crash on input the C API cannot check (a dialect's region builder that
+ * meets an element type it does not handle). The key must determine whether the call crashes:
+ * name the call and print what it depends on into it. Keys never collide with tether_infer's.
+ * [no safe point] */
+int tether_probe(const void *key, size_t key_len, void (*fn)(void *), void *user);
+
+/* What a text is parsed as, for tether_parse_check. */
+typedef enum {
+  TETHER_PARSE_TYPE = 1,
+  TETHER_PARSE_ATTRIBUTE = 2,
+  TETHER_PARSE_MODULE = 3,
+  TETHER_PARSE_OPERATION = 4,
+} tether_parse_kind;
+
+/* Whether parsing text as kind is safe: TETHER_OK, or TETHER_EPARSE (a diagnostic emitted at an
+ * unknown location of ctx) when MLIR's own parser crashes on it. Texts that mention what MLIR 19
+ * is known to crash on are parsed in a child first (tether_probe, once per text); everything else
+ * is TETHER_OK at once. tether's parse functions call it; call it before parsing with the C API
+ * yourself (mlirTypeParseGet, mlirAttributeParseGet, ...). [no safe point] */
+int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len);
+
+/* True if the IR holding handle (its whole tree) uses a value or a block of another tree (a
+ * detached operation, region or block, or another module): a transient state while IR is being
+ * assembled. MLIR's verifier, and every printer that verifies first (mlirOperationPrint,
+ * mlirBlockPrint, mlirValuePrint, mlirAsmStateCreateFor*), may crash on such IR: print it with
+ * mlirOpPrintingFlagsAssumeVerified. tether_op_print and tether_op_verify do this themselves. */
+bool tether_handle_has_foreign_uses(const void *handle);
+/// Marks the IR holding handle as possibly crashing MLIR's verifier, after an edit through the raw
+/// C API that can break what verifiers assume of their parents (an inherent attribute removed or
+/// replaced by one of another kind, a value's type changed). Before the next verification, print
+/// or pass on that tree, the verifier runs once in a forked child; if it crashes there, tether
+/// reports the IR as not verifying (and prints it unverified) instead. Also counts as a change
+/// (tether_arena_touch). [no safe point]
+int tether_handle_mark_suspect(void *handle);
+/// TETHER_OK if op and everything inside it use only values and branch only to blocks defined
+/// inside op, and nothing outside uses op's values; TETHER_ESTATE otherwise. MLIR's bytecode writer
+/// numbers only what is inside the operation it writes and crashes on anything else. [safe point]
+int tether_op_check_self_contained(tether_op *op);
 
 /* ---------------------------------------------------------------------------------------------
  * Context-owned objects. A handle keeps its arena alive; the MLIR value is immortal within it.

@@ -1,12 +1,18 @@
-/* Private declarations of libtether, shared by its subsystems:
- *   core.c   collector setup, thread registration, pins, safe points, finalizers, counters
- *   table.c  the per-tree intern table and the per-arena table of roots
- *   tree.c   trees (one per root): interning, merging, moving, invalidating, destroying, deps,
- *            and who uses what (ops and trees)
- *   ir.c     the public IR API (parse, create, navigate, mutate)
- *   transform.c the transform dialect interpreter and symbol merging (tether_op_apply_transform)
- *   rewrite.c PDL pattern sets and greedy pattern application (tether_op_apply_patterns)
- *   context.c arenas, diagnostics, and context-owned objects (types, attributes, locations)
+/* tether_internal.h: private declarations of libtether, shared by its files. One subsystem per
+ * file (tether.h is the whole public API; each section below names the file it declares):
+ *   core.c          collector setup, thread registration, pins, safe points, finalizers, counters
+ *   table.c         the per-tree intern table and the per-arena table of roots
+ *   tree.c          trees (one per root): interning, merging, moving handles, dependencies,
+ *                   invalidating, destroying, revalidating; who uses what (ops and trees)
+ *   context.c       arenas, diagnostics, and context-owned objects (types, attributes, locations)
+ *   ir.c            the public IR API (parse, create, navigate, mutate, verify, print, passes)
+ *   transform.c     the transform dialect interpreter and symbol merging
+ *   rewrite.c       PDL pattern sets and greedy pattern application
+ *   crash_guards.c  what keeps MLIR from crashing on input it cannot check: every trial in a
+ *                   forked child (inference, probes, parsers, verifiers, PDL), and the checks made
+ *                   before MLIR verifies or runs passes (tether.h, "Crash guards")
+ *   mlir_ext.cc     (C++, mlir_ext.h; its own target) what the C API cannot do: inference with
+ *                   properties, creation without copies, terminators, op shapes, block uses
  *
  * The object graph the collector sees (-> is a pointer it traces):
  *   user's handle -> tree -> arena          every IR handle keeps its tree and its arena alive
@@ -18,8 +24,9 @@
  * Trees and arenas are finalizable without order (GC_register_finalizer_no_order, with Java-style
  * marking so everything they reach survives until the finalizer ran); the cycle tree -> table ->
  * handle -> tree is therefore harmless, and tether orders destruction itself (users of a tree's
- * values first, the context last). The only pointers the collector does not see are the arena's
- * table of roots (an index, emptied when a tree dies) and MLIR's own memory.
+ * values first, the context last). The only pointers to GC objects the collector does not see are
+ * the arena's table of roots (an index, emptied when a tree dies) and core.c's registry of arenas
+ * (emptied when an arena is destroyed); MLIR's own memory holds none.
  */
 #ifndef TETHER_INTERNAL_H
 #define TETHER_INTERNAL_H
@@ -133,7 +140,8 @@ struct tether_arena {
   tether__opname_cache opname; /* the last registered operation name created (mlir_ext.cc) */
   tether__terminator_cache terminator; /* the last name asked whether it is a terminator */
   /* Shapes of operations (tether__op_shape) verified in a child without crashing: a suspect tree
-   * made only of such shapes needs no child (tree.c). malloc, open addressing, 0 = empty. */
+   * made only of such shapes needs no child (crash_guards.c). malloc, open addressing, 0 = empty.
+   */
   uint64_t *safe_shapes;
   uint32_t safe_cap, safe_used;
 };
@@ -269,22 +277,7 @@ int tether__tree_uses_other_trees(tether__tree *t);
 /* Whether IR of another live tree uses a value or a block anywhere in tree t. */
 int tether__tree_used_from_other_trees(tether__tree *t);
 
-/* probe.c: runs fn(ud) in a forked child (output discarded, no core): 1 it returned, 0 it died, 2
- * it hung past timeout_ms (killed), -1 no child could be made. */
-int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms);
-/* In a child of tether__in_child: the answer it returns when fn returns (default 1; use >= 3). */
-void tether__child_answer(int answer);
-extern atomic_long tether__children;
-/* Whether verifying op, which has no parent operation, crashes MLIR (a verifier that needs its
- * parent); per operation name, in a child, cached. */
-int tether__orphan_verify_crashes(MlirOperation op);
-/* Whether MLIR's verifier would crash verifying op of tree t (null op: the tree's top-level
- * operations, as printing verifies them): an op without a parent whose verifier needs one
- * (cached per name), or, in trees marked suspect (an inherent attribute removed or replaced by
- * one of another kind; a value's type changed), a trial verification in a child. */
-int tether__verifier_crashes(tether__tree *t, MlirOperation op);
-
-/* ---- IR entry points (create.c, navigate.c, mutate.c, passes.c, transform.c, rewrite.c) ------ */
+/* ---- IR entry points (ir.c, transform.c, rewrite.c, crash_guards.c) ------------------------- */
 
 /* The handle p checked as an IR handle of `kind`: TETHER_EARG (NULL or another kind),
  * TETHER_EINVALID, or TETHER_ERUNNING (MLIR runs on its arena's IR); else *h and its tree *t are
@@ -373,12 +366,39 @@ static inline int tether__op_named(MlirOperation op, const char *name) {
   return s.length == n && !memcmp(s.data, name, n);
 }
 
-/* ---- ir.c ----------------------------------------------------------------------------------- */
+/* ---- rewrite.c: the two PDL calls crash_guards.c makes in a child first ---------------------- */
 
+/* Compiles a PDL module MLIR takes (it destroys it) into a frozen pattern set. */
+MlirFrozenRewritePatternSet tether__pdl_compile(MlirOperation module);
+/* Applies set greedily to module m (MLIR's default configuration). */
+MlirLogicalResult tether__patterns_apply(MlirModule m, MlirFrozenRewritePatternSet set);
+
+/* ---- crash_guards.c ------------------------------------------------------------------------- */
+
+/* Trial calls made in a forked child so far (tether_get_global_stats). */
+extern atomic_long tether__children;
+/* Whether verifying op, which has no parent operation, crashes MLIR (a verifier that needs its
+ * parent); per operation name, in a child, cached. */
+int tether__orphan_verify_crashes(MlirOperation op);
+/* Whether MLIR's verifier would crash verifying op of tree t (null op: the tree's top-level
+ * operations, as printing verifies them): an op without a parent whose verifier needs one
+ * (cached per name), or, in trees marked suspect (an inherent attribute removed or replaced by
+ * one of another kind; a value's type changed; a registered operation built by hand), a trial
+ * verification in a child. */
+int tether__verifier_crashes(tether__tree *t, MlirOperation op);
 /* Emits a diagnostic and returns 1 when MLIR's verifier would crash on op of tree t, or IR inside
  * op uses values or blocks of another tree (what tether_op_verify and tether_op_run_passes refuse
  * before calling MLIR); 0 otherwise. */
 int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op);
+/* Emits a diagnostic and returns 1 when pm holds the inline pass and IR inside root an operation
+ * of an unregistered dialect with regions (MLIR 19's inliner crashes on it). */
+int tether__inliner_unsafe(MlirPassManager pm, MlirOperation root);
+/* Emits a diagnostic and returns 1 when compiling the PDL module (tether__pdl_compile) crashes
+ * MLIR: tried in a child once per text of the module. */
+int tether__pdl_compile_crashes(MlirOperation module);
+/* Emits a diagnostic and returns 1 when applying set to module_op (tether__patterns_apply) crashes
+ * MLIR or runs 120 s: tried in a child every time; nothing changed then. */
+int tether__patterns_crash(MlirOperation module_op, MlirFrozenRewritePatternSet set);
 
 /* ---- context.c ------------------------------------------------------------------------------ */
 

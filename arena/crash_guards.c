@@ -1,0 +1,800 @@
+/* crash_guards.c: what keeps MLIR from crashing on input its C API gives no way to check.
+ *
+ * Invariant: libtether hands MLIR nothing a guard here knows to crash it. Where only the call
+ * itself can tell (MLIR 19 aborts, or reads operands, regions or parents that are not there, and
+ * no API says what a call needs), the call is first made in a forked child (in_child: no output,
+ * no core file, a time limit), and made for real only when the child returned. A verdict is
+ * cached under a key that determines it: process-wide for inference, probes, parsers and orphan
+ * verifiers (keys of TypeIDs, names and texts, which outlive contexts), per arena for the shapes
+ * of operations a child verified. Every fork of libtether is in this file.
+ *
+ * The guards, and what each protects against (tether.h, "Crash guards"; docs/ownership.md,
+ * "Inference" and "Verifiers and parsers that crash"):
+ *   inference        tether_infer: ODS-generated inferReturnTypes reading operands, attributes or
+ *                    regions the operation does not have (arith.addi with no operand).
+ *   probes           tether_probe: any other call a binding names by a key.
+ *   parsers          tether_parse_check: texts MLIR 19's own parser crashes on.
+ *   orphan verifiers tether__orphan_verify_crashes: verifiers that cast their parent operation
+ *                    (func.return), run on an operation that has none.
+ *   suspect trees    tether__verifier_crashes: IR built or edited by hand (a linalg op without its
+ *                    region), verified in a child first; the shapes a child survived remembered.
+ *   foreign uses     tether__unsafe_for_mlir: nested IR using a value or block of another tree,
+ *                    where MLIR's dominance checks climb to a parent that does not exist.
+ *   the inliner      tether__inliner_unsafe: MLIR 19's inline pass on an unregistered operation
+ *                    with regions.
+ *   PDL              tether__pdl_compile_crashes, tether__patterns_crash: compiling patterns
+ *                    (once per module text) and applying them (every time), in a child first.
+ *   bytecode         tether_op_check_self_contained: the writer meeting what it did not number.
+ */
+#define _GNU_SOURCE /* memmem */
+#include "tether_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/Interfaces.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Time limits of the children: a cached trial (inference, probes, parsers, orphan verifiers), the
+ * verification of a suspect tree, an application of patterns. */
+#define PROBE_TIMEOUT_MS 5000
+#define VERIFY_TIMEOUT_MS 30000
+#define PATTERNS_TIMEOUT_MS 120000
+
+/* ---- the child ------------------------------------------------------------------------------- */
+
+atomic_long tether__children; /* tether_get_global_stats */
+
+/* In the child: what it answers when fn returns (child_answer may change it). */
+static int child_answer_value;
+static void child_answer(int answer) { child_answer_value = answer; }
+
+/* Runs fn(ud) in a forked child (output discarded, no core): 1 it returned (or the answer it gave
+ * through child_answer, >= 1), 0 it died, 2 it hung past timeout_ms (killed), -1 no child could be
+ * made. */
+static int in_child(void (*fn)(void *), void *ud, int timeout_ms) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  pid_t pid = fork();
+  if (pid > 0) atomic_fetch_add(&tether__children, 1);
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    /* The child: no core file, no output (diagnostics, a sanitizer's report), the call, a byte. */
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    close(fds[0]);
+    child_answer_value = 1;
+    fn(ud);
+    char ok = (char)child_answer_value;
+    ssize_t w = write(fds[1], &ok, 1);
+    _exit(w == 1 ? 0 : 1);
+  }
+  close(fds[1]);
+  char got = 0;
+  struct pollfd p = {fds[0], POLLIN, 0};
+  int r;
+  do r = poll(&p, 1, timeout_ms);
+  while (r < 0 && errno == EINTR);
+  int answered = r > 0 && read(fds[0], &got, 1) == 1 && got >= 1;
+  close(fds[0]);
+  if (r == 0) kill(pid, SIGKILL);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (r == 0) return 2;
+  return answered ? got : 0;
+}
+
+/* ---- keys and the process-wide cache of verdicts --------------------------------------------- */
+
+/* A key: words, each trial's own key space first. */
+typedef struct {
+  uintptr_t *w;
+  size_t n, cap;
+  int oom;
+} key_buf;
+
+static void put(key_buf *k, uintptr_t x) {
+  if (k->oom) return;
+  if (k->n == k->cap) {
+    size_t ncap = k->cap ? k->cap * 2 : 32;
+    uintptr_t *p = realloc(k->w, ncap * sizeof *p);
+    if (!p) {
+      k->oom = 1;
+      return;
+    }
+    k->w = p;
+    k->cap = ncap;
+  }
+  k->w[k->n++] = x;
+}
+
+static void put_str(key_buf *k, MlirStringRef s) {
+  put(k, s.length);
+  uintptr_t x = 0;
+  for (size_t i = 0; i < s.length; i++) {
+    x = (x << 8) | (unsigned char)s.data[i];
+    if (i % sizeof x == sizeof x - 1) {
+      put(k, x);
+      x = 0;
+    }
+  }
+  put(k, x);
+}
+
+/* Open addressing, keys owned, never shrinks. */
+typedef struct {
+  uint64_t hash;
+  uintptr_t *key;
+  size_t n;
+  int safe;
+} entry;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static entry *cache;
+static size_t cache_cap, cache_used;
+
+static uint64_t hash_key(const uintptr_t *w, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (uint64_t)w[i]) * 1099511628211ull;
+  return h ? h : 1;
+}
+
+static entry *slot(uint64_t h, const uintptr_t *w, size_t n) {
+  for (size_t i = h & (cache_cap - 1);; i = (i + 1) & (cache_cap - 1)) {
+    entry *e = &cache[i];
+    if (!e->hash) return e;
+    if (e->hash == h && e->n == n && memcmp(e->key, w, n * sizeof *w) == 0) return e;
+  }
+}
+
+/* -1 unknown, else the cached answer. */
+static int cache_get(uint64_t h, const uintptr_t *w, size_t n) {
+  pthread_mutex_lock(&cache_lock);
+  int r = -1;
+  if (cache_cap) {
+    entry *e = slot(h, w, n);
+    if (e->hash) r = e->safe;
+  }
+  pthread_mutex_unlock(&cache_lock);
+  return r;
+}
+
+static void cache_put(uint64_t h, const uintptr_t *w, size_t n, int safe) {
+  pthread_mutex_lock(&cache_lock);
+  if ((cache_used + 1) * 2 > cache_cap) {
+    size_t ncap = cache_cap ? cache_cap * 2 : 64;
+    entry *nc = calloc(ncap, sizeof *nc);
+    if (!nc) goto out;
+    entry *old = cache;
+    size_t ocap = cache_cap;
+    cache = nc;
+    cache_cap = ncap;
+    for (size_t i = 0; i < ocap; i++)
+      if (old[i].hash) *slot(old[i].hash, old[i].key, old[i].n) = old[i];
+    free(old);
+  }
+  entry *e = slot(h, w, n);
+  if (!e->hash) {
+    uintptr_t *copy = malloc(n * sizeof *w);
+    if (!copy) goto out;
+    memcpy(copy, w, n * sizeof *w);
+    *e = (entry){h, copy, n, safe};
+    cache_used++;
+  }
+out:
+  pthread_mutex_unlock(&cache_lock);
+}
+
+/* The verdict for key k (freed here): cached, else in_child's answer for fn(ud). The answers 0
+ * (died) and 1 (returned) are cached; 2 (hung) and -1 (no child, or no memory for the key) are
+ * not. */
+static int cached_trial(key_buf *k, void (*fn)(void *), void *ud) {
+  if (k->oom) {
+    free(k->w);
+    return -1;
+  }
+  uint64_t h = hash_key(k->w, k->n);
+  int r = cache_get(h, k->w, k->n);
+  if (r < 0) {
+    r = in_child(fn, ud, PROBE_TIMEOUT_MS);
+    if (r == 0 || r == 1) cache_put(h, k->w, k->n, r);
+  }
+  free(k->w);
+  return r;
+}
+
+/* ---- inference ------------------------------------------------------------------------------- */
+
+/* MLIR's ODS-generated inferReturnTypes reads its operands, attributes and regions without
+ * checking they exist: arith.addi with no operand reads operands[0], scf.if with an empty region
+ * reads its first block. The C API cannot tell how many operands an op needs, so the call is made
+ * once in a child. The answer is cached by the call's shape (operation name, the TypeIDs of the
+ * operands' types, the names and TypeIDs of the attributes, the regions' outline), so a program
+ * that creates a million arith.addi pays one fork. Limits (docs/ownership.md, "Inference"): a
+ * crash that depends on an attribute's or a type's value rather than its kind is not in the key; a
+ * child that hangs is killed and the call refused (not cached); if fork fails the call is made
+ * untried. */
+
+static int cmp_named(const void *a, const void *b) {
+  const MlirNamedAttribute *x = a, *y = b;
+  MlirStringRef p = mlirIdentifierStr(x->name), q = mlirIdentifierStr(y->name);
+  size_t n = p.length < q.length ? p.length : q.length;
+  int c = memcmp(p.data, q.data, n);
+  return c ? c : (p.length > q.length) - (p.length < q.length);
+}
+
+static void put_region(key_buf *k, MlirRegion r) {
+  intptr_t nblocks = 0;
+  MlirBlock first = mlirRegionGetFirstBlock(r);
+  for (MlirBlock b = first; !mlirBlockIsNull(b) && nblocks < 2; b = mlirBlockGetNextInRegion(b))
+    nblocks++;
+  put(k, (uintptr_t)nblocks);
+  if (mlirBlockIsNull(first)) return;
+  put(k, (uintptr_t)mlirBlockGetNumArguments(first));
+  MlirOperation term = mlirBlockGetTerminator(first);
+  if (mlirOperationIsNull(term)) {
+    put(k, 0);
+    return;
+  }
+  put_str(k, mlirIdentifierStr(mlirOperationGetName(term)));
+  intptr_t n = mlirOperationGetNumOperands(term);
+  put(k, (uintptr_t)n);
+  for (intptr_t i = 0; i < n; i++)
+    put(k, (uintptr_t)mlirTypeGetTypeID(mlirValueGetType(mlirOperationGetOperand(term, i))).ptr);
+}
+
+static void make_infer_key(key_buf *k, const tether_infer_call *c) {
+  put(k, (uintptr_t)c->shaped);
+  put_str(k, c->name);
+  put(k, (uintptr_t)c->n_operands);
+  for (intptr_t i = 0; i < c->n_operands; i++)
+    put(k, (uintptr_t)mlirTypeGetTypeID(mlirValueGetType(c->operands[i])).ptr);
+  intptr_t na =
+      mlirAttributeIsNull(c->attributes) ? 0 : mlirDictionaryAttrGetNumElements(c->attributes);
+  put(k, (uintptr_t)na);
+  if (na) {
+    MlirNamedAttribute *v = malloc((size_t)na * sizeof *v);
+    if (!v) {
+      k->oom = 1;
+      return;
+    }
+    for (intptr_t i = 0; i < na; i++) v[i] = mlirDictionaryAttrGetElement(c->attributes, i);
+    qsort(v, (size_t)na, sizeof *v, cmp_named);
+    for (intptr_t i = 0; i < na; i++) {
+      put_str(k, mlirIdentifierStr(v[i].name));
+      put(k, (uintptr_t)mlirAttributeGetTypeID(v[i].attribute).ptr);
+    }
+    free(v);
+  }
+  put(k, (uintptr_t)c->n_regions);
+  for (intptr_t i = 0; i < c->n_regions; i++) put_region(k, c->regions[i]);
+}
+
+static void ignore_types(intptr_t n, MlirType *t, void *ud) {
+  (void)n;
+  (void)t;
+  (void)ud;
+}
+
+static void ignore_components(bool has_rank, intptr_t rank, const int64_t *shape, MlirType element,
+                              MlirAttribute attr, void *ud) {
+  (void)has_rank;
+  (void)rank;
+  (void)shape;
+  (void)element;
+  (void)attr;
+  (void)ud;
+}
+
+/* The call, made deterministic. Generated inference that reads past the operands it was given
+ * reads what lies after them: in our arrays (padded with nulls) or in the C API's own copy on the
+ * stack (a SmallVector's inline storage: whatever an earlier call left there). Both are zeroed
+ * first, so such a read finds a null and crashes the same way in the child and here, instead of
+ * depending on leftovers that differ between the two. */
+#define PAD 16
+
+/* Not instrumented: AddressSanitizer would put redzones around the array, left unzeroed. 8 KiB
+ * cover the C API's frame and the generated inference's below it; memset with a compiler barrier
+ * (about 0.2 us, where a volatile byte loop over 32 KiB took 15 us per call). */
+__attribute__((noinline, no_sanitize_address)) static void scrub_stack(void) {
+  char below[8192];
+  memset(below, 0, sizeof below);
+  __asm__ volatile("" : : "r"(below) : "memory");
+}
+
+static MlirLogicalResult infer(const tether_infer_call *c, MlirTypesCallback types,
+                               MlirShapedTypeComponentsCallback comps, void *ud) {
+  MlirValue *vals = calloc((size_t)c->n_operands + PAD, sizeof *vals);
+  MlirRegion *regs = calloc((size_t)c->n_regions + PAD, sizeof *regs);
+  MlirLogicalResult r = mlirLogicalResultFailure();
+  if (vals && regs) {
+    if (c->n_operands) memcpy(vals, c->operands, (size_t)c->n_operands * sizeof *vals);
+    if (c->n_regions) memcpy(regs, c->regions, (size_t)c->n_regions * sizeof *regs);
+    scrub_stack();
+    r = tether__infer_call(c, vals, regs, types, comps, ud);
+  }
+  free(vals);
+  free(regs);
+  return r;
+}
+
+static void infer_in_child(void *c) { infer(c, ignore_types, ignore_components, NULL); }
+
+static bool infer_is_safe(const tether_infer_call *c) {
+  static int no_probe = -1; /* read once */
+  if (no_probe < 0) no_probe = getenv("TETHER_NO_INFER_PROBE") != NULL;
+  if (no_probe) return true;
+  key_buf k = {NULL, 0, 0, 0};
+  make_infer_key(&k, c);
+  if (k.oom) {
+    free(k.w);
+    return false;
+  }
+  int r = cached_trial(&k, infer_in_child, (void *)c);
+  return r == 1 || r < 0; /* no child: made untried */
+}
+
+int tether_infer(const tether_infer_call *c, MlirTypesCallback types,
+                 MlirShapedTypeComponentsCallback components, void *user) {
+  if (!c || !c->name.data || mlirContextIsNull(c->ctx) || mlirLocationIsNull(c->location) ||
+      (c->n_operands && !c->operands) || (c->n_regions && !c->regions) || c->n_operands < 0 ||
+      c->n_regions < 0 || (c->shaped ? !components : !types))
+    return TETHER_EARG;
+  if (!infer_is_safe(c)) {
+    mlirEmitError(c->location, "tether: inferring the result types of this operation crashes with "
+                               "these operands, attributes and regions (too few operands, or a "
+                               "missing attribute or region?)");
+    return TETHER_EARG;
+  }
+  return mlirLogicalResultIsSuccess(infer(c, types, components, user)) ? TETHER_OK : TETHER_EVERIFY;
+}
+
+/* ---- probes ---------------------------------------------------------------------------------- */
+
+int tether_probe(const void *key, size_t key_len, void (*fn)(void *), void *user) {
+  if ((!key && key_len) || !fn) return -1;
+  key_buf k = {NULL, 0, 0, 0};
+  put(&k, 0x70726f6265ull); /* "probe": its own key space */
+  put_str(&k, (MlirStringRef){(const char *)key, key_len});
+  int r = cached_trial(&k, fn, user);
+  return r == 2 ? 0 : r;
+}
+
+/* ---- parsers MLIR 19 crashes in ---------------------------------------------------------------
+ *
+ * Text whose parsing crashes MLIR 19 itself (mlir-opt-19 too): recognised by what it mentions, and
+ * then parsed in a child first, once per text. One known case: a sparse_tensor encoding whose map
+ * has block sparsity (floordiv) that MLIR cannot invert (inverseBlockSparsity reads past its
+ * data). Everything else is parsed directly. */
+
+static const char *const risky_text[][2] = {
+    {"sparse_tensor.encoding", "floordiv"},
+};
+
+static bool mentions(const char *text, size_t len, const char *needle) {
+  /* glibc's memmem (two-way, vectorized): a module's whole text is scanned on every parse. */
+  return memmem(text, len, needle, strlen(needle)) != NULL;
+}
+
+typedef struct {
+  MlirContext ctx;
+  MlirStringRef text;
+  tether_parse_kind kind;
+} parse_call;
+
+static void parse_in_child(void *ud) {
+  parse_call *c = ud;
+  switch (c->kind) {
+  case TETHER_PARSE_TYPE:
+    mlirTypeParseGet(c->ctx, c->text);
+    break;
+  case TETHER_PARSE_ATTRIBUTE:
+    mlirAttributeParseGet(c->ctx, c->text);
+    break;
+  case TETHER_PARSE_MODULE:
+    mlirModuleCreateParse(c->ctx, c->text);
+    break;
+  case TETHER_PARSE_OPERATION:
+    mlirOperationCreateParse(c->ctx, c->text, mlirStringRefCreateFromCString("<tether>"));
+    break;
+  }
+}
+
+int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len) {
+  if (mlirContextIsNull(ctx) || (!text && len) || kind < TETHER_PARSE_TYPE ||
+      kind > TETHER_PARSE_OPERATION)
+    return TETHER_EARG;
+  bool risky = false;
+  for (size_t i = 0; i < sizeof risky_text / sizeof risky_text[0] && !risky; i++)
+    risky = mentions(text, len, risky_text[i][0]) && mentions(text, len, risky_text[i][1]);
+  if (!risky) return TETHER_OK;
+  size_t klen = len + 1;
+  char *key = malloc(klen);
+  if (!key) return TETHER_ENOMEM;
+  key[0] = (char)('0' + kind);
+  if (len) memcpy(key + 1, text, len);
+  parse_call c = {ctx, {text, len}, kind};
+  int safe = tether_probe(key, klen, parse_in_child, &c);
+  free(key);
+  if (safe == 0) {
+    mlirEmitError(mlirLocationUnknownGet(ctx),
+                  "tether: MLIR's parser crashes on this text (a sparse_tensor encoding whose "
+                  "block sparsity MLIR cannot invert); it was not parsed");
+    return TETHER_EPARSE;
+  }
+  return TETHER_OK;
+}
+
+/* ---- verifiers that need a parent ------------------------------------------------------------ */
+
+/* Some verifiers assume their operation's parent (func.return casts its parent to func.func):
+ * verifying such an operation with no parent operation (detached, or at the top of a detached
+ * region or block) crashes MLIR, and so does printing it (printing verifies first). Tried once per
+ * operation name in a child, cached for the process. */
+static void verify_in_child(void *op) { mlirOperationVerify(*(MlirOperation *)op); }
+
+int tether__orphan_verify_crashes(MlirOperation op) {
+  if (!mlirOperationIsNull(mlirOperationGetParentOperation(op))) return 0;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if ((name.length == 14 && !memcmp(name.data, "builtin.module", 14)) ||
+      !mlirContextIsRegisteredOperation(mlirOperationGetContext(op), name))
+    return 0;
+  key_buf k = {NULL, 0, 0, 0};
+  put(&k, 0x6f727068616eull); /* "orphan": another key space than inference's */
+  put_str(&k, name);
+  int r = cached_trial(&k, verify_in_child, &op);
+  return r == 0 || r == 2; /* died or hung; no child: trusted */
+}
+
+/* ---- suspect trees ----------------------------------------------------------------------------
+ *
+ * A tree is suspect (tether__tree.suspect) when it may hold IR that MLIR's verifier crashes on: a
+ * registered operation built by hand (ir.c), an inherent attribute removed or replaced by one
+ * of another kind, a value's type changed (tether_handle_mark_suspect), what PDL rewrites built
+ * (rewrite.c). Its verification is tried in a child first. When the child returns, the shape of
+ * every registered operation it verified (tether__op_shape: name, operand and result counts and
+ * kinds of types, attribute names and kinds, regions' blocks) is remembered for the arena, and a
+ * later suspect tree made only of remembered shapes is verified without a child. A frontend that
+ * builds and prints module after module of the same kinds of operations pays one child, not one
+ * per print. A tree stops being suspect once it verifies as a whole (ir.c, transform.c). */
+
+/* The children's answer when some operation failed to verify: then MLIR stopped before verifying
+ * the rest, whose shapes are not known to be safe. */
+enum { VERIFY_FAILED = 3 };
+
+static MlirWalkResult verify_top_cb(MlirOperation op, void *ud) {
+  (void)ud;
+  if (mlirOperationIsNull(mlirOperationGetParentOperation(op)) && !mlirOperationVerify(op))
+    child_answer(VERIFY_FAILED);
+  return MlirWalkResultAdvance;
+}
+
+static void verify_tree_in_child(void *t) { tether__tree_walk_ops(t, verify_top_cb, NULL); }
+
+static void verify_op_in_child(void *op) {
+  if (!mlirOperationVerify(*(MlirOperation *)op)) child_answer(VERIFY_FAILED);
+}
+
+static MlirWalkResult orphan_cb(MlirOperation op, void *ud) {
+  if (tether__orphan_verify_crashes(op)) {
+    *(int *)ud = 1;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultSkip;
+}
+
+/* The arena's set of safe shapes: open addressing over nonzero hashes, 0 = empty. */
+static size_t shape_home(uint64_t s, size_t mask) { return (size_t)(s ^ s >> 29) & mask; }
+
+static int shape_known(const tether_arena *a, uint64_t s) {
+  if (!a->safe_cap) return 0;
+  size_t mask = a->safe_cap - 1;
+  for (size_t i = shape_home(s, mask);; i = (i + 1) & mask) {
+    if (a->safe_shapes[i] == s) return 1;
+    if (!a->safe_shapes[i]) return 0;
+  }
+}
+
+static void shape_place(uint64_t *set, size_t mask, uint64_t s) {
+  size_t i = shape_home(s, mask);
+  while (set[i]) i = (i + 1) & mask;
+  set[i] = s;
+}
+
+static void shape_add(tether_arena *a, uint64_t s) {
+  if (shape_known(a, s)) return;
+  if ((size_t)(a->safe_used + 1) * 2 > a->safe_cap) {
+    uint32_t ncap = a->safe_cap ? a->safe_cap * 2 : 64;
+    uint64_t *n = calloc(ncap, sizeof *n);
+    if (!n) return; /* not remembered: the next tree of this shape is tried in a child again */
+    for (uint32_t i = 0; i < a->safe_cap; i++)
+      if (a->safe_shapes[i]) shape_place(n, ncap - 1, a->safe_shapes[i]);
+    free(a->safe_shapes);
+    a->safe_shapes = n;
+    a->safe_cap = ncap;
+  }
+  shape_place(a->safe_shapes, a->safe_cap - 1, s);
+  a->safe_used++;
+}
+
+/* The shapes of a walk not known to be safe. */
+typedef struct {
+  tether_arena *a;
+  uint64_t *v;
+  size_t n, cap;
+  int unknown; /* some shape is not known to be safe */
+  int oom;
+} shape_list;
+
+static MlirWalkResult shape_cb(MlirOperation op, void *ud) {
+  shape_list *l = ud;
+  if (!tether__op_is_registered(op)) return MlirWalkResultAdvance;
+  uint64_t s = tether__op_shape(op);
+  if (shape_known(l->a, s)) return MlirWalkResultAdvance;
+  l->unknown = 1;
+  if (l->n == l->cap) {
+    size_t ncap = l->cap ? l->cap * 2 : 64;
+    uint64_t *n = realloc(l->v, ncap * sizeof *n);
+    if (!n) {
+      l->oom = 1;
+      return MlirWalkResultInterrupt;
+    }
+    l->v = n;
+    l->cap = ncap;
+  }
+  l->v[l->n++] = s;
+  return MlirWalkResultAdvance;
+}
+
+/* 1 when the child was needed and found a crash; 0 when safe (known shapes, or the child returned:
+ * then the shapes of what it verified are remembered). The whole tree's shapes are checked even to
+ * verify one operation inside it: a verifier reads its parents (func.return reads its function's
+ * type) and what defines its operands, and none of those may have changed shape. */
+static int verify_in_child_unless_known(tether__tree *t, MlirOperation op) {
+  shape_list l = {t->arena, NULL, 0, 0, 0, 0};
+  tether__tree_walk_ops(t, shape_cb, &l);
+  if (!l.unknown && !l.oom) {
+    free(l.v);
+    return 0;
+  }
+  if (!mlirOperationIsNull(op) && !l.oom) {
+    /* Only what the child verifies is remembered: op and what it holds. */
+    l.n = 0;
+    l.unknown = 0;
+    mlirOperationWalk(op, shape_cb, &l, MlirWalkPreOrder);
+  }
+  int r = mlirOperationIsNull(op) ? in_child(verify_tree_in_child, t, VERIFY_TIMEOUT_MS)
+                                  : in_child(verify_op_in_child, &op, VERIFY_TIMEOUT_MS);
+  /* Remembered only when everything verified (a failure stops MLIR's verifier early). */
+  if (r == 1 && !l.oom)
+    for (size_t i = 0; i < l.n; i++) shape_add(t->arena, l.v[i]);
+  free(l.v);
+  return r == 0 || r == 2; /* died or hung; -1 (no child): trusted; VERIFY_FAILED: no crash */
+}
+
+int tether__verifier_crashes(tether__tree *t, MlirOperation op) {
+  if (mlirOperationIsNull(op)) {
+    /* The whole tree, as printing verifies it: its top-level operations. */
+    if (t->root_kind == TETHER_KIND_OP) {
+      op = (MlirOperation){t->root};
+    } else {
+      int bad = 0;
+      tether__tree_walk_ops(t, orphan_cb, &bad);
+      if (bad) return 1;
+      if (!t->suspect) return 0;
+      return verify_in_child_unless_known(t, (MlirOperation){NULL});
+    }
+  }
+  if (tether__orphan_verify_crashes(op)) return 1;
+  if (!t->suspect) return 0;
+  return verify_in_child_unless_known(t, op);
+}
+
+int tether_handle_mark_suspect(void *handle) {
+  if (!handle || !tether__valid(TETHER__H(handle))) return TETHER_EINVALID;
+  tether__tree *t = tether__tree_of(TETHER__H(handle));
+  t->suspect = 1;
+  tether__touch(t->arena);
+  return TETHER_OK;
+}
+
+/* ---- before MLIR verifies, prints or runs passes --------------------------------------------- */
+
+/* IR that uses values or blocks of another tree (a detached operation, region or block, another
+ * module) is invalid, and MLIR's verifier and passes assume it cannot happen (dominance is computed
+ * from the region tree and dereferences a missing parent): report it as a verification error
+ * instead. Emitted as an MLIR diagnostic at the user's location. */
+static int foreign_uses_error(tether__tree *t, MlirOperation op) {
+  MlirOperation user;
+  intptr_t index;
+  int succ;
+  if (!tether__op_uses_other_trees(t, op, &user, &index, &succ)) return 0;
+  char msg[200];
+  snprintf(msg, sizeof msg,
+           "%s #%ld of this operation is %s outside the IR it is in (in a detached operation, "
+           "region or block, or another module)",
+           succ ? "successor" : "operand", (long)index, succ ? "a block" : "defined");
+  mlirEmitError(mlirOperationGetLocation(user), msg);
+  return 1;
+}
+
+/* A tree MLIR's verifier crashes on (tether__verifier_crashes): an error, with a diagnostic. */
+static int unverifiable_error(tether__tree *t, MlirOperation op) {
+  if (!tether__verifier_crashes(t, op)) return 0;
+  mlirEmitError(
+      mlirOperationGetLocation(op),
+      "MLIR's verifier crashes on this operation (it needs a parent operation it does not have, "
+      "or an inherent attribute was removed or replaced by one of another kind, or a value's "
+      "type changed)");
+  return 1;
+}
+
+int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op) {
+  return unverifiable_error(t, op) || foreign_uses_error(t, op);
+}
+
+bool tether_handle_has_foreign_uses(const void *handle) {
+  if (!handle || !tether__valid(TETHER__H(handle))) return false;
+  tether__tree *t = tether__tree_of(TETHER__H(handle));
+  return tether__tree_uses_other_trees(t) || tether__verifier_crashes(t, (MlirOperation){NULL});
+}
+
+/* MLIR 19's inliner dereferences a null interface on an operation of an unregistered dialect that
+ * has regions (mlir-opt-19 --allow-unregistered-dialect --inline crashes the same way): a pipeline
+ * with `inline` is refused on such IR, with a diagnostic saying why. */
+typedef struct {
+  char *text;
+  size_t len, cap;
+} pipe_text;
+
+static void pipe_append(MlirStringRef s, void *ud) {
+  pipe_text *p = ud;
+  if (p->len + s.length + 1 > p->cap) {
+    size_t ncap = (p->len + s.length + 1) * 2;
+    char *n = realloc(p->text, ncap);
+    if (!n) return;
+    p->text = n;
+    p->cap = ncap;
+  }
+  memcpy(p->text + p->len, s.data, s.length);
+  p->len += s.length;
+  p->text[p->len] = 0;
+}
+
+static MlirWalkResult unregistered_region_cb(MlirOperation op, void *ud) {
+  if (mlirOperationGetNumRegions(op) == 0) return MlirWalkResultAdvance;
+  MlirContext ctx = mlirOperationGetContext(op);
+  if (mlirContextIsRegisteredOperation(ctx, mlirIdentifierStr(mlirOperationGetName(op))))
+    return MlirWalkResultAdvance;
+  *(MlirOperation *)ud = op;
+  return MlirWalkResultInterrupt;
+}
+
+int tether__inliner_unsafe(MlirPassManager pm, MlirOperation root) {
+  pipe_text p = {NULL, 0, 0};
+  mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(pm), pipe_append, &p);
+  int has_inline = 0;
+  for (const char *s = p.text; s && (s = strstr(s, "inline")); s += 6) {
+    char before = s == p.text ? ',' : s[-1], after = s[6];
+    if ((before == ',' || before == '(' || before == ' ') &&
+        (after == 0 || after == ',' || after == ')' || after == '{' || after == ' '))
+      has_inline = 1;
+  }
+  free(p.text);
+  if (!has_inline) return 0;
+  MlirOperation bad = {NULL};
+  mlirOperationWalk(root, unregistered_region_cb, &bad, MlirWalkPreOrder);
+  if (mlirOperationIsNull(bad)) return 0;
+  mlirEmitError(mlirOperationGetLocation(bad),
+                "the inline pass cannot run on IR holding an operation of an unregistered dialect "
+                "with regions (MLIR 19's inliner crashes on it)");
+  return 1;
+}
+
+/* ---- PDL patterns (rewrite.c) ---------------------------------------------------------------- */
+
+/* Compiling crashes MLIR on modules its PDL lowering does not expect: tried in a child, once per
+ * text of the module (its generic form), through tether_probe. */
+typedef struct {
+  char *text;
+  size_t len, cap;
+  int oom;
+} key_text;
+
+static void key_append(MlirStringRef s, void *ud) {
+  key_text *k = ud;
+  if (k->oom) return;
+  if (k->len + s.length > k->cap) {
+    size_t ncap = (k->len + s.length) * 2;
+    char *p = realloc(k->text, ncap);
+    if (!p) {
+      k->oom = 1;
+      return;
+    }
+    k->text = p;
+    k->cap = ncap;
+  }
+  memcpy(k->text + k->len, s.data, s.length);
+  k->len += s.length;
+}
+
+static void compile_in_child(void *module) { tether__pdl_compile(*(MlirOperation *)module); }
+
+int tether__pdl_compile_crashes(MlirOperation module) {
+  key_text k = {NULL, 0, 0, 0};
+  key_append(mlirStringRefCreateFromCString("tether_pdl_freeze\n"), &k);
+  MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsPrintGenericOpForm(f);
+  mlirOpPrintingFlagsAssumeVerified(f);
+  mlirOperationPrintWithFlags(module, f, key_append, &k);
+  mlirOpPrintingFlagsDestroy(f);
+  int safe = k.oom ? -1 : tether_probe(k.text, k.len, compile_in_child, &module);
+  free(k.text);
+  if (safe != 0) return 0;
+  mlirEmitError(mlirOperationGetLocation(module),
+                "MLIR crashes compiling these PDL patterns (tether compiled them in a child "
+                "process first); they were not compiled");
+  return 1;
+}
+
+/* A PDL rewrite builds operations from whatever the pattern says (an arith.muli with one operand,
+ * an arith.constant without its value) and erases operations whose results are still used, and
+ * MLIR's folders and inference then run on that IR in the same call, unverified: each application
+ * is made in a child first (not cached: it depends on the whole IR). */
+typedef struct {
+  MlirModule module;
+  MlirFrozenRewritePatternSet set;
+} patterns_call;
+
+static void apply_in_child(void *ud) {
+  patterns_call *c = ud;
+  tether__patterns_apply(c->module, c->set);
+}
+
+int tether__patterns_crash(MlirOperation module_op, MlirFrozenRewritePatternSet set) {
+  patterns_call c = {mlirModuleFromOperation(module_op), set};
+  int r = in_child(apply_in_child, &c, PATTERNS_TIMEOUT_MS);
+  if (r != 0 && r != 2) return 0; /* -1: no child could be made; applied untried, as probes are */
+  mlirEmitError(mlirOperationGetLocation(module_op),
+                r == 0 ? "MLIR crashes applying these patterns to this IR (tether applied "
+                         "them in a child process first): a rewrite builds an operation "
+                         "MLIR's folders or inference cannot handle (operands or attributes "
+                         "missing), or erases an operation whose results are still used; "
+                         "nothing was changed"
+                       : "applying these patterns to this IR did not finish within 120 s "
+                         "in a trial run (tether applies them in a child process first; a "
+                         "pattern that undoes another's rewrite never stops); nothing was "
+                         "changed");
+  return 1;
+}
+
+/* ---- bytecode -------------------------------------------------------------------------------- */
+
+int tether_op_check_self_contained(tether_op *op) {
+  tether__handle *h;
+  tether__tree *t;
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
+  /* Both ways: the writer numbers what op uses, and records the order of each value's uses. */
+  return tether__op_uses_outside(OP(h)) || tether__op_used_from_outside(OP(h)) ? TETHER_ESTATE
+                                                                               : TETHER_OK;
+}
