@@ -469,14 +469,14 @@ int tether__orphan_verify_crashes(MlirOperation op) {
 /* ---- suspect trees ----------------------------------------------------------------------------
  *
  * A tree is suspect (tether__tree.suspect) when it may hold IR that MLIR's verifier crashes on: a
- * registered operation built by hand (ir.c), an inherent attribute removed or replaced by one
+ * registered operation built by hand (create.c), an inherent attribute removed or replaced by one
  * of another kind, a value's type changed (tether_handle_mark_suspect), what PDL rewrites built
  * (rewrite.c). Its verification is tried in a child first. When the child returns, the shape of
  * every registered operation it verified (tether__op_shape: name, operand and result counts and
  * kinds of types, attribute names and kinds, regions' blocks) is remembered for the arena, and a
  * later suspect tree made only of remembered shapes is verified without a child. A frontend that
  * builds and prints module after module of the same kinds of operations pays one child, not one
- * per print. A tree stops being suspect once it verifies as a whole (ir.c, transform.c). */
+ * per print. A tree stops being suspect once it verifies as a whole (passes.c, transform.c). */
 
 /* The children's answer when some operation failed to verify: then MLIR stopped before verifying
  * the rest, whose shapes are not known to be safe. */

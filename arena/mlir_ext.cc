@@ -21,10 +21,11 @@
 // archive's in libtether_capi.so, so MLIR's own mlirBlockGetTerminator would then look for a
 // trait no op has (it did: every block seemed to have no terminator). Ask through the C API.
 //
-// Operation creation (tether__operation_create, for ir.c): mlirOperationCreate frees the state's
-// arrays (the caller must copy them first), looks the name up every time and uniques an attribute
-// dictionary that an op with properties takes apart again; this one borrows the arrays, keeps the
-// last registered name of the arena and puts inherent attributes straight into the properties.
+// Operation creation (tether__operation_create, for create.c): mlirOperationCreate frees the
+// state's arrays (the caller must copy them first), looks the name up every time and uniques an
+// attribute dictionary that an op with properties takes apart again; this one borrows the arrays,
+// keeps the last registered name of the arena and puts inherent attributes straight into the
+// properties.
 #include "mlir_ext.h"
 
 #include <memory>

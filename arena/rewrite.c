@@ -1,7 +1,7 @@
 /* rewrite.c: PDL pattern sets and greedy pattern application (MLIR's mlir-c/Rewrite.h), on the
  * arena.
  *
- * Invariant: as for passes (ir.c, tether_op_run_passes), MLIR changes IR here behind tether's
+ * Invariant: as for passes (passes.c, tether_op_run_passes), MLIR changes IR here behind tether's
  * back, so patterns are applied only to IR MLIR can handle (it verifies, uses no value or block
  * of another tree, has no verifier known to crash), never while another tree uses IR they may
  * erase, and the tree is revalidated afterwards: handles of removed objects become invalid, the

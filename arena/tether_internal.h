@@ -5,7 +5,10 @@
  *   tree.c          trees (one per root): interning, merging, moving handles, dependencies,
  *                   invalidating, destroying, revalidating; who uses what (ops and trees)
  *   context.c       arenas, diagnostics, and context-owned objects (types, attributes, locations)
- *   ir.c            the public IR API (parse, create, navigate, mutate, verify, print, passes)
+ *   create.c        new IR: parsing, empty modules, detached regions and blocks, operations
+ *   navigate.c      guarded access, handle queries, raw-pointer wrapping, navigation, walks
+ *   mutate.c        structural mutation: insert, move, detach, erase, clone, operands, revalidate
+ *   passes.c        MLIR's verifier, printer and pass manager on a tree
  *   transform.c     the transform dialect interpreter and symbol merging
  *   rewrite.c       PDL pattern sets and greedy pattern application
  *   crash_guards.c  what keeps MLIR from crashing on input it cannot check: every trial in a
@@ -277,7 +280,7 @@ int tether__tree_uses_other_trees(tether__tree *t);
 /* Whether IR of another live tree uses a value or a block anywhere in tree t. */
 int tether__tree_used_from_other_trees(tether__tree *t);
 
-/* ---- IR entry points (ir.c, transform.c, rewrite.c, crash_guards.c) ------------------------- */
+/* ---- IR entry points (create.c, navigate.c, mutate.c, passes.c, transform.c, rewrite.c) ------ */
 
 /* The handle p checked as an IR handle of `kind`: TETHER_EARG (NULL or another kind),
  * TETHER_EINVALID, or TETHER_ERUNNING (MLIR runs on its arena's IR); else *h and its tree *t are

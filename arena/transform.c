@@ -1,6 +1,6 @@
 /* transform.c: the transform dialect's interpreter and symbol merging, on the arena.
  *
- * Invariant: as for passes (ir.c, tether_op_run_passes), MLIR changes IR here behind tether's
+ * Invariant: as for passes (passes.c, tether_op_run_passes), MLIR changes IR here behind tether's
  * back, so the call is made only on IR MLIR can handle (it verifies, uses no value or block of
  * another tree, has no verifier known to crash), never while another tree uses IR the call may
  * erase, and every tree it may have changed is revalidated after it: handles of removed objects

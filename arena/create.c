@@ -1,0 +1,385 @@
+/* create.c: new IR: parsing, empty modules, detached regions and blocks, and operations
+ * (tether_op_create, _at, _from).
+ *
+ * Invariant: every object made here is owned by a tree the moment it exists: a new root gets its
+ * own tree (and the caller its handle), an operation created into a block is interned straight in
+ * that block's tree. What a new operation takes (detached regions) merges into its tree, what it
+ * uses (operands, successors of other trees) is recorded as its tree's deps; nothing the caller
+ * passed is consumed unless creation succeeds.
+ */
+#include "tether_internal.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/Interfaces.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A new root tree for raw op, and its handle. On failure the op is destroyed. */
+static int new_root_op(tether_arena *a, MlirOperation op, tether_op **out) {
+  tether__tree *t = tether__tree_new(a, TETHER_KIND_OP, op.ptr);
+  if (!t) {
+    mlirOperationDestroy(op);
+    return TETHER_ENOMEM;
+  }
+  return tether__give(t, TETHER_KIND_OP, op.ptr, (void **)out);
+}
+
+/* ---- roots ----------------------------------------------------------------------------------- */
+
+/* MLIR's parser verifies what it parsed: the new tree is known to verify. */
+static int parsed_root(tether_arena *a, MlirOperation op, tether_op **out) {
+  int rc = new_root_op(a, op, out);
+  if (rc == TETHER_OK) tether__tree_of(TETHER__H(*out))->verified_epoch = a->epoch;
+  return rc;
+}
+
+int tether_module_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
+  if (!a || !text || !out) return TETHER_EARG;
+  tether__ir_pressure(len);
+  tether__enter(a);
+  tether__diag_begin(a);
+  if (tether_parse_check(a->ctx, TETHER_PARSE_MODULE, text, len) != TETHER_OK) {
+    tether__diag_end(a);
+    return TETHER_EPARSE;
+  }
+  MlirModule m = mlirModuleCreateParse(a->ctx, (MlirStringRef){text, len});
+  tether__diag_end(a);
+  if (mlirModuleIsNull(m)) return TETHER_EPARSE;
+  return parsed_root(a, mlirModuleGetOperation(m), out);
+}
+
+int tether_op_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
+  return tether_op_parse_named(a, text, len, "<tether>", out);
+}
+
+int tether_op_parse_named(tether_arena *a, const char *text, size_t len, const char *source_name,
+                          tether_op **out) {
+  if (!a || !text || !out || !source_name) return TETHER_EARG;
+  tether__ir_pressure(len);
+  tether__enter(a);
+  tether__diag_begin(a);
+  if (tether_parse_check(a->ctx, TETHER_PARSE_OPERATION, text, len) != TETHER_OK) {
+    tether__diag_end(a);
+    return TETHER_EPARSE;
+  }
+  MlirOperation op = mlirOperationCreateParse(a->ctx, (MlirStringRef){text, len},
+                                              mlirStringRefCreateFromCString(source_name));
+  tether__diag_end(a);
+  if (mlirOperationIsNull(op)) return TETHER_EPARSE;
+  return parsed_root(a, op, out);
+}
+
+int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out) {
+  if (!a || !out) return TETHER_EARG;
+  tether__enter(a);
+  MlirLocation l = mlirLocationUnknownGet(a->ctx);
+  if (loc) {
+    tether_loc_get(loc, &l);
+    if (tether__check_ctx(a, mlirLocationGetContext(l)) != TETHER_OK) return TETHER_ECONTEXT;
+  }
+  return new_root_op(a, mlirModuleGetOperation(mlirModuleCreateEmpty(l)), out);
+}
+
+int tether_region_create(tether_arena *a, tether_region **out) {
+  if (!a || !out) return TETHER_EARG;
+  tether__enter(a);
+  MlirRegion r = mlirRegionCreate();
+  tether__tree *t = tether__tree_new(a, TETHER_KIND_REGION, r.ptr);
+  if (!t) {
+    mlirRegionDestroy(r);
+    return TETHER_ENOMEM;
+  }
+  return tether__give(t, TETHER_KIND_REGION, r.ptr, (void **)out);
+}
+
+int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
+                        const MlirLocation *locs, tether_block **out) {
+  if (!a || !out || n < 0 || (n > 0 && !types)) return TETHER_EARG;
+  tether__enter(a);
+  MlirLocation *l = malloc((size_t)(n ? n : 1) * sizeof *l);
+  if (!l) return TETHER_ENOMEM;
+  for (intptr_t i = 0; i < n; i++) {
+    if (mlirTypeIsNull(types[i]) || tether__check_ctx(a, mlirTypeGetContext(types[i])) ||
+        (locs &&
+         (mlirLocationIsNull(locs[i]) || tether__check_ctx(a, mlirLocationGetContext(locs[i]))))) {
+      free(l);
+      return mlirTypeIsNull(types[i]) ? TETHER_EARG : TETHER_ECONTEXT;
+    }
+    l[i] = locs ? locs[i] : mlirLocationUnknownGet(a->ctx);
+  }
+  MlirBlock b = mlirBlockCreate(n, types, l);
+  free(l);
+  tether__tree *t = tether__tree_new(a, TETHER_KIND_BLOCK, b.ptr);
+  if (!t) {
+    mlirBlockDestroy(b);
+    return TETHER_ENOMEM;
+  }
+  return tether__give(t, TETHER_KIND_BLOCK, b.ptr, (void **)out);
+}
+
+static void collect_types(intptr_t n, MlirType *types, void *ud) {
+  MlirOperationState *st = ud;
+  st->results = malloc((size_t)(n ? n : 1) * sizeof(MlirType));
+  if (!st->results) return;
+  memcpy(st->results, types, (size_t)n * sizeof(MlirType));
+  st->nResults = n;
+}
+
+/* Creates the operation; `into` NULL: as a new root; else inserted into blk (a block of tree
+ * `into`) before ref (null: at the end), its handle interned in `into` directly. */
+/* hv: NULL, or the handles of the state's operands then successors (their trees are known:
+ * no search). */
+static int create_impl(tether_arena *a, const MlirOperationState *state, tether__handle *const *hv,
+                       tether__tree *into, MlirBlock blk, MlirOperation ref, tether_op **out) {
+  MlirContext ctx = a->ctx;
+  if (a->running) return TETHER_ERUNNING;
+  tether__touch(a);
+  if (mlirLocationIsNull(state->location)) return TETHER_EARG;
+  if (tether__check_ctx(a, mlirLocationGetContext(state->location))) return TETHER_ECONTEXT;
+  if ((state->nResults && !state->results) || (state->nOperands && !state->operands) ||
+      (state->nRegions && !state->regions) || (state->nSuccessors && !state->successors) ||
+      (state->nAttributes && !state->attributes) || state->nResults < 0 || state->nOperands < 0 ||
+      state->nRegions < 0 || state->nSuccessors < 0 || state->nAttributes < 0)
+    return TETHER_EARG;
+  for (intptr_t i = 0; i < state->nResults; i++) {
+    if (mlirTypeIsNull(state->results[i])) return TETHER_EARG;
+    if (tether__check_ctx(a, mlirTypeGetContext(state->results[i]))) return TETHER_ECONTEXT;
+  }
+  for (intptr_t i = 0; i < state->nAttributes; i++) {
+    if (mlirAttributeIsNull(state->attributes[i].attribute) || !state->attributes[i].name.ptr)
+      return TETHER_EARG;
+    if (tether__check_ctx(a, mlirAttributeGetContext(state->attributes[i].attribute)))
+      return TETHER_ECONTEXT;
+  }
+  /* Trees this op will use or absorb, kept in GC memory so none can be finalized meanwhile. */
+  intptr_t ntrees = state->nOperands + state->nSuccessors + state->nRegions;
+  tether__tree *few[16]; /* on the stack, which the collector scans, for the common case */
+  tether__tree **trees =
+      ntrees <= 16 ? few : tether__alloc((size_t)(ntrees ? ntrees : 1) * sizeof *trees);
+  if (!trees) return TETHER_ENOMEM;
+  intptr_t k = 0;
+  for (intptr_t i = 0; i < state->nOperands; i++, k++) {
+    MlirValue v = state->operands[i];
+    if (mlirValueIsNull(v)) return TETHER_EARG;
+    /* The common cases without a climb: the operand's handle is given, or a value defined in the
+     * block the op goes into, or the same value as the previous operand. */
+    if (hv)
+      trees[k] = tether__tree_of(hv[k]);
+    else if (into &&
+             mlirBlockEqual(mlirValueIsAOpResult(v) ? mlirOperationGetBlock(mlirOpResultGetOwner(v))
+                                                    : mlirBlockArgumentGetOwner(v),
+                            blk))
+      trees[k] = into;
+    else if (i > 0 && mlirValueEqual(v, state->operands[i - 1]))
+      trees[k] = trees[k - 1];
+    else
+      trees[k] = tether__find_tree(a, TETHER_KIND_VALUE, (void *)v.ptr);
+    if (!trees[k]) return TETHER_EARG;
+  }
+  for (intptr_t i = 0; i < state->nSuccessors; i++, k++) {
+    if (mlirBlockIsNull(state->successors[i])) return TETHER_EARG;
+    trees[k] = hv ? tether__tree_of(hv[k])
+                  : tether__find_tree(a, TETHER_KIND_BLOCK, (void *)state->successors[i].ptr);
+    if (!trees[k]) return TETHER_EARG;
+  }
+  for (intptr_t i = 0; i < state->nRegions; i++, k++) {
+    tether__tree *rt = tether__roots_get(a, (void *)state->regions[i].ptr);
+    if (!rt || rt->root_kind != TETHER_KIND_REGION) return TETHER_EARG; /* not a detached region */
+    for (intptr_t j = state->nOperands + state->nSuccessors; j < k; j++)
+      if (trees[j] == rt) return TETHER_EARG; /* the same region twice */
+    if (rt->state == TETHER__TREE_PENDING) tether__tree_resurrect(rt);
+    trees[k] = rt;
+  }
+
+  /* The state as given, or a copy with the inferred result types (a copy only then: this is the
+   * path of every Operation.create). */
+  const MlirOperationState *use = state;
+  MlirOperationState st;
+  MlirType *inferred = NULL;
+  if (state->enableResultTypeInference) {
+    memcpy(&st, state, sizeof st);
+    st.enableResultTypeInference = false;
+    use = &st;
+    /* Infer here, before anything is consumed: a failure must not lose the caller's regions. The
+     * dialect is loaded first, so that a registered op is not taken for an unregistered one. */
+    const char *dot = memchr(state->name.data, '.', state->name.length);
+    if (dot)
+      mlirContextGetOrLoadDialect(
+          ctx, (MlirStringRef){state->name.data, (size_t)(dot - state->name.data)});
+    tether__diag_begin(a);
+    if (!mlirContextIsRegisteredOperation(ctx, state->name) ||
+        !mlirOperationImplementsInterfaceStatic(state->name, ctx,
+                                                mlirInferTypeOpInterfaceTypeID())) {
+      tether__diag_end(a);
+      return TETHER_EARG;
+    }
+    MlirAttribute dict = mlirDictionaryAttrGet(ctx, state->nAttributes, state->attributes);
+    tether_infer_call call = {ctx,
+                              state->name,
+                              state->location,
+                              state->nOperands,
+                              state->operands,
+                              dict,
+                              state->nRegions,
+                              state->regions,
+                              false};
+    st.results = NULL;
+    st.nResults = 0;
+    int irc = tether_infer(&call, collect_types, NULL, &st);
+    tether__diag_end(a);
+    inferred = st.results;
+    if (irc != TETHER_OK || (st.nResults && !st.results)) {
+      free(inferred);
+      return irc != TETHER_OK ? TETHER_EARG : TETHER_ENOMEM;
+    }
+  }
+  /* Creating an operation emits no diagnostics: no handler is attached for it. */
+  MlirOperation op = tether__operation_create(use, &a->opname);
+  free(inferred);
+  if (mlirOperationIsNull(op)) return TETHER_EARG;
+
+  if (into) {
+    /* Straight into the block's tree: no intermediate root, finalizer or merge. */
+    if (mlirOperationIsNull(ref))
+      mlirBlockAppendOwnedOperation(blk, op);
+    else
+      mlirBlockInsertOwnedOperationBefore(blk, ref, op);
+  }
+  tether__tree *t = into ? into : tether__tree_new(a, TETHER_KIND_OP, op.ptr);
+  tether__handle *h = t ? tether__intern(t, TETHER_KIND_OP, op.ptr) : NULL;
+  if (!h && into) {
+    /* Out of memory with the op in the block: it stays there, reachable by navigation (the region
+     * trees are merged below as usual); only no handle is given. */
+    for (intptr_t i = 0; i < state->nRegions; i++)
+      tether__merge(trees[state->nOperands + state->nSuccessors + i], t);
+    for (intptr_t i = 0; i < state->nOperands + state->nSuccessors; i++)
+      tether__add_dep(t, trees[i]);
+    tether_keep_alive(trees);
+    return TETHER_ENOMEM;
+  }
+  if (!h) {
+    /* Out of memory: the regions are inside op now. Destroy op, and forget the region trees. */
+    for (intptr_t i = 0; i < state->nRegions; i++) {
+      tether__tree *rt = trees[state->nOperands + state->nSuccessors + i];
+      tether__roots_remove(a, rt->root);
+      rt->root = NULL; /* tether__tree_destroy then destroys no IR */
+      tether__tree_destroy(rt, TETHER_REASON_DESTROYED);
+    }
+    if (t)
+      tether__tree_destroy(t, TETHER_REASON_DESTROYED);
+    else
+      mlirOperationDestroy(op);
+    return TETHER_ENOMEM;
+  }
+  for (intptr_t i = 0; i < state->nRegions; i++) {
+    tether__tree *rt = trees[state->nOperands + state->nSuccessors + i];
+    /* MLIR moved the region's blocks into the op's region i and freed the detached region: the
+     * region's handle now stands for the op's region. */
+    tether__handle *rh = tether__table_find(rt, rt->root, TETHER_KIND_REGION);
+    if (rh) {
+      tether__table_remove(rt, rh);
+      tether__set_raw(rh, mlirOperationGetRegion(op, i).ptr);
+      tether__set_region_parent(rh, op.ptr);
+      tether__table_insert(rt, rh);
+    }
+    tether__merge(rt, t);
+  }
+  for (intptr_t i = 0; i < state->nOperands + state->nSuccessors; i++)
+    if (trees[i] != t) tether__add_dep(t, trees[i]);
+  /* A registered op built by hand: its verifier (and its traits' and interfaces') may assume
+   * operands, regions or blocks it does not have (a linalg named op with no outputs or an empty
+   * region crashes MLIR's LinalgOp verifier). Until the tree verifies, verifying or printing it
+   * is tried in a child first (tether__verifier_crashes). builtin.module's verifier assumes
+   * nothing. */
+  if (!t->suspect && tether__op_is_registered(op) &&
+      !(state->name.length == 14 && !memcmp(state->name.data, "builtin.module", 14)))
+    t->suspect = 1;
+  tether_keep_alive(trees);
+  *out = (tether_op *)h;
+  return TETHER_OK;
+}
+
+int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out) {
+  if (!a || !state || !out || !state->name.data || state->name.length == 0) return TETHER_EARG;
+  tether__enter(a);
+  return create_impl(a, state, NULL, NULL, (MlirBlock){NULL}, (MlirOperation){NULL}, out);
+}
+
+static int create_at(tether_arena *a, const MlirOperationState *state, tether__handle *const *hv,
+                     tether_block *block, tether_op *before, tether_op **out) {
+  if (!block) return create_impl(a, state, hv, NULL, (MlirBlock){NULL}, (MlirOperation){NULL}, out);
+  tether__handle *bh, *rh = NULL;
+  tether__tree *bt, *rt;
+  TETHER__CHECK(block, TETHER_KIND_BLOCK, bh, bt);
+  if (bt->arena != a) return TETHER_ECONTEXT;
+  MlirOperation ref = {NULL};
+  if (before) {
+    TETHER__CHECK(before, TETHER_KIND_OP, rh, rt);
+    ref = OP(rh);
+    if (!mlirBlockEqual(mlirOperationGetBlock(ref), BLK(bh))) return TETHER_EARG;
+  }
+  /* A region given to the op must not be the one holding the block (the op would contain itself).
+   */
+  for (intptr_t i = 0; i < state->nRegions; i++) {
+    if (!state->regions || mlirRegionIsNull(state->regions[i])) return TETHER_EARG;
+    if (tether__tree_resolve(tether__roots_get(a, (void *)state->regions[i].ptr)) == bt)
+      return TETHER_EARG;
+  }
+  return create_impl(a, state, hv, bt, BLK(bh), ref, out);
+}
+
+int tether_op_create_at(tether_arena *a, const MlirOperationState *state, tether_block *block,
+                        tether_op *before, tether_op **out) {
+  if (!a || !state || !out || !state->name.data || state->name.length == 0 || !block)
+    return TETHER_EARG;
+  tether__enter(a);
+  return create_at(a, state, NULL, block, before, out);
+}
+
+int tether_op_create_from(tether_arena *a, const MlirOperationState *state,
+                          tether_value *const *operands, tether_block *const *successors,
+                          tether_block *block, tether_op *before, tether_op **out) {
+  if (!a || !state || !out || !state->name.data || state->name.length == 0 ||
+      state->nOperands < 0 || state->nSuccessors < 0 || (state->nOperands && !operands) ||
+      (state->nSuccessors && !successors))
+    return TETHER_EARG;
+  tether__enter(a);
+  /* The raw operands and successors, read from their handles; the handles, kept beside them,
+   * give their trees. On the stack for the common case (the collector scans it). */
+  intptr_t n = state->nOperands + state->nSuccessors;
+  tether__handle *hs[16];
+  MlirValue vs[16];
+  MlirBlock bs[16];
+  tether__handle **hv = n <= 16 ? hs : tether__alloc((size_t)n * sizeof *hv);
+  MlirValue *ov = state->nOperands <= 16 ? vs : malloc((size_t)state->nOperands * sizeof *ov);
+  MlirBlock *sb = state->nSuccessors <= 16 ? bs : malloc((size_t)state->nSuccessors * sizeof *sb);
+  int rc = hv && ov && sb ? TETHER_OK : TETHER_ENOMEM;
+  for (intptr_t i = 0; rc == TETHER_OK && i < n; i++) {
+    int kind = i < state->nOperands ? TETHER_KIND_VALUE : TETHER_KIND_BLOCK;
+    void *p = i < state->nOperands ? (void *)operands[i] : (void *)successors[i - state->nOperands];
+    tether__handle *h = TETHER__H(p);
+    if (!p || tether__kind(h) != kind)
+      rc = TETHER_EARG;
+    else if (!tether__valid(h))
+      rc = TETHER_EINVALID;
+    else if (tether__tree_of(h)->arena != a)
+      rc = TETHER_ECONTEXT;
+    else {
+      hv[i] = h;
+      if (kind == TETHER_KIND_VALUE)
+        ov[i] = (MlirValue){tether__raw(h)};
+      else
+        sb[i - state->nOperands] = (MlirBlock){tether__raw(h)};
+    }
+  }
+  if (rc == TETHER_OK) {
+    MlirOperationState st = *state;
+    st.operands = ov;
+    st.successors = sb;
+    rc = create_at(a, &st, hv, block, before, out);
+  }
+  if (ov != vs) free(ov);
+  if (sb != bs) free(sb);
+  tether_keep_alive(hv);
+  return rc;
+}

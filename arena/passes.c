@@ -1,0 +1,96 @@
+/* passes.c: MLIR's verifier, printer and pass manager on IR of the arena.
+ *
+ * Invariant: MLIR gets a tree only when no guard (crash_guards.c) says it would crash on it, and
+ * runs with the arena marked running (tether__run_begin: handles refused meanwhile) and its
+ * diagnostics captured. What passes change behind tether's back is revalidated before the call
+ * returns: handles of removed objects become invalid, the others keep their identity. A tree
+ * remembers the arena's epoch when it last verified as a whole (verified_epoch), and is not
+ * verified again until something of the arena changes.
+ */
+#include "tether_internal.h"
+
+int tether_op_verify(tether_op *op) {
+  tether__handle *h;
+  tether__tree *t;
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
+  /* Nothing of the arena changed since the whole tree verified: so does anything inside it. */
+  if (t->verified_epoch == t->arena->epoch) return TETHER_OK;
+  tether__diag_begin(t->arena);
+  tether__run_begin(t->arena);
+  bool ok = !tether__unsafe_for_mlir(t, OP(h)) && mlirOperationVerify(OP(h));
+  tether__run_end(t->arena);
+  tether__diag_end(t->arena);
+  if (ok && tether__is_root_op(h, t)) {
+    t->verified_epoch = t->arena->epoch;
+    t->suspect = 0; /* the whole tree verifies: no verifier in it will crash */
+  }
+  return ok ? TETHER_OK : TETHER_EVERIFY;
+}
+
+int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback cb, void *user) {
+  tether__handle *h;
+  tether__tree *t;
+  if (!cb) return TETHER_EARG;
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
+  bool was_suspect = t->suspect;
+  if (tether__tree_uses_other_trees(t) || tether__verifier_crashes(t, (MlirOperation){NULL})) {
+    /* MLIR verifies before printing and its verifier crashes on such IR: print it unverified, in
+     * the generic form (as MLIR does for IR that fails to verify). */
+    MlirOpPrintingFlags own = flags.ptr ? flags : mlirOpPrintingFlagsCreate();
+    mlirOpPrintingFlagsAssumeVerified(own);
+    mlirOpPrintingFlagsPrintGenericOpForm(own);
+    mlirOperationPrintWithFlags(OP(h), own, cb, user);
+    if (!flags.ptr) mlirOpPrintingFlagsDestroy(own);
+  } else {
+    if (was_suspect && t->root_kind == TETHER_KIND_OP) {
+      /* The child verified the tree without crashing: verify it here once, so that it stops
+       * being suspect (later prints and verifications need no child). */
+      tether__diag_begin(t->arena);
+      bool ok = mlirOperationVerify((MlirOperation){t->root});
+      tether__diag_end(t->arena);
+      if (ok) {
+        t->suspect = 0;
+        t->verified_epoch = t->arena->epoch;
+      }
+    }
+    if (flags.ptr)
+      mlirOperationPrintWithFlags(OP(h), flags, cb, user);
+    else
+      mlirOperationPrint(OP(h), cb, user);
+  }
+  tether_keep_alive(h);
+  return TETHER_OK;
+}
+
+int tether_op_run_passes(tether_op *op, MlirPassManager pm) {
+  return tether_op_run_passes_ex(op, pm, 0);
+}
+
+int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags) {
+  tether__handle *h;
+  tether__tree *t;
+  if (!pm.ptr) return TETHER_EARG;
+  TETHER__CHECK(op, TETHER_KIND_OP, h, t);
+  /* A pass may free any IR of the tree: refused while other trees use some of it. */
+  if (tether__op_used_from_other_trees(t, OP(h))) return TETHER_EBUSY;
+  tether__diag_begin(t->arena);
+  tether__run_begin(t->arena);
+  int rc;
+  if (tether__unsafe_for_mlir(t, OP(h)) || tether__inliner_unsafe(pm, OP(h))) {
+    rc = TETHER_EPASS;
+  } else if (!(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&
+             !mlirOperationVerify(OP(h))) {
+    /* MLIR's passes assume valid IR (canonicalize crashes on an arith.constant without a value):
+     * the input is verified first, unless it is known to verify (nothing changed since). */
+    rc = TETHER_EVERIFY;
+  } else {
+    tether__touch(t->arena);
+    MlirLogicalResult r = mlirPassManagerRunOnOp(pm, OP(h));
+    tether__tree_revalidate(t);
+    rc = mlirLogicalResultIsSuccess(r) ? TETHER_OK : TETHER_EPASS;
+  }
+  tether__run_end(t->arena);
+  tether__diag_end(t->arena);
+  tether_keep_alive(h);
+  return rc;
+}
