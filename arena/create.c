@@ -14,38 +14,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A new root tree for raw op, and its handle. On failure the op is destroyed. */
-static int new_root_op(tether_arena *a, MlirOperation op, tether_op **out) {
-  tether__tree *t = tether__tree_new(a, TETHER_KIND_OP, op.ptr);
-  if (!t) {
-    mlirOperationDestroy(op);
-    return TETHER_ENOMEM;
+/* ---- new roots ------------------------------------------------------------------------------- */
+
+static void destroy_raw(int kind, void *raw) {
+  switch (kind) {
+  case TETHER_KIND_OP:
+    mlirOperationDestroy((MlirOperation){raw});
+    break;
+  case TETHER_KIND_REGION:
+    mlirRegionDestroy((MlirRegion){raw});
+    break;
+  case TETHER_KIND_BLOCK:
+    mlirBlockDestroy((MlirBlock){raw});
+    break;
   }
-  return tether__give(t, TETHER_KIND_OP, op.ptr, (void **)out);
 }
 
-/* ---- roots ----------------------------------------------------------------------------------- */
+/* A new tree for raw (an operation, region or block made here), and its handle. On failure raw
+ * is destroyed. */
+static int new_root(tether_arena *a, int kind, void *raw, void **out) {
+  tether__tree *t = tether__tree_new(a, kind, raw);
+  if (!t) {
+    destroy_raw(kind, raw);
+    return TETHER_ENOMEM;
+  }
+  return tether__give(t, kind, raw, out);
+}
 
-/* MLIR's parser verifies what it parsed: the new tree is known to verify. */
-static int parsed_root(tether_arena *a, MlirOperation op, tether_op **out) {
-  int rc = new_root_op(a, op, out);
+/* Parses a module (kind TETHER_PARSE_MODULE) or one operation named source_name into a new root.
+ * MLIR's parser verifies what it parsed: the new tree is known to verify. */
+static int parse_root(tether_arena *a, tether_parse_kind kind, const char *text, size_t len,
+                      const char *source_name, tether_op **out) {
+  tether__ir_pressure(len);
+  tether__enter(a);
+  tether__diag_begin(a);
+  MlirOperation op = {NULL};
+  if (tether_parse_check(a->ctx, kind, text, len) == TETHER_OK) {
+    MlirStringRef s = {text, len};
+    if (kind == TETHER_PARSE_MODULE) {
+      MlirModule m = mlirModuleCreateParse(a->ctx, s);
+      if (!mlirModuleIsNull(m)) op = mlirModuleGetOperation(m);
+    } else {
+      op = mlirOperationCreateParse(a->ctx, s, mlirStringRefCreateFromCString(source_name));
+    }
+  }
+  tether__diag_end(a);
+  if (mlirOperationIsNull(op)) return TETHER_EPARSE;
+  int rc = new_root(a, TETHER_KIND_OP, op.ptr, (void **)out);
   if (rc == TETHER_OK) tether__tree_of(TETHER__H(*out))->verified_epoch = a->epoch;
   return rc;
 }
 
 int tether_module_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
   if (!a || !text || !out) return TETHER_EARG;
-  tether__ir_pressure(len);
-  tether__enter(a);
-  tether__diag_begin(a);
-  if (tether_parse_check(a->ctx, TETHER_PARSE_MODULE, text, len) != TETHER_OK) {
-    tether__diag_end(a);
-    return TETHER_EPARSE;
-  }
-  MlirModule m = mlirModuleCreateParse(a->ctx, (MlirStringRef){text, len});
-  tether__diag_end(a);
-  if (mlirModuleIsNull(m)) return TETHER_EPARSE;
-  return parsed_root(a, mlirModuleGetOperation(m), out);
+  return parse_root(a, TETHER_PARSE_MODULE, text, len, NULL, out);
 }
 
 int tether_op_parse(tether_arena *a, const char *text, size_t len, tether_op **out) {
@@ -55,18 +77,7 @@ int tether_op_parse(tether_arena *a, const char *text, size_t len, tether_op **o
 int tether_op_parse_named(tether_arena *a, const char *text, size_t len, const char *source_name,
                           tether_op **out) {
   if (!a || !text || !out || !source_name) return TETHER_EARG;
-  tether__ir_pressure(len);
-  tether__enter(a);
-  tether__diag_begin(a);
-  if (tether_parse_check(a->ctx, TETHER_PARSE_OPERATION, text, len) != TETHER_OK) {
-    tether__diag_end(a);
-    return TETHER_EPARSE;
-  }
-  MlirOperation op = mlirOperationCreateParse(a->ctx, (MlirStringRef){text, len},
-                                              mlirStringRefCreateFromCString(source_name));
-  tether__diag_end(a);
-  if (mlirOperationIsNull(op)) return TETHER_EPARSE;
-  return parsed_root(a, op, out);
+  return parse_root(a, TETHER_PARSE_OPERATION, text, len, source_name, out);
 }
 
 int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out) {
@@ -77,19 +88,14 @@ int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out) {
     tether_loc_get(loc, &l);
     if (tether__check_ctx(a, mlirLocationGetContext(l)) != TETHER_OK) return TETHER_ECONTEXT;
   }
-  return new_root_op(a, mlirModuleGetOperation(mlirModuleCreateEmpty(l)), out);
+  MlirOperation m = mlirModuleGetOperation(mlirModuleCreateEmpty(l));
+  return new_root(a, TETHER_KIND_OP, m.ptr, (void **)out);
 }
 
 int tether_region_create(tether_arena *a, tether_region **out) {
   if (!a || !out) return TETHER_EARG;
   tether__enter(a);
-  MlirRegion r = mlirRegionCreate();
-  tether__tree *t = tether__tree_new(a, TETHER_KIND_REGION, r.ptr);
-  if (!t) {
-    mlirRegionDestroy(r);
-    return TETHER_ENOMEM;
-  }
-  return tether__give(t, TETHER_KIND_REGION, r.ptr, (void **)out);
+  return new_root(a, TETHER_KIND_REGION, mlirRegionCreate().ptr, (void **)out);
 }
 
 int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
@@ -109,31 +115,14 @@ int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
   }
   MlirBlock b = mlirBlockCreate(n, types, l);
   free(l);
-  tether__tree *t = tether__tree_new(a, TETHER_KIND_BLOCK, b.ptr);
-  if (!t) {
-    mlirBlockDestroy(b);
-    return TETHER_ENOMEM;
-  }
-  return tether__give(t, TETHER_KIND_BLOCK, b.ptr, (void **)out);
+  return new_root(a, TETHER_KIND_BLOCK, b.ptr, (void **)out);
 }
 
-static void collect_types(intptr_t n, MlirType *types, void *ud) {
-  MlirOperationState *st = ud;
-  st->results = malloc((size_t)(n ? n : 1) * sizeof(MlirType));
-  if (!st->results) return;
-  memcpy(st->results, types, (size_t)n * sizeof(MlirType));
-  st->nResults = n;
-}
+/* ---- operations: the steps of create_impl -----------------------------------------------------
+ */
 
-/* Creates the operation; `into` NULL: as a new root; else inserted into blk (a block of tree
- * `into`) before ref (null: at the end), its handle interned in `into` directly. */
-/* hv: NULL, or the handles of the state's operands then successors (their trees are known:
- * no search). */
-static int create_impl(tether_arena *a, const MlirOperationState *state, tether__handle *const *hv,
-                       tether__tree *into, MlirBlock blk, MlirOperation ref, tether_op **out) {
-  MlirContext ctx = a->ctx;
-  if (a->running) return TETHER_ERUNNING;
-  tether__touch(a);
+/* The state's arrays are there and its result types and attributes are of the arena's context. */
+static int check_state(tether_arena *a, const MlirOperationState *state) {
   if (mlirLocationIsNull(state->location)) return TETHER_EARG;
   if (tether__check_ctx(a, mlirLocationGetContext(state->location))) return TETHER_ECONTEXT;
   if ((state->nResults && !state->results) || (state->nOperands && !state->operands) ||
@@ -151,12 +140,13 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
     if (tether__check_ctx(a, mlirAttributeGetContext(state->attributes[i].attribute)))
       return TETHER_ECONTEXT;
   }
-  /* Trees this op will use or absorb, kept in GC memory so none can be finalized meanwhile. */
-  intptr_t ntrees = state->nOperands + state->nSuccessors + state->nRegions;
-  tether__tree *few[16]; /* on the stack, which the collector scans, for the common case */
-  tether__tree **trees =
-      ntrees <= 16 ? few : tether__alloc((size_t)(ntrees ? ntrees : 1) * sizeof *trees);
-  if (!trees) return TETHER_ENOMEM;
+  return TETHER_OK;
+}
+
+/* The trees of the state's operands, successors and regions, in that order, into trees[]: each
+ * alive in the arena (TETHER_EARG otherwise), each region a detached one of its own. */
+static int find_trees(tether_arena *a, const MlirOperationState *state, tether__handle *const *hv,
+                      tether__tree *into, MlirBlock blk, tether__tree **trees) {
   intptr_t k = 0;
   for (intptr_t i = 0; i < state->nOperands; i++, k++) {
     MlirValue v = state->operands[i];
@@ -190,91 +180,74 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
     if (rt->state == TETHER__TREE_PENDING) tether__tree_resurrect(rt);
     trees[k] = rt;
   }
+  return TETHER_OK;
+}
 
-  /* The state as given, or a copy with the inferred result types (a copy only then: this is the
-   * path of every Operation.create). */
+static void collect_types(intptr_t n, MlirType *types, void *ud) {
+  MlirOperationState *st = ud;
+  st->results = malloc((size_t)(n ? n : 1) * sizeof(MlirType));
+  if (!st->results) return;
+  memcpy(st->results, types, (size_t)n * sizeof(MlirType));
+  st->nResults = n;
+}
+
+/* Infers st's result types (st->results: malloc, the caller's to free), before anything is
+ * consumed: a failure must not lose the caller's regions. The dialect is loaded first, so that a
+ * registered op is not taken for an unregistered one. */
+static int infer_result_types(tether_arena *a, MlirOperationState *st) {
+  MlirContext ctx = a->ctx;
+  const char *dot = memchr(st->name.data, '.', st->name.length);
+  if (dot)
+    mlirContextGetOrLoadDialect(ctx, (MlirStringRef){st->name.data, (size_t)(dot - st->name.data)});
+  tether__diag_begin(a);
+  if (!mlirContextIsRegisteredOperation(ctx, st->name) ||
+      !mlirOperationImplementsInterfaceStatic(st->name, ctx, mlirInferTypeOpInterfaceTypeID())) {
+    tether__diag_end(a);
+    return TETHER_EARG;
+  }
+  MlirAttribute dict = mlirDictionaryAttrGet(ctx, st->nAttributes, st->attributes);
+  tether_infer_call call = {ctx,  st->name,     st->location, st->nOperands, st->operands,
+                            dict, st->nRegions, st->regions,  false};
+  st->results = NULL;
+  st->nResults = 0;
+  int irc = tether_infer(&call, collect_types, NULL, st);
+  tether__diag_end(a);
+  if (irc != TETHER_OK || (st->nResults && !st->results)) {
+    free(st->results);
+    st->results = NULL;
+    return irc != TETHER_OK ? TETHER_EARG : TETHER_ENOMEM;
+  }
+  return TETHER_OK;
+}
+
+/* The operation the state describes, its result types inferred first when the state asks (a copy
+ * of the state only then: this is the path of every Operation.create). Creating an operation
+ * emits no diagnostics: no handler is attached for it. */
+static int make_op(tether_arena *a, const MlirOperationState *state, MlirOperation *op) {
   const MlirOperationState *use = state;
   MlirOperationState st;
   MlirType *inferred = NULL;
   if (state->enableResultTypeInference) {
-    memcpy(&st, state, sizeof st);
+    st = *state;
     st.enableResultTypeInference = false;
-    use = &st;
-    /* Infer here, before anything is consumed: a failure must not lose the caller's regions. The
-     * dialect is loaded first, so that a registered op is not taken for an unregistered one. */
-    const char *dot = memchr(state->name.data, '.', state->name.length);
-    if (dot)
-      mlirContextGetOrLoadDialect(
-          ctx, (MlirStringRef){state->name.data, (size_t)(dot - state->name.data)});
-    tether__diag_begin(a);
-    if (!mlirContextIsRegisteredOperation(ctx, state->name) ||
-        !mlirOperationImplementsInterfaceStatic(state->name, ctx,
-                                                mlirInferTypeOpInterfaceTypeID())) {
-      tether__diag_end(a);
-      return TETHER_EARG;
-    }
-    MlirAttribute dict = mlirDictionaryAttrGet(ctx, state->nAttributes, state->attributes);
-    tether_infer_call call = {ctx,
-                              state->name,
-                              state->location,
-                              state->nOperands,
-                              state->operands,
-                              dict,
-                              state->nRegions,
-                              state->regions,
-                              false};
-    st.results = NULL;
-    st.nResults = 0;
-    int irc = tether_infer(&call, collect_types, NULL, &st);
-    tether__diag_end(a);
+    int rc = infer_result_types(a, &st);
+    if (rc != TETHER_OK) return rc;
     inferred = st.results;
-    if (irc != TETHER_OK || (st.nResults && !st.results)) {
-      free(inferred);
-      return irc != TETHER_OK ? TETHER_EARG : TETHER_ENOMEM;
-    }
+    use = &st;
   }
-  /* Creating an operation emits no diagnostics: no handler is attached for it. */
-  MlirOperation op = tether__operation_create(use, &a->opname);
+  *op = tether__operation_create(use, &a->opname);
   free(inferred);
-  if (mlirOperationIsNull(op)) return TETHER_EARG;
+  return mlirOperationIsNull(*op) ? TETHER_EARG : TETHER_OK;
+}
 
-  if (into) {
-    /* Straight into the block's tree: no intermediate root, finalizer or merge. */
-    if (mlirOperationIsNull(ref))
-      mlirBlockAppendOwnedOperation(blk, op);
-    else
-      mlirBlockInsertOwnedOperationBefore(blk, ref, op);
-  }
-  tether__tree *t = into ? into : tether__tree_new(a, TETHER_KIND_OP, op.ptr);
-  tether__handle *h = t ? tether__intern(t, TETHER_KIND_OP, op.ptr) : NULL;
-  if (!h && into) {
-    /* Out of memory with the op in the block: it stays there, reachable by navigation (the region
-     * trees are merged below as usual); only no handle is given. */
-    for (intptr_t i = 0; i < state->nRegions; i++)
-      tether__merge(trees[state->nOperands + state->nSuccessors + i], t);
-    for (intptr_t i = 0; i < state->nOperands + state->nSuccessors; i++)
-      tether__add_dep(t, trees[i]);
-    tether_keep_alive(trees);
-    return TETHER_ENOMEM;
-  }
-  if (!h) {
-    /* Out of memory: the regions are inside op now. Destroy op, and forget the region trees. */
-    for (intptr_t i = 0; i < state->nRegions; i++) {
-      tether__tree *rt = trees[state->nOperands + state->nSuccessors + i];
-      tether__roots_remove(a, rt->root);
-      rt->root = NULL; /* tether__tree_destroy then destroys no IR */
-      tether__tree_destroy(rt, TETHER_REASON_DESTROYED);
-    }
-    if (t)
-      tether__tree_destroy(t, TETHER_REASON_DESTROYED);
-    else
-      mlirOperationDestroy(op);
-    return TETHER_ENOMEM;
-  }
+/* The new operation op of tree t took the state's regions: MLIR moved each region's blocks into
+ * op's region i and freed the detached region, so the region's handle now stands for op's region
+ * and its tree merges into t. t depends on the trees of the operands and successors. */
+static void absorb_trees(tether__tree *t, MlirOperation op, const MlirOperationState *state,
+                         tether__tree **trees) {
+  intptr_t nuses = state->nOperands + state->nSuccessors;
   for (intptr_t i = 0; i < state->nRegions; i++) {
-    tether__tree *rt = trees[state->nOperands + state->nSuccessors + i];
-    /* MLIR moved the region's blocks into the op's region i and freed the detached region: the
-     * region's handle now stands for the op's region. */
+    tether__tree *rt = trees[nuses + i];
     tether__handle *rh = tether__table_find(rt, rt->root, TETHER_KIND_REGION);
     if (rh) {
       tether__table_remove(rt, rh);
@@ -284,20 +257,85 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
     }
     tether__merge(rt, t);
   }
-  for (intptr_t i = 0; i < state->nOperands + state->nSuccessors; i++)
+  for (intptr_t i = 0; i < nuses; i++)
     if (trees[i] != t) tether__add_dep(t, trees[i]);
-  /* A registered op built by hand: its verifier (and its traits' and interfaces') may assume
-   * operands, regions or blocks it does not have (a linalg named op with no outputs or an empty
-   * region crashes MLIR's LinalgOp verifier). Until the tree verifies, verifying or printing it
-   * is tried in a child first (tether__verifier_crashes). builtin.module's verifier assumes
-   * nothing. */
-  if (!t->suspect && tether__op_is_registered(op) &&
-      !(state->name.length == 14 && !memcmp(state->name.data, "builtin.module", 14)))
-    t->suspect = 1;
-  tether_keep_alive(trees);
-  *out = (tether_op *)h;
-  return TETHER_OK;
 }
+
+/* A registered op built by hand: its verifier (and its traits' and interfaces') may assume
+ * operands, regions or blocks it does not have (a linalg named op with no outputs or an empty
+ * region crashes MLIR's LinalgOp verifier). Until the tree verifies, verifying or printing it is
+ * tried in a child first (crash_guards.c, suspect trees). builtin.module's verifier assumes
+ * nothing. */
+static void mark_built_by_hand(tether__tree *t, MlirOperation op, MlirStringRef name) {
+  if (!t->suspect && tether__op_is_registered(op) &&
+      !(name.length == 14 && !memcmp(name.data, "builtin.module", 14)))
+    t->suspect = 1;
+}
+
+/* Out of memory for the new operation's tree or handle (t: its tree, NULL if none could be
+ * made). In a block, op stays there, reachable by navigation, with its regions' trees absorbed as
+ * usual; only no handle is given. As a root, op is destroyed and the regions' trees forgotten. */
+static int creation_failed(tether_arena *a, tether__tree *t, tether__tree *into, MlirOperation op,
+                           const MlirOperationState *state, tether__tree **trees) {
+  if (into) {
+    absorb_trees(into, op, state, trees);
+    mark_built_by_hand(into, op, state->name);
+    return TETHER_ENOMEM;
+  }
+  for (intptr_t i = 0; i < state->nRegions; i++) {
+    tether__tree *rt = trees[state->nOperands + state->nSuccessors + i];
+    tether__roots_remove(a, rt->root);
+    rt->root = NULL; /* tether__tree_destroy then destroys no IR */
+    tether__tree_destroy(rt, TETHER_REASON_DESTROYED);
+  }
+  if (t)
+    tether__tree_destroy(t, TETHER_REASON_DESTROYED);
+  else
+    mlirOperationDestroy(op);
+  return TETHER_ENOMEM;
+}
+
+/* Creates the operation: as a new root (into NULL), or inserted into blk, a block of tree `into`,
+ * before ref (null: at the end), its handle interned in `into` directly (no intermediate root,
+ * finalizer or merge). hv: NULL, or the handles of the state's operands then successors (their
+ * trees are known: no search). */
+static int create_impl(tether_arena *a, const MlirOperationState *state, tether__handle *const *hv,
+                       tether__tree *into, MlirBlock blk, MlirOperation ref, tether_op **out) {
+  if (a->running) return TETHER_ERUNNING;
+  tether__touch(a);
+  int rc = check_state(a, state);
+  if (rc != TETHER_OK) return rc;
+  /* Trees this op will use or absorb, kept in GC memory so none can be finalized meanwhile. */
+  intptr_t ntrees = state->nOperands + state->nSuccessors + state->nRegions;
+  tether__tree *few[16]; /* on the stack, which the collector scans, for the common case */
+  tether__tree **trees =
+      ntrees <= 16 ? few : tether__alloc((size_t)(ntrees ? ntrees : 1) * sizeof *trees);
+  if (!trees) return TETHER_ENOMEM;
+  rc = find_trees(a, state, hv, into, blk, trees);
+  MlirOperation op = {NULL};
+  if (rc == TETHER_OK) rc = make_op(a, state, &op);
+  if (rc != TETHER_OK) return rc;
+
+  if (into) {
+    if (mlirOperationIsNull(ref))
+      mlirBlockAppendOwnedOperation(blk, op);
+    else
+      mlirBlockInsertOwnedOperationBefore(blk, ref, op);
+  }
+  tether__tree *t = into ? into : tether__tree_new(a, TETHER_KIND_OP, op.ptr);
+  tether__handle *h = t ? tether__intern(t, TETHER_KIND_OP, op.ptr) : NULL;
+  if (!h) {
+    rc = creation_failed(a, t, into, op, state, trees);
+  } else {
+    absorb_trees(t, op, state, trees);
+    mark_built_by_hand(t, op, state->name);
+    *out = (tether_op *)h;
+  }
+  tether_keep_alive(trees);
+  return rc;
+}
+
+/* ---- operations: the entry points ------------------------------------------------------------ */
 
 int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out) {
   if (!a || !state || !out || !state->name.data || state->name.length == 0) return TETHER_EARG;
@@ -305,6 +343,8 @@ int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op
   return create_impl(a, state, NULL, NULL, (MlirBlock){NULL}, (MlirOperation){NULL}, out);
 }
 
+/* block NULL: a new root. Else block (and before) are checked, and the state's regions must not
+ * hold block. */
 static int create_at(tether_arena *a, const MlirOperationState *state, tether__handle *const *hv,
                      tether_block *block, tether_op *before, tether_op **out) {
   if (!block) return create_impl(a, state, hv, NULL, (MlirBlock){NULL}, (MlirOperation){NULL}, out);
@@ -318,8 +358,8 @@ static int create_at(tether_arena *a, const MlirOperationState *state, tether__h
     ref = OP(rh);
     if (!mlirBlockEqual(mlirOperationGetBlock(ref), BLK(bh))) return TETHER_EARG;
   }
-  /* A region given to the op must not be the one holding the block (the op would contain itself).
-   */
+  /* A region given to the op must not be the one holding the block (the op would contain
+   * itself). */
   for (intptr_t i = 0; i < state->nRegions; i++) {
     if (!state->regions || mlirRegionIsNull(state->regions[i])) return TETHER_EARG;
     if (tether__tree_resolve(tether__roots_get(a, (void *)state->regions[i].ptr)) == bt)
