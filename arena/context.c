@@ -170,65 +170,64 @@ static int ctxobj_new(tether_arena *a, void *raw, void **out) {
   return TETHER_OK;
 }
 
-int tether_type_parse(tether_arena *a, const char *text, size_t len, tether_type **out) {
+/* Parses a type or an attribute of the arena's context (diagnostics captured). */
+static int parse_ctxobj(tether_arena *a, tether_parse_kind kind, const char *text, size_t len,
+                        void **out) {
   if (!a || !text || !out) return TETHER_EARG;
   tether__enter(a);
   tether__diag_begin(a);
-  if (tether_parse_check(a->ctx, TETHER_PARSE_TYPE, text, len) != TETHER_OK) {
-    tether__diag_end(a);
-    return TETHER_EPARSE;
+  const void *raw = NULL;
+  if (tether_parse_check(a->ctx, kind, text, len) == TETHER_OK) {
+    MlirStringRef s = {text, len};
+    raw = kind == TETHER_PARSE_TYPE ? mlirTypeParseGet(a->ctx, s).ptr
+                                    : mlirAttributeParseGet(a->ctx, s).ptr;
   }
-  MlirType t = mlirTypeParseGet(a->ctx, (MlirStringRef){text, len});
   tether__diag_end(a);
-  if (mlirTypeIsNull(t)) return TETHER_EPARSE;
-  return ctxobj_new(a, (void *)t.ptr, (void **)out);
+  if (!raw) return TETHER_EPARSE;
+  return ctxobj_new(a, (void *)raw, out);
+}
+
+int tether_type_parse(tether_arena *a, const char *text, size_t len, tether_type **out) {
+  return parse_ctxobj(a, TETHER_PARSE_TYPE, text, len, (void **)out);
+}
+
+/* Wraps raw, an object of context c, when c is the arena's context. */
+static int ctxobj_wrap(tether_arena *a, const void *raw, MlirContext c, void **out) {
+  if (!a || !out) return TETHER_EARG;
+  tether__enter(a);
+  int rc = tether__check_ctx(a, c);
+  return rc ? rc : ctxobj_new(a, (void *)raw, out);
+}
+
+static int ctxobj_get(const void *obj, const void **out) {
+  if (!obj || !out) return TETHER_EARG;
+  *out = ((const tether__ctxobj *)obj)->raw;
+  return TETHER_OK;
 }
 
 int tether_type_wrap(tether_arena *a, MlirType raw, tether_type **out) {
-  if (!a || !out || mlirTypeIsNull(raw)) return TETHER_EARG;
-  tether__enter(a);
-  int rc = tether__check_ctx(a, mlirTypeGetContext(raw));
-  return rc ? rc : ctxobj_new(a, (void *)raw.ptr, (void **)out);
+  if (mlirTypeIsNull(raw)) return TETHER_EARG;
+  return ctxobj_wrap(a, raw.ptr, mlirTypeGetContext(raw), (void **)out);
 }
 
-int tether_type_get(tether_type *t, MlirType *out) {
-  if (!t || !out) return TETHER_EARG;
-  out->ptr = ((tether__ctxobj *)t)->raw;
-  return TETHER_OK;
-}
+int tether_type_get(tether_type *t, MlirType *out) { return ctxobj_get(t, out ? &out->ptr : NULL); }
 
 int tether_attr_parse(tether_arena *a, const char *text, size_t len, tether_attr **out) {
-  if (!a || !text || !out) return TETHER_EARG;
-  tether__enter(a);
-  tether__diag_begin(a);
-  if (tether_parse_check(a->ctx, TETHER_PARSE_ATTRIBUTE, text, len) != TETHER_OK) {
-    tether__diag_end(a);
-    return TETHER_EPARSE;
-  }
-  MlirAttribute t = mlirAttributeParseGet(a->ctx, (MlirStringRef){text, len});
-  tether__diag_end(a);
-  if (mlirAttributeIsNull(t)) return TETHER_EPARSE;
-  return ctxobj_new(a, (void *)t.ptr, (void **)out);
+  return parse_ctxobj(a, TETHER_PARSE_ATTRIBUTE, text, len, (void **)out);
 }
 
 int tether_attr_wrap(tether_arena *a, MlirAttribute raw, tether_attr **out) {
-  if (!a || !out || mlirAttributeIsNull(raw)) return TETHER_EARG;
-  tether__enter(a);
-  int rc = tether__check_ctx(a, mlirAttributeGetContext(raw));
-  return rc ? rc : ctxobj_new(a, (void *)raw.ptr, (void **)out);
+  if (mlirAttributeIsNull(raw)) return TETHER_EARG;
+  return ctxobj_wrap(a, raw.ptr, mlirAttributeGetContext(raw), (void **)out);
 }
 
 int tether_attr_get(tether_attr *t, MlirAttribute *out) {
-  if (!t || !out) return TETHER_EARG;
-  out->ptr = ((tether__ctxobj *)t)->raw;
-  return TETHER_OK;
+  return ctxobj_get(t, out ? &out->ptr : NULL);
 }
 
 int tether_loc_wrap(tether_arena *a, MlirLocation raw, tether_loc **out) {
-  if (!a || !out || mlirLocationIsNull(raw)) return TETHER_EARG;
-  tether__enter(a);
-  int rc = tether__check_ctx(a, mlirLocationGetContext(raw));
-  return rc ? rc : ctxobj_new(a, (void *)raw.ptr, (void **)out);
+  if (mlirLocationIsNull(raw)) return TETHER_EARG;
+  return ctxobj_wrap(a, raw.ptr, mlirLocationGetContext(raw), (void **)out);
 }
 
 int tether_loc_unknown(tether_arena *a, tether_loc **out) {
@@ -238,9 +237,7 @@ int tether_loc_unknown(tether_arena *a, tether_loc **out) {
 }
 
 int tether_loc_get(tether_loc *t, MlirLocation *out) {
-  if (!t || !out) return TETHER_EARG;
-  out->ptr = ((tether__ctxobj *)t)->raw;
-  return TETHER_OK;
+  return ctxobj_get(t, out ? &out->ptr : NULL);
 }
 
 tether_arena *tether_type_arena(tether_type *t) { return t ? ((tether__ctxobj *)t)->arena : NULL; }

@@ -13,42 +13,48 @@
 
 /* ---- structural mutation --------------------------------------------------------------------- */
 
-int tether_block_insert_op(tether_block *b, intptr_t pos, tether_op *op) {
+/* The two handles of a call that changes IR, checked (tether__check) and of one arena
+ * (TETHER_ECONTEXT); that arena's IR counts as changed. */
+static int check_pair(const void *p, int pkind, tether__handle **ph, tether__tree **pt,
+                      const void *q, int qkind, tether__handle **qh, tether__tree **qt) {
+  int rc = tether__check(p, pkind, ph, pt);
+  if (rc == TETHER_OK) rc = tether__check(q, qkind, qh, qt);
+  if (rc != TETHER_OK) return rc;
+  tether__touch((*pt)->arena);
+  return (*pt)->arena == (*qt)->arena ? TETHER_OK : TETHER_ECONTEXT;
+}
+
+#define CHECK_PAIR(p, pkind, ph, pt, q, qkind, qh, qt)                                             \
+  do {                                                                                             \
+    int rc_ = check_pair((p), (pkind), &(ph), &(pt), (q), (qkind), &(qh), &(qt));                  \
+    if (rc_ != TETHER_OK) return rc_;                                                              \
+  } while (0)
+
+static int insert_op(tether_block *b, intptr_t pos, tether_op *op, int append) {
   tether__handle *bh, *oh;
   tether__tree *bt, *ot;
-  TETHER__CHECK(b, TETHER_KIND_BLOCK, bh, bt);
-  TETHER__CHECK(op, TETHER_KIND_OP, oh, ot);
-  tether__touch(bt->arena);
-  if (bt->arena != ot->arena) return TETHER_ECONTEXT;
+  CHECK_PAIR(b, TETHER_KIND_BLOCK, bh, bt, op, TETHER_KIND_OP, oh, ot);
   if (!tether__is_root_op(oh, ot)) return TETHER_ESTATE;
   if (bt == ot) return TETHER_EARG; /* the block is inside the operation */
-  if (pos < 0 || pos > tether__count_ops(BLK(bh))) return TETHER_ERANGE;
-  mlirBlockInsertOwnedOperation(BLK(bh), pos, OP(oh));
+  if (append) {
+    mlirBlockAppendOwnedOperation(BLK(bh), OP(oh));
+  } else {
+    if (pos < 0 || pos > tether__count_ops(BLK(bh))) return TETHER_ERANGE;
+    mlirBlockInsertOwnedOperation(BLK(bh), pos, OP(oh));
+  }
   tether__merge(ot, bt);
   return TETHER_OK;
 }
 
-int tether_block_append_op(tether_block *b, tether_op *op) {
-  tether__handle *bh, *oh;
-  tether__tree *bt, *ot;
-  TETHER__CHECK(b, TETHER_KIND_BLOCK, bh, bt);
-  TETHER__CHECK(op, TETHER_KIND_OP, oh, ot);
-  tether__touch(bt->arena);
-  if (bt->arena != ot->arena) return TETHER_ECONTEXT;
-  if (!tether__is_root_op(oh, ot)) return TETHER_ESTATE;
-  if (bt == ot) return TETHER_EARG;
-  mlirBlockAppendOwnedOperation(BLK(bh), OP(oh));
-  tether__merge(ot, bt);
-  return TETHER_OK;
+int tether_block_insert_op(tether_block *b, intptr_t pos, tether_op *op) {
+  return insert_op(b, pos, op, 0);
 }
+int tether_block_append_op(tether_block *b, tether_op *op) { return insert_op(b, 0, op, 1); }
 
 static int move_op(tether_op *op, tether_op *ref, int after) {
   tether__handle *oh, *rh;
   tether__tree *ot, *rt;
-  TETHER__CHECK(op, TETHER_KIND_OP, oh, ot);
-  TETHER__CHECK(ref, TETHER_KIND_OP, rh, rt);
-  tether__touch(ot->arena);
-  if (ot->arena != rt->arena) return TETHER_ECONTEXT;
+  CHECK_PAIR(op, TETHER_KIND_OP, oh, ot, ref, TETHER_KIND_OP, rh, rt);
   if (oh == rh || tether__op_is_inside(OP(rh), OP(oh))) return TETHER_EARG;
   MlirBlock b = mlirOperationGetBlock(OP(rh));
   if (mlirBlockIsNull(b)) return TETHER_ESTATE; /* ref is in no block */
@@ -97,10 +103,7 @@ int tether_block_detach(tether_block *b) {
 static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int append) {
   tether__handle *rh, *bh;
   tether__tree *rt, *bt;
-  TETHER__CHECK(r, TETHER_KIND_REGION, rh, rt);
-  TETHER__CHECK(b, TETHER_KIND_BLOCK, bh, bt);
-  tether__touch(rt->arena);
-  if (rt->arena != bt->arena) return TETHER_ECONTEXT;
+  CHECK_PAIR(r, TETHER_KIND_REGION, rh, rt, b, TETHER_KIND_BLOCK, bh, bt);
   if (!(bt->root_kind == TETHER_KIND_BLOCK && bt->root == tether__raw(bh))) return TETHER_ESTATE;
   if (rt == bt) return TETHER_EARG; /* the region is inside the block */
   if (append) {
@@ -173,10 +176,7 @@ int tether_op_clone(tether_op *op, tether_op **out) {
 int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v) {
   tether__handle *oh, *vh;
   tether__tree *ot, *vt;
-  TETHER__CHECK(op, TETHER_KIND_OP, oh, ot);
-  TETHER__CHECK(v, TETHER_KIND_VALUE, vh, vt);
-  tether__touch(ot->arena);
-  if (ot->arena != vt->arena) return TETHER_ECONTEXT;
+  CHECK_PAIR(op, TETHER_KIND_OP, oh, ot, v, TETHER_KIND_VALUE, vh, vt);
   if (i < 0 || i >= mlirOperationGetNumOperands(OP(oh))) return TETHER_ERANGE;
   int rc = tether__add_dep(ot, vt);
   if (rc != TETHER_OK) return rc;
@@ -187,10 +187,7 @@ int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v) {
 int tether_value_replace_all_uses(tether_value *of, tether_value *with) {
   tether__handle *oh, *wh;
   tether__tree *ot, *wt;
-  TETHER__CHECK(of, TETHER_KIND_VALUE, oh, ot);
-  TETHER__CHECK(with, TETHER_KIND_VALUE, wh, wt);
-  tether__touch(ot->arena);
-  if (ot->arena != wt->arena) return TETHER_ECONTEXT;
+  CHECK_PAIR(of, TETHER_KIND_VALUE, oh, ot, with, TETHER_KIND_VALUE, wh, wt);
   for (MlirOpOperand u = mlirValueGetFirstUse(VAL(oh)); !mlirOpOperandIsNull(u);
        u = mlirOpOperandGetNextUse(u)) {
     tether__tree *ut = tether__find_tree(ot->arena, TETHER_KIND_OP, mlirOpOperandGetOwner(u).ptr);

@@ -318,24 +318,16 @@ static inline MlirValue VAL(tether__handle *h) { return (MlirValue){tether__raw(
 
 /* Interns a possibly-null raw object of tree t into *out (NULL stays NULL). */
 static inline int tether__give(tether__tree *t, int kind, void *raw, void **out) {
-  if (!raw) {
-    *out = NULL;
-    return TETHER_OK;
-  }
-  tether__handle *h = tether__intern(t, kind, raw);
-  if (!h) return TETHER_ENOMEM;
+  tether__handle *h = raw ? tether__intern(t, kind, raw) : NULL;
+  if (raw && !h) return TETHER_ENOMEM;
   *out = h;
   return TETHER_OK;
 }
 
 /* The same for an object that may be in another tree than t (an operand, a successor). */
 static inline int tether__give_any(tether__tree *t, int kind, void *raw, void **out) {
-  if (!raw) {
-    *out = NULL;
-    return TETHER_OK;
-  }
-  tether__handle *h = tether__intern_any(t, kind, raw);
-  if (!h) return TETHER_ENOMEM;
+  tether__handle *h = raw ? tether__intern_any(t, kind, raw) : NULL;
+  if (raw && !h) return TETHER_ENOMEM;
   *out = h;
   return TETHER_OK;
 }
