@@ -118,8 +118,7 @@ int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
   return new_root(a, TETHER_KIND_BLOCK, b.ptr, (void **)out);
 }
 
-/* ---- operations: the steps of create_impl -----------------------------------------------------
- */
+/* ---- operations: the steps of create_impl ---------------------------------------------------- */
 
 /* The state's arrays are there and its result types and attributes are of the arena's context. */
 static int check_state(tether_arena *a, const MlirOperationState *state) {

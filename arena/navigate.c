@@ -324,8 +324,7 @@ int tether_value_index(tether_value *v, intptr_t *out) {
   return TETHER_OK;
 }
 
-/* ---- walks ------------------------------------------------------------------------------------
- */
+/* ---- walks ----------------------------------------------------------------------------------- */
 
 typedef struct {
   MlirOperation *ops;
