@@ -109,6 +109,43 @@ static inline tether_op *body_op(tether_op *op, intptr_t i) {
   return o;
 }
 
+/* Whether the arena's last error mentions needle. */
+static inline int error_mentions(tether_arena *a, const char *needle) {
+  return strstr(tether_arena_last_error(a), needle) != NULL;
+}
+
+/* Result i of op, as MLIR's value (an operand for create_op). */
+static inline MlirValue raw_result(tether_op *op, intptr_t i) {
+  tether_value *v;
+  MlirValue raw;
+  OK(tether_op_result(op, i, &v));
+  OK(tether_value_get(v, &raw));
+  return raw;
+}
+
+/* A detached operation NAME with these operands and result types, made through tether_op_create
+ * (at an unknown location), or fails the test. */
+static inline tether_op *create_op(tether_arena *a, const char *name, intptr_t n_operands,
+                                   const MlirValue *operands, intptr_t n_results,
+                                   const MlirType *results) {
+  MlirOperationState st = mlirOperationStateGet(mlirStringRefCreateFromCString(name),
+                                                mlirLocationUnknownGet(tether_arena_context(a)));
+  if (n_operands) mlirOperationStateAddOperands(&st, n_operands, operands);
+  if (n_results) mlirOperationStateAddResults(&st, n_results, results);
+  tether_op *op;
+  OK(tether_op_create(a, &st, &op));
+  return op;
+}
+
+/* Appends op to the first block of module's body. */
+static inline void append_to_body(tether_op *module, tether_op *op) {
+  tether_region *r;
+  tether_block *b;
+  OK(tether_op_region(module, 0, &r));
+  OK(tether_region_first_block(r, &b));
+  OK(tether_block_append_op(b, op));
+}
+
 static inline tether_arena_stats stats(tether_arena *a) {
   tether_arena_stats s;
   OK(tether_arena_get_stats(a, &s));

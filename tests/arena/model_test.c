@@ -329,6 +329,143 @@ static int pick_valid(void) {
   return n ? cand[rnd(n)] : -1;
 }
 
+/* The steps of one_step that take more than a few lines. Each checks the arena's answer against
+ * the model, updates the model and counts itself. */
+
+/* Inserts root x into y's block (refused when x has a parent or y is inside x). */
+static void insert_into(int x, tether_op *hx, int y, tether_op *hy) {
+  tether_block *b = block_of(hy);
+  int pos = rnd(ops[y].nkids + 1);
+  int rc = tether_block_insert_op(b, pos, hx);
+  if (ops[x].parent >= 0) {
+    MCHECK(rc == TETHER_ESTATE);
+    counters[C_INSERT_REFUSED]++;
+  } else if (is_inside(y, x)) {
+    MCHECK(rc == TETHER_EARG);
+    counters[C_INSERT_REFUSED]++;
+  } else {
+    MCHECK(rc == TETHER_OK);
+    kid_insert(y, pos, x);
+    counters[C_INSERT]++;
+  }
+}
+
+/* Moves x before or after y; y is picked again (up to 4 times) while it is a root. */
+static void move_next_to(int x, tether_op *hx, int y, tether_op *hy) {
+  for (int tries = 0; tries < 4 && ops[y].parent < 0; tries++) {
+    int t = pick_valid();
+    y = slot_id[t];
+    hy = slots[t];
+  }
+  int after = rnd(2);
+  int rc = after ? tether_op_move_after(hx, hy) : tether_op_move_before(hx, hy);
+  if (x == y || is_inside(y, x)) {
+    MCHECK(rc == TETHER_EARG);
+    counters[C_MOVE_REFUSED]++;
+  } else if (ops[y].parent < 0) {
+    MCHECK(rc == TETHER_ESTATE);
+    counters[C_MOVE_REFUSED]++;
+  } else {
+    counters[C_MOVE]++;
+    MCHECK(rc == TETHER_OK);
+    kid_remove(x);
+    int p = ops[y].parent;
+    kid_insert(p, kid_index(p, y) + after, x);
+  }
+}
+
+/* Erases x (refused while a cross-tree user branches inside it). */
+static void erase_op(int x, tether_op *hx) {
+  int rc = tether_op_erase(hx);
+  if (used_inside(x)) {
+    MCHECK(rc == TETHER_EBUSY); /* a branch from another tree points inside */
+    counters[C_ERASE_BUSY]++;
+    return;
+  }
+  MCHECK(rc == TETHER_OK);
+  kid_remove(x);
+  mark_subtree(x, ERASED, PARENT_ERASED);
+  counters[C_ERASE]++;
+}
+
+/* Destroys non-root x through the raw C API, then revalidates its parent. */
+static void raw_erase_and_revalidate(int x, tether_op *hx) {
+  if (ops[x].parent < 0 || used_inside(x)) return; /* raw MLIR would leave the branch dangling */
+  int p = ops[x].parent;
+  MlirOperation raw;
+  MOK(tether_op_get(hx, &raw));
+  mlirOperationDestroy(raw);
+  tether_op *hp = ops[p].handle;
+  MCHECK(hp != NULL);
+  MOK(tether_revalidate(hp));
+  kid_remove(x);
+  mark_subtree(x, REMOVED, REMOVED);
+  counters[C_REVALIDATE]++;
+}
+
+static void clone_op(int x, tether_op *hx) {
+  tether_op *c;
+  MOK(tether_op_clone(hx, &c));
+  int k = clone_model(x, -1);
+  MlirOperation raw;
+  MOK(tether_op_get(c, &raw));
+  renumber(raw, k);
+  see(k, c);
+  add_slot(k, c);
+  counters[C_CLONE]++;
+}
+
+/* A cross-tree user: a detached op branching into x's block (at most MAXUSERS; past that, the
+ * newest user goes). */
+static void add_user(tether_arena *a, int x, tether_op *hx) {
+  if (nusers == MAXUSERS) {
+    MOK(tether_op_erase(users[--nusers])); /* the oldest stays; the newest goes */
+    users[nusers] = NULL;
+    return;
+  }
+  MlirBlock b;
+  MOK(tether_block_get(block_of(hx), &b));
+  MlirContext ctx = tether_arena_context(a);
+  MlirOperationState st =
+      mlirOperationStateGet(mlirStringRefCreateFromCString("t.use"), mlirLocationUnknownGet(ctx));
+  mlirOperationStateAddSuccessors(&st, 1, &b);
+  tether_op *u;
+  MOK(tether_op_create(a, &st, &u));
+  users[nusers] = u;
+  user_target[nusers++] = x;
+  counters[C_USER]++;
+}
+
+/* Runs a pass pipeline on root x's tree. */
+static void run_passes(tether_arena *a, int x, tether_op *hx) {
+  if (ops[x].parent >= 0) return;
+  if (!pm.ptr) {
+    pm = mlirPassManagerCreateOnOperation(tether_arena_context(a),
+                                          mlirStringRefCreateFromCString("t.n"));
+    mlirPassManagerAddOwnedPass(pm, mlirCreateTransformsCanonicalizer());
+  }
+  int rc = tether_op_run_passes(hx, pm);
+  int busy = 0;
+  for (int u = 0; u < nusers; u++) busy |= root_of(user_target[u]) == x;
+  /* MLIR refuses to schedule passes on an unregistered op ("t.n"): the pipeline fails, the
+   * tree is revalidated and unchanged; while another tree branches into it, it is refused
+   * before that. */
+  MCHECK(rc == (busy ? TETHER_EBUSY : TETHER_EPASS));
+  counters[busy ? C_PASSES_BUSY : C_PASSES]++;
+}
+
+/* Collects, then bounds the arena's live roots by the model's. */
+static void collect_and_count_roots(tether_arena *a) {
+  forget_unreached();
+  tether_collect(a);
+  tether_arena_stats st;
+  MOK(tether_arena_get_stats(a, &st));
+  MCHECK(st.roots >= live_roots());
+  MCHECK(st.roots <= live_roots() + 16); /* conservative slack */
+  MCHECK(st.stuck == 0);
+  counters[C_COLLECT]++;
+}
+
 static void one_step(tether_arena *a) {
   int what = rnd(100);
   int s = pick_valid();
@@ -343,95 +480,21 @@ static void one_step(tether_arena *a) {
   int y = slot_id[t];
   tether_op *hy = slots[t];
   if (what < 20) { /* insert a root into y's block */
-    tether_block *b = block_of(hy);
-    int pos = rnd(ops[y].nkids + 1);
-    int rc = tether_block_insert_op(b, pos, hx);
-    if (ops[x].parent >= 0) {
-      MCHECK(rc == TETHER_ESTATE);
-      counters[C_INSERT_REFUSED]++;
-    } else if (is_inside(y, x)) {
-      MCHECK(rc == TETHER_EARG);
-      counters[C_INSERT_REFUSED]++;
-    } else {
-      MCHECK(rc == TETHER_OK);
-      kid_insert(y, pos, x);
-      counters[C_INSERT]++;
-    }
+    insert_into(x, hx, y, hy);
   } else if (what < 32) { /* move before / after y */
-    for (int tries = 0; tries < 4 && ops[y].parent < 0; tries++) {
-      t = pick_valid();
-      y = slot_id[t];
-      hy = slots[t];
-    }
-    int after = rnd(2);
-    int rc = after ? tether_op_move_after(hx, hy) : tether_op_move_before(hx, hy);
-    if (x == y || is_inside(y, x)) {
-      MCHECK(rc == TETHER_EARG);
-      counters[C_MOVE_REFUSED]++;
-    } else if (ops[y].parent < 0) {
-      MCHECK(rc == TETHER_ESTATE);
-      counters[C_MOVE_REFUSED]++;
-    } else {
-      counters[C_MOVE]++;
-      MCHECK(rc == TETHER_OK);
-      kid_remove(x);
-      int p = ops[y].parent;
-      kid_insert(p, kid_index(p, y) + after, x);
-    }
+    move_next_to(x, hx, y, hy);
   } else if (what < 40) { /* detach */
     MOK(tether_op_detach(hx));
     kid_remove(x);
     counters[C_DETACH]++;
   } else if (what < 47) { /* erase */
-    int rc = tether_op_erase(hx);
-    if (used_inside(x)) {
-      MCHECK(rc == TETHER_EBUSY); /* a branch from another tree points inside */
-      counters[C_ERASE_BUSY]++;
-      return;
-    }
-    MCHECK(rc == TETHER_OK);
-    kid_remove(x);
-    mark_subtree(x, ERASED, PARENT_ERASED);
-    counters[C_ERASE]++;
-  } else if (what < 52) {                            /* raw erase of a non-root, then revalidate */
-    if (ops[x].parent < 0 || used_inside(x)) return; /* raw MLIR would leave the branch dangling */
-    int p = ops[x].parent;
-    MlirOperation raw;
-    MOK(tether_op_get(hx, &raw));
-    mlirOperationDestroy(raw);
-    tether_op *hp = ops[p].handle;
-    MCHECK(hp != NULL);
-    MOK(tether_revalidate(hp));
-    kid_remove(x);
-    mark_subtree(x, REMOVED, REMOVED);
-    counters[C_REVALIDATE]++;
+    erase_op(x, hx);
+  } else if (what < 52) { /* raw erase of a non-root, then revalidate */
+    raw_erase_and_revalidate(x, hx);
   } else if (what < 57) { /* clone */
-    tether_op *c;
-    MOK(tether_op_clone(hx, &c));
-    int k = clone_model(x, -1);
-    MlirOperation raw;
-    MOK(tether_op_get(c, &raw));
-    renumber(raw, k);
-    see(k, c);
-    add_slot(k, c);
-    counters[C_CLONE]++;
+    clone_op(x, hx);
   } else if (what < 61) { /* a cross-tree user: a detached op branching into x's block */
-    if (nusers == MAXUSERS) {
-      MOK(tether_op_erase(users[--nusers])); /* the oldest stays; the newest goes */
-      users[nusers] = NULL;
-      return;
-    }
-    MlirBlock b;
-    MOK(tether_block_get(block_of(hx), &b));
-    MlirContext ctx = tether_arena_context(a);
-    MlirOperationState st =
-        mlirOperationStateGet(mlirStringRefCreateFromCString("t.use"), mlirLocationUnknownGet(ctx));
-    mlirOperationStateAddSuccessors(&st, 1, &b);
-    tether_op *u;
-    MOK(tether_op_create(a, &st, &u));
-    users[nusers] = u;
-    user_target[nusers++] = x;
-    counters[C_USER]++;
+    add_user(a, x, hx);
   } else if (what < 63) { /* drop a user */
     if (!nusers) return;
     int u = rnd(nusers);
@@ -440,20 +503,7 @@ static void one_step(tether_arena *a) {
     user_target[u] = user_target[nusers - 1];
     users[--nusers] = NULL;
   } else if (what < 66) { /* a pass pipeline on a root's tree */
-    if (ops[x].parent >= 0) return;
-    if (!pm.ptr) {
-      pm = mlirPassManagerCreateOnOperation(tether_arena_context(a),
-                                            mlirStringRefCreateFromCString("t.n"));
-      mlirPassManagerAddOwnedPass(pm, mlirCreateTransformsCanonicalizer());
-    }
-    int rc = tether_op_run_passes(hx, pm);
-    int busy = 0;
-    for (int u = 0; u < nusers; u++) busy |= root_of(user_target[u]) == x;
-    /* MLIR refuses to schedule passes on an unregistered op ("t.n"): the pipeline fails, the
-     * tree is revalidated and unchanged; while another tree branches into it, it is refused
-     * before that. */
-    MCHECK(rc == (busy ? TETHER_EBUSY : TETHER_EPASS));
-    counters[busy ? C_PASSES_BUSY : C_PASSES]++;
+    run_passes(a, x, hx);
   } else if (what < 70) { /* navigate to the parent */
     tether_op *p;
     MOK(tether_op_parent(hx, &p));
@@ -479,14 +529,7 @@ static void one_step(tether_arena *a) {
     slots[--nslots] = NULL;
     counters[C_DROP]++;
   } else { /* collect */
-    forget_unreached();
-    tether_collect(a);
-    tether_arena_stats st;
-    MOK(tether_arena_get_stats(a, &st));
-    MCHECK(st.roots >= live_roots());
-    MCHECK(st.roots <= live_roots() + 16); /* conservative slack */
-    MCHECK(st.stuck == 0);
-    counters[C_COLLECT]++;
+    collect_and_count_roots(a);
   }
 }
 

@@ -1,4 +1,5 @@
-/* Seed 001's ownership rules, one test each, and the structural operations that move ownership. */
+/* The ownership rules (docs/ARCHITECTURE.md, docs/ownership.md), one test each, and the structural
+ * operations that move ownership. */
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Pass.h>
@@ -70,6 +71,53 @@ static void grandchild_keeps_module_alive(void) {
   CHECK(none == NULL);
   CHECK(prints_containing(module, "arith.muli"));
   CHECK(prints_containing(func, "func.func @f"));
+}
+
+/* Returns only the func handle: the module handle dies with this frame. */
+static __attribute__((noinline)) tether_op *parse_and_keep_func(tether_arena *a) {
+  tether_op *m = parse(a, kModule);
+  return body_op(m, 0);
+}
+
+/* Rule 2: a child keeps its module alive through collections. */
+static void child_keeps_module_alive(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *func = parse_and_keep_func(a);
+  for (int i = 0; i < 3; i++) tether_collect(a);
+  /* The module cannot have been destroyed: func reaches it. */
+  CHECK(stats(a).roots == 1);
+  CHECK(stats(a).destroyed == 0);
+  CHECK(prints_containing(func, "func.func @f(%arg0: i32) -> i32"));
+  tether_op *parent;
+  OK(tether_op_parent(func, &parent));
+  CHECK(parent != NULL);
+  CHECK(prints_containing(parent, "module {"));
+  bool root;
+  OK(tether_op_is_root(parent, &root));
+  CHECK(root);
+  tether_keep_alive(func);
+}
+
+/* Rule 2, the other way: dropping the child too destroys the module. Robust against conservative
+ * retention: repeat many times and require that at most a few modules survive. */
+static __attribute__((noinline)) void parse_drop_one(tether_arena *a) {
+  tether_op *func = parse_and_keep_func(a);
+  CHECK(prints_containing(func, "arith.addi"));
+}
+
+static void dropping_child_destroys_module(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  enum { N = 200 };
+  for (int i = 0; i < N; i++) parse_drop_one(a);
+  tether_collect(a);
+  tether_arena_stats s = stats(a);
+  printf("  after %d dropped modules: %ld live roots, %ld destroyed\n", N, (long)s.roots,
+         (long)s.destroyed);
+  CHECK(s.roots <= 4);
+  CHECK(s.destroyed >= N - 4);
+  CHECK(s.handles[TETHER_KIND_OP] <= 4 * 4);
 }
 
 /* Rule 4: a region and a block created off the context, filled, attached; ownership moves. */
@@ -649,6 +697,8 @@ int main(void) {
   RUN(type_outlives_arena_handle);
   RUN(dropped_arenas_are_destroyed);
   RUN(grandchild_keeps_module_alive);
+  RUN(child_keeps_module_alive);
+  RUN(dropping_child_destroys_module);
   RUN(detached_region_and_block_attach);
   RUN(erase_parent_invalidates_child);
   RUN(erase_refused_while_results_used);

@@ -53,10 +53,6 @@ static int apply(tether_op *module, MlirFrozenRewritePatternSet set, bool *conve
                                   converged);
 }
 
-static int error_mentions(tether_arena *a, const char *needle) {
-  return strstr(tether_arena_last_error(a), needle) != NULL;
-}
-
 /* The addi is replaced: its handle is invalid (removed), the function, the muli and the return
  * keep their handles and identity; the pattern module does not change. */
 static void apply_invalidates_what_it_replaced(void) {
@@ -226,31 +222,15 @@ static void apply_refusals(void) {
   CHECK(prints_containing(payload, "arith.addi"));
   /* Another tree uses a value inside the payload: a rewrite may erase it. */
   tether_op *add = body_op(body_op(payload, 0), 0);
-  tether_value *sum;
-  OK(tether_op_result(add, 0, &sum));
-  MlirValue raw_sum;
-  OK(tether_value_get(sum, &raw_sum));
-  MlirOperationState st = mlirOperationStateGet(mlirStringRefCreateFromCString("test.user"),
-                                                mlirLocationUnknownGet(ctx));
-  mlirOperationStateAddOperands(&st, 1, &raw_sum);
-  tether_op *user;
-  OK(tether_op_create(a, &st, &user));
+  MlirValue sum = raw_result(add, 0);
+  tether_op *user = create_op(a, "test.user", 1, &sum, 0, NULL);
   CHECK_RC(apply(payload, set, NULL), TETHER_EBUSY);
   CHECK(tether_handle_is_valid(add) && prints_containing(payload, "arith.addi"));
   OK(tether_op_erase(user));
   /* A payload that does not verify (an arith.constant without its value). */
   tether_op *bad = parse(a, "module {}\n");
   MlirType index = mlirIndexTypeGet(ctx);
-  MlirOperationState cs = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"),
-                                                mlirLocationUnknownGet(ctx));
-  mlirOperationStateAddResults(&cs, 1, &index);
-  tether_op *c;
-  OK(tether_op_create(a, &cs, &c));
-  tether_region *r;
-  tether_block *blk;
-  OK(tether_op_region(bad, 0, &r));
-  OK(tether_region_first_block(r, &blk));
-  OK(tether_block_append_op(blk, c));
+  append_to_body(bad, create_op(a, "arith.constant", 0, NULL, 1, &index));
   CHECK_RC(apply(bad, set, NULL), TETHER_EVERIFY);
   CHECK(error_mentions(a, "value"));
   /* Invalid handles. */
@@ -317,16 +297,8 @@ static void handles_refused_while_running(void) {
   tether_op *payload = parse(a, "module {}\n");
   MlirContext ctx = tether_arena_context(a);
   MlirType index = mlirIndexTypeGet(ctx);
-  MlirOperationState cs = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"),
-                                                mlirLocationUnknownGet(ctx));
-  mlirOperationStateAddResults(&cs, 1, &index);
-  tether_op *c;
-  OK(tether_op_create(a, &cs, &c));
-  tether_region *r;
-  tether_block *blk;
-  OK(tether_op_region(payload, 0, &r));
-  OK(tether_region_first_block(r, &blk));
-  OK(tether_block_append_op(blk, c));
+  tether_op *c = create_op(a, "arith.constant", 0, NULL, 1, &index);
+  append_to_body(payload, c);
   MlirFrozenRewritePatternSet set = freeze(patterns(a, kToMuli));
   reentry re = {c, 0, 0};
   MlirDiagnosticHandlerID id = mlirContextAttachDiagnosticHandler(ctx, reenter, &re, NULL);

@@ -44,10 +44,6 @@ static tether_op *replace_script(tether_arena *a, const char *name) {
   return parse(a, buf);
 }
 
-static int error_mentions(tether_arena *a, const char *needle) {
-  return strstr(tether_arena_last_error(a), needle) != NULL;
-}
-
 /* Canonicalization through the interpreter erases the dead muli: its handle is invalid (removed),
  * the function and the addi keep their handles and identity. */
 static void transform_invalidates_what_it_removed(void) {
@@ -101,25 +97,14 @@ static void transform_refusals(void) {
   CHECK(error_mentions(a, "must be nested in an operation"));
   /* Another tree uses a value of the payload's tree: a transform may erase it. */
   tether_op *add = body_op(body_op(payload, 0), 0);
-  tether_value *sum;
-  OK(tether_op_result(add, 0, &sum));
-  MlirValue raw_sum;
-  OK(tether_value_get(sum, &raw_sum));
-  MlirOperationState st = mlirOperationStateGet(mlirStringRefCreateFromCString("test.user"),
-                                                mlirLocationUnknownGet(tether_arena_context(a)));
-  mlirOperationStateAddOperands(&st, 1, &raw_sum);
-  tether_op *user;
-  OK(tether_op_create(a, &st, &user));
+  MlirValue sum = raw_result(add, 0);
+  tether_op *user = create_op(a, "test.user", 1, &sum, 0, NULL);
   CHECK_RC(tether_op_apply_transform(payload, root, script, NULL, 0), TETHER_EBUSY);
   CHECK(prints_containing(payload, "arith.muli"));
   OK(tether_op_erase(user));
   /* A payload that does not verify (an arith.constant without its value). */
   MlirType i32 = mlirTypeParseGet(tether_arena_context(a), mlirStringRefCreateFromCString("i32"));
-  MlirOperationState cs = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"),
-                                                mlirLocationUnknownGet(tether_arena_context(a)));
-  mlirOperationStateAddResults(&cs, 1, &i32);
-  tether_op *bad;
-  OK(tether_op_create(a, &cs, &bad));
+  tether_op *bad = create_op(a, "arith.constant", 0, NULL, 1, &i32);
   CHECK_RC(tether_op_apply_transform(bad, root, script, NULL, 0), TETHER_EVERIFY);
   /* A script that fails at run time: its diagnostics, and the payload is still usable. */
   const char *failing = "module attributes {transform.with_named_sequence} {\n"

@@ -10,6 +10,13 @@ Helpers are exposed as fixtures so test files need no import path tricks:
   environment incl. PYTHONPATH) and asserts that it did not crash: exit code 0, and no
   "Segmentation fault" / "Fatal Python error" / "Assertion" / "Traceback" on stderr. Returns the
   CompletedProcess (stdout/stderr as text).
+- `snippet_helpers`: the text of SNIPPET_HELPERS, for a snippet to start with: `expect(E, fn, ...)`
+  records a wrong or missing exception (`report_failures()` then exits 1 listing them all),
+  `survive(fn, ...)` accepts any Exception or success, `raises(E, fn, ..., match="")` asserts the
+  exception and returns it.
+- `run_checks(body, setup=IR_SETUP, timeout=120)`: `run_snippet` of SNIPPET_HELPERS + setup + body,
+  asserting that the body ran to its end (every `expect` held). IR_SETUP enters a context that
+  allows unregistered dialects and an unknown location, with `i32` at hand.
 """
 
 import os
@@ -31,6 +38,57 @@ CRASH_MARKERS = (
     "LLVM ERROR",
     "Traceback",
 )
+
+SNIPPET_HELPERS = r"""
+import gc, sys
+
+FAILURES = []
+
+def expect(excs, fn, *a, **k):
+    # Records (does not raise) a wrong or missing exception, so one run reports all of them.
+    where = sys._getframe(1).f_lineno
+    try:
+        fn(*a, **k)
+    except excs:
+        return
+    except Exception as e:
+        FAILURES.append(f"line {where}: {getattr(fn, '__qualname__', fn)}{a}{k} raised "
+                        f"{type(e).__name__}: {e}; expected {excs}")
+        return
+    FAILURES.append(f"line {where}: {getattr(fn, '__qualname__', fn)}{a}{k} did not raise {excs}")
+
+def survive(fn, *a, **k):
+    try:
+        fn(*a, **k)
+    except Exception:
+        pass
+
+def raises(exc, fn, *a, match="", **k):
+    try:
+        fn(*a, **k)
+    except exc as e:
+        assert match in str(e), str(e)
+        return e
+    raise AssertionError(f"{fn} did not raise {exc}")
+
+def report_failures():
+    if FAILURES:
+        sys.stdout.flush()
+        sys.stderr.write("wrong exceptions:\n" + "\n".join(FAILURES) + "\n")
+        sys.exit(1)
+"""
+
+IR_SETUP = """
+import tether
+from tether import ir
+from tether.passmanager import PassManager
+ctx = ir.Context()
+ctx.__enter__()
+ir.Location.unknown().__enter__()
+ctx.allow_unregistered_dialects = True
+i32 = ir.IntegerType.get_signless(32)
+"""
+
 
 def _collect_until(pred, tries=10):
     result = pred()
@@ -77,6 +135,14 @@ def _run_snippet(code, timeout=120, check=True, allow_stderr=False):
     return proc
 
 
+def _run_checks(body, setup=IR_SETUP, timeout=120, allow_stderr=False):
+    code = (SNIPPET_HELPERS + textwrap.dedent(setup) + textwrap.dedent(body) +
+            "\nreport_failures()\nprint('END')\n")
+    proc = _run_snippet(code, timeout=timeout, allow_stderr=allow_stderr)
+    assert proc.stdout.rstrip().endswith("END"), proc.stdout
+    return proc
+
+
 @pytest.fixture
 def ctx():
     with ir.Context() as c, ir.Location.unknown():
@@ -91,3 +157,13 @@ def collect_until():
 @pytest.fixture
 def run_snippet():
     return _run_snippet
+
+
+@pytest.fixture
+def snippet_helpers():
+    return SNIPPET_HELPERS
+
+
+@pytest.fixture
+def run_checks():
+    return _run_checks

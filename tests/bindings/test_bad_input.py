@@ -4,7 +4,8 @@ Two layers:
 - subprocess checks: every risky group of calls runs in a fresh interpreter (`run_snippet`), so a
   crash (segfault, abort, fatal error) fails that one test instead of killing the run. Inside the
   snippet, `expect(E, fn, ...)` asserts the exact exception type where the API defines one, and
-  `survive(fn, ...)` accepts any Exception (or success) where it does not;
+  `survive(fn, ...)` accepts any Exception (or success) where it does not (conftest.py's snippet
+  helpers);
 - in-process `pytest.raises` checks of the documented exception types.
 """
 
@@ -18,27 +19,6 @@ import sys
 import tether
 from tether import ir
 from tether.passmanager import PassManager
-
-FAILURES = []
-
-def expect(excs, fn, *a, **k):
-    # Records (does not raise) a wrong or missing exception, so one run reports all of them.
-    where = sys._getframe(1).f_lineno
-    try:
-        fn(*a, **k)
-    except excs:
-        return
-    except Exception as e:
-        FAILURES.append(f"line {where}: {getattr(fn, '__qualname__', fn)}{a}{k} raised "
-                        f"{type(e).__name__}: {e}; expected {excs}")
-        return
-    FAILURES.append(f"line {where}: {getattr(fn, '__qualname__', fn)}{a}{k} did not raise {excs}")
-
-def survive(fn, *a, **k):
-    try:
-        fn(*a, **k)
-    except Exception:
-        pass
 
 ASM = '''module {
   func.func @f(%a: i32, %b: i32) -> i32 {
@@ -65,10 +45,7 @@ def fresh():
 """
 
 EPILOGUE = r"""
-if FAILURES:
-    sys.stdout.flush()
-    sys.stderr.write("wrong exceptions:\n" + "\n".join(FAILURES) + "\n")
-    sys.exit(1)
+report_failures()
 """
 
 GROUPS = {
@@ -529,15 +506,38 @@ print("ok")
 
 
 @pytest.mark.parametrize("group", sorted(GROUPS))
-def test_no_crash_in_subprocess(group, run_snippet):
+def test_no_crash_in_subprocess(group, run_snippet, snippet_helpers):
     # Exit status 0 (every `expect` held, nothing crashed) and no crash report on stderr.
-    proc = run_snippet(PRELUDE + GROUPS[group] + EPILOGUE, timeout=300, allow_stderr=True)
+    proc = run_snippet(snippet_helpers + PRELUDE + GROUPS[group] + EPILOGUE, timeout=300,
+                       allow_stderr=True)
     assert proc.stdout.strip().splitlines()[-1] == "ok", proc.stdout
 
 
-def test_diagnostics_do_not_leak_to_stderr(run_snippet):
+def test_diagnostics_do_not_leak_to_stderr(run_snippet, snippet_helpers):
     """MLIR's diagnostics travel in the MLIRError, not on the process's stderr."""
-    run_snippet(PRELUDE + GROUPS["malformed_assembly"] + EPILOGUE, timeout=300)
+    run_snippet(snippet_helpers + PRELUDE + GROUPS["malformed_assembly"] + EPILOGUE, timeout=300)
+
+
+# Degenerate calls that crashed or hung before their fix, each in a fresh interpreter.
+
+
+def test_rauw_with_itself_returns(run_checks):
+    run_checks("""
+    m = ir.Module.parse('func.func @f(%a: i32) -> i32 { %0 = arith.addi %a, %a : i32\\n return %0 : i32 }')
+    add = m.body.operations[0].regions[0].blocks[0].operations[0]
+    add.result.replace_all_uses_with(add.result)
+    assert len(list(add.result.uses)) == 1
+    m.operation.verify()
+    """)
+
+
+def test_huge_integers_are_range_errors(run_checks):
+    run_checks("""
+    for kw in [dict(regions=2**61), dict(regions=-1)]:
+        raises((OverflowError, ValueError), ir.Operation.create, "t.x", **kw)
+    m = ir.Module.parse("module {}")
+    raises((OverflowError, ValueError), m.operation.get_asm, large_elements_limit=2**70)
+    """)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,12 +12,6 @@ from tether import ir
 from tether.dialects import arith, builtin, func, scf, tensor, transform, pdl, llvm
 
 
-@pytest.fixture
-def ctx():
-    with ir.Context() as c, ir.Location.unknown():
-        yield c
-
-
 def test_build_with_dialect_classes(ctx):
     i32 = ir.IntegerType.get_signless(32)
     m = builtin.ModuleOp()

@@ -18,12 +18,6 @@ from tether.dialects.linalg.opdsl.ops import core_named_ops
 from tether.passmanager import PassManager
 
 
-@pytest.fixture
-def ctx():
-    with ir.Context() as c, ir.Location.unknown():
-        yield c
-
-
 def _operand_types(name, config):
     """Types for every tensor/scalar operand of a named op: the shapes its shape maps give with
     every size 2 and index attributes at their defaults; f32 elements except where the op's
@@ -209,33 +203,20 @@ def test_dump_oplib_as_upstream_spells_it(tmp_path):
     assert "- affine_map<(d0, d1)[s0, s1, s2, s3, s4, s5] -> (d0 * s4, d1 * s5)>" in out
 
 
-FILL_PRELUDE = """
+# `raises` comes from conftest.py's snippet helpers.
+FILL_SETUP = """
 from tether import ir
 from tether.dialects import linalg, tensor, arith
 ctx = ir.Context(); ctx.__enter__(); ir.Location.unknown().__enter__()
 m = ir.Module.create()
 ip = ir.InsertionPoint(m.body); ip.__enter__()
-def raises(exc, fn, *a, match=""):
-    try:
-        fn(*a)
-    except exc as e:
-        assert match in str(e), str(e)
-        return e
-    raise AssertionError(f"{fn} did not raise {exc}")
 def empty(shape, elt):
     return tensor.EmptyOp(shape, elt).result
 """
 
 
-def _run(body):
-    p = subprocess.run([sys.executable, "-c", FILL_PRELUDE + textwrap.dedent(body) +
-                        "\nprint('END')\n"], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout}\n{p.stderr}"
-    assert p.stdout.rstrip().endswith("END"), p.stdout
-
-
-def test_fill_builtin_region_refuses_what_would_crash_mlir():
-    _run("""
+def test_fill_builtin_region_refuses_what_would_crash_mlir(run_checks):
+    run_checks(setup=FILL_SETUP, body="""
     f32, idx = ir.F32Type.get(), ir.IndexType.get()
     a = empty([4, 4], f32)
     # Not a named linalg op: MLIR would cast it to one.

@@ -1,7 +1,7 @@
-"""Seed 001: the ownership model, one test per rule, plus detached region/block creation and the
-ownership transfer on attachment.
+"""The ownership model, one test per rule, plus detached region/block creation and the ownership
+transfer on attachment.
 
-Rules (seed 001 / docs ARCHITECTURE.md):
+Rules (numbered here as below; docs/ARCHITECTURE.md's rules 1 and 2):
 1. any context-owned object (type, attribute, location) keeps its context alive;
 2. any object created from scratch (parsed/created module, detached op/region/block) keeps the
    context it was created in alive;
@@ -20,6 +20,13 @@ NESTED = r"""module @m {
   func.func @f(%a: i32, %b: i32) -> i32 {
     %0 = arith.addi %a, %b : i32
     return %0 : i32
+  }
+}"""
+
+# Upstream's program: a child op outliving its module crashes there.
+MY_MODULE = r"""module @my_module {
+  func.func @my_func() {
+    return
   }
 }"""
 
@@ -69,6 +76,19 @@ def test_rule1_attribute_and_location_outlive_their_context():
         m = ir.Module.create()
         assert "f.mlir" in str(m.operation.location)
     assert str(a) == '{x = 1 : i64, y = "s"}'
+
+
+def test_rule1_capsules_keep_their_owner_alive(run_checks):
+    # A capsule of a type from a context nobody holds: in a fresh interpreter (a crash before).
+    run_checks("""
+    def make():
+        c = ir.Context()
+        return ir.IntegerType.get_signless(32, context=c)._CAPIPtr
+    cap = make()
+    gc.collect(); tether.collect()
+    t = ir.Type._CAPICreate(cap)
+    assert str(t) == "i32"
+    """)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,6 +213,70 @@ def test_rule3_child_keeps_context_alive():
     with obj.context:
         t = ir.Type.parse("i32")
         assert obj.result.type == t
+
+
+def test_rule3_drop_module_keep_func_then_print(capfd, collect_until):
+    ctx = ir.Context()
+    module = ir.Module.parse(MY_MODULE, ctx)
+    func = module.body.operations[0]
+    # Upstream's own assertions (it counts live Python objects).
+    assert ctx._get_live_module_count() == 1
+    assert ctx._get_live_operation_count() == 1
+
+    module = None
+    gc.collect()
+    assert ctx._get_live_module_count() == 0
+    assert ctx._get_live_operation_count() == 1
+    tether.collect()
+
+    # `func` keeps its root (the module's IR) alive: rule 2 of ARCHITECTURE.md's ownership model. Collection
+    # can't free it, however many times it runs.
+    for _ in range(3):
+        tether.collect()
+        assert ctx._get_live_root_count() == 1
+    assert ctx._get_live_operation_count() >= 1
+
+    print(func)
+    out = capfd.readouterr().out
+    assert "func.func @my_func()" in out
+    assert "return" in out
+
+    func.print()
+    out = capfd.readouterr().out
+    assert "func.func @my_func()" in out
+
+    assert func.operation.name == "func.func"
+    assert "@my_func" in func.get_asm()
+    assert func.verify() is True
+    # The module is still reachable through the child, with its name and body intact.
+    parent = func.parent
+    assert parent is not None
+    assert parent.name == "builtin.module"
+    assert "module @my_module" in str(parent)
+    assert parent.regions[0].blocks[0].operations[0] is func
+    parent = None
+
+    # Dropping the last reference frees the module eventually (bounded number of collections).
+    func = None
+    assert collect_until(lambda: ctx._get_live_root_count() == 0)
+    assert collect_until(lambda: ctx._get_live_operation_count() == 0)
+
+
+def test_rule3_drop_module_keep_nested_return_op(capfd, collect_until):
+    ctx = ir.Context()
+    module = ir.Module.parse(MY_MODULE, ctx)
+    ret = module.body.operations[0].regions[0].blocks[0].operations[0]
+    assert ret.name == "func.return"
+    module = None
+    tether.collect()
+    assert ctx._get_live_module_count() == 0
+    assert ctx._get_live_root_count() == 1
+    print(ret)
+    assert "return" in capfd.readouterr().out
+    assert ret.parent.name == "func.func"
+    assert ret.parent.parent.name == "builtin.module"
+    ret = None
+    assert collect_until(lambda: ctx._get_live_root_count() == 0)
 
 
 def test_nothing_else_keeps_ir_alive(collect_until):

@@ -523,22 +523,8 @@ with ir.Context():
 # ---- bad input in a fresh interpreter -----------------------------------------------------------
 
 BAD_INPUT = r"""
-import sys
 from tether import ir
 from tether.dialects import quant, sparse_tensor as st
-
-FAILURES = []
-
-def expect(excs, fn, *a, **k):
-    where = sys._getframe(1).f_lineno
-    try:
-        fn(*a, **k)
-    except excs:
-        return
-    except Exception as e:
-        FAILURES.append(f"line {where}: raised {type(e).__name__}: {e}; expected {excs}")
-        return
-    FAILURES.append(f"line {where}: did not raise {excs}")
 
 ctx = ir.Context()
 ctx.__enter__()
@@ -617,13 +603,12 @@ tensor = ir.RankedTensorType.get([4, 4], ir.F64Type.get(), encoding=enc)
 m = ir.Module.parse(f"func.func @f(%a: {tensor}) -> {tensor} {{ return %a : {tensor} }}")
 assert m.operation.verify()
 
-if FAILURES:
-    sys.stderr.write("wrong exceptions:\n" + "\n".join(FAILURES) + "\n")
-    sys.exit(1)
+report_failures()
 print("done")
 """
 
 
-def test_bad_input_never_crashes(run_snippet):
-    proc = run_snippet(BAD_INPUT, timeout=120)
+def test_bad_input_never_crashes(run_snippet, snippet_helpers):
+    # `expect` and `report_failures` come from conftest.py's snippet helpers.
+    proc = run_snippet(snippet_helpers + BAD_INPUT, timeout=120)
     assert proc.stdout.strip() == "done"

@@ -2,14 +2,18 @@
 classified (ok / signal / abort / hang). Nothing a Python program does may take the interpreter
 down (issue 12); this finds the sequences hand-written tests do not.
 
-A program is a seed and a list of step names. Each step is an entry of STEPS: a function of the
+A program is a seed and a list of steps. Each step is an entry of STEPS: a function of the
 program's state (pools of live objects by kind, and the program's own random generator) that calls
 the API, perhaps adding objects to the pools. Python exceptions are the API doing its job and are
 ignored; only a dead or hung interpreter is a finding. A finding is shrunk (steps removed while the
-same failure remains) and written as a standalone reproducer file.
+same failure remains) and written as a corpus entry: the seed, the steps and the fuzzer revision,
+never the program's text. This file turns an entry back into its program (as SQLite's fuzzcheck
+stores inputs, not copies of the harness); docs/testing.md, "Fuzzing", has the entry format.
 
     fuzz.py --programs 10000 --seed 1 --jobs 2 --out /tmp/findings    # a campaign
     fuzz.py --test                                                   # the bazel test (fixed seed)
+    fuzz.py --replay ENTRY...                                        # replay corpus entries
+    fuzz.py --program ENTRY                                          # print an entry's program
 
 To fuzz a new API: add a function to STEPS (docs/testing.md, "Fuzzing").
 """
@@ -29,12 +33,13 @@ PRELUDE_START = "# ---- prelude"
 
 
 class State:
-    def __init__(self, seed):
+    def __init__(self, seed, revision):
         import tether
         from tether import ir
         from tether.passmanager import PassManager
         self.tether, self.ir, self.PassManager = tether, ir, PassManager
         self.rng = random.Random(seed)
+        self.revision = revision  # the fuzzer revision the program runs under (REVISIONS)
         self.ctx = ir.Context()
         self.ctx.allow_unregistered_dialects = True
         self.ctx.__enter__()
@@ -249,7 +254,7 @@ def step_print(s):
     if s.rng.random() < 0.5:
         str(obj)
     elif hasattr(obj, "get_asm"):
-        if s.rng.random() < 0.2:
+        if s.revision >= 3 and s.rng.random() < 0.2:
             import io
             obj.write_bytecode(io.BytesIO())
         else:
@@ -446,13 +451,18 @@ def step_linalg(s):
 STEPS = {name[5:]: fn for name, fn in list(globals().items()) if name.startswith("step_")}
 
 
-def run_program(seed, steps):
+def run_program(seed, steps, revision):
     """steps: (index, name) pairs. Each step draws from its own generator, seeded by the program's
     seed and the step's index in the original program: a shrunk program's remaining steps make
-    the same choices as before (given the same pools)."""
-    s = State(seed)
-    for index, name in steps:
-        s.rng = random.Random(seed * 1000003 + index)
+    the same choices as before (given the same pools). Revision 1 had one generator for the whole
+    program, and its steps are names alone."""
+    s = State(seed, revision)
+    for step in steps:
+        if revision >= 2:
+            index, name = step
+            s.rng = random.Random(seed * 1000003 + index)
+        else:
+            name = step
         try:
             STEPS[name](s)
         except Exception:
@@ -463,6 +473,18 @@ def run_program(seed, steps):
 
 PRELUDE_END = "# ---- runner side"
 
+# How a program's steps run, by fuzzer revision. A corpus entry names the revision it was found
+# with and replays under it, so it runs the same statements in the same order as when it was found.
+# A change to a step that alters what an existing program does (another draw from the generator,
+# another call) adds a revision here and keeps the old behaviour for entries of earlier revisions
+# (`s.revision` in the step).
+REVISIONS = {
+    1: "one generator for the whole program; steps are names alone; print never writes bytecode",
+    2: "each step draws from its own generator, seeded by the program's seed and the step's index",
+    3: "print writes bytecode (write_bytecode) one time in five instead of printing",
+}
+REVISION = max(REVISIONS)
+
 
 def _prelude():
     with open(os.path.abspath(__file__)) as f:
@@ -471,11 +493,75 @@ def _prelude():
     return "import random\n" + text[start:text.index(PRELUDE_END)]
 
 
-def program_text(seed, steps):
-    """A standalone reproducer."""
-    return (_prelude() + "\n\nSTEPS_TO_RUN = %r\nrun_program(%d, STEPS_TO_RUN)\nprint('END')\n" %
-            (list(steps), seed))
+def program_text(seed, steps, revision=REVISION):
+    """The standalone program of a seed and its steps, under a fuzzer revision."""
+    return (_prelude() + "\n\nSTEPS_TO_RUN = %r\nrun_program(%d, STEPS_TO_RUN, %d)\nprint('END')\n"
+            % (list(steps), seed, revision))
 
+
+# ---- corpus entries ---------------------------------------------------------------------------
+# An entry is a text file: '#' comment lines (what the program found, how it was fixed), then
+#     fuzzer: REVISION
+#     seed: SEED
+#     steps:
+# and one step a line, "INDEX NAME" (the step's index in the program it was shrunk from), or
+# "NAME" alone in revision 1.
+
+
+def entry_text(seed, steps, revision=REVISION, comments=()):
+    lines = ["# " + c if c else "#" for c in comments]
+    lines += ["fuzzer: %d" % revision, "seed: %d" % seed, "steps:"]
+    lines += [step if revision == 1 else "%d %s" % step for step in steps]
+    return "\n".join(lines) + "\n"
+
+
+def parse_entry(text, where="entry"):
+    """(seed, steps, revision) of an entry's text; ValueError naming the line of anything amiss."""
+    fields, steps, in_steps = {}, [], False
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+
+        def bad(why):
+            return ValueError("%s:%d: %s: %r" % (where, number, why, raw))
+
+        if in_steps:
+            parts = line.split()
+            if fields["fuzzer"] == 1 and len(parts) == 1:
+                step = parts[0]
+            elif fields["fuzzer"] >= 2 and len(parts) == 2 and parts[0].isdigit():
+                step = (int(parts[0]), parts[1])
+            else:
+                raise bad("a step is 'INDEX NAME' ('NAME' alone in revision 1)")
+            if (step if fields["fuzzer"] == 1 else step[1]) not in STEPS:
+                raise bad("no such step")
+            steps.append(step)
+            continue
+        key, sep, value = line.partition(":")
+        if not sep or key not in ("fuzzer", "seed", "steps") or key in fields:
+            raise bad("expected 'fuzzer: N', 'seed: N', then 'steps:'")
+        if key == "steps":
+            if value.strip() or set(fields) != {"fuzzer", "seed"}:
+                raise bad("'steps:' comes after 'fuzzer:' and 'seed:', the steps on the lines below")
+            in_steps = True
+            continue
+        if not value.strip().isdigit():
+            raise bad("not a number")
+        fields[key] = int(value)
+        if key == "fuzzer" and fields[key] not in REVISIONS:
+            raise bad("unknown fuzzer revision (known: %s)" % ", ".join(map(str, REVISIONS)))
+    if not in_steps or not steps:
+        raise ValueError("%s: no steps" % where)
+    return fields["seed"], steps, fields["fuzzer"]
+
+
+def read_entry(path):
+    with open(path) as f:
+        return parse_entry(f.read(), path)
+
+
+# ---- running programs -------------------------------------------------------------------------
 
 FOCUS = []  # step kinds that make half of every program's steps (--focus)
 
@@ -487,23 +573,29 @@ def make_program(rng):
     return rng.randrange(1 << 30), [(i, pick()) for i in range(n)]
 
 
+def verdict(returncode, stdout):
+    """'ok', 'exception' (the program itself broke: a fuzzer bug), 'signal N', 'abort'."""
+    if returncode == 0 and stdout.rstrip().endswith("END"):
+        return "ok"
+    if returncode in (-6, 134):
+        return "abort"
+    if returncode < 0:
+        return "signal %d" % -returncode
+    return "exception"
+
+
 def run_text(text, timeout, env):
-    """'ok', 'exception' (the program itself broke: a fuzzer bug), 'signal N', 'abort', 'hang'."""
+    """The verdict of a program ('hang' when it outlives timeout), and its stderr's tail."""
     try:
         p = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
                            timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return "hang", ""
-    if p.returncode == 0 and p.stdout.rstrip().endswith("END"):
-        return "ok", ""
-    if p.returncode in (-6, 134):
-        return "abort", p.stderr[-2000:]
-    if p.returncode < 0:
-        return "signal %d" % -p.returncode, p.stderr[-2000:]
-    return "exception", p.stderr[-2000:]
+    v = verdict(p.returncode, p.stdout)
+    return v, "" if v == "ok" else p.stderr[-2000:]
 
 
-def shrink(seed, steps, verdict, timeout, env, budget=60):
+def shrink(seed, steps, want, timeout, env, budget=60):
     """Removes steps (halves, then single steps) while the same verdict remains."""
     steps = list(steps)
     tries = 0
@@ -513,7 +605,7 @@ def shrink(seed, steps, verdict, timeout, env, budget=60):
         while i < len(steps) and tries < budget:
             cand = steps[:i] + steps[i + chunk:]
             tries += 1
-            if cand and run_text(program_text(seed, cand), timeout, env)[0] == verdict:
+            if cand and run_text(program_text(seed, cand), timeout, env)[0] == want:
                 steps, changed = cand, True
             else:
                 i += chunk
@@ -522,19 +614,17 @@ def shrink(seed, steps, verdict, timeout, env, budget=60):
     return steps
 
 
-def campaign(n, seed, jobs, timeout, out, env, log=sys.stdout):
-    rng = random.Random(seed)
-    programs = [make_program(rng) for _ in range(n)]
-    counts, findings = {}, []
-    running = []
-    t0 = time.time()
+def run_programs(programs, jobs, timeout, env):
+    """Runs (seed, steps) programs, `jobs` at a time: the count of each verdict, and the findings
+    as (seed, steps, verdict, stderr tail)."""
+    counts, findings, running = {}, [], []
     idx = 0
     while idx < len(programs) or running:
         while idx < len(programs) and len(running) < jobs:
             s, st = programs[idx]
-            text = program_text(s, st)
-            p = subprocess.Popen([sys.executable, "-c", text], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, text=True, env=env)
+            p = subprocess.Popen([sys.executable, "-c", program_text(s, st)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                 env=env)
             running.append((p, s, st, time.time()))
             idx += 1
         for item in list(running):
@@ -549,18 +639,19 @@ def campaign(n, seed, jobs, timeout, out, env, log=sys.stdout):
                 continue
             running.remove(item)
             out_s, err_s = p.communicate()
-            if p.returncode == 0 and out_s.rstrip().endswith("END"):
-                v = "ok"
-            elif p.returncode in (-6, 134):
-                v = "abort"
-            elif p.returncode < 0:
-                v = "signal %d" % -p.returncode
-            else:
-                v = "exception"
+            v = verdict(p.returncode, out_s)
             counts[v] = counts.get(v, 0) + 1
             if v != "ok":
                 findings.append((s, st, v, err_s[-2000:]))
         time.sleep(0.005)
+    return counts, findings
+
+
+def campaign(n, seed, jobs, timeout, out, env, log=sys.stdout):
+    rng = random.Random(seed)
+    programs = [make_program(rng) for _ in range(n)]
+    t0 = time.time()
+    counts, findings = run_programs(programs, jobs, timeout, env)
     elapsed = time.time() - t0
     print("| verdict | programs |", file=log)
     print("|---|---|", file=log)
@@ -571,15 +662,43 @@ def campaign(n, seed, jobs, timeout, out, env, log=sys.stdout):
     written = []
     for k, (s, st, v, err) in enumerate(findings[:20]):
         small = shrink(s, st, v, timeout, env) if v != "exception" else st
-        path = os.path.join(out, "finding_%03d.py" % k)
+        path = os.path.join(out, "finding_%03d.txt" % k)
         os.makedirs(out, exist_ok=True)
+        comments = ["verdict: %s (campaign of %d programs, seed %d%s)" % (
+                        v, n, seed, ", --focus " + ",".join(FOCUS) if FOCUS else ""),
+                    "stderr tail:"] + err.splitlines()[-15:]
         with open(path, "w") as f:
-            f.write("# verdict: %s\n# stderr tail:\n%s\n" % (
-                v, "\n".join("# " + line for line in err.splitlines()[-15:])))
-            f.write(program_text(s, small))
+            f.write(entry_text(s, small, REVISION, comments))
         written.append((path, v))
         print("finding: %s -> %s (%d steps: %s)" % (v, path, len(small), small), file=log)
     return counts, written
+
+
+def replay(paths, timeout, env, log=sys.stdout):
+    """Runs corpus entries, each in its own interpreter; the number that failed (a malformed entry
+    counts), each reported with its stderr (with the Python stack of a crash: faulthandler)."""
+    env = dict(env, PYTHONFAULTHANDLER="1")
+    failed = 0
+    for path in paths:
+        try:
+            seed, steps, revision = read_entry(path)
+        except (OSError, ValueError) as e:
+            print("corpus %s: unreadable: %s" % (os.path.basename(path), e), file=log)
+            failed += 1
+            continue
+        v, err = run_text(program_text(seed, steps, revision), timeout, env)
+        print("corpus %s: %s" % (os.path.basename(path), v), file=log)
+        if v != "ok":
+            print(err, file=log)
+            failed += 1
+    return failed
+
+
+def corpus_entries():
+    """Every file of corpus/, next to this file; a test of an empty corpus fails."""
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+    names = sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []
+    return [os.path.join(corpus, name) for name in names]
 
 
 def main(argv=None):
@@ -594,26 +713,31 @@ def main(argv=None):
                     help="comma-separated step kinds making half of every program (campaigns "
                          "on a new API)")
     ap.add_argument("--test", action="store_true",
-                    help="the bazel test: 500 programs of seed 12, failing on any finding")
+                    help="the bazel test: the corpus, then 500 programs of seed 12, failing on "
+                         "any finding")
+    ap.add_argument("--replay", nargs="+", metavar="ENTRY",
+                    help="run these corpus entries, failing on any that does not end ok")
+    ap.add_argument("--program", metavar="ENTRY",
+                    help="print the standalone program of a corpus entry (python3 -c or a file)")
     a = ap.parse_args(argv)
     FOCUS[:] = [f for f in a.focus.split(",") if f]
     unknown = [f for f in FOCUS if f not in STEPS]
     if unknown:
         ap.error("unknown step kind(s): %s (known: %s)" % (", ".join(unknown), ", ".join(STEPS)))
+    if a.program:
+        sys.stdout.write(program_text(*read_entry(a.program)))
+        return 0
     env = dict(os.environ)
     if a.tether_py:
         env["PYTHONPATH"] = os.pathsep.join([a.tether_py, env.get("PYTHONPATH", "")])
+    if a.replay:
+        return 1 if replay(a.replay, a.timeout, env) else 0
     if a.test:
-        # The corpus first: every finding of earlier campaigns, each a standalone program.
-        corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
-        failed = 0
-        for name in sorted(os.listdir(corpus)) if os.path.isdir(corpus) else []:
-            with open(os.path.join(corpus, name)) as f:
-                verdict, err = run_text(f.read(), a.timeout, env)
-            print("corpus %s: %s" % (name, verdict))
-            if verdict != "ok":
-                print(err)
-                failed += 1
+        # The corpus first: every finding of earlier campaigns, rebuilt from its entry.
+        entries = corpus_entries()
+        failed = replay(entries, a.timeout, env) if entries else 1
+        if not entries:
+            print("corpus: no entries next to %s" % os.path.abspath(__file__))
         out = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or "/tmp"
         counts, written = campaign(500, 12, a.jobs, a.timeout, os.path.join(out, "findings"), env)
         if failed:
@@ -623,7 +747,8 @@ def main(argv=None):
     bad = {k: v for k, v in counts.items() if k != "ok"}
     if bad:
         for path, v in written:
-            print("\n==== %s (%s)\n%s" % (path, v, open(path).read()[-3000:]))
+            print("\n==== %s (%s): its program is `fuzz.py --program %s`\n%s"
+                  % (path, v, path, open(path).read()))
         return 1
     return 0
 

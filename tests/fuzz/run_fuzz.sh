@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs tests/fuzz/fuzz.py against the built package: `--test` under bazel test (500 programs of a
-# fixed seed, failing on any signal, abort or hang), any arguments under bazel run (a campaign).
+# Runs tests/fuzz/fuzz.py against the built package: `--test` under bazel test (the corpus, then
+# 500 programs of a fixed seed, failing on any signal, abort or hang), any arguments under bazel
+# run (a campaign, `--replay ENTRY...`, `--program ENTRY`; paths relative to where bazel ran).
 # Under --config=asan the programs run with the sanitizer runtimes preloaded, as the Python suites.
 set -euo pipefail
 python=$(realpath "$1")
