@@ -2,9 +2,9 @@
  * (LLVM 19 and LLVM 22; docs/building.md). Every other file calls MLIR's C API as the version in
  * use spells it, or the tether_mlir_* function below that covers both.
  *
- * TETHER_MLIR_VERSION comes from the build (@mlir//:headers defines it); LLVM_VERSION_MAJOR from the
- * LLVM headers the MLIR headers belong to: they must agree, or the headers are not the version the
- * build was configured for. */
+ * TETHER_MLIR_VERSION comes from the build (@mlir//:headers defines it); LLVM_VERSION_MAJOR from
+ * the LLVM headers the MLIR headers belong to: they must agree, or the headers are not the version
+ * the build was configured for. */
 #ifndef TETHER_MLIR_COMPAT_H
 #define TETHER_MLIR_COMPAT_H
 
@@ -31,8 +31,8 @@
 /// (tether_mlir_ir_printing_19).
 typedef struct tether_mlir_ir_printing {
   bool before_all, after_all, module_scope, after_change, after_failure;
-  MlirOpPrintingFlags flags;   /// null: MLIR's defaults
-  MlirStringRef tree_dir;      /// empty: print to stderr
+  MlirOpPrintingFlags flags; /// null: MLIR's defaults
+  MlirStringRef tree_dir;    /// empty: print to stderr
 } tether_mlir_ir_printing;
 
 /// The one configuration MLIR 19 supports.
@@ -46,8 +46,8 @@ static inline bool tether_mlir_pm_enable_ir_printing(MlirPassManager pm,
                                                      const tether_mlir_ir_printing *p) {
 #if TETHER_MLIR_VERSION >= 22
   MlirOpPrintingFlags f = p->flags.ptr ? p->flags : mlirOpPrintingFlagsCreate();
-  mlirPassManagerEnableIRPrinting(pm, p->before_all, p->after_all, p->module_scope,
-                                  p->after_change, p->after_failure, f, p->tree_dir);
+  mlirPassManagerEnableIRPrinting(pm, p->before_all, p->after_all, p->module_scope, p->after_change,
+                                  p->after_failure, f, p->tree_dir);
   if (!p->flags.ptr) mlirOpPrintingFlagsDestroy(f); /* copied into the instrumentation */
   return true;
 #else

@@ -173,7 +173,7 @@ int tether_pdl_freeze(tether_op *module, MlirFrozenRewritePatternSet *out) {
 /* ---- applying patterns ---------------------------------------------------------------------- */
 
 MlirLogicalResult tether__patterns_apply(MlirModule m, MlirFrozenRewritePatternSet set) {
-  return mlirApplyPatternsAndFoldGreedily(m, set, (MlirGreedyRewriteDriverConfig){NULL});
+  return tether_mlir_apply_greedily(m, set);
 }
 
 static int apply_checked(tether__tree *t, MlirOperation op, MlirFrozenRewritePatternSet set,

@@ -34,6 +34,7 @@
 #ifndef TETHER_INTERNAL_H
 #define TETHER_INTERNAL_H
 
+#include "mlir_compat.h"
 #include "mlir_ext.h"
 #include "tether.h"
 

@@ -2,7 +2,8 @@
 # bazel run //:install -- PREFIX
 # Installs libtether for other projects: PREFIX/include/tether/tether.h, PREFIX/lib/libtether_capi.so
 # (the MLIR C API and libtether in one shared library), PREFIX/lib/pkgconfig/tether.pc, and the
-# Python package in PREFIX/lib/python/tether. Use: pkg-config --cflags --libs tether.
+# Python package in PREFIX/lib/python/tether. Use: pkg-config --cflags --libs tether;
+# `pkg-config --variable=mlir_version tether` says which MLIR the build links.
 set -euo pipefail
 if [ $# -ne 1 ] || [ -z "$1" ]; then
   echo "usage: bazel run //:install -- PREFIX" >&2
@@ -22,6 +23,8 @@ else
   echo "install: cannot find the built files (run me with bazel run //:install -- PREFIX)" >&2
   exit 2
 fi
+# mlir_version, mlir_include, llvm_include: the MLIR this build links (//:mlir_info).
+. "$src/mlir_info.sh"
 lib="$src/arena/libtether_capi.so"
 for f in "$lib" "$src/arena/tether.h" "$src/bindings/python/tether/_tether.so"; do
   [ -f "$f" ] || { echo "install: missing $f" >&2; exit 2; }
@@ -30,9 +33,10 @@ done
 put() { cp -f "$2" "$3" && chmod "$1" "$3"; }
 mkdir -p "$prefix/include/tether" "$prefix/lib/pkgconfig" "$prefix/lib/python/tether"
 put 0644 "$src/arena/tether.h" "$prefix/include/tether/tether.h"
+put 0644 "$src/arena/mlir_compat.h" "$prefix/include/tether/mlir_compat.h"
 put 0755 "$lib" "$prefix/lib/libtether_capi.so"
 ln -sf libtether_capi.so "$prefix/lib/libtether.so"
-for f in "$src"/bindings/python/tether/*.py "$src/bindings/python/tether/_tether.so"; do
+for f in "$src"/bindings/python/tether/*.py "$src"/bindings/python/tether/_tether*.so; do
   put 0644 "$f" "$prefix/lib/python/tether/$(basename "$f")"
 done
 # The extension finds the C-API library next to itself ($ORIGIN).
@@ -41,14 +45,15 @@ cat > "$prefix/lib/pkgconfig/tether.pc" <<PC
 prefix=$prefix
 libdir=\${prefix}/lib
 includedir=\${prefix}/include
+mlir_version=$mlir_version
 
 Name: tether
-Description: Handles to MLIR IR in a Boehm-GC heap, and the MLIR C API in one shared library
+Description: Handles to MLIR IR in a Boehm-GC heap, and the MLIR $mlir_version C API in one shared library
 Version: 0.1.0
 Requires.private: bdw-gc
-Cflags: -I\${includedir}/tether -I/usr/lib/llvm-19/include
+Cflags: -I\${includedir}/tether -I$mlir_include$([ "$llvm_include" = "$mlir_include" ] || echo " -I$llvm_include") -DTETHER_MLIR_VERSION=$mlir_version
 Libs: -L\${libdir} -ltether_capi -Wl,-rpath,\${libdir}
 PC
-echo "installed tether into $prefix"
+echo "installed tether (built against MLIR $mlir_version) into $prefix"
 echo "  C:      pkg-config --cflags --libs tether   (PKG_CONFIG_PATH=$prefix/lib/pkgconfig)"
 echo "  Python: PYTHONPATH=$prefix/lib/python"
