@@ -197,6 +197,69 @@ int tether_value_replace_all_uses(tether_value *of, tether_value *with) {
   return TETHER_OK;
 }
 
+/* Whether operation `owner` is one of the n operations of `ops` (checked handles). */
+static bool op_among(MlirOperation owner, tether__handle *const *ops, intptr_t n) {
+  for (intptr_t i = 0; i < n; i++)
+    if (OP(ops[i]).ptr == owner.ptr) return true;
+  return false;
+}
+
+int tether_value_replace_uses_except(tether_value *of, tether_value *with, tether_op *const *except,
+                                     intptr_t n_except) {
+  tether__handle *oh, *wh;
+  tether__tree *ot, *wt;
+  CHECK_PAIR(of, TETHER_KIND_VALUE, oh, ot, with, TETHER_KIND_VALUE, wh, wt);
+  if (n_except < 0 || (n_except && !except)) return TETHER_EARG;
+  tether__handle **ex = n_except ? malloc((size_t)n_except * sizeof *ex) : NULL;
+  if (n_except && !ex) return TETHER_ENOMEM;
+  int rc = TETHER_OK;
+  for (intptr_t i = 0; i < n_except && rc == TETHER_OK; i++) {
+    tether__tree *et;
+    rc = tether__check(except[i], TETHER_KIND_OP, &ex[i], &et);
+    if (rc == TETHER_OK && et->arena != ot->arena) rc = TETHER_ECONTEXT;
+  }
+  /* The uses to change, read before any changes (changing one unlinks it from the list). */
+  intptr_t n = 0, cap = 0;
+  MlirOpOperand *uses = NULL;
+  for (MlirOpOperand u = mlirValueGetFirstUse(VAL(oh)); rc == TETHER_OK && !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u)) {
+    MlirOperation owner = mlirOpOperandGetOwner(u);
+    if (op_among(owner, ex, n_except)) continue;
+    tether__tree *ut = tether__find_tree(ot->arena, TETHER_KIND_OP, owner.ptr);
+    if (ut && tether__add_dep(ut, wt) != TETHER_OK) rc = TETHER_ENOMEM;
+    if (n == cap) {
+      MlirOpOperand *grown = realloc(uses, (size_t)(cap = cap ? 2 * cap : 8) * sizeof *uses);
+      if (!grown)
+        rc = TETHER_ENOMEM;
+      else
+        uses = grown;
+    }
+    if (rc == TETHER_OK) uses[n++] = u;
+  }
+  for (intptr_t i = 0; rc == TETHER_OK && i < n; i++)
+    mlirOperationSetOperand(mlirOpOperandGetOwner(uses[i]),
+                            (intptr_t)mlirOpOperandGetOperandNumber(uses[i]), VAL(wh));
+  free(uses);
+  free(ex);
+  return rc;
+}
+
+int tether_op_replace_uses_of(tether_op *op, tether_value *of, tether_value *with) {
+  tether__handle *oh, *fh, *wh;
+  tether__tree *ot, *ft, *wt;
+  CHECK_PAIR(op, TETHER_KIND_OP, oh, ot, with, TETHER_KIND_VALUE, wh, wt);
+  int rc = tether__check(of, TETHER_KIND_VALUE, &fh, &ft);
+  if (rc != TETHER_OK) return rc;
+  if (ft->arena != ot->arena) return TETHER_ECONTEXT;
+  intptr_t n = mlirOperationGetNumOperands(OP(oh));
+  for (intptr_t i = 0; i < n; i++) {
+    if (!mlirValueEqual(mlirOperationGetOperand(OP(oh), i), VAL(fh))) continue;
+    if ((rc = tether__add_dep(ot, wt)) != TETHER_OK) return rc;
+    mlirOperationSetOperand(OP(oh), i, VAL(wh));
+  }
+  return TETHER_OK;
+}
+
 /* ---- changes made through the raw C API ----------------------------------------------------- */
 
 int tether_revalidate(void *handle) {

@@ -330,6 +330,14 @@ int tether_op_clone(tether_op *op, tether_op **out);
 int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v);
 /// Replaces every use of `of` with `with`.
 int tether_value_replace_all_uses(tether_value *of, tether_value *with);
+/// Replaces every use of `of` with `with` except the uses by the n_except operations of `except`
+/// (which may be anywhere: a use by an operation that is not listed is replaced). TETHER_EARG for
+/// a negative count or a null array with a positive one; each listed handle is checked as an
+/// operation of the same arena (nothing changes when one is not).
+int tether_value_replace_uses_except(tether_value *of, tether_value *with, tether_op *const *except,
+                                     intptr_t n_except);
+/// Replaces the uses of `of` among op's own operands with `with` (nothing when op does not use it).
+int tether_op_replace_uses_of(tether_op *op, tether_value *of, tether_value *with);
 
 /// After changing the structure of the tree containing `handle` through the raw C API:
 /// invalidates (TETHER_REASON_REMOVED) the handles whose objects are no longer in the tree. An

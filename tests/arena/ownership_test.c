@@ -693,6 +693,33 @@ static void program_data_of_a_tether_program_stays_scanned(void) {
   global_module = NULL;
 }
 
+/* Uses replaced with exceptions, and within one operation only. */
+static void replace_uses_except_and_within_one_op(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m = parse(a, kModule);
+  tether_op *f = body_op(m, 0), *add = body_op(f, 0), *mul = body_op(f, 1);
+  tether_value *x, *sum;
+  tether_region *body;
+  tether_block *entry;
+  OK(tether_op_region(f, 0, &body));
+  OK(tether_region_block(body, 0, &entry));
+  OK(tether_block_arg(entry, 0, &x));
+  OK(tether_op_result(add, 0, &sum));
+  /* %0 is used by muli (twice) and return: keep muli's, replace return's. */
+  tether_op *keep[] = {mul};
+  OK(tether_value_replace_uses_except(sum, x, keep, 1));
+  CHECK(prints_containing(m, "arith.muli %0, %0"));
+  CHECK(prints_containing(m, "return %arg0"));
+  /* Within muli only. */
+  OK(tether_op_replace_uses_of(mul, sum, x));
+  CHECK(prints_containing(m, "arith.muli %arg0, %arg0"));
+  CHECK_RC(tether_value_replace_uses_except(sum, x, NULL, 1), TETHER_EARG);
+  CHECK_RC(tether_value_replace_uses_except(sum, x, keep, -1), TETHER_EARG);
+  tether_op *bad[] = {(tether_op *)x};
+  CHECK(tether_value_replace_uses_except(sum, x, bad, 1) != TETHER_OK);
+}
+
 int main(void) {
   RUN(type_outlives_arena_handle);
   RUN(dropped_arenas_are_destroyed);
@@ -716,5 +743,6 @@ int main(void) {
   RUN(create_from_handles);
   RUN(pin_pools_keep_handles_alive);
   RUN(program_data_of_a_tether_program_stays_scanned);
+  RUN(replace_uses_except_and_within_one_op);
   DONE();
 }
