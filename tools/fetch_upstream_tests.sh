@@ -1,31 +1,59 @@
 #!/usr/bin/env bash
-# Fetches upstream MLIR's own Python test suite (LLVM 19, mlir/test/python) from Debian's source
-# package into a cache folder, for the conformance runner (tests/conformance). Nothing of it is
-# copied into the repository. Idempotent: does nothing when the folder is there.
-#   tools/fetch_upstream_tests.sh [DEST]   (default /var/cache/tether/upstream-mlir-tests)
-# Prints the path of mlir/test/python. Needs network access to Debian's archive once.
+# Fetches upstream MLIR's sources of one LLVM version for the conformance runner (tests/conformance)
+# and the adaptor fixtures:
+#   tools/fetch_upstream_tests.sh [--version 19|22] [DEST]
+# (default 19: DEST /var/cache/tether/upstream-mlir-tests; 22: /var/cache/tether/upstream-mlir22).
+# Fetches upstream LLVM's orig tarball from Debian's source archive (nothing is copied into the
+# repository), keeps it next to DEST, and extracts the parts tether's tests and fixtures read:
+# mlir/test/python (the conformance suite), mlir/python and mlir/lib/Bindings/Python (upstream's
+# package sources, python_test.py & co.), mlir/examples/standalone, mlir/include/mlir/Bindings and
+# mlir/include/mlir-c (binding/adaptor headers). Prints DEST/python (the test suite).
+# Idempotent: does nothing when DEST/python/ir/module.py is there. Needs Debian's archive once.
 set -euo pipefail
-dest=${1:-${TETHER_UPSTREAM_CACHE:-/var/cache/tether/upstream-mlir-tests}}
-if [ -f "$dest/python/ir/module.py" ]; then
-  echo "$dest/python"
-  exit 0
-fi
+version=19
+if [ "${1:-}" = "--version" ]; then version=$2; shift 2; fi
+case $version in
+  19) orig=19.1.7; suites="bookworm bookworm-updates"; def=/var/cache/tether/upstream-mlir-tests ;;
+  22) orig=22.1.8; suites="trixie sid"; def=/var/cache/tether/upstream-mlir22 ;;
+  *) echo "fetch_upstream_tests: --version 19 or 22" >&2; exit 2 ;;
+esac
+dest=${1:-${TETHER_UPSTREAM_CACHE:-$def}}
+if [ -f "$dest/python/ir/module.py" ]; then echo "$dest/python"; exit 0; fi
 if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo -n); fi
-# A deb-src entry for the suites the binary packages come from.
-if ! apt-get source --print-uris -qq llvm-toolchain-19 >/dev/null 2>&1; then
-  "${SUDO[@]}" tee /etc/apt/sources.list.d/tether-deb-src.sources >/dev/null <<'SRC'
+# 22: bookworm-security ships the binaries but its source package 404s; trixie/sid carry the same
+# orig tarball. Source-only entries: they never change what `apt-get install` picks.
+list=/etc/apt/sources.list.d/tether-deb-src-$version.sources
+# (no `grep -q` under pipefail: an early exit of grep makes the pipeline fail)
+if [ "$(apt-cache showsrc "llvm-toolchain-$version" 2>/dev/null | grep -c "^Version: 1:$orig-")" = 0 ]; then
+  "${SUDO[@]}" tee "$list" >/dev/null <<SRC
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
+Suites: $suites
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
   "${SUDO[@]}" apt-get update -qq
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-(cd "$work" && apt-get source --download-only -qq llvm-toolchain-19 >/dev/null 2>&1)
-tarball=$(ls "$work"/llvm-toolchain-19_*.orig.tar.xz | head -n 1)
 "${SUDO[@]}" mkdir -p "$dest"
-"${SUDO[@]}" tar -xJf "$tarball" -C "$dest" --strip-components=3 --wildcards '*/mlir/test/python/*'
+tarball="$dest/llvm-toolchain-${version}_$orig.orig.tar.xz"
+if [ ! -f "$tarball" ]; then
+  work=$(mktemp -d); chmod 755 "$work"; trap 'rm -rf "$work"' EXIT
+  # The newest source revision's .dsc / .debian.tar.xz may 404 (apt-get then exits 100) while
+  # the orig tarball comes through: judge by the tarball, not by apt-get's status.
+  (cd "$work" && apt-get source --download-only -qq "llvm-toolchain-$version" >/dev/null 2>&1) || true
+  got=$(ls "$work"/llvm-toolchain-${version}_$orig.orig.tar.xz 2>/dev/null | head -n 1)
+  [ -n "$got" ] || { echo "fetch_upstream_tests: no llvm-toolchain-${version}_$orig.orig.tar.xz" >&2; exit 1; }
+  # The .dsc may be missing, so apt could not check the tarball: compare with the Sources index.
+  want=$(apt-cache showsrc "llvm-toolchain-$version" | awk -v f="llvm-toolchain-${version}_$orig.orig.tar.xz" \
+         '/^Checksums-Sha256:/{s=1;next} /^[A-Z]/{s=0} s && $3==f && !w {w=$1} END {print w}')
+  have=$(sha256sum "$got" | cut -d' ' -f1)
+  [ -z "$want" ] || [ "$want" = "$have" ] || { echo "fetch_upstream_tests: checksum mismatch" >&2; exit 1; }
+  "${SUDO[@]}" mv "$got" "$tarball"
+fi
+top=llvm-toolchain-${version}_$orig
+"${SUDO[@]}" tar -xJf "$tarball" -C "$dest" --wildcards \
+  "$top/mlir/test/python/*" "$top/mlir/python/*" "$top/mlir/lib/Bindings/Python/*" \
+  "$top/mlir/examples/standalone/*" "$top/mlir/include/mlir/Bindings/*" "$top/mlir/include/mlir-c/*"
+# The layout the conformance runner reads (as the 19 script's --strip-components=3 gives).
+"${SUDO[@]}" ln -sfn "$top/mlir/test/python" "$dest/python"
 echo "$dest/python"

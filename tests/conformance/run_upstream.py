@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs upstream MLIR's own Python test suite (LLVM 19, `mlir/test/python`) unchanged, against
+"""Runs upstream MLIR's own Python test suite (`mlir/test/python` of LLVM 19 or 22) unchanged, against
 tether through the `mlir` -> `tether` alias (or against upstream's own package, for comparison),
 and prints a per-file table of test verdicts.
 
@@ -13,7 +13,7 @@ the interpreter exits with 0 (and FileCheck passes, if it has CHECK lines).
 
     run_upstream.py --tests DIR [--package tether|upstream] [--upstream-py DIR] [FILE...]
 
-DIR is upstream's `mlir/test/python` (Debian: `apt-get source llvm-toolchain-19`); FILEs are
+DIR is upstream's `mlir/test/python` (tools/fetch_upstream_tests.sh --version V); FILEs are
 paths relative to it or globs (default: `ir/*.py`). Nothing of upstream's is copied here.
 Exit status: 0 when the run happened (whatever the verdicts), 2 on bad arguments; with
 `--expect-min N` it is 1 when fewer than N tests pass.
@@ -89,15 +89,18 @@ def transform(source, filename):
 
 def run_line(source):
     """The file's RUN line: the program itself (`%PYTHON %s`) or a module run on it
-    (`%PYTHON -m MODULE ARGS`, %s standing for the file), and how its output is checked."""
-    m = re.search(r"RUN:\s*%PYTHON (%s|-m \S+[^|]*)(.*)$", source, re.M)
+    (`%PYTHON -m MODULE ARGS`, %s standing for the file), the variables an `env K=V ...` prefix
+    sets, and how its output is checked."""
+    m = re.search(r"RUN:\s*(?:env((?:\s+\w+=\S+)+)\s+)?%PYTHON (%s|-m \S+[^|]*)(.*)$", source, re.M)
     if not m:
         return None
-    head, tail = m.group(1).strip(), m.group(2)
+    head, tail = m.group(2).strip(), m.group(3)
     module = None
     if head.startswith("-m "):
         module = head.split()[1:]
+    env = dict(kv.split("=", 1) for kv in (m.group(1) or "").split())
     return {
+        "env": env,
         "module": module,
         "stderr_to_stdout": "2>&1" in tail,
         "filecheck": "FileCheck" in tail,
@@ -263,6 +266,9 @@ def run_file(args, rel):
         with open(prog, "w", encoding="utf-8") as f:
             f.write(program)
         env = dict(os.environ)
+        for k, v in rl["env"].items():
+            # lit's substitutions of MLIR's runtime libraries (`%mlir_runner_utils`, ...).
+            env[k] = re.sub(r"%(mlir_\w+)", lambda m: os.path.join(args.mlir_lib, f"lib{m.group(1)}.so"), v)
         if rl["module"]:
             # A module run on the (unchanged) file: tether runs modules through tether.run.
             argv = [a if a != "%s" else path for a in rl["module"]]
@@ -329,7 +335,10 @@ def main(argv=None):
     ap.add_argument("--upstream-py", default=os.environ.get("TETHER_UPSTREAM_PY"),
                     help="folder holding upstream's built mlir package")
     ap.add_argument("--python", default="/usr/bin/python3")
-    ap.add_argument("--filecheck", default=shutil.which("FileCheck-19") or "FileCheck")
+    ap.add_argument("--filecheck", default=shutil.which("FileCheck") or "FileCheck",
+                    help="FileCheck of the MLIR version tested (llvm-V-tools)")
+    ap.add_argument("--mlir-lib", default="/usr/lib/llvm-22/lib",
+                    help="where MLIR's runtime libraries are, for %%mlir_runner_utils & co.")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--json", help="write the verdicts here")
     ap.add_argument("--verbose", "-v", action="store_true", help="list every failing test")
@@ -348,7 +357,7 @@ def main(argv=None):
         print("run_upstream.py: --upstream-py is required with --package upstream", file=sys.stderr)
         return 2
     if not shutil.which(args.filecheck):
-        print(f"run_upstream.py: {args.filecheck} not found (Debian package llvm-19-tools)",
+        print(f"run_upstream.py: {args.filecheck} not found (Debian package llvm-V-tools)",
               file=sys.stderr)
         return 2
     for attr in ("tests", "tether_py", "upstream_py"):

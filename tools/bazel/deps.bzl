@@ -3,23 +3,21 @@
     load("@tether//tools/bazel:deps.bzl", "tether_dependencies")
     tether_dependencies()
 
-declares @bdwgc, @mlir, @libclang, @cjson, @libelf and @python (docs/building.md). The names are
+declares @bdwgc, @mlir (MLIR 22 unless told otherwise), @libclang, @cjson, @libelf and @python (docs/building.md). The names are
 fixed: tether's BUILD files refer to them.
 """
 
-load(":system_repos.bzl", "python_repository", "system_library")
+load(":system_repos.bzl", "mlir_repository", "python_repository", "system_library")
 
+# The MLIR versions tether builds against, the default first. `--config=mlir19` (.bazelrc) picks
+# another through TETHER_MLIR_VERSION; tether_dependencies(mlir_version = ...) pins one for another
+# workspace. Each version is found at /usr/lib/llvm-V (Debian's packages, installed) or unpacked
+# under $TETHER_MLIR_CACHE/mlir-V (tools/setup.sh: Debian's MLIR packages of different versions
+# conflict, so only one can be installed; docs/building.md).
+MLIR_VERSIONS = ["22", "19"]
+
+# The LLVM toolchain whose libclang tether-lint uses (independent of the MLIR version built).
 LLVM = "/usr/lib/llvm-19"
-
-# The MLIR C API lives in static archives that resolve against libMLIR.so and libLLVM.so.19.1
-# (../shared/ENVIRONMENT.md).
-MLIR_CAPI_ARCHIVES = [
-    "AMDGPU", "Arith", "Async", "ControlFlow", "Conversion", "Debug", "ExecutionEngine", "Func",
-    "GPU", "IR", "IRDL", "Interfaces", "LLVM", "Linalg", "MLProgram", "Math", "MemRef", "NVGPU",
-    "NVVM", "OpenMP", "PDL", "Quant", "ROCDL", "RegisterEverything", "SCF", "SPIRV", "Shape",
-    "SparseTensor", "Target", "Tensor", "TransformDialect", "TransformDialectTransforms",
-    "Transforms", "Vector",
-]
 
 BDWGC_BUILD = """
 # bdwgc 8.2 (threads). Every user must see GC_THREADS; it is not in pkg-config's cflags.
@@ -33,24 +31,26 @@ cc_library(
 """
 
 MLIR_BUILD = """
-# MLIR 19 C API headers.
+# MLIR {version} C API headers (TETHER_MLIR_VERSION tells C code which one).
 cc_library(
     name = "headers",
     # The C-API headers, and the generated pass declarations some of them include.
     hdrs = glob(["include/mlir-c/**/*.h", "include/mlir/**/*.capi.h.inc"]) + [
         "include/mlir/Config/mlir-config.h",
+        "include/llvm/Config/llvm-config.h",  # LLVM_VERSION_MAJOR, to check TETHER_MLIR_VERSION
     ],
+    defines = ["TETHER_MLIR_VERSION={version}"],
     includes = ["include"],
 )
 
-# libMLIR.so and libLLVM.so.19.1, which the C-API archives resolve against.
+# libMLIR.so and libLLVM.so.{version}.1, which the C-API archives resolve against.
 cc_library(
     name = "dylibs",
     linkopts = [
-        "{llvm}/lib/libMLIR.so",
-        "/lib/x86_64-linux-gnu/libLLVM.so.19.1",
+        "{mlir_lib}/libMLIR.so",
+        "{libllvm}",
         "-lstdc++",
-        "-Wl,-rpath,{llvm}/lib",
+        "-Wl,-rpath,{mlir_lib}",
     ],
 )
 
@@ -60,7 +60,7 @@ cc_library(
 cc_library(
     name = "mlir",
     linkopts = ["-Wl,--start-group"] + [
-        "{llvm}/lib/libMLIRCAPI%s.a" % a for a in {archives}
+        "{mlir_lib}/libMLIRCAPI%s.a" % a for a in {archives}
     ] + ["-Wl,--end-group"],
     deps = [":headers", ":dylibs"],
 )
@@ -69,7 +69,7 @@ cc_library(
 cc_library(
     name = "capi_whole_archive",
     linkopts = ["-Wl,--whole-archive"] + [
-        "{llvm}/lib/libMLIRCAPI%s.a" % a for a in {archives}
+        "{mlir_lib}/libMLIRCAPI%s.a" % a for a in {archives}
     ] + ["-Wl,--no-whole-archive"],
     deps = [":headers", ":dylibs"],
 )
@@ -97,8 +97,8 @@ filegroup(
     srcs = glob(["include/mlir/**/*.td"]),
 )
 
-exports_files(["bin/mlir-tblgen", "bin/mlir-opt"])
-""".format(llvm = LLVM, archives = MLIR_CAPI_ARCHIVES)
+exports_files(["bin/mlir-tblgen", "bin/mlir-opt", "bin/FileCheck"])
+"""
 
 LIBCLANG_BUILD = """
 # libclang 19 (C API).
@@ -128,8 +128,14 @@ cc_library(
 )
 """
 
-def tether_dependencies():
-    """Declares the system libraries tether builds against, as local repositories."""
+def tether_dependencies(mlir_version = None):
+    """Declares the system libraries tether builds against, as local repositories.
+
+    Args:
+      mlir_version: "22" or "19" pins the MLIR version; None (the default) takes
+        TETHER_MLIR_VERSION from the environment (`--repo_env`, as `--config=mlir19` sets it),
+        else the first of MLIR_VERSIONS.
+    """
     system_library(
         name = "bdwgc",
         build_file_content = BDWGC_BUILD,
@@ -144,24 +150,11 @@ def tether_dependencies():
         },
     )
 
-    system_library(
+    mlir_repository(
         name = "mlir",
         build_file_content = MLIR_BUILD,
-        debian_package = "libmlir-19-dev",
-        extra_targets = ["mlir_cpp_headers", "headers", "dylibs", "capi_whole_archive"],
-        required = [
-            LLVM + "/include/mlir-c/IR.h",
-            LLVM + "/lib/libMLIRCAPIIR.a",
-            LLVM + "/lib/libMLIR.so",
-            "/lib/x86_64-linux-gnu/libLLVM.so.19.1",
-            LLVM + "/include/llvm/Support/Compiler.h",  # llvm-19-dev
-            LLVM + "/bin/mlir-tblgen",  # mlir-19-tools
-        ],
-        symlinks = {
-            "include": LLVM + "/include",
-            "bin/mlir-tblgen": LLVM + "/bin/mlir-tblgen",
-            "bin/mlir-opt": LLVM + "/bin/mlir-opt",
-        },
+        version = mlir_version or "",
+        versions = MLIR_VERSIONS,
     )
 
     system_library(

@@ -6,12 +6,12 @@ repository needs is missing, the repository still loads, but every target in it 
 one line that names the Debian package to install; there is no Starlark stack trace.
 """
 
-def _missing_build(ctx, missing):
+def _missing_build(ctx, missing, pkg = None):
     """A BUILD file whose every target fails with one clear line."""
     msg = "tether: missing system dependency @{repo}: {path} not found; install the Debian package {pkg} (tools/setup.sh installs everything)".format(
         repo = ctx.name,
         path = missing,
-        pkg = ctx.attr.debian_package,
+        pkg = pkg or ctx.attr.debian_package,
     )
     targets = [ctx.name] + ctx.attr.extra_targets
     lines = [
@@ -126,5 +126,83 @@ python_repository = repository_rule(
     attrs = {
         "debian_package": attr.string(default = "python3-dev"),
         "extra_targets": attr.string_list(default = ["python3"]),
+    },
+)
+
+def _mlir_candidates(ctx, version):
+    """Where MLIR `version` may be: Debian's installed packages, then tools/setup.sh's unpacked copy."""
+    cache = ctx.os.environ.get("TETHER_MLIR_CACHE", "") or "/var/cache/tether"
+    return [
+        "/usr/lib/llvm-%s" % version,
+        "%s/mlir-%s/usr/lib/llvm-%s" % (cache, version, version),
+    ]
+
+def _mlir_impl(ctx):
+    version = ctx.attr.version or ctx.os.environ.get("TETHER_MLIR_VERSION", "") or ctx.attr.versions[0]
+    pkg = "libmlir-%s-dev, mlir-%s-tools, llvm-%s-dev and llvm-%s-tools" % (version, version, version, version)
+    if version not in ctx.attr.versions:
+        ctx.file("BUILD.bazel", _missing_build(ctx, "MLIR %s (tether builds against MLIR %s)" % (version, " or ".join(ctx.attr.versions)), pkg))
+        ctx.file("defs.bzl", 'MLIR_VERSION = "%s"\nMLIR_ROOT = ""\nLLVM_ROOT = ""\n' % version)
+        return
+
+    # The MLIR files (headers, C-API archives, libMLIR.so, mlir-tblgen) come from one root; LLVM's
+    # headers, libLLVM and FileCheck from Debian's llvm-V-dev, libllvmV and llvm-V-tools.
+    llvm = "/usr/lib/llvm-%s" % version
+    root = None
+    for r in _mlir_candidates(ctx, version):
+        if ctx.path(r + "/include/mlir-c/IR.h").exists and ctx.path(r + "/lib/libMLIRCAPIIR.a").exists:
+            root = r
+            break
+    libllvm = "/lib/x86_64-linux-gnu/libLLVM.so.%s.1" % version
+    # mlir-V-tools: installed (19's tools are linked statically and co-install with MLIR 22's
+    # libraries) or unpacked next to the libraries.
+    tools = root + "/bin" if root and ctx.path(root + "/bin/mlir-tblgen").exists else llvm + "/bin"
+    if root == None:
+        missing = llvm + "/include/mlir-c/IR.h"
+    else:
+        missing = _first_missing(ctx, [
+            root + "/lib/libMLIR.so",
+            tools + "/mlir-tblgen",  # mlir-V-tools
+            libllvm,  # libllvmV
+            llvm + "/include/llvm/Support/Compiler.h",  # llvm-V-dev
+            llvm + "/bin/FileCheck",  # llvm-V-tools
+        ])
+    if missing:
+        ctx.file("BUILD.bazel", _missing_build(ctx, missing, pkg))
+        ctx.file("defs.bzl", 'MLIR_VERSION = "%s"\nMLIR_ROOT = ""\nLLVM_ROOT = ""\n' % version)
+        return
+
+    for d in ["mlir", "mlir-c"]:
+        ctx.symlink(root + "/include/" + d, "include/" + d)
+    for d in ["llvm", "llvm-c"]:
+        ctx.symlink(llvm + "/include/" + d, "include/" + d)
+    for tool in ["mlir-tblgen", "mlir-opt"]:
+        ctx.symlink(tools + "/" + tool, "bin/" + tool)
+    ctx.symlink(llvm + "/bin/FileCheck", "bin/FileCheck")
+
+    # Every C-API archive the version ships (22 has more than 19).
+    archives = sorted([
+        f.basename[len("libMLIRCAPI"):-len(".a")]
+        for f in ctx.path(root + "/lib").readdir()
+        if f.basename.startswith("libMLIRCAPI") and f.basename.endswith(".a")
+    ])
+    ctx.file("defs.bzl", 'MLIR_VERSION = "%s"\nMLIR_ROOT = "%s"\nLLVM_ROOT = "%s"\n' % (version, root, llvm))
+    ctx.file("BUILD.bazel", 'package(default_visibility = ["//visibility:public"])\n\n' + ctx.attr.build_file_content.format(
+        version = version,
+        mlir_lib = root + "/lib",
+        libllvm = libllvm,
+        archives = repr(archives),
+    ))
+
+mlir_repository = repository_rule(
+    implementation = _mlir_impl,
+    doc = "MLIR's C API, C++ headers and tools of one version (TETHER_MLIR_VERSION), as @mlir.",
+    local = True,
+    environ = ["TETHER_MLIR_VERSION", "TETHER_MLIR_CACHE"],
+    attrs = {
+        "version": attr.string(doc = "The MLIR version; empty: $TETHER_MLIR_VERSION, else versions[0]."),
+        "versions": attr.string_list(mandatory = True, doc = "The versions tether supports, the default first."),
+        "build_file_content": attr.string(mandatory = True, doc = "With {version}, {mlir_lib}, {libllvm}, {archives}."),
+        "extra_targets": attr.string_list(default = ["mlir_cpp_headers", "headers", "dylibs", "capi_whole_archive"]),
     },
 )
