@@ -10,19 +10,21 @@
         enums = True,
     )
 
-makes `tether/dialects/_arith_ops_gen.py` (and `_arith_enum_gen.py`) with `mlir-tblgen-19
--gen-python-op-bindings -bind-dialect=arith` (`-gen-python-enum-bindings`). The generated code
+makes `tether/dialects/_arith_ops_gen.py` (and `_arith_enum_gen.py`) with the mlir-tblgen of the
+MLIR tether builds against (`@mlir`, 22 or 19: `-gen-python-op-bindings -bind-dialect=arith`,
+`-gen-python-enum-bindings`), so the code is that version's upstream code. The generated code
 imports `._ods_common` from its own folder (`tether.dialects._ods_common`, or a module of the same
-name in a downstream package: `out_dir`), and `tether.ir`. Extensions of a dialect (transform's)
-pass `extension`; the file is then `_<extension>_ops_gen.py`. `fix_ods_gen.py` corrects what LLVM
-19's generators get wrong (equally-sized variadic accessors, optional results of ops with result
-segments, the enum module's `..ir` import); //tests/bindings/gen_rule tests the rule.
+name in a downstream package: `out_dir`), and `tether.ir`; `_ods_common` serves both versions'
+code. Extensions of a dialect (transform's) pass `extension`; the file is then
+`_<extension>_ops_gen.py`. `fix_ods_gen.py` corrects what the generators get wrong (19:
+equally-sized variadic accessors; 19 and 22: optional results of ops with result segments, the
+enum module's `..ir` import); //tests/bindings/gen_rule tests the rule.
 """
 
 _TBLGEN = "@mlir//:bin/mlir-tblgen"
 
-# Corrects what LLVM 19's generators emit that cannot work (see the script); tether's own label,
-# also when another workspace loads this file.
+# Corrects what the generators emit that cannot work (see the script); tether's own label, also
+# when another workspace loads this file.
 _FIX = str(Label("//bindings/python:fix_ods_gen.py"))
 _PYTHON = "@python//:python3"
 

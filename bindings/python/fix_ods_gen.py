@@ -1,22 +1,26 @@
-"""Corrects, in place, the Python mlir-tblgen-19 generates (tether_dialect_library, dialects.bzl).
+"""Corrects, in place, the Python mlir-tblgen generates (tether_dialect_library, dialects.bzl).
 
     fix_ods_gen.py ops FILE     # -gen-python-op-bindings output
     fix_ods_gen.py enums FILE   # -gen-python-enum-bindings output
 
-LLVM 19's generators emit three things that cannot work (upstream's package has them too):
+The generators of the MLIR versions tether builds against (19, 22) emit things that cannot work
+(upstream's package has them too). Each fix matches only the code that needs it, so one script
+serves both versions:
 
-- ops: an accessor of an op with the SameVariadicOperandSize / SameVariadicResultSize trait reads
-  `operation.operands` (a NameError: `self.` is missing), and the call does not say how many
-  single (non-variadic) elements the op has, which the group size depends on. The accessor gets
-  `self.operation` and `n_simple=`, the count of single elements of that kind (counted from the
-  op's accessors and builder lines; _ods_common.equally_sized_accessor).
-- ops: the builder of an op with AttrSizedResultSegments appends an optional result only when it
-  is not None, so omitting it leaves one segment short ("requires N result segments but was
-  provided N-1"). It appends None instead, which build_generic reads as an empty segment (as it
-  does for optional operands).
-- enums: `from ..ir import register_attribute_builder` needs a module `ir` next to the package the
-  file is in: true for tether.dialects, not for a downstream package (`out_dir`). It imports
-  tether.ir, the same module either way.
+1. ops, MLIR 19 only: an accessor of an op with the SameVariadicOperandSize /
+   SameVariadicResultSize trait reads `operation.operands` (a NameError: `self.` is missing), and
+   the call does not say how many single (non-variadic) elements the op has, which the group
+   size depends on. The accessor gets `self.operation` and `n_simple=`, the count of single
+   elements of that kind (counted from the op's accessors and builder lines;
+   _ods_common.equally_sized_accessor). MLIR 22 fixed this upstream: its accessors read
+   `self.operation` and pass n_simple first, which the pattern does not match.
+2. ops, MLIR 19 and 22: the builder of an op with AttrSizedResultSegments appends an optional
+   result only when it is not None, so omitting it leaves one segment short ("requires N result
+   segments but was provided N-1"). It appends None instead, which op construction reads as an
+   empty segment (as it does for optional operands).
+3. enums, MLIR 19 and 22: `from ..ir import register_attribute_builder` needs a module `ir` next
+   to the package the file is in: true for tether.dialects, not for a downstream package
+   (`out_dir`). It imports tether.ir, the same module either way.
 """
 
 import re
@@ -45,13 +49,13 @@ def _n_simple(op, kind):
 
 
 def _fix_op(op):
-    if "_ods_equally_sized_accessor(operation." in op:
+    if "_ods_equally_sized_accessor(operation." in op:  # fix 1 (MLIR 19's code only)
         counts = {kind: _n_simple(op, kind) for kind in ("operand", "result")}
         op = _EQUAL_CALL.sub(
             lambda m: "_ods_equally_sized_accessor(self.operation.%ss, %s, %s, %s, n_simple=%d)%s"
             % (m.group(1), m.group(2), m.group(3), m.group(4), counts[m.group(1)], m.group(5)),
             op)
-    if "\n  _ODS_RESULT_SEGMENTS = " in op:
+    if "\n  _ODS_RESULT_SEGMENTS = " in op:  # fix 2
         op = _OPTIONAL_RESULT.sub(r"\1results.append(\2)", op)
     return op
 

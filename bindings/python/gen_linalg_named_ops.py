@@ -238,6 +238,10 @@ def parse_builder(cls, src):
         m = _BUILD.match(line)
         if m:
             name, what, args = m.group(1), m.group(2), split_args(m.group(3))
+            if args and args[-1] == "emitError":
+                # MLIR 22: helpers take the diagnostic callback last (and the builder returns
+                # when one fails); it is no operand.
+                args = args[:-1]
             if what == "buildTypeFn":
                 values[name] = ("type", fn(args[0], "type"), typ(args[1]), arg(args[2]))
             elif what in ("buildUnaryFn", "buildBinaryFn", "buildTernaryFn"):
@@ -253,7 +257,8 @@ def parse_builder(cls, src):
             else:
                 raise GenError(f"{cls}: unknown helper call {what}")
             continue
-        m = re.match(r"yields\.push_back\((\w+)\);$", line)
+        # A value, or (MLIR 22's fill) a block argument yielded as it is.
+        m = re.match(r"yields\.push_back\((\w+|block\.getArgument\(\d+\))\);$", line)
         if m:
             yields.append(arg(m.group(1)))
     return yields

@@ -7,6 +7,7 @@ Imported by tether.ir at the end of its definition; the classes are looked up at
 import array as _array
 
 from tether import ir as _ir
+from tether._mlir_version import MLIR_VERSION as _MLIR_VERSION
 
 
 def _int_attr(make_type):
@@ -179,6 +180,12 @@ _KINDS = {
     "F64ElementsAttr": _f64ElementsAttr, "I32ElementsAttr": _i32ElementsAttr,
     "I64ElementsAttr": _i64ElementsAttr, "IndexElementsAttr": _indexElementsAttr,
 }
+
+if _MLIR_VERSION >= 22:
+    def _integerSetAttr(x, context):
+        return _ir.IntegerSetAttr.get(x)
+
+    _KINDS["IntegerSetAttr"] = _integerSetAttr
 
 for _kind, _builder in _KINDS.items():
     _ir.AttrBuilder.insert(_kind, _builder)

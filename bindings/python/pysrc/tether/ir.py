@@ -7,11 +7,13 @@ Python-level pieces (MLIRError, the enums, the caster and attribute-builder deco
 lookup) and re-exports everything. See docs/python.md.
 """
 
+import contextlib as _contextlib
 import enum as _enum
 import importlib as _importlib
 import importlib.util  # noqa: F401  (_importlib.util)
 
 from tether import _tether
+from tether._mlir_version import MLIR_VERSION as _MLIR_VERSION
 from tether._tether import *  # noqa: F401,F403  (the classes of the C extension)
 from tether._tether import InvalidatedError, _OperationBase  # noqa: F401
 
@@ -220,7 +222,7 @@ Context.d = property(lambda self: Dialects(self), doc="Alias of Context.dialects
 
 _dialect_search_prefixes = ["tether.dialects"]
 # Namespaces whose module has another name (upstream's module names).
-_namespace_modules = {"omp": "openmp", "async": "async_dialect"}
+_namespace_modules = {"omp": "openmp", "async": "async_dialect", "acc": "openacc"}
 _tried_dialect_modules = {}
 
 
@@ -239,7 +241,12 @@ def _load_dialect_module(namespace):
             spec = None
         if spec is None:
             continue
-        _importlib.import_module(name)
+        try:
+            _importlib.import_module(name)
+        except ImportError as e:
+            if e.name != name:
+                raise
+            continue  # a module this MLIR version has not (tether.dialects._require_mlir)
         _tried_dialect_modules[namespace] = True
         return True
     return False
@@ -272,10 +279,31 @@ def get_dialect_registry():
     return _global_registry
 
 
+if _MLIR_VERSION >= 22:
+    @_contextlib.contextmanager
+    def loc_tracebacks(*, max_depth=None):
+        """Within it, operations created without a location get one from the Python call stack
+        (at most max_depth frames; None: the current limit), as upstream 22's."""
+        from tether.dialects._ods_common import _cext  # its globals hold the settings
+
+        settings = _cext.globals
+        was_enabled = settings.loc_tracebacks_enabled()
+        old_limit = settings.loc_tracebacks_frame_limit()
+        try:
+            settings.set_loc_tracebacks_frame_limit(old_limit if max_depth is None else max_depth)
+            if not was_enabled:
+                settings.set_loc_tracebacks_enabled(True)
+            yield
+        finally:
+            if not was_enabled:
+                settings.set_loc_tracebacks_enabled(False)
+            settings.set_loc_tracebacks_frame_limit(old_limit)
+
+
 from tether._attr_builders import *  # noqa: F401,F403,E402  (the builders register themselves)
 
 __all__ = [n for n in dir(_tether) if not n.startswith("__") and n[0].isupper()] + [
     "MLIRError", "DiagnosticSeverity", "WalkResult", "WalkOrder", "register_type_caster",
     "register_value_caster", "register_attribute_builder", "AttrBuilder", "Dialect", "Dialects",
     "get_dialect_registry",
-]
+] + (["loc_tracebacks"] if _MLIR_VERSION >= 22 else [])

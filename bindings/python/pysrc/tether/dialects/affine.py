@@ -1,8 +1,12 @@
-"""tether.dialects.affine: the affine dialect's operations (generated from MLIR 19's ODS), and
+"""tether.dialects.affine: the affine dialect's operations (generated from MLIR's ODS), and
 AffineForOp with upstream's signature (bounds as ints, values or affine maps with their operands;
-`induction_variable`, `inner_iter_args`) and the `for_` generator."""
+`induction_variable`, `inner_iter_args`) and the `for_` generator; on MLIR 22 also AffineIfOp
+(`then_block`, `else_block`). Like upstream's, the module does not import its enum module (the
+enums are arith's, which registers them)."""
 
 from typing import Optional, Sequence
+
+from .._mlir_version import MLIR_VERSION as _MLIR_VERSION
 
 from ._affine_ops_gen import *  # noqa: F401,F403
 from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
@@ -81,3 +85,33 @@ def for_(start, stop, step=None, iter_args: Optional[Sequence[Value]] = None, *,
             yield iv, inner[0]
         else:
             yield iv
+
+
+if _MLIR_VERSION >= 22:
+    @_ods_cext.register_operation(_Dialect, replace=True)
+    class AffineIfOp(AffineIfOp):  # noqa: F405
+        """affine.if on an IntegerSet whose dimensions and symbols `cond_operands` give, with
+        result types; `has_else` also makes the else block."""
+        __slots__ = ()
+
+        def __init__(self, cond, results_=None, *, cond_operands=None, has_else=False, loc=None,
+                     ip=None):
+            cond_operands = [] if cond_operands is None else cond_operands
+            if cond.n_inputs != len(cond_operands):
+                raise ValueError(
+                    f"expected {cond.n_inputs} condition operands, got {len(cond_operands)}")
+            super().__init__(list(results_ or []), cond_operands, cond, loc=loc, ip=ip)
+            self.regions[0].blocks.append()
+            if has_else:
+                self.regions[1].blocks.append()
+
+        @property
+        def then_block(self):
+            return self.regions[0].blocks[0]
+
+        @property
+        def else_block(self):
+            """The else block, or None when the op has none."""
+            if len(self.regions[1].blocks) == 0:
+                return None
+            return self.regions[1].blocks[0]

@@ -3,6 +3,7 @@
 from array import array as _array
 from typing import Union
 
+from .._mlir_version import MLIR_VERSION as _MLIR_VERSION
 from ._arith_ops_gen import *  # noqa: F401,F403
 from ._arith_ops_gen import _Dialect
 from ._arith_ops_gen import ConstantOp as _GeneratedConstantOp
@@ -12,15 +13,22 @@ from ._ods_common import _cext as _ods_cext
 from ._ods_common import get_default_loc_context as _get_default_loc_context
 from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
 from ..ir import (Attribute, BF16Type, DenseFPElementsAttr, DenseIntElementsAttr, F16Type,
-                  F32Type, F64Type, FloatAttr, IndexType, IntegerAttr, IntegerType, Type)
+                  F32Type, F64Type, FloatAttr, FloatType, IndexType, IntegerAttr, IntegerType,
+                  Type)
 
+if _MLIR_VERSION >= 22:
+    # Types come back as their class (and the classes have no static isinstance).
+    def _is_integer_like_type(t):
+        return isinstance(t, (IntegerType, IndexType))
 
-def _is_integer_like_type(t):
-    return IntegerType.isinstance(t) or IndexType.isinstance(t)
+    def _is_float_type(t):
+        return isinstance(t, FloatType)
+else:
+    def _is_integer_like_type(t):
+        return IntegerType.isinstance(t) or IndexType.isinstance(t)
 
-
-def _is_float_type(t):
-    return any(c.isinstance(t) for c in (BF16Type, F16Type, F32Type, F64Type))
+    def _is_float_type(t):
+        return any(c.isinstance(t) for c in (BF16Type, F16Type, F32Type, F64Type))
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
@@ -65,6 +73,9 @@ class ConstantOp(_GeneratedConstantOp):
 
     @property
     def value(self):
+        """The value attribute (MLIR 19: as a plain Attribute; 22: as its class)."""
+        if _MLIR_VERSION >= 22:
+            return self.operation.attributes["value"]
         return Attribute(self.operation.attributes["value"])
 
     @property

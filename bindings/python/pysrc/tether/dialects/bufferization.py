@@ -1,4 +1,4 @@
-"""tether.dialects.bufferization: the `bufferization` dialect's operations (generated from MLIR 19's ODS)."""
+"""tether.dialects.bufferization: the `bufferization` dialect's operations (generated from MLIR's ODS)."""
 
 from ._bufferization_ops_gen import *  # noqa: F401,F403
 from ._bufferization_ops_gen import _Dialect  # noqa: F401

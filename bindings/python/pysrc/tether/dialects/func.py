@@ -3,6 +3,7 @@
 import inspect
 from typing import List, Optional, Sequence, Union
 
+from .._mlir_version import MLIR_VERSION as _MLIR_VERSION
 from ._func_ops_gen import *  # noqa: F401,F403
 from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from ._func_ops_gen import _Dialect
@@ -12,8 +13,8 @@ from ._func_ops_gen import FuncOp as _GeneratedFuncOp
 from ._func_ops_gen import ReturnOp
 from ._ods_common import _cext as _ods_cext
 from ._ods_common import get_default_loc_context as _get_default_loc_context
-from ..ir import (ArrayAttr, FlatSymbolRefAttr, FunctionType, InsertionPoint, Location, OpView,
-                  Operation, StringAttr, Type, TypeAttr, Value)
+from ..ir import (ArrayAttr, DictAttr, FlatSymbolRefAttr, FunctionType, InsertionPoint, Location,
+                  OpView, Operation, StringAttr, Type, TypeAttr, Value)
 
 ARGUMENT_ATTRIBUTE_NAME = "arg_attrs"
 RESULT_ATTRIBUTE_NAME = "res_attrs"
@@ -81,6 +82,10 @@ class FunctionLike:
 
     @property
     def arg_attrs(self):
+        """The arguments' attribute dictionaries (MLIR 22: empty ones when the function has
+        none)."""
+        if _MLIR_VERSION >= 22 and ARGUMENT_ATTRIBUTE_NAME not in self.attributes:
+            return ArrayAttr.get([DictAttr.get({}) for _ in self.type.inputs])
         return ArrayAttr(self.attributes[ARGUMENT_ATTRIBUTE_NAME])
 
     @arg_attrs.setter

@@ -1,4 +1,4 @@
-"""tether.dialects.memref: the memref dialect's operations (generated from MLIR 19's ODS), and
+"""tether.dialects.memref: the memref dialect's operations (generated from MLIR's ODS), and
 `subview` with upstream's signature: offsets, sizes and strides mixed (ints, values, arith
 constants), the result type inferred when they are static (`_infer_memref_subview_result_type`)."""
 
@@ -14,9 +14,14 @@ from .arith import ConstantOp, _is_integer_like_type
 from ..ir import MemRefType, Operation, ShapedType, StridedLayoutAttr, Value
 
 
+def _defining_view(i):
+    owner = i.owner  # MLIR 22: the op's OpView already; 19: an Operation (a Block: an argument)
+    return owner.opview if isinstance(owner, Operation) else owner
+
+
 def _is_constant_int_like(i):
-    return (isinstance(i, Value) and isinstance(i.owner, Operation) and
-            isinstance(i.owner.opview, ConstantOp) and _is_integer_like_type(i.type))
+    return (isinstance(i, Value) and isinstance(_defining_view(i), ConstantOp)
+            and _is_integer_like_type(i.type))
 
 
 def _is_static_int_like(i):
@@ -36,7 +41,7 @@ def _infer_memref_subview_result_type(source_memref_type, offsets, static_sizes,
     for s in (offsets, static_sizes, static_strides):
         for k, i in enumerate(s):
             if _is_constant_int_like(i):
-                s[k] = i.owner.opview.literal_value
+                s[k] = _defining_view(i).literal_value
     if any(not _is_static_int_like(i) for i in offsets + [source_offset]):
         target_offset = ShapedType.get_dynamic_size()
     else:

@@ -1,4 +1,4 @@
-"""tether.dialects.ml_program: the ml_program dialect's operations (generated from MLIR 19's
+"""tether.dialects.ml_program: the ml_program dialect's operations (generated from MLIR's
 ODS), and FuncOp(name, type, visibility=None, body_builder=None) as func.FuncOp's."""
 
 from ._ml_program_ops_gen import *  # noqa: F401,F403

@@ -1,4 +1,4 @@
-"""tether.dialects.nvgpu: the `nvgpu` dialect's operations (generated from MLIR 19's ODS)."""
+"""tether.dialects.nvgpu: the `nvgpu` dialect's operations (generated from MLIR's ODS)."""
 
 from ._nvgpu_ops_gen import *  # noqa: F401,F403
 from ._nvgpu_ops_gen import _Dialect  # noqa: F401

@@ -1,4 +1,4 @@
-"""tether.dialects.pdl: the pdl dialect's operations (generated from MLIR 19's ODS), its types
+"""tether.dialects.pdl: the pdl dialect's operations (generated from MLIR's ODS), its types
 (AttributeType, OperationType, RangeType, TypeType, ValueType), and builders with upstream's
 signatures: each op's result type is implied (AttributeOp, OperandOp, OperandsOp, OperationOp,
 ResultOp, TypeOp, TypesOp), PatternOp/RewriteOp make their body, `pattern`/`rewrite` region

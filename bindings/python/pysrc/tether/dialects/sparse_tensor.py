@@ -1,4 +1,4 @@
-"""tether.dialects.sparse_tensor: the `sparse_tensor` dialect's operations (generated from MLIR 19's
+"""tether.dialects.sparse_tensor: the `sparse_tensor` dialect's operations (generated from MLIR's
 ODS), and upstream's `EncodingAttr`, `LevelFormat` and `LevelProperty`."""
 
 from ._sparse_tensor_ops_gen import *  # noqa: F401,F403

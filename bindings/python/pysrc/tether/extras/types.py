@@ -4,6 +4,8 @@ Each is a function of the current context (or `context=`)."""
 
 from functools import partial
 
+from .. import ir as _ir
+from .._mlir_version import MLIR_VERSION as _MLIR_VERSION
 from ..ir import (BF16Type, ComplexType, F16Type, F32Type, F64Type, Float8E4M3B11FNUZType,
                   Float8E4M3FNType, Float8E4M3Type, Float8E5M2Type, FunctionType, IndexType, IntegerType,
                   MemRefType, NoneType, OpaqueType, RankedTensorType, ShapedType, StridedLayoutAttr,
@@ -46,6 +48,15 @@ f8E4M3 = lambda context=None: Float8E4M3Type.get(context=context)  # noqa: E731
 f8E4M3FN = lambda context=None: Float8E4M3FNType.get(context=context)  # noqa: E731
 f8E4M3B11FNUZ = lambda context=None: Float8E4M3B11FNUZType.get(context=context)  # noqa: E731
 none = lambda context=None: NoneType.get(context=context)  # noqa: E731
+
+if _MLIR_VERSION >= 22:
+    # MLIR 22's float types (looked up when called).
+    tf32 = lambda context=None: _ir.FloatTF32Type.get(context=context)  # noqa: E731
+    f8E3M4 = lambda context=None: _ir.Float8E3M4Type.get(context=context)  # noqa: E731
+    f4E2M1FN = lambda context=None: _ir.Float4E2M1FNType.get(context=context)  # noqa: E731
+    f6E2M3FN = lambda context=None: _ir.Float6E2M3FNType.get(context=context)  # noqa: E731
+    f6E3M2FN = lambda context=None: _ir.Float6E3M2FNType.get(context=context)  # noqa: E731
+    f8E8M0FNU = lambda context=None: _ir.Float8E8M0FNUType.get(context=context)  # noqa: E731
 
 
 def complex(type, context=None):  # noqa: A001

@@ -9,6 +9,8 @@ import ctypes
 
 import numpy as np
 
+from .._mlir_version import MLIR_VERSION as _MLIR_VERSION
+
 # No __all__: as upstream's, `from mlir.runtime import *` also gives `ctypes` and `np`.
 
 
@@ -31,6 +33,25 @@ _SPECIAL = {np.dtype(np.complex128): C128, np.dtype(np.complex64): C64,
             np.dtype(np.float16): F16}
 _BACK = {C128: "complex128", C64: "complex64", F16: "float16"}
 
+if _MLIR_VERSION >= 22:
+    try:
+        import ml_dtypes  # optional: numpy's bfloat16 and float8 types
+    except ModuleNotFoundError:
+        ml_dtypes = None
+
+    class BF16(ctypes.Structure):
+        """bf16, as its 16 bits."""
+        _fields_ = [("bf16", ctypes.c_int16)]
+
+    class F8E5M2(ctypes.Structure):
+        """f8E5M2, as its 8 bits."""
+        _fields_ = [("f8E5M2", ctypes.c_int8)]
+
+    _BACK.update({BF16: "bfloat16", F8E5M2: "float8_e5m2"})
+    if ml_dtypes is not None:
+        _SPECIAL.update({np.dtype(ml_dtypes.bfloat16): BF16,
+                         np.dtype(ml_dtypes.float8_e5m2): F8E5M2})
+
 
 def as_ctype(dtp):
     """The ctypes type of a numpy dtype."""
@@ -41,6 +62,9 @@ def to_numpy(array):
     """A numpy view with the element type the ctypes structures stand for."""
     for ctp, name in _BACK.items():
         if array.dtype == ctp:
+            if name in ("bfloat16", "float8_e5m2") and ml_dtypes is None:
+                raise ModuleNotFoundError(f"{name} requires the ml_dtypes package, please "
+                                          f"run:\n\npip install ml_dtypes\n")
             return array.view(name)
     return array
 

@@ -1,9 +1,16 @@
-"""tether.dialects.transform: the transform dialect's operations and enums (generated from MLIR
-19's ODS), its types (AnyOpType, AnyParamType, AnyValueType, OperationType, ParamType), and
+"""tether.dialects.transform: the transform dialect's operations and enums (generated from MLIR's
+ODS), its types (AnyOpType, AnyParamType, AnyValueType, OperationType, ParamType), and
 builders with upstream's signatures for the ops that hold a body (SequenceOp, NamedSequenceOp,
-ApplyPatternsOp) or take handles (CastOp, GetParentOp, MergeHandlesOp, ReplicateOp, YieldOp)."""
+ApplyPatternsOp) or take handles (CastOp, GetParentOp, MergeHandlesOp, ReplicateOp, YieldOp).
+On MLIR 22, upstream 22's: their new keywords (`loc`/`ip` everywhere, ApplyPatternsOp's
+`apply_cse`, `max_iterations`, `max_num_rewrites`, GetParentOp's `allow_empty_results`,
+MergeHandlesOp's `results`), NamedSequenceOp.apply, ApplyRegisteredPassOp, ForeachOp, and the
+functions `cast`, `apply_patterns`, `get_parent_op`, `merge_handles`, `replicate`, `sequence`,
+`named_sequence`, `yield_`, `apply_registered_pass`, `foreach`."""
 
-from typing import NewType, Optional, Sequence, Union
+from typing import Dict, NewType, Optional, Sequence, Union
+
+from ..._mlir_version import MLIR_VERSION as _MLIR_VERSION
 
 from .._transform_enum_gen import *  # noqa: F401,F403
 from .._transform_ops_gen import *  # noqa: F401,F403
@@ -38,9 +45,16 @@ class CastOp(_CastOp):
 class ApplyPatternsOp(_ApplyPatternsOp):
     __slots__ = ()
 
-    def __init__(self, target: Union[Operation, Value, OpView], *, loc=None, ip=None):
-        super().__init__(target, loc=loc, ip=ip)
-        self.regions[0].blocks.append()
+    if _MLIR_VERSION >= 22:
+        def __init__(self, target: Union[Operation, Value, OpView], apply_cse: bool = False,
+                     max_iterations=None, max_num_rewrites=None, *, loc=None, ip=None):
+            super().__init__(target, apply_cse=apply_cse, max_iterations=max_iterations,
+                             max_num_rewrites=max_num_rewrites, loc=loc, ip=ip)
+            self.regions[0].blocks.append()
+    else:
+        def __init__(self, target: Union[Operation, Value, OpView], *, loc=None, ip=None):
+            super().__init__(target, loc=loc, ip=ip)
+            self.regions[0].blocks.append()
 
     @property
     def patterns(self) -> Block:
@@ -51,21 +65,39 @@ class ApplyPatternsOp(_ApplyPatternsOp):
 class GetParentOp(_GetParentOp):
     __slots__ = ()
 
-    def __init__(self, result_type: Type, target: Union[Operation, Value], *,
-                 isolated_from_above: bool = False, op_name: Optional[str] = None,
-                 deduplicate: bool = False, nth_parent: int = 1, loc=None, ip=None):
-        super().__init__(result_type, _value(target), isolated_from_above=isolated_from_above,
-                         op_name=op_name, deduplicate=deduplicate, nth_parent=nth_parent,
-                         loc=loc, ip=ip)
+    if _MLIR_VERSION >= 22:
+        def __init__(self, result_type: Type, target: Union[Operation, Value], *,
+                     isolated_from_above: bool = False, allow_empty_results: bool = False,
+                     op_name: Optional[str] = None, deduplicate: bool = False,
+                     nth_parent: int = 1, loc=None, ip=None):
+            super().__init__(result_type, _value(target),
+                             isolated_from_above=isolated_from_above,
+                             allow_empty_results=allow_empty_results, op_name=op_name,
+                             deduplicate=deduplicate, nth_parent=nth_parent, loc=loc, ip=ip)
+    else:
+        def __init__(self, result_type: Type, target: Union[Operation, Value], *,
+                     isolated_from_above: bool = False, op_name: Optional[str] = None,
+                     deduplicate: bool = False, nth_parent: int = 1, loc=None, ip=None):
+            super().__init__(result_type, _value(target),
+                             isolated_from_above=isolated_from_above, op_name=op_name,
+                             deduplicate=deduplicate, nth_parent=nth_parent, loc=loc, ip=ip)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class MergeHandlesOp(_MergeHandlesOp):
     __slots__ = ()
 
-    def __init__(self, handles: Sequence[Union[Operation, Value]], *, deduplicate: bool = False,
-                 loc=None, ip=None):
-        super().__init__([_value(h) for h in handles], deduplicate=deduplicate, loc=loc, ip=ip)
+    if _MLIR_VERSION >= 22:
+        def __init__(self, handles: Sequence[Union[Operation, Value]], *,
+                     deduplicate: bool = False, results: Optional[Sequence[Type]] = None,
+                     loc=None, ip=None):
+            super().__init__([_value(h) for h in handles], deduplicate=deduplicate,
+                             results=results, loc=loc, ip=ip)
+    else:
+        def __init__(self, handles: Sequence[Union[Operation, Value]], *,
+                     deduplicate: bool = False, loc=None, ip=None):
+            super().__init__([_value(h) for h in handles], deduplicate=deduplicate, loc=loc,
+                             ip=ip)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
@@ -102,10 +134,21 @@ class SequenceOp(_BodyMixin, _SequenceOp):
     __slots__ = ()
 
 
-    def __init__(self, failure_propagation_mode, results: Sequence[Type],
-                 target: Union[Operation, Value, Type],
-                 extra_bindings: Optional[Union[Sequence[Value], Sequence[Type], Operation,
-                                                OpView]] = None):
+    if _MLIR_VERSION >= 22:
+        def __init__(self, failure_propagation_mode, results: Sequence[Type],
+                     target: Union[Operation, Value, Type],
+                     extra_bindings: Optional[Union[Sequence[Value], Sequence[Type], Operation,
+                                                    OpView]] = None, *, loc=None, ip=None):
+            self._build(failure_propagation_mode, results, target, extra_bindings, loc=loc,
+                        ip=ip)
+    else:
+        def __init__(self, failure_propagation_mode, results: Sequence[Type],
+                     target: Union[Operation, Value, Type],
+                     extra_bindings: Optional[Union[Sequence[Value], Sequence[Type], Operation,
+                                                    OpView]] = None):
+            self._build(failure_propagation_mode, results, target, extra_bindings)
+
+    def _build(self, failure_propagation_mode, results, target, extra_bindings, **where):
         root = _value(target) if isinstance(target, (Operation, OpView, Value)) else None
         root_type = target if isinstance(target, Type) else root.type
         if extra_bindings is None:
@@ -119,7 +162,7 @@ class SequenceOp(_BodyMixin, _SequenceOp):
             else:
                 extra_types = [v.type for v in extra_bindings]
         super().__init__(results_=results, failure_propagation_mode=failure_propagation_mode,
-                         root=root, extra_bindings=extra_bindings)
+                         root=root, extra_bindings=extra_bindings, **where)
         self.regions[0].blocks.append(root_type, *extra_types)
 
 
@@ -127,12 +170,38 @@ class SequenceOp(_BodyMixin, _SequenceOp):
 class NamedSequenceOp(_BodyMixin, _NamedSequenceOp):
     __slots__ = ()
 
-    def __init__(self, sym_name, input_types: Sequence[Type], result_types: Sequence[Type],
-                 sym_visibility=None, arg_attrs=None, res_attrs=None):
+    def _build(self, sym_name, input_types, result_types, sym_visibility, arg_attrs, res_attrs,
+               **where):
         super().__init__(sym_name=sym_name,
                          function_type=TypeAttr.get(FunctionType.get(input_types, result_types)),
-                         sym_visibility=sym_visibility, arg_attrs=arg_attrs, res_attrs=res_attrs)
+                         sym_visibility=sym_visibility, arg_attrs=arg_attrs, res_attrs=res_attrs,
+                         **where)
         self.regions[0].blocks.append(*input_types)
+
+    if _MLIR_VERSION >= 22:
+        def __init__(self, sym_name, input_types: Sequence[Type], result_types: Sequence[Type],
+                     *, sym_visibility=None, arg_attrs=None, res_attrs=None, loc=None, ip=None):
+            self._build(sym_name, input_types, result_types, sym_visibility, arg_attrs,
+                        res_attrs, loc=loc, ip=ip)
+
+        def apply(self, payload, transform_options=None):
+            """Runs this named sequence (in a module with `transform.with_named_sequence`) on
+            payload with the transform interpreter; returns payload, changed in place."""
+            parent = self.parent
+            marker = "transform.with_named_sequence"
+            if parent is None or marker not in parent.attributes or not isinstance(
+                    parent.attributes[marker], UnitAttr):
+                raise ValueError("NamedSequenceOp.apply needs the sequence in a module with the "
+                                 "transform.with_named_sequence attribute")
+            interpreter.apply_named_sequence(payload_root=payload, transform_root=self,
+                                             transform_module=parent,
+                                             transform_options=transform_options)
+            return payload
+    else:
+        def __init__(self, sym_name, input_types: Sequence[Type], result_types: Sequence[Type],
+                     sym_visibility=None, arg_attrs=None, res_attrs=None):
+            self._build(sym_name, input_types, result_types, sym_visibility, arg_attrs,
+                        res_attrs)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
@@ -169,3 +238,125 @@ def _with_default_result_types(generated, dialect, *defaults):
     Op.__name__ = Op.__qualname__ = generated.__name__
     Op.__doc__ = generated.__doc__
     return Op
+
+
+if _MLIR_VERSION >= 22:
+    from . import interpreter
+    from .._transform_ops_gen import ApplyRegisteredPassOp as _ApplyRegisteredPassOp
+    from .._transform_ops_gen import ForeachOp as _ForeachOp
+    from ...ir import (ArrayAttr, AttrBuilder, Attribute, BoolAttr, Context, DictAttr,
+                       IntegerAttr, IntegerType, StringAttr, UnitAttr, register_attribute_builder)
+
+    def _one_or_many(op):
+        """A builder function's return: the single result, the results, or the op."""
+        results = op.results
+        return results if len(results) > 1 else (results[0] if len(results) == 1 else op)
+
+    @register_attribute_builder("ParamOperandAttr")
+    def _paramOperandAttr(x: int, context) -> Attribute:
+        return Attribute.parse(f"#transform.param_operand<index={x}>", context=context)
+
+    def cast(result_type, target, *, loc=None, ip=None):
+        return CastOp(result_type=result_type, target=target, loc=loc, ip=ip).result
+
+    def apply_patterns(target, apply_cse=False, max_iterations=None, max_num_rewrites=None, *,
+                       loc=None, ip=None):
+        return ApplyPatternsOp(target=target, apply_cse=apply_cse,
+                               max_iterations=max_iterations,
+                               max_num_rewrites=max_num_rewrites, loc=loc, ip=ip)
+
+    def get_parent_op(result_type, target, *, isolated_from_above=False,
+                      allow_empty_results=False, op_name=None, deduplicate=False, nth_parent=1,
+                      loc=None, ip=None):
+        return GetParentOp(result_type=result_type, target=target,
+                           isolated_from_above=isolated_from_above,
+                           allow_empty_results=allow_empty_results, op_name=op_name,
+                           deduplicate=deduplicate, nth_parent=nth_parent, loc=loc, ip=ip).result
+
+    def merge_handles(handles, *, deduplicate=False, results=None, loc=None, ip=None):
+        return MergeHandlesOp(handles=handles, deduplicate=deduplicate, results=results,
+                              loc=loc, ip=ip).result
+
+    def replicate(pattern, handles, *, loc=None, ip=None):
+        return _one_or_many(ReplicateOp(pattern=pattern, handles=handles, loc=loc, ip=ip))
+
+    def sequence(failure_propagation_mode, results, target, extra_bindings=None, *, loc=None,
+                 ip=None):
+        return _one_or_many(SequenceOp(failure_propagation_mode, results, target,
+                                       extra_bindings, loc=loc, ip=ip))
+
+    def named_sequence(sym_name, input_types, result_types, *, sym_visibility=None,
+                       arg_attrs=None, res_attrs=None, loc=None, ip=None):
+        return NamedSequenceOp(sym_name, input_types, result_types,
+                               sym_visibility=sym_visibility, arg_attrs=arg_attrs,
+                               res_attrs=res_attrs, loc=loc, ip=ip)
+
+    def yield_(operands=None, *, loc=None, ip=None):
+        return YieldOp(operands=operands, loc=loc, ip=ip)
+
+    OptionValueTypes = Union[
+        Sequence["OptionValueTypes"], Attribute, Value, Operation, OpView, str, int, bool]
+
+    @_ods_cext.register_operation(_Dialect, replace=True)
+    class ApplyRegisteredPassOp(_ApplyRegisteredPassOp):
+        """transform.apply_registered_pass of pass_name on target; options map option names to
+        attributes, Python values (bool, int, str, sequences of them) or handles (passed as
+        parameters)."""
+        __slots__ = ()
+
+        def __init__(self, result, target, pass_name, *,
+                     options: Optional[Dict[Union[str, StringAttr], OptionValueTypes]] = None,
+                     loc=None, ip=None):
+            param_operand = AttrBuilder.get("ParamOperandAttr")
+            context = (loc and loc.context) or Context.current
+            dynamic = []
+
+            def to_attr(value):
+                if isinstance(value, (Value, Operation, OpView)):
+                    dynamic.append(value)
+                    return param_operand(len(dynamic) - 1, context)
+                if isinstance(value, Attribute):
+                    return value
+                if isinstance(value, bool):
+                    return BoolAttr.get(value)
+                if isinstance(value, int):
+                    return IntegerAttr.get(IntegerType.get_signless(64, context), value)
+                if isinstance(value, str):
+                    return StringAttr.get(value)
+                if isinstance(value, Sequence):
+                    return ArrayAttr.get([to_attr(v) for v in value])
+                raise TypeError(f"Unsupported option type: {type(value)}")
+
+            attrs = {}
+            for key, value in (options or {}).items():
+                attrs[key.value if isinstance(key, StringAttr) else key] = to_attr(value)
+            super().__init__(result, _value(target), pass_name, dynamic,
+                             options=DictAttr.get(attrs), loc=loc, ip=ip)
+
+    def apply_registered_pass(result, target, pass_name, *, options=None, loc=None, ip=None):
+        return ApplyRegisteredPassOp(result=result, pass_name=pass_name, target=target,
+                                     options=options, loc=loc, ip=ip).result
+
+    @_ods_cext.register_operation(_Dialect, replace=True)
+    class ForeachOp(_ForeachOp):
+        """transform.foreach over targets (handles); the body block has one argument per
+        target, of its type."""
+        __slots__ = ()
+
+        def __init__(self, results, targets, *, with_zip_shortest=False, loc=None, ip=None):
+            targets = [_value(t) for t in targets]
+            super().__init__(results_=results, targets=targets,
+                             with_zip_shortest=with_zip_shortest, loc=loc, ip=ip)
+            self.regions[0].blocks.append(*[t.type for t in targets])
+
+        @property
+        def body(self) -> Block:
+            return self.regions[0].blocks[0]
+
+        @property
+        def bodyTargets(self):
+            return self.regions[0].blocks[0].arguments
+
+    def foreach(results, targets, *, with_zip_shortest=False, loc=None, ip=None):
+        return _one_or_many(ForeachOp(results=results, targets=targets,
+                                      with_zip_shortest=with_zip_shortest, loc=loc, ip=ip))

@@ -1,5 +1,5 @@
 """tether.dialects.transform.loop: the `loop_transform` extension's transform operations (generated
-from MLIR 19's ODS), with upstream's builders of LoopOutlineOp, LoopPeelOp, LoopPipelineOp and
+from MLIR's ODS), with upstream's builders of LoopOutlineOp, LoopPeelOp, LoopPipelineOp and
 LoopUnrollOp (their keyword names, defaults, and targets given as operations or values)."""
 
 from .._loop_transform_ops_gen import *  # noqa: F401,F403

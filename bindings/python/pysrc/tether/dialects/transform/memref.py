@@ -1,4 +1,4 @@
-"""tether.dialects.transform.memref: the `memref_transform` extension's transform operations (generated from MLIR 19's ODS)."""
+"""tether.dialects.transform.memref: the `memref_transform` extension's transform operations (generated from MLIR's ODS)."""
 
 from .._memref_transform_ops_gen import *  # noqa: F401,F403
 from ...ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)

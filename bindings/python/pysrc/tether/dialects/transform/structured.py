@@ -1,12 +1,16 @@
-"""tether.dialects.transform.structured: the Linalg structured transform ops (generated from MLIR
-19's ODS) and builders with upstream's signatures for MatchOp (`match_op_names`) and the
+"""tether.dialects.transform.structured: the Linalg structured transform ops (generated from
+MLIR's ODS) and builders with upstream's signatures for MatchOp (`match_op_names`) and the
 single-handle ops (DecomposeOp, GeneralizeOp, ScalarizeOp, InterchangeOp), tiling
 (TileUsingForOp, TileUsingForallOp: sizes as ints, values, scalable [x] lists, or a packed
 handle) and vectorizing (VectorizeOp, VectorizeChildrenAndApplyPatternsOp). The other builders
 upstream writes by hand for padding, splitting, multi-tile sizes, fusion, copies to threads and
-bufferize-to-allocation too."""
+bufferize-to-allocation too; on MLIR 22 also FuseOp, and 22's signatures (PadOp's `nofold_flags`,
+VectorizeChildrenAndApplyPatternsOp's `flatten_1d_depthwise_conv` and
+`fold_type_extensions_into_contract`)."""
 
 from typing import Optional, Sequence, Union
+
+from ..._mlir_version import MLIR_VERSION as _MLIR_VERSION
 
 from .._structured_transform_ops_gen import *  # noqa: F401,F403
 from .._structured_transform_ops_gen import _Dialect
@@ -132,18 +136,37 @@ class TileUsingForallOp(_TileUsingForallOp):
 class VectorizeChildrenAndApplyPatternsOp(_VectorizeChildrenAndApplyPatternsOp):
     __slots__ = ()
 
-    def __init__(self, target: Union[Operation, Value], *,
-                 disable_multi_reduction_to_contract_patterns: bool = False,
-                 disable_transfer_permutation_map_lowering_patterns: bool = False,
-                 vectorize_nd_extract: bool = False, vectorize_padding: bool = False, loc=None,
-                 ip=None):
-        super().__init__(
-            _any_op(), target,
-            disable_multi_reduction_to_contract_patterns=disable_multi_reduction_to_contract_patterns,
-            disable_transfer_permutation_map_lowering_patterns=(
-                disable_transfer_permutation_map_lowering_patterns),
-            vectorize_nd_extract=vectorize_nd_extract, vectorize_padding=vectorize_padding,
-            loc=loc, ip=ip)
+    if _MLIR_VERSION >= 22:
+        def __init__(self, target: Union[Operation, Value], *,
+                     disable_multi_reduction_to_contract_patterns: bool = False,
+                     disable_transfer_permutation_map_lowering_patterns: bool = False,
+                     vectorize_nd_extract: bool = False, vectorize_padding: bool = False,
+                     flatten_1d_depthwise_conv: bool = False,
+                     fold_type_extensions_into_contract: bool = False, loc=None, ip=None):
+            super().__init__(
+                _any_op(), target,
+                disable_multi_reduction_to_contract_patterns=(
+                    disable_multi_reduction_to_contract_patterns),
+                disable_transfer_permutation_map_lowering_patterns=(
+                    disable_transfer_permutation_map_lowering_patterns),
+                flatten_1d_depthwise_conv=flatten_1d_depthwise_conv,
+                vectorize_nd_extract=vectorize_nd_extract, vectorize_padding=vectorize_padding,
+                fold_type_extensions_into_contract=fold_type_extensions_into_contract,
+                loc=loc, ip=ip)
+    else:
+        def __init__(self, target: Union[Operation, Value], *,
+                     disable_multi_reduction_to_contract_patterns: bool = False,
+                     disable_transfer_permutation_map_lowering_patterns: bool = False,
+                     vectorize_nd_extract: bool = False, vectorize_padding: bool = False,
+                     loc=None, ip=None):
+            super().__init__(
+                _any_op(), target,
+                disable_multi_reduction_to_contract_patterns=(
+                    disable_multi_reduction_to_contract_patterns),
+                disable_transfer_permutation_map_lowering_patterns=(
+                    disable_transfer_permutation_map_lowering_patterns),
+                vectorize_nd_extract=vectorize_nd_extract, vectorize_padding=vectorize_padding,
+                loc=loc, ip=ip)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
@@ -180,9 +203,12 @@ class BufferizeToAllocationOp(_gen.BufferizeToAllocationOp):
             memory_space = str(memory_space)
         if isinstance(memory_space, str):
             memory_space = Attribute.parse(memory_space)
-        super().__init__(_types.AnyValueType.get(), _any_op(), target, memory_space=memory_space,
-                         memcpy_op=memcpy_op, alloc_op=alloc_op,
-                         bufferize_destination_only=bufferize_destination_only, loc=loc, ip=ip)
+        # MLIR 19's builder takes the two result types (!transform.any_value, any_op); 22's
+        # infers them.
+        types = [] if _MLIR_VERSION >= 22 else [_types.AnyValueType.get(), _any_op()]
+        super().__init__(*types, target, memory_space=memory_space, memcpy_op=memcpy_op,
+                         alloc_op=alloc_op, bufferize_destination_only=bufferize_destination_only,
+                         loc=loc, ip=ip)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
@@ -232,21 +258,34 @@ class MultiTileSizesOp(_gen.MultiTileSizesOp):
 
 @_ods_cext.register_operation(_Dialect, replace=True)
 class PadOp(_gen.PadOp):
+    """PadOp(target, *, pad_to_multiple_of=None, padding_values=None, padding_dimensions=None,
+    nofold_flags=None (MLIR 19: pack_paddings), transpose_paddings=None, copy_back_op=None)."""
     __slots__ = ()
 
-    def __init__(self, target, *, pad_to_multiple_of=None, padding_values=None,
-                 padding_dimensions=None, pack_paddings=None, transpose_paddings=None,
-                 copy_back_op=None, loc=None, ip=None):
+    def _build(self, target, pad_to_multiple_of, transpose_paddings, **kw):
         if pad_to_multiple_of is None:
             dynamic, static = [], None
         else:
             dynamic, static, _ = _dispatch_dynamic_index_list(pad_to_multiple_of)
         any_op = _any_op()
         super().__init__(any_op, any_op, any_op, target, pad_to_multiple_of=dynamic,
-                         padding_values=padding_values, padding_dimensions=padding_dimensions,
-                         static_pad_to_multiple_of=static, pack_paddings=pack_paddings,
-                         transpose_paddings=_get_int_array_array_attr(transpose_paddings),
-                         copy_back_op=copy_back_op, loc=loc, ip=ip)
+                         static_pad_to_multiple_of=static,
+                         transpose_paddings=_get_int_array_array_attr(transpose_paddings), **kw)
+
+    if _MLIR_VERSION >= 22:
+        def __init__(self, target, *, pad_to_multiple_of=None, padding_values=None,
+                     padding_dimensions=None, nofold_flags=None, transpose_paddings=None,
+                     copy_back_op=None, loc=None, ip=None):
+            self._build(target, pad_to_multiple_of, transpose_paddings,
+                        padding_values=padding_values, padding_dimensions=padding_dimensions,
+                        nofold_flags=nofold_flags, copy_back_op=copy_back_op, loc=loc, ip=ip)
+    else:
+        def __init__(self, target, *, pad_to_multiple_of=None, padding_values=None,
+                     padding_dimensions=None, pack_paddings=None, transpose_paddings=None,
+                     copy_back_op=None, loc=None, ip=None):
+            self._build(target, pad_to_multiple_of, transpose_paddings,
+                        padding_values=padding_values, padding_dimensions=padding_dimensions,
+                        pack_paddings=pack_paddings, copy_back_op=copy_back_op, loc=loc, ip=ip)
 
 
 @_ods_cext.register_operation(_Dialect, replace=True)
@@ -259,5 +298,37 @@ class SplitOp(_gen.SplitOp):
         else:
             static, dynamic = ShapedType.get_dynamic_size(), chunk_sizes
         target = _value(target)
-        super().__init__(target.type, target.type, target, dimension=dimension,
-                         static_chunk_sizes=static, dynamic_chunk_sizes=dynamic, loc=loc, ip=ip)
+        # MLIR 19: the two halves' types; 22: one (variadic) list of parts.
+        types = [target.type] if _MLIR_VERSION >= 22 else [target.type, target.type]
+        super().__init__(*types, target, dimension=dimension, static_chunk_sizes=static,
+                         dynamic_chunk_sizes=dynamic, loc=loc, ip=ip)
+
+
+if _MLIR_VERSION >= 22:
+    @_ods_cext.register_operation(_Dialect, replace=True)
+    class FuseOp(_gen.FuseOp):
+        """FuseOp([loop_types,] target, *, tile_sizes=None, tile_interchange=None,
+        apply_cleanup=False, use_forall=False): one loop per non-zero tile size (one scf.forall
+        with use_forall); loop_types a type (for every loop) or a list."""
+        __slots__ = ()
+
+        def __init__(self, loop_types_or_target, target_or_none=None, *, tile_sizes=None,
+                     tile_interchange=None, apply_cleanup=False, use_forall=False, loc=None,
+                     ip=None):
+            dyn_sizes, static_sizes, _ = _dispatch_dynamic_index_list(tile_sizes or [])
+            dyn_interchange, static_interchange, _ = _dispatch_dynamic_index_list(
+                tile_interchange or [])
+            num_loops = 1 if use_forall else sum(1 for v in static_sizes if v != 0)
+            if isinstance(loop_types_or_target, (Operation, OpView, Value)):
+                if target_or_none is not None:
+                    raise ValueError("Cannot construct FuseOp with two targets.")
+                loop_types, target = [_any_op()] * num_loops, loop_types_or_target
+            else:
+                loop_types = [loop_types_or_target] * num_loops if isinstance(
+                    loop_types_or_target, Type) else list(loop_types_or_target)
+                target = target_or_none
+            target = _value(target)
+            super().__init__(target.type, loop_types, target, tile_sizes=dyn_sizes,
+                             tile_interchange=dyn_interchange, static_tile_sizes=static_sizes,
+                             static_tile_interchange=static_interchange,
+                             apply_cleanup=apply_cleanup, use_forall=use_forall, loc=loc, ip=ip)

@@ -1,4 +1,4 @@
-"""tether.dialects.transform.tensor: the `tensor_transform` extension's transform operations (generated from MLIR 19's ODS)."""
+"""tether.dialects.transform.tensor: the `tensor_transform` extension's transform operations (generated from MLIR's ODS)."""
 
 from .._tensor_transform_ops_gen import *  # noqa: F401,F403
 from ...ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)

@@ -6,6 +6,7 @@ builders `sequence`, `named_sequence`, `apply_patterns`."""
 from typing import Callable, Optional, Sequence, Union
 
 from .... import ir
+from ...._mlir_version import MLIR_VERSION as _MLIR_VERSION
 from ....extras.meta import region_op
 from .. import (AnyOpType, AnyParamType, AnyValueType, ApplyPatternsOp, NamedSequenceOp,
                 OperationType, ParamType, SequenceOp, YieldOp)
@@ -81,8 +82,11 @@ def constant_param(value: Union[ir.Attribute, int]) -> ParamHandle:
     if isinstance(value, int):
         value = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
     t = getattr(value, "type", None)
-    param_type = ParamType.get(t) if t is not None and ir.IntegerType.isinstance(t) else \
-        AnyParamType.get()
+    if _MLIR_VERSION >= 22:  # types come back as their class (no static isinstance)
+        is_integer = isinstance(t, ir.IntegerType)
+    else:
+        is_integer = t is not None and ir.IntegerType.isinstance(t)
+    param_type = ParamType.get(t) if is_integer else AnyParamType.get()
     return transform.ParamConstantOp(param_type, value).param
 
 

@@ -18,6 +18,7 @@ import inspect
 import threading
 
 from ..... import ir
+from ....._mlir_version import MLIR_VERSION as _MLIR_VERSION
 from .comprehension import (BinaryFnAttrDef, IndexAttrDef, LinalgOpDef, OpDefinitionDef,
                             OpInterfaceDef, ScalarDef, TensorDef, TernaryFnAttrDef,
                             TypeFnAttrDef, UnaryFnAttrDef)
@@ -26,6 +27,8 @@ from .emitter import emit_generic_structured_op, emit_named_structured_op
 
 __all__ = ["linalg_structured_op", "DefinedOpCallable", "domain", "implements", "defines",
            "bind_op_def", "current_op_def"]
+if _MLIR_VERSION >= 22:
+    __all__.append("ir")  # upstream 22's programs use `ir.` from `opdsl.lang import *`
 
 _CONTEXT = threading.local()
 _OPERAND_CLASSES = (TensorDef, ScalarDef, IndexAttrDef, UnaryFnAttrDef, BinaryFnAttrDef,

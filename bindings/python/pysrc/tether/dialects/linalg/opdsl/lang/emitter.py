@@ -15,6 +15,7 @@ import array as _array
 from collections.abc import Sequence as _Sequence
 
 from ..... import ir as _ir
+from ....._mlir_version import MLIR_VERSION as _MLIR_VERSION
 from .... import arith, complex as _complex, linalg, math
 from ...._ods_common import get_op_result_or_value as _value
 from .comprehension import (BinaryFnType, FunctionKind, OperandKind, TernaryFnType, TypeFnType,
@@ -379,14 +380,23 @@ class _BodyBuilder:
     def _binary_max_signed(self, lhs, rhs):
         return self._binary("max", lhs, rhs, arith.MaximumFOp, arith.MaxSIOp)
 
+    def _unsigned_min_max(self, name, lhs, rhs, f, i):
+        # MLIR 22: integers (not i1) and indices only; 19 also takes floats (as signed).
+        if _MLIR_VERSION >= 22:
+            t = lhs.type
+            if (_is_int(t) and _ir.IntegerType(t).width != 1) or _is_index(t):
+                return i(lhs, rhs).result
+            raise NotImplementedError(f"Unsupported '{name}' operands: {lhs}, {rhs}")
+        return self._binary(name, lhs, rhs, f, i)
+
     def _binary_max_unsigned(self, lhs, rhs):
-        return self._binary("max_unsigned", lhs, rhs, arith.MaximumFOp, arith.MaxUIOp)
+        return self._unsigned_min_max("max_unsigned", lhs, rhs, arith.MaximumFOp, arith.MaxUIOp)
 
     def _binary_min_signed(self, lhs, rhs):
         return self._binary("min", lhs, rhs, arith.MinimumFOp, arith.MinSIOp)
 
     def _binary_min_unsigned(self, lhs, rhs):
-        return self._binary("min_unsigned", lhs, rhs, arith.MinimumFOp, arith.MinUIOp)
+        return self._unsigned_min_max("min_unsigned", lhs, rhs, arith.MinimumFOp, arith.MinUIOp)
 
     def _binary_powf(self, lhs, rhs):
         return self._binary("powf", lhs, rhs, math.PowFOp)

@@ -1,0 +1,8 @@
+"""tether.dialects.openacc: the `acc` dialect's operations (generated from MLIR's ODS; MLIR 22)."""
+
+from . import _require_mlir
+
+_require_mlir(22, __name__)
+
+from ._acc_ops_gen import *  # noqa: F401,F403,E402
+from ._acc_ops_gen import _Dialect  # noqa: F401,E402
