@@ -18,31 +18,25 @@
 #define E(o) ((MlirAffineExpr){TP_PTR(o)})
 #define M(o) ((MlirAffineMap){TP_PTR(o)})
 #define S(o) ((MlirIntegerSet){TP_PTR(o)})
-#define GETSET_END                                                                                 \
-  { NULL, NULL, NULL, NULL, NULL }
-#define METHODS_END                                                                                \
-  { NULL, NULL, 0, NULL }
 
 static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
 
 /* ---- expressions ----------------------------------------------------------------------------- */
 
-#define ISA(fn)                                                                                    \
-  static bool isa_##fn(void *p) { return fn((MlirAffineExpr){p}); }
-ISA(mlirAffineExprIsAAdd)
-ISA(mlirAffineExprIsAMul)
-ISA(mlirAffineExprIsAMod)
-ISA(mlirAffineExprIsAFloorDiv)
-ISA(mlirAffineExprIsACeilDiv)
-ISA(mlirAffineExprIsAConstant)
-ISA(mlirAffineExprIsADim)
-ISA(mlirAffineExprIsASymbol)
-ISA(mlirAffineExprIsABinary)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAAdd)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAMul)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAMod)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAFloorDiv)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsACeilDiv)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAConstant)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsADim)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsASymbol)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsABinary)
 
 static tp_class_def expr_defs[];
 enum { C_CONST, C_DIM, C_SYM, C_BIN, C_ADD, C_MUL, C_MOD, C_FLOOR, C_CEIL };
 
-PyObject *tp_wrap_affine_expr(PyObject *ctx, MlirAffineExpr e) {
+static PyObject *tp_wrap_affine_expr(PyObject *ctx, MlirAffineExpr e) {
   if (mlirAffineExprIsNull(e)) Py_RETURN_NONE;
   static const int order[] = {C_ADD, C_MUL, C_MOD, C_FLOOR, C_CEIL, C_CONST, C_DIM, C_SYM};
   for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
@@ -211,8 +205,6 @@ static PyObject *value_context(PyObject *self, void *c) {
   return Py_NewRef(TP_CTX(self));
 }
 
-PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m);
-
 static PyObject *expr_compose(PyObject *self, PyObject *map) {
   if (!tp_is(map, tp.AffineMap)) return tp_type_error("other", "an AffineMap", map);
   return tp_wrap_affine_expr(TP_CTX(self), mlirAffineExprCompose(E(self), M(map)));
@@ -332,13 +324,13 @@ static PyMethodDef expr_methods[] = {
      "get_symbol(position, context=None)"},
     {"_CAPICreate", (PyCFunction)expr_from_capsule, METH_O | METH_STATIC, NULL},
     {"dump", (PyCFunction)expr_dump, METH_NOARGS, "Prints the expression to stderr."},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef expr_getset[] = {
     {"context", value_context, NULL, NULL, NULL},
     {"_CAPIPtr", expr_capsule, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot expr_slots[] = {
@@ -401,27 +393,27 @@ static PyObject *bin_get(PyObject *cls, PyObject *args) {
 
 static PyMethodDef const_methods[] = {
     {"get", TP_FASTFN(const_get), TP_FAST | METH_STATIC, "get(value, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 static PyMethodDef dim_methods[] = {
     {"get", TP_FASTFN(get_dim), TP_FAST | METH_STATIC, "get(position, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 static PyMethodDef sym_methods[] = {
     {"get", TP_FASTFN(get_symbol), TP_FAST | METH_STATIC, "get(position, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 static PyMethodDef bin_methods[] = {
     {"get", (PyCFunction)bin_get, METH_VARARGS | METH_CLASS, "get(lhs, rhs)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
-static PyGetSetDef const_getset[] = {{"value", const_value, NULL, NULL, NULL}, GETSET_END};
-static PyGetSetDef dim_getset[] = {{"position", dim_position, NULL, NULL, NULL}, GETSET_END};
-static PyGetSetDef sym_getset[] = {{"position", sym_position, NULL, NULL, NULL}, GETSET_END};
+static PyGetSetDef const_getset[] = {{"value", const_value, NULL, NULL, NULL}, TP_GETSET_END};
+static PyGetSetDef dim_getset[] = {{"position", dim_position, NULL, NULL, NULL}, TP_GETSET_END};
+static PyGetSetDef sym_getset[] = {{"position", sym_position, NULL, NULL, NULL}, TP_GETSET_END};
 static PyGetSetDef bin_getset[] = {
     {"lhs", bin_lhs, NULL, NULL, NULL},
     {"rhs", bin_rhs, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyObject *expr_sub_repr(PyObject *self) { return expr_repr(self); }
@@ -582,7 +574,7 @@ static PyObject *constraint_is_eq(TpConstraint *c, void *u) {
 static PyGetSetDef constraint_getset[] = {
     {"expr", (getter)constraint_expr, NULL, NULL, NULL},
     {"is_eq", (getter)constraint_is_eq, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot constraint_slots[] = {
@@ -916,7 +908,7 @@ static PyMethodDef map_methods[] = {
      "replace(expr, replacement, n_result_dims, n_result_syms)"},
     {"_CAPICreate", (PyCFunction)map_from_capsule, METH_O | METH_STATIC, NULL},
     {"dump", (PyCFunction)map_dump, METH_NOARGS, "Prints the map to stderr."},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef map_getset[] = {
@@ -928,7 +920,7 @@ static PyGetSetDef map_getset[] = {
     {"is_projected_permutation", map_is_projected, NULL, NULL, NULL},
     {"results", map_results, NULL, "The result expressions (AffineExprList).", NULL},
     {"_CAPIPtr", map_capsule, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot map_slots[] = {
@@ -1130,7 +1122,7 @@ static PyMethodDef set_methods[] = {
      "get_replaced(dim_exprs, symbol_exprs, num_result_dims, num_result_symbols)"},
     {"_CAPICreate", (PyCFunction)set_from_capsule, METH_O | METH_STATIC, NULL},
     {"dump", (PyCFunction)set_dump, METH_NOARGS, "Prints the set to stderr."},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef set_getset[] = {
@@ -1143,7 +1135,7 @@ static PyGetSetDef set_getset[] = {
     {"n_inequalities", set_n_ineq, NULL, NULL, NULL},
     {"constraints", set_constraints, NULL, NULL, NULL},
     {"_CAPIPtr", set_capsule, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot set_slots[] = {
@@ -1164,7 +1156,7 @@ static PyType_Spec set_spec = {"tether.ir.IntegerSet", sizeof(TpCtxObj), 0, Py_T
 
 /* ---- AffineMapAttr --------------------------------------------------------------------------- */
 
-static bool isa_map_attr(void *p) { return mlirAttributeIsAAffineMap((MlirAttribute){p}); }
+TP_ISA(MlirAttribute, mlirAttributeIsAAffineMap)
 
 static PyObject *map_attr_get(PyObject *cls, PyObject *map) {
   (void)cls;
@@ -1179,17 +1171,17 @@ static PyObject *map_attr_value(PyObject *self, void *c) {
 
 static PyMethodDef map_attr_methods[] = {
     {"get", (PyCFunction)map_attr_get, METH_O | METH_STATIC, "get(affine_map)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef map_attr_getset[] = {
     {"value", map_attr_value, NULL, "The AffineMap.", NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static tp_class_def map_attr_defs[] = {
-    {"AffineMapAttr", NULL, isa_map_attr, mlirAffineMapAttrGetTypeID, map_attr_methods,
-     map_attr_getset, NULL, "An attribute holding an AffineMap.", NULL, NULL},
+    {"AffineMapAttr", NULL, isa_mlirAttributeIsAAffineMap, mlirAffineMapAttrGetTypeID,
+     map_attr_methods, map_attr_getset, NULL, "An attribute holding an AffineMap.", NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -13,10 +13,6 @@
 #include <mlir-c/BuiltinTypes.h>
 
 #define A(o) ((MlirAttribute){TP_PTR(o)})
-#define GETSET_END                                                                                 \
-  { NULL, NULL, NULL, NULL, NULL }
-#define METHODS_END                                                                                \
-  { NULL, NULL, 0, NULL }
 
 PyObject *tp_wrap_attr(PyObject *ctx, MlirAttribute a) {
   if (mlirAttributeIsNull(a)) Py_RETURN_NONE;
@@ -40,7 +36,7 @@ typedef struct {
   PyObject *attr;               /* Attribute */
 } TpNamedAttr;
 
-PyObject *tp_named_attr_new(PyObject *name, PyObject *attr) {
+static PyObject *tp_named_attr_new(PyObject *name, PyObject *attr) {
   TpNamedAttr *self = PyObject_GC_New(TpNamedAttr, tp.NamedAttribute);
   if (!self) return NULL;
   self->name = Py_NewRef(name);
@@ -97,7 +93,7 @@ static PyObject *named_attr(TpNamedAttr *self, void *c) {
 static PyGetSetDef named_getset[] = {
     {"name", (getter)named_name, NULL, "The name (a str).", NULL},
     {"attr", (getter)named_attr, NULL, "The attribute.", NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot named_slots[] = {
@@ -228,7 +224,7 @@ static PyMethodDef attr_methods[] = {
     {"maybe_downcast", (PyCFunction)attr_maybe_downcast, METH_NOARGS, NULL},
     {"dump", (PyCFunction)attr_dump, METH_NOARGS, "Prints the attribute to stderr."},
     {"get_named", (PyCFunction)attr_get_named, METH_O, "A NamedAttribute of this attribute."},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef attr_getset[] = {
@@ -236,7 +232,7 @@ static PyGetSetDef attr_getset[] = {
     {"type", attr_type, NULL, "The attribute's type.", NULL},
     {"typeid", attr_typeid, NULL, NULL, NULL},
     {"_CAPIPtr", attr_capsule, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot attr_slots[] = {
@@ -258,21 +254,18 @@ PyType_Spec tp_attribute_spec = {"tether.ir.Attribute", sizeof(TpCtxObj), 0,
 
 /* ---- the concrete classes -------------------------------------------------------------------- */
 
-#define ISA(fn)                                                                                    \
-  static bool isa_##fn(void *p) { return fn((MlirAttribute){p}); }
-
-ISA(mlirAttributeIsAInteger)
-ISA(mlirAttributeIsAFloat)
-ISA(mlirAttributeIsABool)
-ISA(mlirAttributeIsAString)
-ISA(mlirAttributeIsAType)
-ISA(mlirAttributeIsAUnit)
-ISA(mlirAttributeIsAArray)
-ISA(mlirAttributeIsADictionary)
-ISA(mlirAttributeIsAFlatSymbolRef)
-ISA(mlirAttributeIsASymbolRef)
-ISA(mlirAttributeIsAOpaque)
-ISA(mlirAttributeIsAStridedLayout)
+TP_ISA(MlirAttribute, mlirAttributeIsAInteger)
+TP_ISA(MlirAttribute, mlirAttributeIsAFloat)
+TP_ISA(MlirAttribute, mlirAttributeIsABool)
+TP_ISA(MlirAttribute, mlirAttributeIsAString)
+TP_ISA(MlirAttribute, mlirAttributeIsAType)
+TP_ISA(MlirAttribute, mlirAttributeIsAUnit)
+TP_ISA(MlirAttribute, mlirAttributeIsAArray)
+TP_ISA(MlirAttribute, mlirAttributeIsADictionary)
+TP_ISA(MlirAttribute, mlirAttributeIsAFlatSymbolRef)
+TP_ISA(MlirAttribute, mlirAttributeIsASymbolRef)
+TP_ISA(MlirAttribute, mlirAttributeIsAOpaque)
+TP_ISA(MlirAttribute, mlirAttributeIsAStridedLayout)
 
 /* IntegerAttr */
 
@@ -312,12 +305,12 @@ static PyObject *int_attr_int(PyObject *self) { return int_attr_value(self, NULL
 
 static PyMethodDef int_attr_methods[] = {
     {"get", TP_FASTFN(int_attr_get), TP_FAST | METH_STATIC, "get(type, value)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef int_attr_getset[] = {
     {"value", int_attr_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot int_attr_slots[] = {
@@ -392,12 +385,12 @@ static PyMethodDef float_attr_methods[] = {
      "get_f32(value, context=None)"},
     {"get_f64", TP_FASTFN(float_attr_get_f64), TP_FAST | METH_STATIC,
      "get_f64(value, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef float_attr_getset[] = {
     {"value", float_attr_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot float_attr_slots[] = {
@@ -429,12 +422,12 @@ static int bool_attr_bool(PyObject *self) { return mlirBoolAttrGetValue(A(self))
 
 static PyMethodDef bool_attr_methods[] = {
     {"get", TP_FASTFN(bool_attr_get), TP_FAST | METH_CLASS, "get(value, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef bool_attr_getset[] = {
     {"value", bool_attr_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot bool_attr_slots[] = {
@@ -485,13 +478,13 @@ static PyMethodDef string_attr_methods[] = {
     {"get", TP_FASTFN(string_attr_get), TP_FAST | METH_STATIC, "get(value, context=None)"},
     {"get_typed", TP_FASTFN(string_attr_get_typed), TP_FAST | METH_STATIC,
      "get_typed(type, value)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef string_attr_getset[] = {
     {"value", string_attr_value, NULL, "The value as a str.", NULL},
     {"value_bytes", string_attr_bytes, NULL, "The value as bytes.", NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* TypeAttr */
@@ -515,12 +508,12 @@ static PyObject *type_attr_value(PyObject *self, void *c) {
 
 static PyMethodDef type_attr_methods[] = {
     {"get", TP_FASTFN(type_attr_get), TP_FAST | METH_STATIC, "get(value, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef type_attr_getset[] = {
     {"value", type_attr_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* UnitAttr */
@@ -538,7 +531,7 @@ static PyObject *unit_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t 
 
 static PyMethodDef unit_attr_methods[] = {
     {"get", TP_FASTFN(unit_attr_get), TP_FAST | METH_STATIC, "get(context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 /* ArrayAttr */
@@ -600,7 +593,7 @@ static PyObject *array_concat(PyObject *self, PyObject *other) {
 
 static PyMethodDef array_attr_methods[] = {
     {"get", TP_FASTFN(array_attr_get), TP_FAST | METH_STATIC, "get(attributes, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyType_Slot array_attr_slots[] = {
@@ -684,7 +677,7 @@ static int dict_contains(PyObject *self, PyObject *key) {
 
 static PyMethodDef dict_attr_methods[] = {
     {"get", TP_FASTFN(dict_attr_get), TP_FAST | METH_STATIC, "get(value={}, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyType_Slot dict_attr_slots[] = {
@@ -718,12 +711,12 @@ static PyObject *flat_symbol_value(PyObject *self, void *c) {
 
 static PyMethodDef flat_symbol_methods[] = {
     {"get", TP_FASTFN(flat_symbol_get), TP_FAST | METH_CLASS, "get(value, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef flat_symbol_getset[] = {
     {"value", flat_symbol_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyObject *symbol_ref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -791,12 +784,12 @@ static PyObject *symbol_ref_value(PyObject *self, void *c) {
 
 static PyMethodDef symbol_ref_methods[] = {
     {"get", TP_FASTFN(symbol_ref_get), TP_FAST | METH_STATIC, "get(symbols, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef symbol_ref_getset[] = {
     {"value", symbol_ref_value, NULL, "The root and nested references, as a list of str.", NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* OpaqueAttr */
@@ -835,13 +828,13 @@ static PyObject *opaque_attr_data(PyObject *self, void *c) {
 static PyMethodDef opaque_attr_methods[] = {
     {"get", TP_FASTFN(opaque_attr_get), TP_FAST | METH_STATIC,
      "get(dialect_namespace, buffer, type, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef opaque_attr_getset[] = {
     {"dialect_namespace", opaque_attr_namespace, NULL, NULL, NULL},
     {"data", opaque_attr_data, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* StridedLayoutAttr */
@@ -914,13 +907,13 @@ static PyMethodDef strided_methods[] = {
     {"get", TP_FASTFN(strided_get), TP_FAST | METH_STATIC, "get(offset, strides, context=None)"},
     {"get_fully_dynamic", TP_FASTFN(strided_fully_dynamic), TP_FAST | METH_STATIC,
      "get_fully_dynamic(rank, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef strided_getset[] = {
     {"offset", strided_offset, NULL, NULL, NULL},
     {"strides", strided_strides, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- the table ------------------------------------------------------------------------------- */

@@ -170,12 +170,6 @@ PyObject *tp_context_of(tether_arena *a) {
   return context_wrap(tp.Context, a);
 }
 
-int tp_arg_context(PyObject *o, tether_arena **out) {
-  if (!tp_is(o, tp.Context)) return tp_type_error("context", "a Context", o), 0;
-  *out = ((TpContext *)o)->arena;
-  return 1;
-}
-
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
     return PyErr_Format(PyExc_TypeError, "Context() takes no arguments");
@@ -199,8 +193,6 @@ static int context_clear(TpContext *self) {
   Py_CLEAR(self->handlers);
   return 0;
 }
-
-void tp_diagnostics_detach_all(TpContext *self); /* diagnostics.c */
 
 int tp_identifier_cached(PyObject *ctx, PyObject *key, MlirIdentifier *out) {
   TpContext *c = (TpContext *)ctx;
@@ -266,10 +258,6 @@ static int context_set_emit(TpContext *self, PyObject *v, void *c) {
   self->emit_error_diagnostics = on;
   return 0;
 }
-
-Py_ssize_t tp_live_operations(tether_arena *a, PyObject *append_to); /* op.c */
-Py_ssize_t tp_live_modules(tether_arena *a);                         /* op.c */
-Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside);
 
 static PyObject *context_live_count(PyObject *cls, PyObject *unused) {
   (void)cls;
@@ -444,8 +432,6 @@ static PyObject *context_dialect_descriptor(TpContext *self, PyObject *name) {
   return tp_ctxobj_new(DialectDescriptorType, (PyObject *)self, d.ptr);
 }
 
-PyObject *tp_attach_diagnostic_handler(TpContext *self, PyObject *callback); /* diagnostics.c */
-
 static PyObject *context_attach_handler(TpContext *self, PyObject *cb) {
   return tp_attach_diagnostic_handler(self, cb);
 }
@@ -480,7 +466,7 @@ static PyMethodDef context_methods[] = {
      "The DialectDescriptor of a dialect, loading it; ValueError if unknown."},
     {"attach_diagnostic_handler", (PyCFunction)context_attach_handler, METH_O,
      "Attaches callback(Diagnostic) -> bool; returns a DiagnosticHandler."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef context_getset[] = {
@@ -490,7 +476,7 @@ static PyGetSetDef context_getset[] = {
      "When True, error diagnostics go to the diagnostic handlers instead of into MLIRError.", NULL},
     {"_CAPIPtr", (getter)context_capsule, NULL, "The MlirContext as a capsule.", NULL},
     {"_arena", (getter)context_arena_capsule, NULL, "The tether_arena as a capsule.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot context_slots[] = {
@@ -723,14 +709,14 @@ static PyMethodDef ip_methods[] = {
     {"insert", (PyCFunction)ip_insert, METH_O, "Inserts a detached operation here."},
     {"__enter__", (PyCFunction)ip_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)ip_exit, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef ip_getset[] = {
     {"block", (getter)ip_block, NULL, "The block operations are inserted into.", NULL},
     {"ref_operation", (getter)ip_ref, NULL,
      "The operation new operations go before, or None (the end of the block).", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot ip_slots[] = {
@@ -790,12 +776,12 @@ static PyObject *registry_insert_all(TpDialectRegistry *self, PyObject *unused) 
 static PyMethodDef registry_methods[] = {
     {"_CAPICreate", (PyCFunction)registry_from_capsule, METH_O | METH_STATIC, NULL},
     {"_register_all", (PyCFunction)registry_insert_all, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef registry_getset[] = {
     {"_CAPIPtr", (getter)registry_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot registry_slots[] = {
@@ -833,7 +819,7 @@ static PyObject *descriptor_context(PyObject *self, void *c) {
 static PyGetSetDef descriptor_getset[] = {
     {"namespace", descriptor_namespace, NULL, NULL, NULL},
     {"context", descriptor_context, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot descriptor_slots[] = {

@@ -16,10 +16,6 @@
 #include <string.h>
 
 #define A(o) ((MlirAttribute){TP_PTR(o)})
-#define GETSET_END                                                                                 \
-  { NULL, NULL, NULL, NULL, NULL }
-#define METHODS_END                                                                                \
-  { NULL, NULL, 0, NULL }
 
 static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
 
@@ -391,12 +387,12 @@ static PyMethodDef dense_methods[] = {
     {"get_splat", (PyCFunction)(void (*)(void))dense_get_splat,
      METH_VARARGS | METH_KEYWORDS | METH_STATIC, "get_splat(shaped_type, element_attr)"},
     {"get_splat_value", (PyCFunction)dense_splat_value, METH_NOARGS, NULL},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef dense_getset[] = {
     {"is_splat", dense_is_splat, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot dense_slots[] = {
@@ -530,7 +526,7 @@ static PyMethodDef resource_methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_STATIC,
      "get_from_buffer(array, name, type, alignment=None, is_mutable=False, context=None): an "
      "attribute over the buffer's memory (kept acquired while MLIR uses it)."},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 /* ---- Dense*ArrayAttr ------------------------------------------------------------------------- */
@@ -741,7 +737,7 @@ static void array_iter_dealloc(TpArrayIter *it) {
 
 static PyMethodDef array_methods[] = {
     {"get", TP_FASTFN(array_get), TP_FAST | METH_CLASS, "get(values, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyType_Slot array_slots[] = {
@@ -754,19 +750,17 @@ static PyType_Slot array_slots[] = {
 
 /* ---- the table ------------------------------------------------------------------------------- */
 
-#define ISA(fn)                                                                                    \
-  static bool isa_##fn(void *p) { return fn((MlirAttribute){p}); }
-ISA(mlirAttributeIsADenseElements)
-ISA(mlirAttributeIsADenseIntElements)
-ISA(mlirAttributeIsADenseFPElements)
-ISA(mlirAttributeIsADenseResourceElements)
-ISA(mlirAttributeIsADenseBoolArray)
-ISA(mlirAttributeIsADenseI8Array)
-ISA(mlirAttributeIsADenseI16Array)
-ISA(mlirAttributeIsADenseI32Array)
-ISA(mlirAttributeIsADenseI64Array)
-ISA(mlirAttributeIsADenseF32Array)
-ISA(mlirAttributeIsADenseF64Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseElements)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseIntElements)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseFPElements)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseResourceElements)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseBoolArray)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseI8Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseI16Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseI32Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseI64Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseF32Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseF64Array)
 
 #define ARRAY(k, isa)                                                                              \
   { array_names[k], NULL, isa, NULL, array_methods, NULL, array_slots, NULL, NULL, NULL }
@@ -799,7 +793,6 @@ static PyType_Slot iter_slots[] = {
 
 /* Registers a caster for `id` that picks the first class of `classes` (most specific first) whose
  * isa holds. */
-int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
 
 int tp_init_dense(PyObject *m) {
   if (tp_define_classes(m, tp.Attribute, dense_defs, tp.attr_casters) < 0) return -1;

@@ -116,7 +116,7 @@ static PyGetSetDef info_getset[] = {
     {"location", (getter)info_location, NULL, NULL, NULL},
     {"message", (getter)info_message, NULL, NULL, NULL},
     {"notes", (getter)info_notes, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot info_slots[] = {
@@ -230,7 +230,7 @@ static PyGetSetDef diag_getset[] = {
     {"location", (getter)diag_location, NULL, NULL, NULL},
     {"message", (getter)diag_message, NULL, NULL, NULL},
     {"notes", (getter)diag_notes, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot diag_slots[] = {
@@ -384,7 +384,7 @@ static PyMethodDef handler_methods[] = {
     {"detach", (PyCFunction)handler_detach_m, METH_NOARGS, NULL},
     {"__enter__", (PyCFunction)handler_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)handler_exit, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef handler_getset[] = {
@@ -392,7 +392,7 @@ static PyGetSetDef handler_getset[] = {
     {"had_error", (getter)handler_had_error, NULL,
      "Whether the callback raised (the exception was printed and the diagnostic not handled).",
      NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot handler_slots[] = {

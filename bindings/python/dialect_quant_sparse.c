@@ -24,7 +24,6 @@
 #include <string.h>
 
 /* affine.c */
-PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m);
 
 #define T(o) ((MlirType){TP_PTR(o)})
 #define A(o) ((MlirAttribute){TP_PTR(o)})
@@ -363,7 +362,7 @@ static PyMethodDef qt_methods[] = {
     {"cast_expressed_to_storage_type", TP_FASTFN(qt_cast_expressed_to_storage), TP_FAST,
      "cast_expressed_to_storage_type(candidate): the type based on the storage type for a type "
      "based on the expressed type; TypeError when there is none."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef qt_getset[] = {
@@ -376,7 +375,7 @@ static PyGetSetDef qt_getset[] = {
     {"storage_type_max", qt_storage_max, NULL, "The largest stored value.", NULL},
     {"storage_type_integral_width", qt_storage_width, NULL, "The width of the storage type.", NULL},
     {"quantized_element_type", qt_element, NULL, "The element type, as a quantized type.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 /* ---- quant: the concrete types --------------------------------------------------------------- */
@@ -403,7 +402,7 @@ static PyMethodDef any_methods[] = {
     {"get", TP_FASTFN(any_get), TP_FAST | METH_CLASS,
      "get(flags, storage_type, expressed_type, storage_type_min, storage_type_max): "
      "!quant.any<...>, in the storage type's context."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyObject *uniform_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -445,7 +444,7 @@ static PyMethodDef uniform_methods[] = {
     {"get", TP_FASTFN(uniform_get), TP_FAST | METH_CLASS,
      "get(flags, storage_type, expressed_type, scale, zero_point, storage_type_min, "
      "storage_type_max): !quant.uniform<...>, in the storage type's context."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef uniform_getset[] = {
@@ -453,7 +452,7 @@ static PyGetSetDef uniform_getset[] = {
     {"zero_point", uniform_zero_point, NULL, "The stored value of the real value 0.", NULL},
     {"is_fixed_point", uniform_fixed, NULL, "Whether values are real numbers divided by a scale.",
      NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyObject *per_axis_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -540,7 +539,7 @@ static PyMethodDef per_axis_methods[] = {
      "get(flags, storage_type, expressed_type, scales, zero_points, quantized_dimension, "
      "storage_type_min, storage_type_max): !quant.uniform<...:dim, {...}>, in the storage type's "
      "context."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef per_axis_getset[] = {
@@ -552,7 +551,7 @@ static PyGetSetDef per_axis_getset[] = {
      "The dimension of the shape the scales and zero points follow.", NULL},
     {"is_fixed_point", per_axis_fixed, NULL, "Whether values are real numbers divided by a scale.",
      NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyObject *calibrated_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -592,23 +591,20 @@ static PyObject *calibrated_max(PyObject *self, void *c) {
 static PyMethodDef calibrated_methods[] = {
     {"get", TP_FASTFN(calibrated_get), TP_FAST | METH_CLASS,
      "get(expressed_type, min, max): !quant.calibrated<...>, in the expressed type's context."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef calibrated_getset[] = {
     {"min", calibrated_min, NULL, "The smallest calibrated value.", NULL},
     {"max", calibrated_max, NULL, "The largest calibrated value.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
-#define ISA(fn)                                                                                    \
-  static bool isa_##fn(void *p) { return fn((MlirType){p}); }
-
-ISA(mlirTypeIsAQuantizedType)
-ISA(mlirTypeIsAAnyQuantizedType)
-ISA(mlirTypeIsAUniformQuantizedType)
-ISA(mlirTypeIsAUniformQuantizedPerAxisType)
-ISA(mlirTypeIsACalibratedQuantizedType)
+TP_ISA(MlirType, mlirTypeIsAQuantizedType)
+TP_ISA(MlirType, mlirTypeIsAAnyQuantizedType)
+TP_ISA(MlirType, mlirTypeIsAUniformQuantizedType)
+TP_ISA(MlirType, mlirTypeIsAUniformQuantizedPerAxisType)
+TP_ISA(MlirType, mlirTypeIsACalibratedQuantizedType)
 
 static tp_class_def quant_defs[] = {
     {"QuantizedType", NULL, isa_mlirTypeIsAQuantizedType, NULL, qt_methods, qt_getset, NULL,
@@ -1103,7 +1099,7 @@ static PyMethodDef encoding_methods[] = {
     {"build_level_type", TP_FASTFN(build_level_type), TP_FAST | METH_CLASS,
      "build_level_type(lvl_fmt, properties=[], n=0, m=0): the level type (an int) of a "
      "LevelFormat with LevelProperty values."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef encoding_getset[] = {
@@ -1119,16 +1115,15 @@ static PyGetSetDef encoding_getset[] = {
     {"structured_m", enc_structured_m, NULL, "m of the last level when it is n_out_of_m, else 0.",
      NULL},
     {"lvl_formats_enum", enc_formats, NULL, "The LevelFormat of each level.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
-static bool isa_encoding(void *p) {
-  return mlirAttributeIsASparseTensorEncodingAttr((MlirAttribute){p});
-}
+TP_ISA(MlirAttribute, mlirAttributeIsASparseTensorEncodingAttr)
 
 static tp_class_def sparse_defs[] = {
-    {"EncodingAttr", NULL, isa_encoding, NULL, encoding_methods, encoding_getset, NULL,
-     "#sparse_tensor.encoding<{...}>: how a tensor's elements are stored.", NULL, NULL},
+    {"EncodingAttr", NULL, isa_mlirAttributeIsASparseTensorEncodingAttr, NULL, encoding_methods,
+     encoding_getset, NULL, "#sparse_tensor.encoding<{...}>: how a tensor's elements are stored.",
+     NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -1144,7 +1139,7 @@ static PyMethodDef sparse_functions[] = {
     {"_set_enums", set_enums, METH_VARARGS,
      "_set_enums(LevelFormat, LevelProperty): the enum classes tether.dialects.sparse_tensor "
      "defines (lvl_formats_enum returns LevelFormat members)."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 /* ---- module ---------------------------------------------------------------------------------- */

@@ -144,8 +144,6 @@ static PyObject *engine_capsule(TpEngine *self, void *c) {
                                (PyObject *)self);
 }
 
-PyObject *tp_capsule_owner(PyObject *cap);
-
 /* _CAPICreate(capsule): the engine a capsule of ours came from (one engine, one owner: a second
  * object over the same engine would destroy it twice). */
 static PyObject *engine_from_capsule(PyObject *cls, PyObject *cap) {
@@ -167,12 +165,12 @@ static PyMethodDef engine_methods[] = {
      "dump_to_object_file(file_name): the compiled object code into a file."},
     {"_testing_release", (PyCFunction)engine_release, METH_NOARGS,
      "Releases (leaks) the backing engine (for tests)."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef engine_getset[] = {
     {"_CAPIPtr", (getter)engine_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot engine_slots[] = {

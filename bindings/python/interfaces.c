@@ -329,7 +329,7 @@ static PyMethodDef infer_type_methods[] = {
     {"inferReturnTypes", (PyCFunction)(void (*)(void))iface_infer, METH_VARARGS | METH_KEYWORDS,
      "inferReturnTypes(operands=None, attributes=None, properties=None, regions=None, "
      "context=None, loc=None): the result types the operation would have."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyMethodDef infer_shaped_methods[] = {
@@ -337,13 +337,13 @@ static PyMethodDef infer_shaped_methods[] = {
      METH_VARARGS | METH_KEYWORDS,
      "inferReturnTypeComponents(operands=None, attributes=None, regions=None, properties=None, "
      "context=None, loc=None): ShapedTypeComponents of the results."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef iface_getset[] = {
     {"operation", (getter)iface_operation, NULL, NULL, NULL},
     {"opview", (getter)iface_opview, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot infer_type_slots[] = {
@@ -462,7 +462,7 @@ static PyObject *components_shape(TpComponents *self, void *c) {
 static PyMethodDef components_methods[] = {
     {"get", (PyCFunction)(void (*)(void))components_get, METH_VARARGS | METH_KEYWORDS | METH_STATIC,
      "get(element_type) | get(shape, element_type) | get(shape, element_type, attribute)"},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef components_getset[] = {
@@ -470,7 +470,7 @@ static PyGetSetDef components_getset[] = {
     {"has_rank", (getter)components_has_rank, NULL, NULL, NULL},
     {"rank", (getter)components_rank, NULL, NULL, NULL},
     {"shape", (getter)components_shape, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot components_slots[] = {

@@ -89,12 +89,6 @@ ARG_FN(tp_arg_region, tether_region, MlirRegion, Region, tether_region_get, "a R
 ARG_FN(tp_arg_block, tether_block, MlirBlock, Block, tether_block_get, "a Block")
 ARG_FN(tp_arg_value, tether_value, MlirValue, Value, tether_value_get, "a Value")
 
-#define CALL(expr, h)                                                                              \
-  do {                                                                                             \
-    int rc_ = (expr);                                                                              \
-    if (rc_ != TETHER_OK) return TP_RAISE_RC(rc_, (h));                                            \
-  } while (0)
-
 #define SELF(getter, self, raw, Raw)                                                               \
   Raw raw;                                                                                         \
   do {                                                                                             \
@@ -115,8 +109,6 @@ static PyObject *handle_richcompare(PyObject *a, PyObject *b, int op) {
 static Py_hash_t handle_hash(PyObject *a) { return _Py_HashPointer(H(a)); }
 
 static PyObject *ctx_of(PyObject *self) { return tp_context_of(tether_handle_arena(H(self))); }
-
-PyObject *tp_capsule_with_owner(void *ptr, const char *name, PyObject *owner);
 
 /* ---- Region ---------------------------------------------------------------------------------- */
 
@@ -143,7 +135,7 @@ static PyObject *region_blocks(PyObject *self, void *c) {
 static PyObject *region_owner(PyObject *self, void *c) {
   (void)c;
   tether_op *p;
-  CALL(tether_region_parent(H(self), &p), H(self));
+  TP_CALL(tether_region_parent(H(self), &p), H(self));
   return tp_wrap_op(p);
 }
 
@@ -168,7 +160,7 @@ static PyGetSetDef region_getset[] = {
     {"blocks", region_blocks, NULL, "The region's blocks (BlockList).", NULL},
     {"owner", region_owner, NULL, "The operation owning the region, or None if detached.", NULL},
     {"context", region_context, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot region_slots[] = {
@@ -287,14 +279,14 @@ static PyObject *block_arguments(PyObject *self, void *c) {
 static PyObject *block_owner(PyObject *self, void *c) {
   (void)c;
   tether_op *p;
-  CALL(tether_block_parent_op(H(self), &p), H(self));
+  TP_CALL(tether_block_parent_op(H(self), &p), H(self));
   return tp_wrap_op(p);
 }
 
 static PyObject *block_region(PyObject *self, void *c) {
   (void)c;
   tether_region *r;
-  CALL(tether_block_parent(H(self), &r), H(self));
+  TP_CALL(tether_block_parent(H(self), &r), H(self));
   return tp_wrap_region(r);
 }
 
@@ -327,7 +319,7 @@ static PyObject *block_append(PyObject *self, PyObject *op) {
       return PyErr_Format(PyExc_ValueError,
                           "cannot append an operation into a block inside itself");
   }
-  CALL(rc, H(self));
+  TP_CALL(rc, H(self));
   Py_RETURN_NONE;
 }
 
@@ -345,7 +337,7 @@ static PyObject *block_add_argument(PyObject *self, PyObject *args, PyObject *kw
   if (((TpContext *)ctx)->arena != tether_handle_arena(H(self)))
     return PyErr_Format(PyExc_ValueError, "the type belongs to another context");
   tether_value *v;
-  CALL(tether_block_add_arg(H(self), t, l, &v), H(self));
+  TP_CALL(tether_block_add_arg(H(self), t, l, &v), H(self));
   return plain_value(v, 1); /* a Value, as upstream's (block.arguments[i] is the BlockArgument) */
 }
 
@@ -359,7 +351,7 @@ static PyObject *block_erase_argument(PyObject *self, PyObject *index) {
   if (!mlirOpOperandIsNull(mlirValueGetFirstUse(arg)))
     return PyErr_Format(PyExc_ValueError, "cannot erase a block argument that still has uses");
   mlirBlockEraseArgument(raw, (unsigned)i);
-  CALL(tether_revalidate(H(self)), H(self));
+  TP_CALL(tether_revalidate(H(self)), H(self));
   Py_RETURN_NONE;
 }
 
@@ -384,7 +376,7 @@ static PyObject *block_create_near(PyObject *self, PyObject *args, PyObject *kw,
   SELF(tether_block_get, self, raw, MlirBlock);
   (void)raw;
   tether_region *r;
-  CALL(tether_block_parent(H(self), &r), H(self));
+  TP_CALL(tether_block_parent(H(self), &r), H(self));
   if (!r) return PyErr_Format(PyExc_ValueError, "the block is not in a region");
   PyObject *ctx = ctx_of(self);
   if (!ctx) return NULL;
@@ -449,12 +441,12 @@ static PyObject *block_append_to(PyObject *self, PyObject *region) {
           return PyErr_Format(PyExc_ValueError,
                               "cannot append a block into a region inside itself");
     }
-    CALL(tether_block_detach(H(self)), H(self));
+    TP_CALL(tether_block_detach(H(self)), H(self));
   }
   int rc = tether_region_append_block(rh, H(self));
   if (rc == TETHER_EARG)
     return PyErr_Format(PyExc_ValueError, "cannot append a block into a region inside itself");
-  CALL(rc, H(self));
+  TP_CALL(rc, H(self));
   Py_RETURN_NONE;
 }
 
@@ -503,7 +495,7 @@ static PyMethodDef block_methods[] = {
      "create_at_start(parent, arg_types=[], arg_locs=None): a new first block of the region."},
     {"append_to", (PyCFunction)block_append_to, METH_O,
      "Appends this block to a region (moving it out of its region, if any)."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef block_getset[] = {
@@ -513,7 +505,7 @@ static PyGetSetDef block_getset[] = {
     {"region", block_region, NULL, "The containing region, or None.", NULL},
     {"context", block_context, NULL, NULL, NULL},
     {"_CAPIPtr", block_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot block_slots[] = {
@@ -596,11 +588,11 @@ static PyObject *value_owner(PyObject *self, void *c) {
   SELF(tether_value_get, self, raw, MlirValue);
   if (mlirValueIsAOpResult(raw)) {
     tether_op *o;
-    CALL(tether_value_owner_op(H(self), &o), H(self));
+    TP_CALL(tether_value_owner_op(H(self), &o), H(self));
     return tp_wrap_operation(o); /* as upstream: the Operation, not its OpView */
   }
   tether_block *b;
-  CALL(tether_value_owner_block(H(self), &b), H(self));
+  TP_CALL(tether_value_owner_block(H(self), &b), H(self));
   return tp_wrap_block(b);
 }
 
@@ -614,7 +606,7 @@ static PyObject *value_context(PyObject *self, void *c) {
 static PyObject *value_index(PyObject *self, void *c) {
   (void)c;
   intptr_t i;
-  CALL(tether_value_index(H(self), &i), H(self));
+  TP_CALL(tether_value_index(H(self), &i), H(self));
   return PyLong_FromSsize_t(i);
 }
 
@@ -627,7 +619,7 @@ static PyObject *value_rauw(PyObject *self, PyObject *with) {
     return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
   if (wh == H(self)) Py_RETURN_NONE; /* replacing a value with itself changes nothing */
   (void)raw;
-  CALL(tether_value_replace_all_uses(H(self), wh), H(self));
+  TP_CALL(tether_value_replace_all_uses(H(self), wh), H(self));
   Py_RETURN_NONE;
 }
 
@@ -681,7 +673,7 @@ static void operand_dealloc(TpOpOperand *self) {
 static PyGetSetDef operand_getset[] = {
     {"owner", (getter)operand_owner, NULL, "The operation using the value.", NULL},
     {"operand_number", (getter)operand_number, NULL, "The operand's number in its owner.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot operand_slots[] = {
@@ -761,8 +753,6 @@ fail:
   Py_XDECREF(numbers);
   return NULL;
 }
-
-MlirAsmState *tp_arg_asm_state(PyObject *o); /* op.c */
 
 static PyObject *value_get_name(PyObject *self, PyObject *args, PyObject *kw) {
   static char *kwlist[] = {"use_local_scope", "state", NULL};
@@ -847,8 +837,6 @@ static PyObject *value_capsule(PyObject *self, void *c) {
   return tp_capsule_with_owner((void *)raw.ptr, "mlir.ir.Value._CAPIPtr", self);
 }
 
-PyObject *tp_capsule_owner(PyObject *cap);
-
 static PyObject *value_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
@@ -885,7 +873,7 @@ static PyMethodDef value_methods[] = {
     {"maybe_downcast", (PyCFunction)value_maybe_downcast, METH_NOARGS, NULL},
     {"_CAPICreate", (PyCFunction)value_from_capsule, METH_O | METH_STATIC, NULL},
     {"isinstance", (PyCFunction)value_isinstance, METH_O | METH_CLASS, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef value_getset[] = {
@@ -894,7 +882,7 @@ static PyGetSetDef value_getset[] = {
     {"uses", value_uses, NULL, "The uses of the value: an iterator of OpOperand.", NULL},
     {"context", value_context, NULL, NULL, NULL},
     {"_CAPIPtr", value_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot value_slots[] = {
@@ -915,7 +903,7 @@ PyType_Spec tp_value_spec = {"tether.ir.Value", sizeof(TpHandle), 0,
 
 static PyGetSetDef opresult_getset[] = {
     {"result_number", value_index, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot opresult_slots[] = {
@@ -929,7 +917,7 @@ PyType_Spec tp_opresult_spec = {"tether.ir.OpResult", sizeof(TpHandle), 0,
 
 static PyGetSetDef blockarg_getset[] = {
     {"arg_number", value_index, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot blockarg_slots[] = {
@@ -1283,13 +1271,13 @@ static PyObject *list_owner(TpList *l, void *c) {
 static PyMethodDef list_methods[] = {
     {"append", (PyCFunction)(void (*)(void))list_append, METH_VARARGS | METH_KEYWORDS,
      "region.blocks.append(*arg_types, arg_locs=None) or .append(detached_block)"},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef list_getset[] = {
     {"types", (getter)list_types_get, NULL, "The types of the values (value lists).", NULL},
     {"owner", (getter)list_owner, NULL, "The object the list belongs to.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot list_slots[] = {

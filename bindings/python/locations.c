@@ -208,14 +208,14 @@ static PyMethodDef loc_methods[] = {
     {"emit_error", (PyCFunction)loc_emit_error, METH_O, "Emits an error diagnostic here."},
     {"__enter__", (PyCFunction)tp_location_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)tp_location_exit, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef loc_getset[] = {
     {"attr", loc_attr, NULL, "The location as an attribute.", NULL},
     {"context", loc_context, NULL, NULL, NULL},
     {"_CAPIPtr", loc_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot loc_slots[] = {

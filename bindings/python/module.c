@@ -167,7 +167,7 @@ static PyMethodDef module_functions[] = {
     {"_global_stats", mod_stats, METH_NOARGS, "Process-wide arena counters."},
     {"_set_hooks", mod_set_hooks, METH_VARARGS,
      "_set_hooks(MLIRError, DiagnosticSeverity): the Python classes tether/ir.py defines."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 /* ---- module ---------------------------------------------------------------------------------- */
@@ -232,4 +232,5 @@ static struct PyModuleDef module_def = {
     NULL,
 };
 
+PyMODINIT_FUNC PyInit__tether(void);
 PyMODINIT_FUNC PyInit__tether(void) { return PyModuleDef_Init(&module_def); }

@@ -1,5 +1,6 @@
 /* op.c: _OperationBase, Operation, OpView (the base of dialect op classes), Module, OpAttributeMap,
- * AsmState, Operation.create and OpView.build_generic, and the live-object counts.
+ * AsmState, Operation.parse, the registry of op classes and the live-object counts
+ * (Operation.create and OpView.build_generic are in create.c).
  *
  * Invariants:
  *  - One Operation object and one OpView per operation while they live: the handle's user pointer
@@ -310,12 +311,6 @@ int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw) {
     if (rc_ != TETHER_OK) return TP_RAISE_RC(rc_, OP(self)->h);                                    \
   } while (0)
 
-#define CALL(expr, h)                                                                              \
-  do {                                                                                             \
-    int rc_ = (expr);                                                                              \
-    if (rc_ != TETHER_OK) return TP_RAISE_RC(rc_, (h));                                            \
-  } while (0)
-
 static PyObject *ctx_of_handle(void *h) { return tp_context_of(tether_handle_arena(h)); }
 
 /* ---- _OperationBase -------------------------------------------------------------------------- */
@@ -397,14 +392,14 @@ static PyObject *op_result(PyObject *self, void *c) {
     return NULL;
   }
   tether_value *v;
-  CALL(tether_op_result(OP(self)->h, 0, &v), OP(self)->h);
+  TP_CALL(tether_op_result(OP(self)->h, 0, &v), OP(self)->h);
   return tp_wrap_value(v);
 }
 
 static PyObject *op_parent(PyObject *self, void *c) {
   (void)c;
   tether_op *p;
-  CALL(tether_op_parent(OP(self)->h, &p), OP(self)->h);
+  TP_CALL(tether_op_parent(OP(self)->h, &p), OP(self)->h);
   if (!p) {
     /* As upstream: an operation in no block (Operation.create without an insertion point, a
      * detached or parsed operation) has no parent to ask for; a module's operation has None. */
@@ -423,7 +418,7 @@ static PyObject *op_parent(PyObject *self, void *c) {
 static PyObject *op_block(PyObject *self, void *c) {
   (void)c;
   tether_block *b;
-  CALL(tether_op_block(OP(self)->h, &b), OP(self)->h);
+  TP_CALL(tether_op_block(OP(self)->h, &b), OP(self)->h);
   return tp_wrap_block(b);
 }
 
@@ -700,7 +695,7 @@ static PyObject *op_verify(PyObject *self, PyObject *unused) {
   Py_XDECREF(tp_errcap_end(&cap));
   Py_DECREF(ctx);
   (void)raw;
-  CALL(rc, OP(self)->h);
+  TP_CALL(rc, OP(self)->h);
   Py_RETURN_TRUE;
 }
 
@@ -708,7 +703,7 @@ static PyObject *op_erase(PyObject *self, PyObject *unused) {
   (void)unused;
   SELF_OP(self, raw);
   (void)raw;
-  CALL(tether_op_erase(OP(self)->h), OP(self)->h);
+  TP_CALL(tether_op_erase(OP(self)->h), OP(self)->h);
   Py_RETURN_NONE;
 }
 
@@ -717,9 +712,9 @@ static PyObject *op_detach(PyObject *self, PyObject *unused) {
   SELF_OP(self, raw);
   (void)raw;
   bool root;
-  CALL(tether_op_is_root(OP(self)->h, &root), OP(self)->h);
+  TP_CALL(tether_op_is_root(OP(self)->h, &root), OP(self)->h);
   if (root) return PyErr_Format(PyExc_ValueError, "Detached operation has no parent.");
-  CALL(tether_op_detach(OP(self)->h), OP(self)->h);
+  TP_CALL(tether_op_detach(OP(self)->h), OP(self)->h);
   return tp_wrap_op(OP(self)->h);
 }
 
@@ -735,7 +730,7 @@ static PyObject *op_move(PyObject *self, PyObject *other, int after) {
     return PyErr_Format(PyExc_ValueError, "cannot move an operation into itself");
   if (rc == TETHER_ESTATE)
     return PyErr_Format(PyExc_ValueError, "the reference operation is not in a block");
-  CALL(rc, OP(self)->h);
+  TP_CALL(rc, OP(self)->h);
   Py_RETURN_NONE;
 }
 
@@ -761,7 +756,7 @@ static PyObject *op_clone(PyObject *self, PyObject *const *args, Py_ssize_t narg
   SELF_OP(self, raw);
   (void)raw;
   tether_op *c;
-  CALL(tether_op_clone(OP(self)->h, &c), OP(self)->h);
+  TP_CALL(tether_op_clone(OP(self)->h, &c), OP(self)->h);
   PyObject *r = tp_wrap_op(c);
   if (r && maybe_insert(c, a[0]) < 0) Py_CLEAR(r);
   return r;
@@ -857,7 +852,7 @@ static PyMethodDef opbase_methods[] = {
     {"clone", TP_FASTFN(op_clone), TP_FAST, "clone(ip=None): a copy, inserted at ip."},
     {"walk", TP_FASTFN(op_walk), TP_FAST,
      "walk(callback, walk_order=WalkOrder.POST_ORDER): callback(Operation) -> WalkResult."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef opbase_getset[] = {
@@ -873,7 +868,7 @@ static PyGetSetDef opbase_getset[] = {
     {"context", op_context, NULL, NULL, NULL},
     {"is_valid", op_is_valid, NULL, "False once erased or removed.", NULL},
     {"_CAPIPtr", op_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyObject *opbase_new(PyTypeObject *t, PyObject *a, PyObject *k) {
@@ -934,7 +929,6 @@ static PyObject *operation_from_capsule(PyObject *cls, PyObject *cap) {
   return tp_wrap_operation(h);
 }
 
-PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 static PyObject *operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames);
 
@@ -945,14 +939,14 @@ static PyMethodDef operation_methods[] = {
     {"parse", TP_FASTFN(operation_parse), TP_FAST | METH_STATIC,
      "parse(source, *, source_name='', context=None): one operation from text or bytecode."},
     {"_CAPICreate", (PyCFunction)operation_from_capsule, METH_O | METH_STATIC, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef operation_getset[] = {
     {"operation", operation_operation, NULL, "The operation itself.", NULL},
     {"opview", operation_opview, NULL, "The operation as its OpView class.", NULL},
     {"successors", op_successors, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot operation_slots[] = {
@@ -1025,9 +1019,6 @@ static PyObject *opview_opview(PyObject *self, void *c) {
   (void)c;
   return Py_NewRef(self);
 }
-
-PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames);
 
 static PyObject *opview_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
@@ -1103,14 +1094,14 @@ static PyMethodDef opview_methods[] = {
      "regions=None, loc=None, ip=None): the operation of this class, from _ODS_* metadata."},
     {"parse", TP_FASTFN(opview_parse), TP_FAST | METH_CLASS,
      "parse(source, *, source_name='', context=None): one operation of this class."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef opview_getset[] = {
     {"operation", opview_operation, NULL, "The Operation object.", NULL},
     {"opview", opview_opview, NULL, "The OpView itself.", NULL},
     {"successors", op_successors, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot opview_slots[] = {
@@ -1181,8 +1172,6 @@ static Py_ssize_t attrmap_len(TpAttrMap *m) {
   MAP_OP(m, raw, -1);
   return mlirOperationGetNumAttributes(raw);
 }
-
-PyObject *tp_wrap_named_attr(PyObject *ctx, MlirNamedAttribute na); /* attributes.c */
 
 static PyObject *attrmap_item(TpAttrMap *m, Py_ssize_t i) {
   MAP_OP(m, raw, NULL);
@@ -1361,8 +1350,8 @@ static PyObject *module_body(PyObject *self, void *c) {
   (void)c;
   tether_region *r;
   tether_block *b;
-  CALL(tether_op_region(OP(self)->h, 0, &r), OP(self)->h);
-  CALL(tether_region_first_block(r, &b), OP(self)->h);
+  TP_CALL(tether_op_region(OP(self)->h, 0, &r), OP(self)->h);
+  TP_CALL(tether_region_first_block(r, &b), OP(self)->h);
   return tp_wrap_block(b);
 }
 
@@ -1412,7 +1401,7 @@ static PyMethodDef module_methods[] = {
      "create(loc=None): an empty module."},
     {"_CAPICreate", (PyCFunction)module_from_capsule, METH_O | METH_STATIC, NULL},
     {"dump", (PyCFunction)module_dump, METH_NOARGS, "Prints the module to stderr."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef module_getset[] = {
@@ -1420,7 +1409,7 @@ static PyGetSetDef module_getset[] = {
     {"body", module_body, NULL, "The module's block.", NULL},
     {"context", module_context, NULL, NULL, NULL},
     {"_CAPIPtr", module_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot module_slots[] = {
@@ -1564,7 +1553,7 @@ static PyObject *fn_set_dialect_loader(PyObject *m, PyObject *fn) {
 static PyMethodDef op_functions[] = {
     {"_register_operation_class", fn_register_operation_class, METH_VARARGS, NULL},
     {"_set_dialect_loader", fn_set_dialect_loader, METH_O, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 int tp_init_ops(PyObject *m) {

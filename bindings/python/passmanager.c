@@ -12,9 +12,6 @@
  */
 #include "tether_py.h"
 
-PyObject *tp_capsule_with_owner(void *ptr, const char *name, PyObject *owner);
-PyObject *tp_capsule_owner(PyObject *cap);
-
 static PyObject *pm_make(PyTypeObject *type, TpContext *ctx, MlirPassManager pm) {
   TpPassManager *self = (TpPassManager *)type->tp_alloc(type, 0);
   if (!self) {
@@ -263,13 +260,13 @@ static PyMethodDef pm_methods[] = {
     {"enable_ir_printing", (PyCFunction)pm_enable_ir_printing, METH_NOARGS, NULL},
     {"_CAPICreate", (PyCFunction)pm_from_capsule, METH_O | METH_STATIC, NULL},
     {"_testing_release", (PyCFunction)pm_release, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef pm_getset[] = {
     {"context", (getter)pm_context, NULL, NULL, NULL},
     {"_CAPIPtr", (getter)pm_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot pm_slots[] = {

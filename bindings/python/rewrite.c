@@ -119,14 +119,14 @@ static PyObject *set_context(TpFrozenSet *self, void *c) {
 static PyMethodDef set_methods[] = {
     {"_CAPICreate", (PyCFunction)set_from_capsule, METH_O | METH_STATIC,
      "_CAPICreate(capsule): the FrozenRewritePatternSet whose _CAPIPtr made the capsule."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef set_getset[] = {
     {"_CAPIPtr", (getter)set_capsule, NULL,
      "A capsule of the MlirFrozenRewritePatternSet; it keeps this object alive.", NULL},
     {"context", (getter)set_context, NULL, "The Context the patterns belong to (tether's).", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot set_slots[] = {
@@ -225,7 +225,7 @@ static PyMethodDef pdl_methods[] = {
     {"freeze", (PyCFunction)pdl_freeze, METH_NOARGS,
      "The patterns as a FrozenRewritePatternSet. As upstream's, only the first call gives them; "
      "later calls give a set that matches nothing."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyType_Slot pdl_slots[] = {
@@ -302,7 +302,7 @@ static PyMethodDef functions[] = {
      "apply_patterns_and_fold_greedily(module, set): applies the patterns to the module greedily, "
      "folding as it goes; ValueError when that does not converge. Objects of IR the rewrites "
      "removed raise InvalidatedError afterwards, the others keep their identity."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 int tp_init_rewrite(PyObject *m) {

@@ -369,7 +369,7 @@ static PyMethodDef symtab_methods[] = {
     {"set_visibility", KW(symtab_set_visibility), NULL},
     {"replace_all_symbol_uses", KW(symtab_replace_uses), NULL},
     {"walk_symbol_tables", KW(symtab_walk), NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyType_Slot symtab_slots[] = {
@@ -437,7 +437,7 @@ static PyObject *fn_debug_set_types(PyObject *m, PyObject *types) {
 static PyMethodDef symbol_functions[] = {
     {"_debug_flag", fn_debug_flag, METH_VARARGS, NULL},
     {"_debug_set_types", fn_debug_set_types, METH_O, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 int tp_init_symbols(PyObject *m) {

@@ -20,6 +20,7 @@
 
 #include "tether.h"
 
+#include <mlir-c/AffineMap.h>
 #include <mlir-c/Diagnostics.h>
 
 #include <stdbool.h>
@@ -39,6 +40,24 @@ static inline int tp_is(PyObject *o, PyTypeObject *t) {
     if (x == t) return 1;
   return PyType_IsSubtype(Py_TYPE(o), t);
 }
+
+/* ---- macros the files share ------------------------------------------------------------------ */
+
+/* The sentinels that end a PyMethodDef and a PyGetSetDef table. */
+#define TP_METHODS_END                                                                             \
+  { NULL, NULL, 0, NULL }
+#define TP_GETSET_END                                                                              \
+  { NULL, NULL, NULL, NULL, NULL }
+/* isa_<fn>: the `isa` of a tp_class_def (on the raw pointer) for the C-API predicate fn(Raw). */
+#define TP_ISA(Raw, fn)                                                                            \
+  static bool isa_##fn(void *p) { return fn((Raw){p}); }
+/* In a function returning PyObject *: a tether call whose status other than TETHER_OK raises
+ * (tp_raise, with the handle h explaining an invalid one) and returns NULL. */
+#define TP_CALL(expr, h)                                                                           \
+  do {                                                                                             \
+    int rc_ = (expr);                                                                              \
+    if (rc_ != TETHER_OK) return TP_RAISE_RC(rc_, (h));                                            \
+  } while (0)
 
 /* ---- object layouts -------------------------------------------------------------------------- */
 
@@ -174,7 +193,6 @@ PyObject *tp_resolve_loc(PyObject *o);
 PyObject *tp_current_context(void);
 PyObject *tp_current_loc(void);
 PyObject *tp_current_ip(void);
-int tp_arg_context(PyObject *o, tether_arena **out);
 static inline MlirContext tp_ctx_raw(PyObject *ctx) {
   return tether_arena_context(((TpContext *)ctx)->arena);
 }
@@ -182,6 +200,17 @@ static inline MlirContext tp_ctx_raw(PyObject *ctx) {
  * tp_capsule_owner gives that owner back (borrowed), or NULL for a capsule made elsewhere. */
 PyObject *tp_capsule_with_owner(void *ptr, const char *name, PyObject *owner);
 PyObject *tp_capsule_owner(PyObject *cap);
+/* Operations and Module objects of arena a with a live Python object (op.c); append_to (may be
+ * NULL) receives their Operation objects. -1 with an exception. */
+Py_ssize_t tp_live_operations(tether_arena *a, PyObject *append_to);
+Py_ssize_t tp_live_modules(tether_arena *a);
+/* Forgets the identity of the live operation objects of arena a (inside `inside` only, when not
+ * NULL): they stay valid, but navigation makes new objects. Returns how many. */
+Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside);
+/* Context.attach_diagnostic_handler (diagnostics.c). */
+PyObject *tp_attach_diagnostic_handler(TpContext *self, PyObject *callback);
+/* Detaches every handler of a Context that goes away (diagnostics.c). */
+void tp_diagnostics_detach_all(TpContext *self);
 /* Location's __enter__ / __exit__ (the stack lives in context.c). */
 PyObject *tp_location_enter(PyObject *self, PyObject *unused);
 PyObject *tp_location_exit(PyObject *self, PyObject *args);
@@ -258,8 +287,6 @@ int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyO
 int tp_init_noop(PyObject *self, PyObject *args, PyObject *kw);
 /* The class def of a class created by tp_define_classes (searching the MRO), or NULL. */
 tp_class_def *tp_class_def_of(PyTypeObject *cls);
-/* Casts a base-family object to the class registered for its TypeID (new reference; returns
- * `obj` itself when nothing is registered). Steals the reference to obj. */
 /* Adjusts f for an AsmState (or a print that names values) over the IR holding handle, so that
  * MLIR cannot crash making it. */
 void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f);
@@ -275,6 +302,10 @@ void tp_casters_changed(void);
 /* Registers, for a TypeID several classes share, the tuple of those classes (most specific
  * first): values of that TypeID become the first class whose isa holds. */
 int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
+/* A NamedAttribute for an MLIR one (attributes.c; new reference). */
+PyObject *tp_wrap_named_attr(PyObject *ctx, MlirNamedAttribute na);
+/* An AffineMap object (affine.c; new reference; a null map gives None). */
+PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m);
 int tp_init_dense(PyObject *m);
 /* dialect_types.c: the classes of dialect types, in _tether._transform, ._pdl, ... */
 int tp_init_dialect_types(PyObject *m);
@@ -328,6 +359,12 @@ int tp_ip_insert(PyObject *ip, tether_op *op);
 /* The pending exception of a Python callback becomes upstream's RuntimeError("Exception raised in
  * callback: Type: message"), chained to it (op.c). */
 void tp_raise_callback_error(void);
+/* The MlirAsmState of an AsmState object (op.c), or NULL with TypeError. */
+MlirAsmState *tp_arg_asm_state(PyObject *o);
+/* Operation.create and OpView.build_generic (create.c), METH_FASTCALL | METH_KEYWORDS. */
+PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
 /* Where an insertion point inserts: its block and the operation to insert before (NULL: the end,
  * which must have no terminator: IndexError as upstream). 0, or -1 with an exception. */
 int tp_ip_target(PyObject *ip, tether_block **block, tether_op **before);

@@ -148,14 +148,14 @@ static PyMethodDef type_methods[] = {
     {"maybe_downcast", (PyCFunction)type_maybe_downcast, METH_NOARGS,
      "The type as the class registered for its TypeID."},
     {"dump", (PyCFunction)type_dump, METH_NOARGS, "Prints the type to stderr."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef type_getset[] = {
     {"context", type_context, NULL, NULL, NULL},
     {"typeid", type_typeid, NULL, "The TypeID of the type's class.", NULL},
     {"_CAPIPtr", type_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot type_slots[] = {
@@ -178,39 +178,31 @@ PyType_Spec tp_type_spec = {"tether.ir.Type", sizeof(TpCtxObj), 0,
 /* ---- helpers for the concrete classes ----------------------------------------------------------
  */
 
-#define ISA(fn)                                                                                    \
-  static bool isa_##fn(void *p) { return fn((MlirType){p}); }
-
-ISA(mlirTypeIsAInteger)
-ISA(mlirTypeIsAIndex)
-ISA(mlirTypeIsAFloat)
-ISA(mlirTypeIsAF16)
-ISA(mlirTypeIsABF16)
-ISA(mlirTypeIsAF32)
-ISA(mlirTypeIsAF64)
-ISA(mlirTypeIsATF32)
-ISA(mlirTypeIsAFloat8E4M3FN)
-ISA(mlirTypeIsAFloat8E5M2)
-ISA(mlirTypeIsAFloat8E4M3)
-ISA(mlirTypeIsAFloat8E4M3FNUZ)
-ISA(mlirTypeIsAFloat8E4M3B11FNUZ)
-ISA(mlirTypeIsAFloat8E5M2FNUZ)
-ISA(mlirTypeIsANone)
-ISA(mlirTypeIsAComplex)
-ISA(mlirTypeIsAShaped)
-ISA(mlirTypeIsAVector)
-ISA(mlirTypeIsARankedTensor)
-ISA(mlirTypeIsAUnrankedTensor)
-ISA(mlirTypeIsAMemRef)
-ISA(mlirTypeIsAUnrankedMemRef)
-ISA(mlirTypeIsATuple)
-ISA(mlirTypeIsAFunction)
-ISA(mlirTypeIsAOpaque)
-
-#define GETSET_END                                                                                 \
-  { NULL, NULL, NULL, NULL, NULL }
-#define METHODS_END                                                                                \
-  { NULL, NULL, 0, NULL }
+TP_ISA(MlirType, mlirTypeIsAInteger)
+TP_ISA(MlirType, mlirTypeIsAIndex)
+TP_ISA(MlirType, mlirTypeIsAFloat)
+TP_ISA(MlirType, mlirTypeIsAF16)
+TP_ISA(MlirType, mlirTypeIsABF16)
+TP_ISA(MlirType, mlirTypeIsAF32)
+TP_ISA(MlirType, mlirTypeIsAF64)
+TP_ISA(MlirType, mlirTypeIsATF32)
+TP_ISA(MlirType, mlirTypeIsAFloat8E4M3FN)
+TP_ISA(MlirType, mlirTypeIsAFloat8E5M2)
+TP_ISA(MlirType, mlirTypeIsAFloat8E4M3)
+TP_ISA(MlirType, mlirTypeIsAFloat8E4M3FNUZ)
+TP_ISA(MlirType, mlirTypeIsAFloat8E4M3B11FNUZ)
+TP_ISA(MlirType, mlirTypeIsAFloat8E5M2FNUZ)
+TP_ISA(MlirType, mlirTypeIsANone)
+TP_ISA(MlirType, mlirTypeIsAComplex)
+TP_ISA(MlirType, mlirTypeIsAShaped)
+TP_ISA(MlirType, mlirTypeIsAVector)
+TP_ISA(MlirType, mlirTypeIsARankedTensor)
+TP_ISA(MlirType, mlirTypeIsAUnrankedTensor)
+TP_ISA(MlirType, mlirTypeIsAMemRef)
+TP_ISA(MlirType, mlirTypeIsAUnrankedMemRef)
+TP_ISA(MlirType, mlirTypeIsATuple)
+TP_ISA(MlirType, mlirTypeIsAFunction)
+TP_ISA(MlirType, mlirTypeIsAOpaque)
 
 /* cls.get(context=None) for types that need nothing but a context (def->data: the getter). */
 static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -227,7 +219,7 @@ static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
 
 static PyMethodDef simple_methods[] = {
     {"get", TP_FASTFN(simple_get), TP_FAST | METH_CLASS, "get(context=None): the type."},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 /* ---- IntegerType ----------------------------------------------------------------------------- */
@@ -280,7 +272,7 @@ static PyMethodDef int_methods[] = {
     {"get_signed", TP_FASTFN(get_signed), TP_FAST | METH_STATIC, "get_signed(width, context=None)"},
     {"get_unsigned", TP_FASTFN(get_unsigned), TP_FAST | METH_STATIC,
      "get_unsigned(width, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef int_getset[] = {
@@ -288,7 +280,7 @@ static PyGetSetDef int_getset[] = {
     {"is_signless", int_signless, NULL, NULL, NULL},
     {"is_signed", int_signed, NULL, NULL, NULL},
     {"is_unsigned", int_unsigned, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- FloatType ------------------------------------------------------------------------------- */
@@ -300,7 +292,7 @@ static PyObject *float_width(PyObject *self, void *c) {
 
 static PyGetSetDef float_getset[] = {
     {"width", float_width, NULL, "The bit width.", NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- ComplexType ----------------------------------------------------------------------------- */
@@ -328,12 +320,12 @@ static PyObject *complex_element(PyObject *self, void *c) {
 
 static PyMethodDef complex_methods[] = {
     {"get", (PyCFunction)complex_get, METH_O | METH_STATIC, "get(element_type)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef complex_getset[] = {
     {"element_type", complex_element, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- ShapedType ------------------------------------------------------------------------------ */
@@ -428,7 +420,7 @@ static PyMethodDef shaped_methods[] = {
     {"get_dynamic_size", (PyCFunction)shaped_dynamic_size, METH_NOARGS | METH_STATIC, NULL},
     {"get_dynamic_stride_or_offset", (PyCFunction)shaped_dynamic_stride, METH_NOARGS | METH_STATIC,
      NULL},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef shaped_getset[] = {
@@ -437,7 +429,7 @@ static PyGetSetDef shaped_getset[] = {
     {"rank", shaped_rank, NULL, NULL, NULL},
     {"has_static_shape", shaped_has_static_shape, NULL, NULL, NULL},
     {"shape", shaped_shape, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* A shape from Python: a sequence of int (range-checked). */
@@ -551,13 +543,13 @@ static PyObject *vector_scalable_dims(PyObject *self, void *c) {
 static PyMethodDef vector_methods[] = {
     {"get", TP_FASTFN(vector_get), TP_FAST | METH_STATIC,
      "get(shape, element_type, *, scalable=None, scalable_dims=None, loc=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef vector_getset[] = {
     {"scalable", vector_scalable, NULL, NULL, NULL},
     {"scalable_dims", vector_scalable_dims, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- RankedTensorType / UnrankedTensorType --------------------------------------------------- */
@@ -596,12 +588,12 @@ static PyObject *tensor_encoding(PyObject *self, void *c) {
 static PyMethodDef tensor_methods[] = {
     {"get", TP_FASTFN(tensor_get), TP_FAST | METH_STATIC,
      "get(shape, element_type, encoding=None, loc=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef tensor_getset[] = {
     {"encoding", tensor_encoding, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyObject *unranked_tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -621,7 +613,7 @@ static PyObject *unranked_tensor_get(PyObject *cls, PyObject *const *args, Py_ss
 
 static PyMethodDef unranked_tensor_methods[] = {
     {"get", TP_FASTFN(unranked_tensor_get), TP_FAST | METH_STATIC, "get(element_type, loc=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 /* ---- MemRefType / UnrankedMemRefType --------------------------------------------------------- */
@@ -658,8 +650,6 @@ static PyObject *memref_layout(PyObject *self, void *c) {
   return tp_wrap_attr(TP_CTX(self), mlirMemRefTypeGetLayout(T(self)));
 }
 
-PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m); /* affine.c */
-
 static PyObject *memref_affine_map(PyObject *self, void *c) {
   (void)c;
   return tp_wrap_affine_map(TP_CTX(self), mlirMemRefTypeGetAffineMap(T(self)));
@@ -693,14 +683,14 @@ static PyMethodDef memref_methods[] = {
     {"get", TP_FASTFN(memref_get), TP_FAST | METH_STATIC,
      "get(shape, element_type, layout=None, memory_space=None, loc=None)"},
     {"get_strides_and_offset", (PyCFunction)memref_strides_and_offset, METH_NOARGS, NULL},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef memref_getset[] = {
     {"layout", memref_layout, NULL, NULL, NULL},
     {"affine_map", memref_affine_map, NULL, NULL, NULL},
     {"memory_space", memref_memory_space, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyObject *unranked_memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -723,12 +713,12 @@ static PyObject *unranked_memref_get(PyObject *cls, PyObject *const *args, Py_ss
 static PyMethodDef unranked_memref_methods[] = {
     {"get", TP_FASTFN(unranked_memref_get), TP_FAST | METH_STATIC,
      "get(element_type, memory_space, loc=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef unranked_memref_getset[] = {
     {"memory_space", memref_memory_space, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- TupleType ------------------------------------------------------------------------------- */
@@ -765,12 +755,12 @@ static PyObject *tuple_num_types(PyObject *self, void *c) {
 static PyMethodDef tuple_methods[] = {
     {"get_tuple", TP_FASTFN(tuple_get), TP_FAST | METH_STATIC, "get_tuple(elements, context=None)"},
     {"get_type", (PyCFunction)tuple_get_type, METH_O, "get_type(pos)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef tuple_getset[] = {
     {"num_types", tuple_num_types, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- FunctionType ---------------------------------------------------------------------------- */
@@ -822,13 +812,13 @@ static PyObject *function_results(PyObject *self, void *c) {
 
 static PyMethodDef function_methods[] = {
     {"get", TP_FASTFN(function_get), TP_FAST | METH_STATIC, "get(inputs, results, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef function_getset[] = {
     {"inputs", function_inputs, NULL, NULL, NULL},
     {"results", function_results, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- OpaqueType ------------------------------------------------------------------------------ */
@@ -859,13 +849,13 @@ static PyObject *opaque_data(PyObject *self, void *c) {
 static PyMethodDef opaque_methods[] = {
     {"get", TP_FASTFN(opaque_get), TP_FAST | METH_STATIC,
      "get(dialect_namespace, buffer, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef opaque_getset[] = {
     {"dialect_namespace", opaque_namespace, NULL, NULL, NULL},
     {"data", opaque_data, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- the table ------------------------------------------------------------------------------- */

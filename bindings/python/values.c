@@ -395,7 +395,7 @@ static PyObject *concrete_repr(PyObject *self) {
 static PyMethodDef concrete_methods[] = {
     {"isinstance", concrete_isinstance, METH_O | METH_CLASS,
      "Whether the value is an instance of this class."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyObject *add_methods(PyObject *cls, PyMethodDef *defs) {
@@ -649,12 +649,12 @@ static PyObject *typeid_new(PyTypeObject *t, PyObject *a, PyObject *k) {
 
 static PyMethodDef typeid_methods[] = {
     {"_CAPICreate", typeid_from_capsule, METH_O | METH_STATIC, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef typeid_getset[] = {
     {"_CAPIPtr", typeid_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot typeid_slots[] = {
@@ -673,7 +673,7 @@ PyType_Spec tp_typeid_spec = {"tether.ir.TypeID", sizeof(TpCtxObj), 0, Py_TPFLAG
 
 static PyMethodDef value_functions[] = {
     {"_register_caster", fn_register_caster, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 int tp_init_values(PyObject *m) {
