@@ -176,14 +176,6 @@ static PyObject *expr_sub(PyObject *a, PyObject *b) {
   return tp_wrap_affine_expr(ctx, mlirAffineAddExprGet(l, neg));
 }
 
-static PyObject *expr_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.AffineExpr) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
-
-static Py_hash_t ptr_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
-
 static PyObject *expr_str(PyObject *self) {
   tp_strbuf b = {0};
   mlirAffineExprPrint(E(self), tp_strbuf_append, &b);
@@ -199,11 +191,6 @@ static PyObject *wrapped_repr(PyObject *self, const char *cls) {
 }
 
 static PyObject *expr_repr(PyObject *self) { return wrapped_repr(self, "AffineExpr"); }
-
-static PyObject *value_context(PyObject *self, void *c) {
-  (void)c;
-  return Py_NewRef(TP_CTX(self));
-}
 
 static PyObject *expr_compose(PyObject *self, PyObject *map) {
   if (!tp_is(map, tp.AffineMap)) return tp_type_error("other", "an AffineMap", map);
@@ -280,11 +267,6 @@ static PyObject *get_symbol(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   return get_position(args, nargs, kw, 1);
 }
 
-static PyObject *expr_capsule(PyObject *self, void *c) {
-  (void)c;
-  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.AffineExpr._CAPIPtr", self);
-}
-
 static PyObject *expr_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
@@ -328,8 +310,8 @@ static PyMethodDef expr_methods[] = {
 };
 
 static PyGetSetDef expr_getset[] = {
-    {"context", value_context, NULL, NULL, NULL},
-    {"_CAPIPtr", expr_capsule, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.AffineExpr._CAPIPtr"},
     TP_GETSET_END,
 };
 
@@ -338,8 +320,8 @@ static PyType_Slot expr_slots[] = {
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_str, expr_str},
     {Py_tp_repr, expr_repr},
-    {Py_tp_richcompare, expr_richcompare},
-    {Py_tp_hash, ptr_hash},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
     {Py_nb_add, expr_add},
     {Py_nb_subtract, expr_sub},
     {Py_nb_multiply, expr_mul},
@@ -604,12 +586,6 @@ static PyObject *map_str(PyObject *self) {
 
 static PyObject *map_repr(PyObject *self) { return wrapped_repr(self, "AffineMap"); }
 
-static PyObject *map_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.AffineMap) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
-
 static int nonneg(PyObject *o, const char *what, intptr_t *out) {
   if (!tp_arg_intptr(o, what, out)) return 0;
   if (*out < 0 || *out > (1 << 24)) {
@@ -868,11 +844,6 @@ static PyObject *map_dump(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-static PyObject *map_capsule(PyObject *self, void *c) {
-  (void)c;
-  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.AffineMap._CAPIPtr", self);
-}
-
 static PyObject *map_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
@@ -912,14 +883,14 @@ static PyMethodDef map_methods[] = {
 };
 
 static PyGetSetDef map_getset[] = {
-    {"context", value_context, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
     {"n_dims", map_n_dims, NULL, NULL, NULL},
     {"n_inputs", map_n_inputs, NULL, NULL, NULL},
     {"n_symbols", map_n_symbols, NULL, NULL, NULL},
     {"is_permutation", map_is_permutation, NULL, NULL, NULL},
     {"is_projected_permutation", map_is_projected, NULL, NULL, NULL},
     {"results", map_results, NULL, "The result expressions (AffineExprList).", NULL},
-    {"_CAPIPtr", map_capsule, NULL, NULL, NULL},
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.AffineMap._CAPIPtr"},
     TP_GETSET_END,
 };
 
@@ -928,8 +899,8 @@ static PyType_Slot map_slots[] = {
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_str, map_str},
     {Py_tp_repr, map_repr},
-    {Py_tp_richcompare, map_richcompare},
-    {Py_tp_hash, ptr_hash},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
     {Py_tp_methods, map_methods},
     {Py_tp_getset, map_getset},
     {Py_tp_doc, "An affine map."},
@@ -953,12 +924,6 @@ static PyObject *set_str(PyObject *self) {
 }
 
 static PyObject *set_repr(PyObject *self) { return wrapped_repr(self, "IntegerSet"); }
-
-static PyObject *set_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.IntegerSet) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
 
 static PyObject *set_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   (void)cls;
@@ -1094,11 +1059,6 @@ static PyObject *set_dump(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-static PyObject *set_capsule(PyObject *self, void *c) {
-  (void)c;
-  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.IntegerSet._CAPIPtr", self);
-}
-
 static PyObject *set_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
@@ -1126,7 +1086,7 @@ static PyMethodDef set_methods[] = {
 };
 
 static PyGetSetDef set_getset[] = {
-    {"context", value_context, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
     {"is_canonical_empty", set_canonical_empty, NULL, NULL, NULL},
     {"n_dims", set_n_dims, NULL, NULL, NULL},
     {"n_symbols", set_n_symbols, NULL, NULL, NULL},
@@ -1134,7 +1094,7 @@ static PyGetSetDef set_getset[] = {
     {"n_equalities", set_n_eq, NULL, NULL, NULL},
     {"n_inequalities", set_n_ineq, NULL, NULL, NULL},
     {"constraints", set_constraints, NULL, NULL, NULL},
-    {"_CAPIPtr", set_capsule, NULL, NULL, NULL},
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.IntegerSet._CAPIPtr"},
     TP_GETSET_END,
 };
 
@@ -1143,8 +1103,8 @@ static PyType_Slot set_slots[] = {
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_str, set_str},
     {Py_tp_repr, set_repr},
-    {Py_tp_richcompare, set_richcompare},
-    {Py_tp_hash, ptr_hash},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
     {Py_tp_methods, set_methods},
     {Py_tp_getset, set_getset},
     {Py_tp_doc, "An integer set."},

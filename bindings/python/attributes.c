@@ -120,14 +120,6 @@ static PyObject *attr_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }
 
-static PyObject *attr_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.Attribute) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
-
-static Py_hash_t attr_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
-
 static PyObject *attr_str(PyObject *self) {
   tp_strbuf b = {0};
   mlirAttributePrint(A(self), tp_strbuf_append, &b);
@@ -162,11 +154,6 @@ static PyObject *attr_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   return tp_wrap_attr(ctx, at);
 }
 
-static PyObject *attr_context(PyObject *self, void *c) {
-  (void)c;
-  return Py_NewRef(TP_CTX(self));
-}
-
 static PyObject *attr_type(PyObject *self, void *c) {
   (void)c;
   return tp_wrap_type(TP_CTX(self), mlirAttributeGetType(A(self)));
@@ -199,11 +186,6 @@ static PyObject *attr_get_named(PyObject *self, PyObject *name) {
   return tp_named_attr_new(name, self);
 }
 
-static PyObject *attr_capsule(PyObject *self, void *c) {
-  (void)c;
-  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.Attribute._CAPIPtr", self);
-}
-
 static PyObject *attr_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
@@ -228,10 +210,10 @@ static PyMethodDef attr_methods[] = {
 };
 
 static PyGetSetDef attr_getset[] = {
-    {"context", attr_context, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
     {"type", attr_type, NULL, "The attribute's type.", NULL},
     {"typeid", attr_typeid, NULL, NULL, NULL},
-    {"_CAPIPtr", attr_capsule, NULL, NULL, NULL},
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.Attribute._CAPIPtr"},
     TP_GETSET_END,
 };
 
@@ -241,8 +223,8 @@ static PyType_Slot attr_slots[] = {
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_str, attr_str},
     {Py_tp_repr, attr_repr},
-    {Py_tp_richcompare, attr_richcompare},
-    {Py_tp_hash, attr_hash},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
     {Py_tp_methods, attr_methods},
     {Py_tp_getset, attr_getset},
     {Py_tp_doc, "An MLIR attribute."},

@@ -811,14 +811,9 @@ static PyObject *descriptor_repr(PyObject *self) {
   return r;
 }
 
-static PyObject *descriptor_context(PyObject *self, void *c) {
-  (void)c;
-  return Py_NewRef(TP_CTX(self));
-}
-
 static PyGetSetDef descriptor_getset[] = {
     {"namespace", descriptor_namespace, NULL, NULL, NULL},
-    {"context", descriptor_context, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
     TP_GETSET_END,
 };
 

@@ -130,11 +130,6 @@ static PyObject *loc_attr(PyObject *self, void *c) {
   return tp_wrap_attr(TP_CTX(self), mlirLocationGetAttribute((MlirLocation){TP_PTR(self)}));
 }
 
-static PyObject *loc_context(PyObject *self, void *c) {
-  (void)c;
-  return Py_NewRef(TP_CTX(self));
-}
-
 static PyObject *loc_emit_error(PyObject *self, PyObject *msg) {
   if (!PyUnicode_Check(msg)) return tp_type_error("message", "a str", msg);
   const char *s = PyUnicode_AsUTF8(msg);
@@ -147,19 +142,6 @@ static PyObject *loc_repr(PyObject *self) {
   tp_strbuf b = {0};
   mlirLocationPrint((MlirLocation){TP_PTR(self)}, tp_strbuf_append, &b);
   return tp_strbuf_finish(&b);
-}
-
-static PyObject *loc_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.Location) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
-
-static Py_hash_t loc_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
-
-static PyObject *loc_capsule(PyObject *self, void *c) {
-  (void)c;
-  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.Location._CAPIPtr", self);
 }
 
 static PyObject *loc_from_capsule(PyObject *cls, PyObject *cap) {
@@ -213,8 +195,8 @@ static PyMethodDef loc_methods[] = {
 
 static PyGetSetDef loc_getset[] = {
     {"attr", loc_attr, NULL, "The location as an attribute.", NULL},
-    {"context", loc_context, NULL, NULL, NULL},
-    {"_CAPIPtr", loc_capsule, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.Location._CAPIPtr"},
     TP_GETSET_END,
 };
 
@@ -222,8 +204,8 @@ static PyType_Slot loc_slots[] = {
     {Py_tp_new, loc_new},
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_repr, loc_repr},
-    {Py_tp_richcompare, loc_richcompare},
-    {Py_tp_hash, loc_hash},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
     {Py_tp_methods, loc_methods},
     {Py_tp_getset, loc_getset},
     {Py_tp_doc, "A source location; `with loc:` makes it the current one."},

@@ -222,6 +222,14 @@ PyObject *tp_classprop_new(PyObject *(*fn)(PyObject *cls));
 /* A new value object of `type` (new reference). */
 PyObject *tp_ctxobj_new(PyTypeObject *type, PyObject *ctx, const void *ptr);
 void tp_ctxobj_dealloc(PyObject *self);
+/* Py_tp_richcompare and Py_tp_hash of every value class: == when of the same family (Type,
+ * Attribute, ...) and the same MLIR value; hashed by the MLIR pointer. */
+PyObject *tp_ctxobj_richcompare(PyObject *a, PyObject *b, int op);
+Py_hash_t tp_ctxobj_hash(PyObject *a);
+/* Getters of every value class: `context`, and `_CAPIPtr` with the capsule's name as the
+ * PyGetSetDef closure (a capsule that keeps the value alive). */
+PyObject *tp_ctxobj_context(PyObject *self, void *closure);
+PyObject *tp_ctxobj_capsule(PyObject *self, void *capsule_name);
 #define TP_PTR(o) (((TpCtxObj *)(o))->ptr)
 #define TP_CTX(o) (((TpCtxObj *)(o))->ctx)
 

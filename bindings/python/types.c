@@ -55,14 +55,6 @@ static PyObject *type_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }
 
-static PyObject *type_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.Type) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
-
-static Py_hash_t type_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
-
 static PyObject *type_str(PyObject *self) {
   tp_strbuf b = {0};
   mlirTypePrint(T(self), tp_strbuf_append, &b);
@@ -97,11 +89,6 @@ static PyObject *type_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   return tp_wrap_type(ctx, t);
 }
 
-static PyObject *type_context(PyObject *self, void *c) {
-  (void)c;
-  return Py_NewRef(TP_CTX(self));
-}
-
 static PyObject *type_typeid(PyObject *self, void *c) {
   (void)c;
   MlirTypeID id = mlirTypeGetTypeID(T(self));
@@ -121,11 +108,6 @@ static PyObject *type_dump(PyObject *self, PyObject *unused) {
   (void)unused;
   mlirTypeDump(T(self));
   Py_RETURN_NONE;
-}
-
-static PyObject *type_capsule(PyObject *self, void *c) {
-  (void)c;
-  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.Type._CAPIPtr", self);
 }
 
 static PyObject *type_from_capsule(PyObject *cls, PyObject *cap) {
@@ -152,9 +134,9 @@ static PyMethodDef type_methods[] = {
 };
 
 static PyGetSetDef type_getset[] = {
-    {"context", type_context, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
     {"typeid", type_typeid, NULL, "The TypeID of the type's class.", NULL},
-    {"_CAPIPtr", type_capsule, NULL, NULL, NULL},
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.Type._CAPIPtr"},
     TP_GETSET_END,
 };
 
@@ -164,8 +146,8 @@ static PyType_Slot type_slots[] = {
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_str, type_str},
     {Py_tp_repr, type_repr},
-    {Py_tp_richcompare, type_richcompare},
-    {Py_tp_hash, type_hash},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
     {Py_tp_methods, type_methods},
     {Py_tp_getset, type_getset},
     {Py_tp_doc, "An MLIR type. Type(t) copies, IntegerType(t) & co. cast."},

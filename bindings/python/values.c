@@ -28,6 +28,31 @@ void tp_ctxobj_dealloc(PyObject *self) {
   Py_DECREF(t);
 }
 
+/* The family of a value class: the class at the root of its tp_base chain (Type for IntegerType
+ * and for a Python subclass of it, Attribute, Location, AffineExpr, ...). */
+static PyTypeObject *family_root(PyTypeObject *t) {
+  while (t->tp_base && t->tp_base != &PyBaseObject_Type) t = t->tp_base;
+  return t;
+}
+
+PyObject *tp_ctxobj_richcompare(PyObject *a, PyObject *b, int op) {
+  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
+  /* MLIR uniques these values in their context: the same value is the same pointer. */
+  int eq = tp_is(b, family_root(Py_TYPE(a))) && TP_PTR(a) == TP_PTR(b);
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+Py_hash_t tp_ctxobj_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
+
+PyObject *tp_ctxobj_context(PyObject *self, void *closure) {
+  (void)closure;
+  return Py_NewRef(TP_CTX(self));
+}
+
+PyObject *tp_ctxobj_capsule(PyObject *self, void *capsule_name) {
+  return tp_capsule_with_owner(TP_PTR(self), (const char *)capsule_name, self);
+}
+
 /* ---- strings and integers -------------------------------------------------------------------- */
 
 void tp_strbuf_append(MlirStringRef s, void *user) {
@@ -609,12 +634,7 @@ PyObject *tp_wrap_typeid(MlirTypeID id) {
   return tp_ctxobj_new(tp.TypeID, NULL, id.ptr);
 }
 
-static PyObject *typeid_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.TypeID) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
-
+/* Hashed as MLIR hashes TypeIDs (compared as every value is). */
 static Py_hash_t typeid_hash(PyObject *a) {
   return (Py_hash_t)mlirTypeIDHashValue((MlirTypeID){TP_PTR(a)});
 }
@@ -660,7 +680,7 @@ static PyGetSetDef typeid_getset[] = {
 static PyType_Slot typeid_slots[] = {
     {Py_tp_new, typeid_new},
     {Py_tp_dealloc, tp_ctxobj_dealloc},
-    {Py_tp_richcompare, typeid_richcompare},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
     {Py_tp_hash, typeid_hash},
     {Py_tp_methods, typeid_methods},
     {Py_tp_getset, typeid_getset},
