@@ -204,9 +204,12 @@ static PyObject *expr_dump(PyObject *self, PyObject *unused) {
 }
 
 /* AffineExpr.get_add(lhs, rhs) & co.: an AffineExpr and an AffineExpr or int, either side. */
-static PyObject *static_binary(PyObject *args, int kind, const char *name) {
-  PyObject *a, *b;
-  if (!PyArg_UnpackTuple(args, name, 2, 2, &a, &b)) return NULL;
+static PyObject *static_binary(PyObject *const *args, Py_ssize_t nargs, int kind,
+                               const char *name) {
+  static const char *const names[] = {"lhs", "rhs", NULL};
+  PyObject *ab[2];
+  if (!tp_fastargs(name, args, nargs, NULL, names, 2, 2, ab)) return NULL;
+  PyObject *a = ab[0], *b = ab[1];
   if (!tp_is(a, tp.AffineExpr) && !tp_is(b, tp.AffineExpr))
     return PyErr_Format(PyExc_TypeError, "%s() needs at least one AffineExpr", name);
   PyObject *r = binop(a, b, kind);
@@ -218,9 +221,9 @@ static PyObject *static_binary(PyObject *args, int kind, const char *name) {
 }
 
 #define STATIC_BIN(fn, kind, name)                                                                 \
-  static PyObject *fn(PyObject *cls, PyObject *args) {                                             \
+  static PyObject *fn(PyObject *cls, PyObject *const *args, Py_ssize_t nargs) {                    \
     (void)cls;                                                                                     \
-    return static_binary(args, kind, name);                                                        \
+    return static_binary(args, nargs, kind, name);                                                 \
   }
 STATIC_BIN(get_add, C_ADD, "get_add")
 STATIC_BIN(get_mul, C_MUL, "get_mul")
@@ -292,12 +295,12 @@ static PyObject *expr_new(PyTypeObject *t, PyObject *args, PyObject *kw) {
 
 static PyMethodDef expr_methods[] = {
     {"compose", (PyCFunction)expr_compose, METH_O, "The expression composed with an AffineMap."},
-    {"get_add", (PyCFunction)get_add, METH_VARARGS | METH_STATIC, "get_add(lhs, rhs)"},
-    {"get_mul", (PyCFunction)get_mul, METH_VARARGS | METH_STATIC, "get_mul(lhs, rhs)"},
-    {"get_mod", (PyCFunction)get_mod, METH_VARARGS | METH_STATIC, "get_mod(lhs, rhs)"},
-    {"get_floor_div", (PyCFunction)get_floor_div, METH_VARARGS | METH_STATIC,
+    {"get_add", TP_FASTFN(get_add), METH_FASTCALL | METH_STATIC, "get_add(lhs, rhs)"},
+    {"get_mul", TP_FASTFN(get_mul), METH_FASTCALL | METH_STATIC, "get_mul(lhs, rhs)"},
+    {"get_mod", TP_FASTFN(get_mod), METH_FASTCALL | METH_STATIC, "get_mod(lhs, rhs)"},
+    {"get_floor_div", TP_FASTFN(get_floor_div), METH_FASTCALL | METH_STATIC,
      "get_floor_div(lhs, rhs)"},
-    {"get_ceil_div", (PyCFunction)get_ceil_div, METH_VARARGS | METH_STATIC,
+    {"get_ceil_div", TP_FASTFN(get_ceil_div), METH_FASTCALL | METH_STATIC,
      "get_ceil_div(lhs, rhs)"},
     {"get_constant", TP_FASTFN(get_constant), TP_FAST | METH_STATIC,
      "get_constant(value, context=None)"},
@@ -367,10 +370,10 @@ static PyObject *bin_rhs(PyObject *self, void *c) {
 }
 
 /* X.get(lhs, rhs) for the binary subclasses (def->data: the kind). */
-static PyObject *bin_get(PyObject *cls, PyObject *args) {
+static PyObject *bin_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs) {
   tp_class_def *d = tp_class_def_of((PyTypeObject *)cls);
   int kind = d ? (int)(intptr_t)d->data : C_ADD;
-  return static_binary(args, kind, "get");
+  return static_binary(args, nargs, kind, "get");
 }
 
 static PyMethodDef const_methods[] = {
@@ -386,7 +389,7 @@ static PyMethodDef sym_methods[] = {
     TP_METHODS_END,
 };
 static PyMethodDef bin_methods[] = {
-    {"get", (PyCFunction)bin_get, METH_VARARGS | METH_CLASS, "get(lhs, rhs)"},
+    {"get", TP_FASTFN(bin_get), METH_FASTCALL | METH_CLASS, "get(lhs, rhs)"},
     TP_METHODS_END,
 };
 static PyGetSetDef const_getset[] = {{"value", const_value, NULL, NULL, NULL}, TP_GETSET_END};
@@ -739,10 +742,13 @@ static PyObject *map_get_minor_submap(PyObject *self, PyObject *o) {
   return map_major_minor(self, o, 0);
 }
 
-static PyObject *map_replace(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *kwl[] = {"expr", "replacement", "n_result_dims", "n_result_syms", NULL};
-  PyObject *e, *r, *nd_o, *ns_o;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO", kwl, &e, &r, &nd_o, &ns_o)) return NULL;
+static PyObject *map_replace(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+  static const char *const names[] = {"expr", "replacement", "n_result_dims", "n_result_syms",
+                                      NULL};
+  PyObject *a[4];
+  if (!tp_fastargs("replace", args, nargs, kwnames, names, 4, 4, a)) return NULL;
+  PyObject *e = a[0], *r = a[1], *nd_o = a[2], *ns_o = a[3];
   MlirAffineExpr ee, re;
   intptr_t nd, ns;
   if (!arg_expr(e, TP_CTX(self), &ee) || !arg_expr(r, TP_CTX(self), &re) ||
@@ -875,7 +881,7 @@ static PyMethodDef map_methods[] = {
     {"get_submap", (PyCFunction)map_get_submap, METH_O, "get_submap(result_positions)"},
     {"get_major_submap", (PyCFunction)map_get_major_submap, METH_O, "get_major_submap(n_results)"},
     {"get_minor_submap", (PyCFunction)map_get_minor_submap, METH_O, "get_minor_submap(n_results)"},
-    {"replace", (PyCFunction)(void (*)(void))map_replace, METH_VARARGS | METH_KEYWORDS,
+    {"replace", TP_FASTFN(map_replace), TP_FAST,
      "replace(expr, replacement, n_result_dims, n_result_syms)"},
     {"_CAPICreate", (PyCFunction)map_from_capsule, METH_O | METH_STATIC, NULL},
     {"dump", (PyCFunction)map_dump, METH_NOARGS, "Prints the map to stderr."},
@@ -986,10 +992,13 @@ static PyObject *set_get_empty(PyObject *cls, PyObject *const *args, Py_ssize_t 
   return wrap_set(ctx, mlirIntegerSetEmptyGet(tp_ctx_raw(ctx), nd, ns));
 }
 
-static PyObject *set_get_replaced(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *kwl[] = {"dim_exprs", "symbol_exprs", "num_result_dims", "num_result_symbols", NULL};
-  PyObject *de, *se, *nd_o, *ns_o;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOO", kwl, &de, &se, &nd_o, &ns_o)) return NULL;
+static PyObject *set_get_replaced(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+  static const char *const names[] = {"dim_exprs", "symbol_exprs", "num_result_dims",
+                                      "num_result_symbols", NULL};
+  PyObject *a[4];
+  if (!tp_fastargs("get_replaced", args, nargs, kwnames, names, 4, 4, a)) return NULL;
+  PyObject *de = a[0], *se = a[1], *nd_o = a[2], *ns_o = a[3];
   intptr_t nd, ns, n1, n2;
   if (!nonneg(nd_o, "num_result_dims", &nd) || !nonneg(ns_o, "num_result_symbols", &ns))
     return NULL;
@@ -1078,7 +1087,7 @@ static PyMethodDef set_methods[] = {
      "get(num_dims, num_symbols, exprs, eq_flags, context=None)"},
     {"get_empty", TP_FASTFN(set_get_empty), TP_FAST | METH_STATIC,
      "get_empty(num_dims, num_symbols, context=None)"},
-    {"get_replaced", (PyCFunction)(void (*)(void))set_get_replaced, METH_VARARGS | METH_KEYWORDS,
+    {"get_replaced", TP_FASTFN(set_get_replaced), TP_FAST,
      "get_replaced(dim_exprs, symbol_exprs, num_result_dims, num_result_symbols)"},
     {"_CAPICreate", (PyCFunction)set_from_capsule, METH_O | METH_STATIC, NULL},
     {"dump", (PyCFunction)set_dump, METH_NOARGS, "Prints the set to stderr."},

@@ -113,9 +113,9 @@ static PyType_Spec named_spec = {
 /* ---- Attribute ------------------------------------------------------------------------------- */
 
 static PyObject *attr_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"cast_from_type", NULL};
+  static const char *const names[] = {"cast_from_type", NULL};
   PyObject *other;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &other)) return NULL;
+  if (!tp_args("Attribute", args, kw, names, 1, 1, &other)) return NULL;
   if (!tp_is(other, tp.Attribute)) return tp_type_error("cast_from_type", "an Attribute", other);
   return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }

@@ -525,9 +525,9 @@ static PyObject *ip_make(PyTypeObject *type, PyObject *block, PyObject *ref) {
 }
 
 static PyObject *ip_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"beforeOperation_or_block", NULL};
+  static const char *const names[] = {"beforeOperation_or_block", NULL};
   PyObject *x;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &x)) return NULL;
+  if (!tp_args("InsertionPoint", args, kw, names, 1, 1, &x)) return NULL;
   if (tp_is(x, tp.Block)) {
     MlirBlock raw;
     tether_block *bh;

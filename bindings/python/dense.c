@@ -232,33 +232,36 @@ done:
 
 /* get(array, signless=True, type=None, shape=None, context=None) from a buffer, or
  * get(attrs, type=None, context=None) from a list of attributes (upstream's two overloads). */
-static PyObject *dense_get(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *dense_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
   (void)cls;
-  PyObject *first = PyTuple_GET_SIZE(args) ? PyTuple_GET_ITEM(args, 0) : NULL;
-  if (!first && kw) first = PyDict_GetItemString(kw, "array");
-  if (!first && kw) first = PyDict_GetItemString(kw, "attrs");
+  PyObject *first = nargs ? args[0] : tp_kwarg(args, nargs, kwnames, "array");
+  if (!first) first = tp_kwarg(args, nargs, kwnames, "attrs");
   if (first && !PyObject_CheckBuffer(first) && PyList_Check(first)) {
-    static char *kwl[] = {"attrs", "type", "context", NULL};
-    PyObject *attrs, *type = Py_None, *c = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|OO", kwl, &PyList_Type, &attrs, &type, &c))
-      return NULL;
-    return dense_from_list(attrs, type, c);
+    static const char *const names[] = {"attrs", "type", "context", NULL};
+    PyObject *a[3];
+    if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+    if (!PyList_Check(a[0])) return tp_type_error("attrs", "a list", a[0]);
+    return dense_from_list(a[0], a[1] ? a[1] : Py_None, a[2] ? a[2] : Py_None);
   }
-  static char *kwb[] = {"array", "signless", "type", "shape", "context", NULL};
-  PyObject *array, *type = Py_None, *shape = Py_None, *c = Py_None;
+  static const char *const names[] = {"array", "signless", "type", "shape", "context", NULL};
+  PyObject *a[5];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 5, a)) return NULL;
   int signless = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOO", kwb, &array, &signless, &type, &shape, &c))
-    return NULL;
-  if (!PyObject_CheckBuffer(array))
-    return tp_type_error("array", "a buffer (e.g. a numpy array) or a list of Attribute", array);
-  return dense_from_buffer(array, signless, type, shape, c);
+  if (a[1] && !tp_arg_bool(a[1], &signless)) return NULL;
+  if (!PyObject_CheckBuffer(a[0]))
+    return tp_type_error("array", "a buffer (e.g. a numpy array) or a list of Attribute", a[0]);
+  return dense_from_buffer(a[0], signless, a[2] ? a[2] : Py_None, a[3] ? a[3] : Py_None,
+                           a[4] ? a[4] : Py_None);
 }
 
-static PyObject *dense_get_splat(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *dense_get_splat(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
   (void)cls;
-  static char *kwl[] = {"shaped_type", "element_attr", NULL};
-  PyObject *t, *e;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO", kwl, &t, &e)) return NULL;
+  static const char *const names[] = {"shaped_type", "element_attr", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get_splat", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  PyObject *t = a[0], *e = a[1];
   MlirType st;
   PyObject *ctx;
   MlirAttribute ea;
@@ -380,12 +383,12 @@ static void dense_releasebuffer(PyObject *self, Py_buffer *view) {
 }
 
 static PyMethodDef dense_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))dense_get, METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+    {"get", TP_FASTFN(dense_get), TP_FAST | METH_STATIC,
      "get(array, signless=True, type=None, shape=None, context=None) from a buffer (a numpy array, "
      "array.array, memoryview, ...), or get(attrs, type=None, context=None) from a list of "
      "attributes."},
-    {"get_splat", (PyCFunction)(void (*)(void))dense_get_splat,
-     METH_VARARGS | METH_KEYWORDS | METH_STATIC, "get_splat(shaped_type, element_attr)"},
+    {"get_splat", TP_FASTFN(dense_get_splat), TP_FAST | METH_STATIC,
+     "get_splat(shaped_type, element_attr)"},
     {"get_splat_value", (PyCFunction)dense_splat_value, METH_NOARGS, NULL},
     TP_METHODS_END,
 };
@@ -458,14 +461,17 @@ static void resource_deleter(void *user, const void *data, size_t size, size_t a
   PyGILState_Release(g);
 }
 
-static PyObject *resource_get(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *resource_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
   (void)cls;
-  static char *kwl[] = {"array", "name", "type", "alignment", "is_mutable", "context", NULL};
-  PyObject *array, *name, *type, *align_o = Py_None, *c = Py_None;
+  static const char *const names[] = {"array",      "name",    "type", "alignment",
+                                      "is_mutable", "context", NULL};
+  PyObject *a[6];
+  if (!tp_fastargs("get_from_buffer", args, nargs, kwnames, names, 3, 6, a)) return NULL;
+  PyObject *array = a[0], *name = a[1], *type = a[2], *align_o = a[3] ? a[3] : Py_None,
+           *c = a[5] ? a[5] : Py_None;
   int mut = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|OpO", kwl, &array, &name, &type, &align_o, &mut,
-                                   &c))
-    return NULL;
+  if (a[4] && !tp_arg_bool(a[4], &mut)) return NULL;
   PyObject *ctx = ctx_arg(c);
   if (!ctx) return NULL;
   MlirStringRef ns;
@@ -522,8 +528,7 @@ fail:
 }
 
 static PyMethodDef resource_methods[] = {
-    {"get_from_buffer", (PyCFunction)(void (*)(void))resource_get,
-     METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+    {"get_from_buffer", TP_FASTFN(resource_get), TP_FAST | METH_STATIC,
      "get_from_buffer(array, name, type, alignment=None, is_mutable=False, context=None): an "
      "attribute over the buffer's memory (kept acquired while MLIR uses it)."},
     TP_METHODS_END,

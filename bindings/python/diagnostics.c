@@ -92,9 +92,10 @@ static int diag_check(TpDiagnostic *self);
 
 static PyObject *info_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   (void)type;
-  static char *kwlist[] = {"diag", NULL};
+  static const char *const names[] = {"diag", NULL};
   PyObject *d;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!", kwlist, tp.Diagnostic, &d)) return NULL;
+  if (!tp_args("DiagnosticInfo", args, kw, names, 1, 1, &d)) return NULL;
+  if (!tp_is(d, tp.Diagnostic)) return tp_type_error("diag", "a Diagnostic", d);
   if (diag_check((TpDiagnostic *)d) < 0) return NULL;
   return info_from(((TpDiagnostic *)d)->d, ((TpDiagnostic *)d)->ctx);
 }

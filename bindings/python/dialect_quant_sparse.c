@@ -1127,16 +1127,17 @@ static tp_class_def sparse_defs[] = {
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyObject *set_enums(PyObject *m, PyObject *args) {
+static PyObject *set_enums(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
-  PyObject *fmt, *prop;
-  if (!PyArg_ParseTuple(args, "OO", &fmt, &prop)) return NULL;
-  Py_XSETREF(level_format_cls, Py_NewRef(fmt));
+  static const char *const names[] = {"LevelFormat", "LevelProperty", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("_set_enums", args, nargs, NULL, names, 2, 2, a)) return NULL;
+  Py_XSETREF(level_format_cls, Py_NewRef(a[0]));
   Py_RETURN_NONE;
 }
 
 static PyMethodDef sparse_functions[] = {
-    {"_set_enums", set_enums, METH_VARARGS,
+    {"_set_enums", TP_FASTFN(set_enums), METH_FASTCALL,
      "_set_enums(LevelFormat, LevelProperty): the enum classes tether.dialects.sparse_tensor "
      "defines (lvl_formats_enum returns LevelFormat members)."},
     TP_METHODS_END,

@@ -113,9 +113,9 @@ static PyObject *ctx_of(PyObject *self) { return tp_context_of(tether_handle_are
 /* ---- Region ---------------------------------------------------------------------------------- */
 
 static PyObject *region_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"context", NULL};
-  PyObject *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &c)) return NULL;
+  static const char *const names[] = {"context", NULL};
+  PyObject *c;
+  if (!tp_args("Region", args, kw, names, 0, 1, &c)) return NULL;
   TpContext *ctx = tp_resolve_context(c);
   if (!ctx) return NULL;
   tether_region *r;
@@ -238,9 +238,10 @@ static PyObject *new_block(PyObject *ctx, PyObject *types, PyObject *locs) {
 }
 
 static PyObject *block_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"arg_types", "context", "arg_locs", NULL};
-  PyObject *types = NULL, *c = Py_None, *locs = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOO", kwlist, &types, &c, &locs)) return NULL;
+  static const char *const names[] = {"arg_types", "context", "arg_locs", NULL};
+  PyObject *a[3];
+  if (!tp_args("Block", args, kw, names, 0, 3, a)) return NULL;
+  PyObject *types = a[0], *c = a[1] ? a[1] : Py_None, *locs = a[2] ? a[2] : Py_None;
   (void)type;
   PyObject *ctx = NULL;
   if (c == Py_None && types && PySequence_Check(types) && PySequence_Size(types) > 0) {
@@ -323,10 +324,12 @@ static PyObject *block_append(PyObject *self, PyObject *op) {
   Py_RETURN_NONE;
 }
 
-static PyObject *block_add_argument(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"type", "loc", NULL};
-  PyObject *type, *loc = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &type, &loc)) return NULL;
+static PyObject *block_add_argument(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  static const char *const names[] = {"type", "loc", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("add_argument", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  PyObject *type = a[0], *loc = a[1] ? a[1] : Py_None;
   MlirType t;
   PyObject *ctx;
   if (!tp_arg_type(type, &t, &ctx)) return NULL;
@@ -369,19 +372,23 @@ static intptr_t block_index(tether_region *r, tether_block *b) {
 }
 
 /* create_before(*arg_types, arg_locs=None) / create_after(...): a new block next to this one. */
-static PyObject *block_create_near(PyObject *self, PyObject *args, PyObject *kw, int after) {
-  PyObject *locs = kw ? PyDict_GetItemString(kw, "arg_locs") : NULL;
-  if (kw && PyDict_GET_SIZE(kw) > (locs ? 1 : 0))
-    return PyErr_Format(PyExc_TypeError, "unexpected keyword argument (only arg_locs)");
+static PyObject *block_create_near(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames, int after) {
+  static const char *const names[] = {"arg_locs", NULL};
+  PyObject *locs;
+  if (!tp_fastargs_star(after ? "create_after" : "create_before", args, nargs, kwnames, names,
+                        &locs))
+    return NULL;
   SELF(tether_block_get, self, raw, MlirBlock);
   (void)raw;
   tether_region *r;
   TP_CALL(tether_block_parent(H(self), &r), H(self));
   if (!r) return PyErr_Format(PyExc_ValueError, "the block is not in a region");
   PyObject *ctx = ctx_of(self);
-  if (!ctx) return NULL;
-  PyObject *b = new_block(ctx, args, locs);
-  Py_DECREF(ctx);
+  PyObject *types = ctx ? tp_tuple_of(args, nargs) : NULL;
+  PyObject *b = types ? new_block(ctx, types, locs) : NULL;
+  Py_XDECREF(types);
+  Py_XDECREF(ctx);
   if (!b) return NULL;
   intptr_t pos = block_index(r, H(self));
   int rc = pos < 0 ? TETHER_ESTATE : tether_region_insert_block(r, pos + (after ? 1 : 0), H(b));
@@ -392,19 +399,23 @@ static PyObject *block_create_near(PyObject *self, PyObject *args, PyObject *kw,
   return b;
 }
 
-static PyObject *block_create_before(PyObject *self, PyObject *args, PyObject *kw) {
-  return block_create_near(self, args, kw, 0);
+static PyObject *block_create_before(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
+  return block_create_near(self, args, nargs, kwnames, 0);
 }
 
-static PyObject *block_create_after(PyObject *self, PyObject *args, PyObject *kw) {
-  return block_create_near(self, args, kw, 1);
+static PyObject *block_create_after(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  return block_create_near(self, args, nargs, kwnames, 1);
 }
 
-static PyObject *block_create_at_start(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *block_create_at_start(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"parent", "arg_types", "arg_locs", NULL};
-  PyObject *parent, *types = NULL, *locs = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO", kwlist, &parent, &types, &locs)) return NULL;
+  static const char *const names[] = {"parent", "arg_types", "arg_locs", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("create_at_start", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  PyObject *parent = a[0], *types = a[1], *locs = a[2] ? a[2] : Py_None;
   tether_region *rh;
   MlirRegion rraw;
   if (!tp_arg_region(parent, &rh, &rraw)) return NULL;
@@ -482,16 +493,15 @@ static PyObject *block_capsule(PyObject *self, void *c) {
 static PyMethodDef block_methods[] = {
     {"append", (PyCFunction)block_append, METH_O,
      "Appends an operation to the block (a detached one, or moves it here)."},
-    {"add_argument", (PyCFunction)(void (*)(void))block_add_argument, METH_VARARGS | METH_KEYWORDS,
+    {"add_argument", TP_FASTFN(block_add_argument), TP_FAST,
      "add_argument(type, loc=None): a new argument; returns it."},
     {"erase_argument", (PyCFunction)block_erase_argument, METH_O,
      "Erases argument `index` (ValueError while it has uses)."},
-    {"create_before", (PyCFunction)(void (*)(void))block_create_before,
-     METH_VARARGS | METH_KEYWORDS, "create_before(*arg_types, arg_locs=None)"},
-    {"create_after", (PyCFunction)(void (*)(void))block_create_after, METH_VARARGS | METH_KEYWORDS,
+    {"create_before", TP_FASTFN(block_create_before), TP_FAST,
+     "create_before(*arg_types, arg_locs=None)"},
+    {"create_after", TP_FASTFN(block_create_after), TP_FAST,
      "create_after(*arg_types, arg_locs=None)"},
-    {"create_at_start", (PyCFunction)(void (*)(void))block_create_at_start,
-     METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+    {"create_at_start", TP_FASTFN(block_create_at_start), TP_FAST | METH_STATIC,
      "create_at_start(parent, arg_types=[], arg_locs=None): a new first block of the region."},
     {"append_to", (PyCFunction)block_append_to, METH_O,
      "Appends this block to a region (moving it out of its region, if any)."},
@@ -545,10 +555,10 @@ static PyObject *value_cast(PyObject *v) {
 }
 
 static PyObject *value_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"value", NULL};
+  static const char *const names[] = {"value", NULL};
   PyObject *v;
   if (type == tp.Value || type == tp.OpResult || type == tp.BlockArgument) {
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &v)) return NULL;
+    if (!tp_args(_PyType_Name(type), args, kw, names, 1, 1, &v)) return NULL;
   } else {
     /* A Python subclass: its __init__ takes its own arguments; the value is the first. */
     if (PyTuple_GET_SIZE(args) < 1)
@@ -754,11 +764,14 @@ fail:
   return NULL;
 }
 
-static PyObject *value_get_name(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"use_local_scope", "state", NULL};
+static PyObject *value_get_name(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  static const char *const names[] = {"use_local_scope", "state", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get_name", args, nargs, kwnames, names, 0, 2, a)) return NULL;
   int local = 0;
-  PyObject *state = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|pO", kwlist, &local, &state)) return NULL;
+  if (a[0] && !tp_arg_bool(a[0], &local)) return NULL;
+  PyObject *state = a[1] ? a[1] : Py_None;
   MlirAsmState *given = NULL;
   if (state != Py_None && !(given = tp_arg_asm_state(state))) return NULL;
   SELF(tether_value_get, self, raw, MlirValue);
@@ -867,7 +880,7 @@ static PyMethodDef value_methods[] = {
     {"replace_all_uses_with", (PyCFunction)value_rauw, METH_O,
      "Replaces every use of this value with another one."},
     {"set_type", (PyCFunction)value_set_type, METH_O, NULL},
-    {"get_name", (PyCFunction)(void (*)(void))value_get_name, METH_VARARGS | METH_KEYWORDS,
+    {"get_name", TP_FASTFN(value_get_name), TP_FAST,
      "get_name(use_local_scope=False, state=None): the value's name as an operand (%0)."},
     {"dump", (PyCFunction)value_dump, METH_NOARGS, "Prints the value to stderr."},
     {"maybe_downcast", (PyCFunction)value_maybe_downcast, METH_NOARGS, NULL},
@@ -1190,51 +1203,42 @@ static PyObject *list_iter(PyObject *lo) {
 
 /* region.blocks.append(*arg_types, arg_locs=None): a new block at the end of the region; or
  * region.blocks.append(block) with a detached Block: the block moves into the region. */
-static PyObject *list_append(TpList *l, PyObject *args, PyObject *kw) {
+static PyObject *list_append(TpList *l, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
   if (l->kind != TP_LIST_REGION_BLOCKS || l->length >= 0)
     return PyErr_Format(PyExc_TypeError, "only region.blocks supports append");
   void *rh = owner_h(l);
   MlirRegion rraw;
   int rc = tether_region_get(rh, &rraw);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, rh);
-  if (PyTuple_GET_SIZE(args) == 1 && tp_is(PyTuple_GET_ITEM(args, 0), tp.Block)) {
-    PyObject *bo = PyTuple_GET_ITEM(args, 0);
+  if (nargs == 1 && tp_is(args[0], tp.Block)) {
     tether_block *bh;
     MlirBlock braw;
-    if (!tp_arg_block(bo, &bh, &braw)) return NULL;
+    if (!tp_arg_block(args[0], &bh, &braw)) return NULL;
     rc = tether_region_append_block(rh, bh);
     if (rc == TETHER_ESTATE)
       return PyErr_Format(PyExc_ValueError, "the block already belongs to a region");
     if (rc == TETHER_EARG)
       return PyErr_Format(PyExc_ValueError, "cannot append a block into a region inside itself");
     if (rc != TETHER_OK) return TP_RAISE_RC(rc, rh);
-    return Py_NewRef(bo);
+    return Py_NewRef(args[0]);
   }
-  PyObject *locs = kw ? PyDict_GetItemString(kw, "arg_locs") : NULL;
-  if (kw && PyDict_GET_SIZE(kw) > (locs ? 1 : 0))
-    return PyErr_Format(PyExc_TypeError, "unexpected keyword argument (only arg_locs)");
+  static const char *const names[] = {"arg_locs", NULL};
+  PyObject *locs;
+  if (!tp_fastargs_star("append", args, nargs, kwnames, names, &locs)) return NULL;
   PyObject *ctx = tp_context_of(tether_handle_arena(rh));
   if (!ctx) return NULL;
-  if ((!locs || locs == Py_None) && PyTuple_GET_SIZE(args) > 0) {
+  PyObject *types = tp_tuple_of(args, nargs), *cur_locs = NULL, *cur;
+  int ok = types != NULL;
+  if (ok && (!locs || locs == Py_None) && nargs > 0 && (cur = tp_current_loc())) {
     /* As upstream: the arguments get the current location when there is one. */
-    PyObject *cur = tp_current_loc();
-    if (cur) {
-      PyObject *l2 = PyList_New(PyTuple_GET_SIZE(args));
-      for (Py_ssize_t i = 0; l2 && i < PyTuple_GET_SIZE(args); i++)
-        PyList_SET_ITEM(l2, i, Py_NewRef(cur));
-      PyObject *b = l2 ? new_block(ctx, args, l2) : NULL;
-      Py_XDECREF(l2);
-      Py_DECREF(ctx);
-      if (!b) return NULL;
-      rc = tether_region_append_block(rh, H(b));
-      if (rc != TETHER_OK) {
-        Py_DECREF(b);
-        return TP_RAISE_RC(rc, rh);
-      }
-      return b;
-    }
+    locs = cur_locs = PyList_New(nargs);
+    for (Py_ssize_t i = 0; cur_locs && i < nargs; i++) PyList_SET_ITEM(cur_locs, i, Py_NewRef(cur));
+    ok = cur_locs != NULL;
   }
-  PyObject *b = new_block(ctx, args, locs);
+  PyObject *b = ok ? new_block(ctx, types, locs) : NULL;
+  Py_XDECREF(cur_locs);
+  Py_XDECREF(types);
   Py_DECREF(ctx);
   if (!b) return NULL;
   rc = tether_region_append_block(rh, H(b));
@@ -1269,7 +1273,7 @@ static PyObject *list_owner(TpList *l, void *c) {
 }
 
 static PyMethodDef list_methods[] = {
-    {"append", (PyCFunction)(void (*)(void))list_append, METH_VARARGS | METH_KEYWORDS,
+    {"append", TP_FASTFN(list_append), TP_FAST,
      "region.blocks.append(*arg_types, arg_locs=None) or .append(detached_block)"},
     TP_METHODS_END,
 };

@@ -151,10 +151,12 @@ static PyObject *mod_stats(PyObject *m, PyObject *unused) {
                        g.children);
 }
 
-static PyObject *mod_set_hooks(PyObject *m, PyObject *args) {
+static PyObject *mod_set_hooks(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
-  PyObject *mlir_error, *severity;
-  if (!PyArg_ParseTuple(args, "OO", &mlir_error, &severity)) return NULL;
+  static const char *const names[] = {"MLIRError", "DiagnosticSeverity", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("_set_hooks", args, nargs, NULL, names, 2, 2, a)) return NULL;
+  PyObject *mlir_error = a[0], *severity = a[1];
   Py_XSETREF(tp.MLIRError, Py_NewRef(mlir_error));
   Py_XSETREF(tp.DiagnosticSeverity, Py_NewRef(severity));
   Py_RETURN_NONE;
@@ -165,7 +167,7 @@ static PyMethodDef module_functions[] = {
      "Runs Python's collection, then the arena's, and destroys unreachable IR."},
     {"_shutdown", mod_shutdown, METH_NOARGS, "Stops all IR destruction (interpreter exit)."},
     {"_global_stats", mod_stats, METH_NOARGS, "Process-wide arena counters."},
-    {"_set_hooks", mod_set_hooks, METH_VARARGS,
+    {"_set_hooks", TP_FASTFN(mod_set_hooks), METH_FASTCALL,
      "_set_hooks(MLIRError, DiagnosticSeverity): the Python classes tether/ir.py defines."},
     TP_METHODS_END,
 };

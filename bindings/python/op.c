@@ -965,9 +965,9 @@ PyType_Spec tp_operation_spec = {"tether.ir.Operation", sizeof(TpOp), 0,
 /* OpView(operation): self becomes the view of that operation. (Generated classes' __init__ calls
  * it with what build_generic made.) */
 static int opview_init(PyObject *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"operation", NULL};
+  static const char *const names[] = {"operation", NULL};
   PyObject *operation;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O:OpView", kwlist, &operation)) return -1;
+  if (!tp_args("OpView", args, kw, names, 1, 1, &operation)) return -1;
   tether_op *h;
   MlirOperation raw;
   if (!tp_arg_op(operation, &h, &raw)) return -1;
@@ -1456,10 +1456,12 @@ static PyObject *operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_
 /* ---- AsmState -------------------------------------------------------------------------------- */
 
 static PyObject *asmstate_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"value", "use_local_scope", NULL};
-  PyObject *o;
+  static const char *const names[] = {"value", "use_local_scope", NULL};
+  PyObject *a[2];
   int local = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p", kwlist, &o, &local)) return NULL;
+  if (!tp_args("AsmState", args, kw, names, 1, 2, a) || (a[1] && !tp_arg_bool(a[1], &local)))
+    return NULL;
+  PyObject *o = a[0];
   MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
   if (local) mlirOpPrintingFlagsUseLocalScope(f);
   MlirAsmState st;
@@ -1526,11 +1528,15 @@ MlirAsmState *tp_arg_asm_state(PyObject *o) {
 
 /* ---- operation class registry ---------------------------------------------------------------- */
 
-static PyObject *fn_register_operation_class(PyObject *m, PyObject *args) {
+static PyObject *fn_register_operation_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
-  PyObject *name, *cls;
+  static const char *const names[] = {"name", "cls", "replace", NULL};
+  PyObject *a[3];
   int replace = 0;
-  if (!PyArg_ParseTuple(args, "UO|p", &name, &cls, &replace)) return NULL;
+  if (!tp_fastargs("_register_operation_class", args, nargs, NULL, names, 2, 3, a)) return NULL;
+  if (!PyUnicode_Check(a[0])) return tp_type_error("name", "a str", a[0]);
+  if (a[2] && !tp_arg_bool(a[2], &replace)) return NULL;
+  PyObject *name = a[0], *cls = a[1];
   if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, tp.OpView))
     return tp_type_error("operation class", "a subclass of OpView", cls);
   PyObject *old = PyDict_GetItemWithError(tp.op_classes, name);
@@ -1551,7 +1557,7 @@ static PyObject *fn_set_dialect_loader(PyObject *m, PyObject *fn) {
 }
 
 static PyMethodDef op_functions[] = {
-    {"_register_operation_class", fn_register_operation_class, METH_VARARGS, NULL},
+    {"_register_operation_class", TP_FASTFN(fn_register_operation_class), METH_FASTCALL, NULL},
     {"_set_dialect_loader", fn_set_dialect_loader, METH_O, NULL},
     TP_METHODS_END,
 };

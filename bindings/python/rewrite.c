@@ -171,9 +171,9 @@ static int compile(tether_op *h, TpContext *ctx, MlirFrozenRewritePatternSet *ou
 }
 
 static PyObject *pdl_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"module", NULL};
+  static const char *const names[] = {"module", NULL};
   PyObject *module;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O:PDLModule", kwlist, &module)) return NULL;
+  if (!tp_args("PDLModule", args, kw, names, 1, 1, &module)) return NULL;
   tether_op *h;
   if (!arg_module(module, "module", &h)) return NULL;
   PyObject *ctx = tp_context_of(tether_handle_arena(h));

@@ -265,6 +265,24 @@ int tp_arg_uint(PyObject *o, const char *what, unsigned *out);
  * required; at most npos positional. out[i] is borrowed, NULL when not given. 0 with TypeError. */
 int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                 const char *const *names, int nreq, int npos, PyObject **out);
+/* The same for tp_new and tp_init (an argument tuple and a keyword dict, may be NULL). */
+int tp_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names, int nreq,
+            int npos, PyObject **out);
+/* The keyword arguments of a fast call to a function taking *args (args[0..nargs) are the *args;
+ * names[] are keyword-only). */
+static inline int tp_fastargs_star(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames, const char *const *names, PyObject **out) {
+  return tp_fastargs(fname, args + nargs, 0, kwnames, names, 0, 0, out);
+}
+/* The *args of a fast call as a tuple (new reference). */
+PyObject *tp_tuple_of(PyObject *const *items, Py_ssize_t n);
+/* The keyword argument `name` of a fast call (borrowed), or NULL: for functions whose
+ * signature depends on an argument (tp_fastargs then parses the one that applies). */
+PyObject *tp_kwarg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name);
+/* A truth value (any object, as "p" of PyArg_Parse*): 1, or 0 with the exception of __bool__. */
+int tp_arg_bool(PyObject *o, int *out);
+/* An int in C int range (OverflowError / TypeError, as tp_arg_int64). */
+int tp_arg_int(PyObject *o, const char *what, int *out);
 #define TP_FAST (METH_FASTCALL | METH_KEYWORDS)
 #define TP_FASTFN(f) (PyCFunction)(void (*)(void))(f)
 /* A str (or bytes) argument as an MlirStringRef valid while o lives. */

@@ -48,9 +48,9 @@ static PyObject *loc_ctx_begin(PyObject *loc, tp_errcap *cap, MlirLocation *l, P
 /* ---- Type ------------------------------------------------------------------------------------ */
 
 static PyObject *type_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"cast_from_type", NULL};
+  static const char *const names[] = {"cast_from_type", NULL};
   PyObject *other;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &other)) return NULL;
+  if (!tp_args("Type", args, kw, names, 1, 1, &other)) return NULL;
   if (!tp_is(other, tp.Type)) return tp_type_error("cast_from_type", "a Type", other);
   return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }

@@ -9,6 +9,7 @@
  */
 #include "tether_py.h"
 
+#include <limits.h>
 #include <string.h>
 
 /* ---- the value objects ----------------------------------------------------------------------- */
@@ -38,7 +39,8 @@ static PyTypeObject *family_root(PyTypeObject *t) {
 PyObject *tp_ctxobj_richcompare(PyObject *a, PyObject *b, int op) {
   if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
   /* MLIR uniques these values in their context: the same value is the same pointer. */
-  int eq = tp_is(b, family_root(Py_TYPE(a))) && TP_PTR(a) == TP_PTR(b);
+  int same_family = Py_TYPE(a) == Py_TYPE(b) || tp_is(b, family_root(Py_TYPE(a)));
+  int eq = same_family && TP_PTR(a) == TP_PTR(b);
   return PyBool_FromLong(op == Py_EQ ? eq : !eq);
 }
 
@@ -141,6 +143,17 @@ int tp_arg_intptr(PyObject *o, const char *what, intptr_t *out) {
   return 1;
 }
 
+int tp_arg_int(PyObject *o, const char *what, int *out) {
+  int64_t v;
+  if (!tp_arg_int64(o, what, &v)) return 0;
+  if (v < INT_MIN || v > INT_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s is out of range", what);
+    return 0;
+  }
+  *out = (int)v;
+  return 1;
+}
+
 int tp_arg_uint(PyObject *o, const char *what, unsigned *out) {
   int64_t v;
   if (!tp_arg_int64(o, what, &v)) return 0;
@@ -156,7 +169,7 @@ int tp_arg_uint(PyObject *o, const char *what, unsigned *out) {
  * objects, and the last keyword-name tuple seen with where each of its names goes. A call site
  * passes the same tuple every time (its code object's constant), so a hit on it maps the keyword
  * arguments without comparing a name. */
-enum { NAME_SETS = 128, MAX_NAMES = 16 };
+enum { NAME_SETS = 256, MAX_NAMES = 16 };
 typedef struct {
   const char *const *names;
   int n;
@@ -166,8 +179,8 @@ typedef struct {
 } name_set;
 static name_set name_sets[NAME_SETS];
 
-static name_set *name_set_of(const char *const *names) {
-  size_t h = ((uintptr_t)names >> 4) % NAME_SETS;
+/* The name set of names[] past its first probe: found further on, or made. */
+static name_set *name_set_probe(const char *const *names, size_t h) {
   for (size_t probe = 0; probe < NAME_SETS; probe++, h = (h + 1) % NAME_SETS) {
     name_set *ns = &name_sets[h];
     if (ns->names == names) return ns;
@@ -192,6 +205,13 @@ static name_set *name_set_of(const char *const *names) {
   return NULL;
 }
 
+/* Inline in both entries: a call site's set is almost always at its first probe. */
+static inline name_set *name_set_of(const char *const *names) {
+  size_t h = ((uintptr_t)names >> 4) % NAME_SETS;
+  if (name_sets[h].names == names) return &name_sets[h];
+  return name_set_probe(names, h);
+}
+
 /* Where keyword name key goes in names[], or -1. */
 static int find_name(const name_set *ns, const char *const *names, PyObject *key) {
   /* Keyword names in a call are interned strs: pointer equality finds them. */
@@ -200,6 +220,42 @@ static int find_name(const name_set *ns, const char *const *names, PyObject *key
   for (int i = 0; names[i]; i++)
     if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, names[i]) == 0) return i;
   return -1;
+}
+
+/* The errors every entry reports the same way (TypeError). */
+static int too_many_positional(const char *fname, int npos, int n, Py_ssize_t nargs) {
+  PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname,
+               npos < n ? npos : n, nargs);
+  return 0;
+}
+
+/* Puts keyword argument key=value in out[] (names[] order); 0 with TypeError for a name that is
+ * not in names[] or an argument given twice. *where receives the position. */
+static int put_keyword(const char *fname, const name_set *ns, const char *const *names,
+                       PyObject *key, PyObject *value, PyObject **out, int *where) {
+  int found = find_name(ns, names, key);
+  if (found < 0) {
+    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+    return 0;
+  }
+  if (out[found]) {
+    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                 names[found]);
+    return 0;
+  }
+  out[found] = value;
+  *where = found;
+  return 1;
+}
+
+static inline int check_required(const char *fname, const char *const *names, int nreq,
+                                 PyObject **out) {
+  for (int i = 0; i < nreq; i++)
+    if (!out[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
+      return 0;
+    }
+  return 1;
 }
 
 /* gcc would turn the short loops below back into memcpy/memset calls. */
@@ -214,11 +270,7 @@ int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyOb
     n = ns->n;
   else
     while (names[n]) n++;
-  if (nargs > npos || nargs > n) {
-    PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname,
-                 npos < n ? npos : n, nargs);
-    return 0;
-  }
+  if (nargs > npos || nargs > n) return too_many_positional(fname, npos, n, nargs);
   /* Loops, not memcpy/memset: a handful of words, where the libc calls cost more. */
   for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
   for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
@@ -235,28 +287,50 @@ slow:
   for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
   if (ns && kwnames != ns->kwnames) Py_CLEAR(ns->kwnames); /* kwmap is rewritten below */
   for (Py_ssize_t k = 0; k < nkw; k++) {
-    PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-    int found = find_name(ns, names, key);
-    if (found < 0) {
-      PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+    int found;
+    if (!put_keyword(fname, ns, names, PyTuple_GET_ITEM(kwnames, k), args[nargs + k], out, &found))
       return 0;
-    }
-    if (out[found]) {
-      PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
-                   names[found]);
-      return 0;
-    }
-    out[found] = args[nargs + k];
     if (ns && k < MAX_NAMES) ns->kwmap[k] = (signed char)found;
   }
   /* Every keyword name found, none twice: remember the tuple. */
   if (nkw && ns && nkw <= ns->n && kwnames != ns->kwnames) ns->kwnames = Py_NewRef(kwnames);
 required:
-  for (int i = 0; i < nreq; i++)
-    if (!out[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
-      return 0;
-    }
+  return check_required(fname, names, nreq, out);
+}
+
+int tp_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names, int nreq,
+            int npos, PyObject **out) {
+  const name_set *ns = name_set_of(names);
+  int n = 0;
+  while (names[n]) n++;
+  Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+  if (nargs > npos || nargs > n) return too_many_positional(fname, npos, n, nargs);
+  for (Py_ssize_t i = 0; i < n; i++) out[i] = i < nargs ? PyTuple_GET_ITEM(args, i) : NULL;
+  Py_ssize_t pos = 0;
+  PyObject *key, *value;
+  int found;
+  while (kw && PyDict_Next(kw, &pos, &key, &value))
+    if (!put_keyword(fname, ns, names, key, value, out, &found)) return 0;
+  return check_required(fname, names, nreq, out);
+}
+
+PyObject *tp_tuple_of(PyObject *const *items, Py_ssize_t n) {
+  PyObject *t = PyTuple_New(n);
+  for (Py_ssize_t i = 0; t && i < n; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(items[i]));
+  return t;
+}
+
+PyObject *tp_kwarg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name) {
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
+    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), name) == 0)
+      return args[nargs + k];
+  return NULL;
+}
+
+int tp_arg_bool(PyObject *o, int *out) {
+  int v = PyObject_IsTrue(o);
+  if (v < 0) return 0;
+  *out = v;
   return 1;
 }
 
@@ -585,11 +659,15 @@ PyObject *tp_wrap_cast(PyObject *casters, PyTypeObject *base, PyObject *ctx, con
 
 /* _register_caster(kind, typeid, caster, replace): kind 0 types, 1 attributes, 2 values. The
  * decorators (register_type_caster, ...) are in tether/ir.py. */
-static PyObject *fn_register_caster(PyObject *m, PyObject *args) {
+static PyObject *fn_register_caster(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
+  static const char *const names[] = {"kind", "typeid", "caster", "replace", NULL};
+  PyObject *a[4];
   int kind, replace;
-  PyObject *id, *caster;
-  if (!PyArg_ParseTuple(args, "iOOp", &kind, &id, &caster, &replace)) return NULL;
+  if (!tp_fastargs("_register_caster", args, nargs, NULL, names, 4, 4, a) ||
+      !tp_arg_int(a[0], "kind", &kind) || !tp_arg_bool(a[3], &replace))
+    return NULL;
+  PyObject *id = a[1], *caster = a[2];
   PyObject *casters = kind == 0 ? tp.type_casters : kind == 1 ? tp.attr_casters : tp.value_casters;
   const char *what = kind == 0 ? "Type" : kind == 1 ? "Attribute" : "Value";
   if (!tp_is(id, tp.TypeID)) return tp_type_error("typeid", "a TypeID", id);
@@ -692,7 +770,7 @@ PyType_Spec tp_typeid_spec = {"tether.ir.TypeID", sizeof(TpCtxObj), 0, Py_TPFLAG
                               typeid_slots};
 
 static PyMethodDef value_functions[] = {
-    {"_register_caster", fn_register_caster, METH_VARARGS, NULL},
+    {"_register_caster", TP_FASTFN(fn_register_caster), METH_FASTCALL, NULL},
     TP_METHODS_END,
 };
 
