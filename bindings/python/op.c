@@ -153,25 +153,6 @@ static struct {
 
 static PyObject *name_str(MlirOperation raw);
 
-void tp_raise_callback_error(void) {
-  /* As upstream: the callback's exception becomes a RuntimeError (chained to it). */
-  PyObject *et, *ev, *tb;
-  PyErr_Fetch(&et, &ev, &tb);
-  PyErr_NormalizeException(&et, &ev, &tb);
-  PyObject *s = ev ? PyObject_Str(ev) : NULL;
-  PyErr_Format(PyExc_RuntimeError, "Exception raised in callback: %s: %U",
-               et ? ((PyTypeObject *)et)->tp_name : "?", s ? s : Py_None);
-  Py_XDECREF(s);
-  PyObject *nt, *nv, *ntb;
-  PyErr_Fetch(&nt, &nv, &ntb);
-  PyErr_NormalizeException(&nt, &nv, &ntb);
-  if (ev) PyException_SetCause(nv, Py_NewRef(ev));
-  PyErr_Restore(nt, nv, ntb);
-  Py_XDECREF(et);
-  Py_XDECREF(ev);
-  Py_XDECREF(tb);
-}
-
 /* Loads the dialect module of a namespace once (tether.dialects.<ns>), so its classes register. */
 static void load_dialect(MlirStringRef name) {
   const char *dot = memchr(name.data, '.', name.length);
@@ -1454,6 +1435,17 @@ static PyObject *operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_
 }
 
 /* ---- AsmState -------------------------------------------------------------------------------- */
+
+void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f) {
+  /* MLIR makes an AsmState by verifying its scope first (the generic form when that fails), then
+   * asking every operation's OpAsmOpInterface for names, which may crash on operations that do
+   * not verify. IR its verifier cannot run on (uses of other IR, a verifier that crashes) is
+   * neither verified nor named: the generic form, told it is verified. */
+  if (tether_handle_has_foreign_uses(handle)) {
+    mlirOpPrintingFlagsAssumeVerified(f);
+    mlirOpPrintingFlagsPrintGenericOpForm(f);
+  }
+}
 
 static PyObject *asmstate_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   static const char *const names[] = {"value", "use_local_scope", NULL};

@@ -176,6 +176,8 @@ PyObject *tp_raise_mlir_error(const char *message, PyObject *diagnostics);
 
 /* Asks for an arena collection at the interpreter's next pending-call check (coalesced). */
 void tp_schedule_collection(void);
+/* The arena's notifier (collect.c): schedules a safe point when the collector queued work. */
+void tp_collect_notifier(void);
 /* The Context object of an arena (new reference): the one standing for it, else a new one. */
 PyObject *tp_context_of(tether_arena *a);
 /* The identifier of an attribute name `key` (a str whose text is s) in ctx (a TpContext):
@@ -403,8 +405,11 @@ extern PyType_Spec tp_context_spec, tp_module_spec, tp_opbase_spec, tp_operation
     tp_passmanager_spec, tp_list_spec, tp_iter_spec, tp_classprop_spec, tp_insertion_point_spec;
 
 /* Each file adds its classes and functions to the module. */
+int tp_init_errors(PyObject *m);
+int tp_init_collect(PyObject *m);
+int tp_init_typeid(PyObject *m);
+int tp_init_classes(PyObject *m);
 int tp_init_context(PyObject *m);
-int tp_init_values(PyObject *m);
 int tp_init_types(PyObject *m);
 int tp_init_attributes(PyObject *m);
 int tp_init_locations(PyObject *m);

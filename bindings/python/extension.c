@@ -1,0 +1,68 @@
+/* extension.c: the _tether module: it assembles the extension and holds nothing of its own but the
+ * module state (tp) and the pin pool of wrappers. Each file adds its classes and functions to the
+ * module (tp_init_*), in an order where a class exists before the classes that refer to it at
+ * init; the arena's notifier is set last, once everything it may reach exists.
+ */
+#include "tether_py.h"
+
+#include <string.h>
+
+TpState tp;
+tether_pin_pool *tp_pins;
+
+int tp_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **out) {
+  PyObject *t = PyType_FromModuleAndSpec(m, spec, base);
+  if (!t) return -1;
+  const char *dot = strrchr(spec->name, '.');
+  if (PyModule_AddObjectRef(m, dot ? dot + 1 : spec->name, t) < 0) {
+    Py_DECREF(t);
+    return -1;
+  }
+  *out = (PyTypeObject *)t; /* the module state keeps this reference for the process */
+  return 0;
+}
+
+static int exec_module(PyObject *m) {
+  if (tp.Context) {
+    PyErr_SetString(PyExc_ImportError, "tether._tether can be loaded once per process");
+    return -1;
+  }
+  /* The interpreter's static data holds no tether object (wrappers pin theirs). */
+  tether_skip_program_data();
+  /* Every wrapper's pin: the GIL serializes them, so the pool needs no lock of its own. */
+  if (!(tp_pins = tether_pin_pool_new())) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  if (tp_init_errors(m) < 0 || tp_init_collect(m) < 0 || tp_init_typeid(m) < 0 ||
+      tp_init_classes(m) < 0 || tp_init_context(m) < 0 || tp_init_locations(m) < 0 ||
+      tp_init_diagnostics(m) < 0 || tp_init_types(m) < 0 || tp_init_attributes(m) < 0 ||
+      tp_init_affine(m) < 0 || tp_init_ops(m) < 0 || tp_init_ir(m) < 0 ||
+      tp_init_passmanager(m) < 0 || tp_init_symbols(m) < 0 || tp_init_interfaces(m) < 0 ||
+      tp_init_dialect_types(m) < 0 || tp_init_dialect_quant_sparse(m) < 0 ||
+      tp_init_execution_engine(m) < 0 || tp_init_transform_interpreter(m) < 0 ||
+      tp_init_linalg(m) < 0 || tp_init_rewrite(m) < 0)
+    return -1;
+  tether_set_notifier(tp_collect_notifier);
+  return 0;
+}
+
+static PyModuleDef_Slot slots[] = {
+    {Py_mod_exec, exec_module},
+    {0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    "_tether",
+    "tether's C extension: MLIR handles on a garbage-collected arena.",
+    0,
+    NULL,
+    slots,
+    NULL,
+    NULL,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__tether(void);
+PyMODINIT_FUNC PyInit__tether(void) { return PyModuleDef_Init(&module_def); }
