@@ -37,11 +37,12 @@ static int exec_module(PyObject *m) {
   if (tp_init_errors(m) < 0 || tp_init_collect(m) < 0 || tp_init_typeid(m) < 0 ||
       tp_init_classes(m) < 0 || tp_init_context(m) < 0 || tp_init_locations(m) < 0 ||
       tp_init_diagnostics(m) < 0 || tp_init_types(m) < 0 || tp_init_attributes(m) < 0 ||
-      tp_init_affine(m) < 0 || tp_init_ops(m) < 0 || tp_init_ir(m) < 0 ||
-      tp_init_passmanager(m) < 0 || tp_init_symbols(m) < 0 || tp_init_interfaces(m) < 0 ||
-      tp_init_dialect_types(m) < 0 || tp_init_dialect_quant_sparse(m) < 0 ||
-      tp_init_execution_engine(m) < 0 || tp_init_transform_interpreter(m) < 0 ||
-      tp_init_linalg(m) < 0 || tp_init_rewrite(m) < 0)
+      tp_init_affine(m) < 0 || tp_init_operation(m) < 0 || tp_init_opview(m) < 0 ||
+      tp_init_module(m) < 0 || tp_init_attrmap(m) < 0 || tp_init_printing(m) < 0 ||
+      tp_init_ir(m) < 0 || tp_init_passmanager(m) < 0 || tp_init_symbols(m) < 0 ||
+      tp_init_interfaces(m) < 0 || tp_init_dialect_types(m) < 0 ||
+      tp_init_dialect_quant_sparse(m) < 0 || tp_init_execution_engine(m) < 0 ||
+      tp_init_transform_interpreter(m) < 0 || tp_init_linalg(m) < 0 || tp_init_rewrite(m) < 0)
     return -1;
   tether_set_notifier(tp_collect_notifier);
   return 0;

@@ -77,6 +77,22 @@ typedef struct TpOp {
   struct TpOp *live_prev, *live_next; /* the list of live wrappers (live counts) */
 } TpOp;
 
+#define TP_OP(o) ((TpOp *)(o))
+
+/* The live wrappers of operations and modules: a circular list through a head. */
+static inline void tp_live_link(TpOp *head, TpOp *o) {
+  o->live_next = head;
+  o->live_prev = head->live_prev;
+  head->live_prev->live_next = o;
+  head->live_prev = o;
+}
+static inline void tp_live_unlink(TpOp *o) {
+  if (!o->live_next) return;
+  o->live_prev->live_next = o->live_next;
+  o->live_next->live_prev = o->live_prev;
+  o->live_next = o->live_prev = NULL;
+}
+
 /* Context-owned values. ctx is a TpContext (strong), NULL only for context-free values (TypeID). */
 typedef struct {
   PyObject_HEAD PyObject *ctx;
@@ -362,7 +378,47 @@ void tp_strbuf_append(MlirStringRef s, void *user);
 PyObject *tp_strbuf_finish(tp_strbuf *b);
 PyObject *tp_strbuf_finish_bytes(tp_strbuf *b);
 
-/* ---- IR wrappers (ir.c, op.c) ---------------------------------------------------------------- */
+/* ---- IR wrappers (ir.c, operation.c, opview.c, module.c) ------------------------------------ */
+
+/* In a method of an operation wrapper (self a TpOp) returning PyObject *: declares `raw`, the
+ * operation through the arena's guarded access, or returns NULL with the exception (an OpView
+ * never initialized: RuntimeError; an invalid handle: InvalidatedError). */
+#define TP_SELF_OP(self, raw)                                                                      \
+  MlirOperation raw;                                                                               \
+  do {                                                                                             \
+    if (!TP_OP(self)->h) {                                                                         \
+      PyErr_SetString(PyExc_RuntimeError, "the OpView was never initialized with an operation");   \
+      return NULL;                                                                                 \
+    }                                                                                              \
+    int rc_ = tether_op_get(TP_OP(self)->h, &raw);                                                 \
+    if (rc_ != TETHER_OK) return TP_RAISE_RC(rc_, TP_OP(self)->h);                                 \
+  } while (0)
+
+/* The Context object of a handle's arena (new reference). */
+static inline PyObject *tp_context_of_handle(const void *h) {
+  return tp_context_of(tether_handle_arena(h));
+}
+
+/* operation.c: a new wrapper joins the live list (OpView(operation) makes its own object); the
+ * dealloc of every operation wrapper class; the interned str of an operation's name; the getter
+ * and tp_new that Operation, OpView and Module share; Operation.parse. */
+void tp_op_track(TpOp *o);
+void tp_op_dealloc(TpOp *self);
+PyObject *tp_op_name_str(MlirOperation raw);
+PyObject *tp_op_successors(PyObject *self, void *closure);
+PyObject *tp_opbase_new(PyTypeObject *type, PyObject *args, PyObject *kw);
+PyObject *tp_operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames);
+/* opview.c: the class an operation's OpView has (a registered op class, else OpView; borrowed). */
+PyObject *tp_op_view_class(MlirOperation raw);
+/* attrmap.c: the getter of op.attributes. */
+PyObject *tp_op_attributes(PyObject *self, void *closure);
+/* printing.c: the printing methods of _OperationBase (and Module's str). */
+PyObject *tp_op_get_asm(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *tp_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *tp_op_write_bytecode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames);
+PyObject *tp_op_str(PyObject *self);
 
 /* New references; a NULL handle gives None. tp_wrap_op returns the operation's OpView (the
  * registered dialect class, or OpView), as upstream's navigation does; tp_wrap_operation the
@@ -416,7 +472,11 @@ int tp_init_locations(PyObject *m);
 int tp_init_diagnostics(PyObject *m);
 int tp_init_affine(PyObject *m);
 int tp_init_ir(PyObject *m);
-int tp_init_ops(PyObject *m);
+int tp_init_operation(PyObject *m);
+int tp_init_opview(PyObject *m);
+int tp_init_module(PyObject *m);
+int tp_init_attrmap(PyObject *m);
+int tp_init_printing(PyObject *m);
 int tp_init_passmanager(PyObject *m);
 int tp_init_symbols(PyObject *m);
 int tp_init_interfaces(PyObject *m);
