@@ -22,6 +22,38 @@ int tp_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **o
   return 0;
 }
 
+/* Each file's init, in order: a class exists before the classes that refer to it at init. */
+static int (*const file_inits[])(PyObject *m) = {
+    tp_init_errors,
+    tp_init_collect,
+    tp_init_typeid,
+    tp_init_classes,
+    tp_init_context,
+    tp_init_locations,
+    tp_init_diagnostics,
+    tp_init_types,
+    tp_init_attributes,
+    tp_init_affine,
+    tp_init_operation,
+    tp_init_opview,
+    tp_init_module,
+    tp_init_attrmap,
+    tp_init_printing,
+    tp_init_region,
+    tp_init_block,
+    tp_init_value,
+    tp_init_sequences,
+    tp_init_passmanager,
+    tp_init_symbols,
+    tp_init_interfaces,
+    tp_init_dialect_types,
+    tp_init_dialect_quant_sparse,
+    tp_init_execution_engine,
+    tp_init_transform_interpreter,
+    tp_init_linalg,
+    tp_init_rewrite,
+};
+
 static int exec_module(PyObject *m) {
   if (tp.Context) {
     PyErr_SetString(PyExc_ImportError, "tether._tether can be loaded once per process");
@@ -34,16 +66,8 @@ static int exec_module(PyObject *m) {
     PyErr_NoMemory();
     return -1;
   }
-  if (tp_init_errors(m) < 0 || tp_init_collect(m) < 0 || tp_init_typeid(m) < 0 ||
-      tp_init_classes(m) < 0 || tp_init_context(m) < 0 || tp_init_locations(m) < 0 ||
-      tp_init_diagnostics(m) < 0 || tp_init_types(m) < 0 || tp_init_attributes(m) < 0 ||
-      tp_init_affine(m) < 0 || tp_init_operation(m) < 0 || tp_init_opview(m) < 0 ||
-      tp_init_module(m) < 0 || tp_init_attrmap(m) < 0 || tp_init_printing(m) < 0 ||
-      tp_init_ir(m) < 0 || tp_init_passmanager(m) < 0 || tp_init_symbols(m) < 0 ||
-      tp_init_interfaces(m) < 0 || tp_init_dialect_types(m) < 0 ||
-      tp_init_dialect_quant_sparse(m) < 0 || tp_init_execution_engine(m) < 0 ||
-      tp_init_transform_interpreter(m) < 0 || tp_init_linalg(m) < 0 || tp_init_rewrite(m) < 0)
-    return -1;
+  for (size_t i = 0; i < sizeof file_inits / sizeof file_inits[0]; i++)
+    if (file_inits[i](m) < 0) return -1;
   tether_set_notifier(tp_collect_notifier);
   return 0;
 }

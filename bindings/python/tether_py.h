@@ -61,11 +61,13 @@ static inline int tp_is(PyObject *o, PyTypeObject *t) {
 
 /* ---- object layouts -------------------------------------------------------------------------- */
 
-/* IR wrappers: Region, Block, Value and subclasses, Module. */
+/* IR wrappers: Region, Block, Value and subclasses. */
 typedef struct {
   PyObject_HEAD void *h;
   intptr_t pin;
 } TpHandle;
+
+#define TP_H(o) (((TpHandle *)(o))->h)
 
 /* Operation and OpView (both _OperationBase). The handle's user pointer is the Operation object
  * when one lives, else the OpView, else NULL. An OpView holds a strong reference to its Operation
@@ -399,6 +401,33 @@ static inline PyObject *tp_context_of_handle(const void *h) {
   return tp_context_of(tether_handle_arena(h));
 }
 
+/* In a method of a region, block or value wrapper (self a TpHandle) returning PyObject *: declares
+ * `raw` (of type Raw), the object through the arena's guarded access `getter` (tether_block_get,
+ * ...), or returns NULL with InvalidatedError. */
+#define TP_SELF(getter, self, raw, Raw)                                                            \
+  Raw raw;                                                                                         \
+  do {                                                                                             \
+    int rc_ = getter(TP_H(self), &raw);                                                            \
+    if (rc_ != TETHER_OK) return TP_RAISE_RC(rc_, TP_H(self));                                     \
+  } while (0)
+
+/* handle.c: the interned wrapper of `type` for handle h (new reference; NULL h: None); a new
+ * wrapper that is not interned; what every TpHandle class shares. */
+PyObject *tp_wrap_handle(PyTypeObject *type, void *h);
+PyObject *tp_handle_new(PyTypeObject *type, void *h);
+void tp_handle_dealloc(TpHandle *self);
+PyObject *tp_handle_richcompare(PyObject *a, PyObject *b, int op);
+Py_hash_t tp_handle_hash(PyObject *a);
+/* block.c: a new detached block of ctx with argument types and locations (locs NULL or None: the
+ * current location). */
+PyObject *tp_new_block(PyObject *ctx, PyObject *types, PyObject *locs);
+/* value.c: an operand as upstream gives it: a plain Value, not interned, cast by the registered
+ * value casters. */
+PyObject *tp_wrap_operand(tether_value *h);
+/* sequences.c: iter(sequence): a block's operations and a region's blocks follow the links, the
+ * others index. */
+PyObject *tp_list_iter(PyObject *list);
+
 /* operation.c: a new wrapper joins the live list (OpView(operation) makes its own object); the
  * dealloc of every operation wrapper class; the interned str of an operation's name; the getter
  * and tp_new that Operation, OpView and Module share; Operation.parse. */
@@ -471,7 +500,10 @@ int tp_init_attributes(PyObject *m);
 int tp_init_locations(PyObject *m);
 int tp_init_diagnostics(PyObject *m);
 int tp_init_affine(PyObject *m);
-int tp_init_ir(PyObject *m);
+int tp_init_region(PyObject *m);
+int tp_init_block(PyObject *m);
+int tp_init_value(PyObject *m);
+int tp_init_sequences(PyObject *m);
 int tp_init_operation(PyObject *m);
 int tp_init_opview(PyObject *m);
 int tp_init_module(PyObject *m);
