@@ -316,7 +316,7 @@ void tp_diagnostics_detach_all(TpContext *ctx) {
   }
 }
 
-PyObject *tp_attach_diagnostic_handler(TpContext *ctx, PyObject *callback) {
+PyObject *tp_context_attach_diagnostic_handler(TpContext *ctx, PyObject *callback) {
   if (!PyCallable_Check(callback)) return tp_type_error("callback", "callable", callback);
   TpDiagnosticHandler *h = PyObject_GC_New(TpDiagnosticHandler, tp.DiagnosticHandler);
   if (!h) return NULL;

@@ -173,6 +173,18 @@ static PyObject *loc_from_capsule(PyObject *cls, PyObject *cap) {
   return tp_wrap_loc_a(a, l);
 }
 
+static PyObject *loc_enter(PyObject *self, PyObject *unused) {
+  (void)unused;
+  if (tp_current_push(TP_FRAME_LOC, TP_CTX(self), NULL, self) < 0) return NULL;
+  return Py_NewRef(self);
+}
+
+static PyObject *loc_exit(PyObject *self, PyObject *args) {
+  (void)args;
+  if (tp_current_pop(TP_FRAME_LOC, self, "Location") < 0) return NULL;
+  Py_RETURN_NONE;
+}
+
 static PyObject *loc_current(PyObject *cls) {
   (void)cls;
   PyObject *l = tp_current_loc();
@@ -203,8 +215,8 @@ static PyMethodDef loc_methods[] = {
     {"from_attr", KW(loc_from_attr), "from_attr(attribute, context=None)."},
     {"_CAPICreate", (PyCFunction)loc_from_capsule, METH_O | METH_STATIC, NULL},
     {"emit_error", (PyCFunction)loc_emit_error, METH_O, "Emits an error diagnostic here."},
-    {"__enter__", (PyCFunction)tp_location_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)tp_location_exit, METH_VARARGS, NULL},
+    {"__enter__", (PyCFunction)loc_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)loc_exit, METH_VARARGS, NULL},
     TP_METHODS_END,
 };
 
@@ -232,9 +244,5 @@ PyType_Spec tp_location_spec = {"tether.ir.Location", sizeof(TpCtxObj), 0, Py_TP
 
 int tp_init_locations(PyObject *m) {
   if (tp_add_type(m, &tp_location_spec, NULL, &tp.Location) < 0) return -1;
-  PyObject *p = tp_classprop_new(loc_current);
-  if (!p) return -1;
-  int rc = PyObject_SetAttrString((PyObject *)tp.Location, "current", p);
-  Py_DECREF(p);
-  return rc;
+  return tp_set_classprop(tp.Location, "current", loc_current);
 }

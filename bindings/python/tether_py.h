@@ -228,14 +228,22 @@ Py_ssize_t tp_live_modules(tether_arena *a);
  * NULL): they stay valid, but navigation makes new objects. Returns how many. */
 Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside);
 /* Context.attach_diagnostic_handler (diagnostics.c). */
-PyObject *tp_attach_diagnostic_handler(TpContext *self, PyObject *callback);
+PyObject *tp_context_attach_diagnostic_handler(TpContext *self, PyObject *callback);
 /* Detaches every handler of a Context that goes away (diagnostics.c). */
 void tp_diagnostics_detach_all(TpContext *self);
-/* Location's __enter__ / __exit__ (the stack lives in context.c). */
-PyObject *tp_location_enter(PyObject *self, PyObject *unused);
-PyObject *tp_location_exit(PyObject *self, PyObject *args);
-/* A class-level read-only property: fn(cls) computes the value. */
+/* The `with` of Context, InsertionPoint and Location (current.c): enter pushes a frame (ip and loc
+ * may be NULL: inherited from the frame below when of the same context); exit pops the frame of
+ * `self`, RuntimeError("Unbalanced <what> enter/exit") when it is not the top one. 0 or -1. */
+enum { TP_FRAME_CONTEXT, TP_FRAME_IP, TP_FRAME_LOC };
+int tp_current_push(int kind, PyObject *ctx, PyObject *ip, PyObject *loc);
+int tp_current_pop(int kind, PyObject *self, const char *what);
+/* A class-level read-only property: fn(cls) computes the value; tp_set_classprop sets one on cls.
+ */
 PyObject *tp_classprop_new(PyObject *(*fn)(PyObject *cls));
+int tp_set_classprop(PyTypeObject *cls, const char *name, PyObject *(*fn)(PyObject *cls));
+/* Context methods whose logic is another file's (dialect_registry.c). */
+PyObject *tp_context_append_dialect_registry(TpContext *self, PyObject *registry);
+PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name);
 
 /* ---- context-owned values (values.c) --------------------------------------------------------- */
 
@@ -494,7 +502,10 @@ int tp_init_errors(PyObject *m);
 int tp_init_collect(PyObject *m);
 int tp_init_typeid(PyObject *m);
 int tp_init_classes(PyObject *m);
+int tp_init_current(PyObject *m);
 int tp_init_context(PyObject *m);
+int tp_init_insertion_point(PyObject *m);
+int tp_init_dialect_registry(PyObject *m);
 int tp_init_types(PyObject *m);
 int tp_init_attributes(PyObject *m);
 int tp_init_locations(PyObject *m);
