@@ -27,8 +27,6 @@ PyObject *tp_wrap_attr_a(tether_arena *a, MlirAttribute at) {
   return r;
 }
 
-static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
-
 /* ---- NamedAttribute -------------------------------------------------------------------------- */
 
 typedef struct {
@@ -142,7 +140,7 @@ static PyObject *attr_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
   if (!tp_arg_str(a[0], "asm", &s)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   tp_errcap cap;
   tp_errcap_begin(&cap, (TpContext *)ctx);
@@ -336,7 +334,7 @@ static PyObject *float_attr_get_typed(PyObject *const *args, Py_ssize_t nargs, P
   if (!tp_fastargs(fname, args, nargs, kwnames, names, 1, 2, a)) return NULL;
   double v;
   if (!arg_double(a[0], &v)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   MlirContext c = tp_ctx_raw(ctx);
   return tp_wrap_attr(ctx, mlirFloatAttrDoubleGet(c, get(c), v));
@@ -389,7 +387,7 @@ static PyObject *bool_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t 
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   if (!PyBool_Check(a[0])) return tp_type_error("value", "a bool", a[0]);
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   return tp_ctxobj_new((PyTypeObject *)cls, ctx,
                        mlirBoolAttrGet(tp_ctx_raw(ctx), a[0] == Py_True).ptr);
@@ -427,7 +425,7 @@ static PyObject *string_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
   if (!tp_arg_str(a[0], "value", &s)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   return tp_wrap_attr(ctx, mlirStringAttrGet(tp_ctx_raw(ctx), s));
 }
@@ -506,7 +504,7 @@ static PyObject *unit_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t 
   static const char *const names[] = {"context", NULL};
   PyObject *a[1];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 0, 1, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[0]);
+  PyObject *ctx = tp_context_arg(a[0]);
   if (!ctx) return NULL;
   return tp_wrap_attr(ctx, mlirUnitAttrGet(tp_ctx_raw(ctx)));
 }
@@ -524,7 +522,7 @@ static PyObject *array_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"attributes", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *f = PySequence_Fast(a[0], "attributes must be a sequence of Attribute");
   if (!f) return NULL;
@@ -593,7 +591,7 @@ static PyObject *dict_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t 
   static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 0, 2, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *d = a[0] ? a[0] : Py_None;
   if (d != Py_None && !PyDict_Check(d)) return tp_type_error("value", "a dict", d);
@@ -681,7 +679,7 @@ static PyObject *flat_symbol_get(PyObject *cls, PyObject *const *args, Py_ssize_
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
   if (!tp_arg_str(a[0], "value", &s)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   return tp_ctxobj_new((PyTypeObject *)cls, ctx, mlirFlatSymbolRefAttrGet(tp_ctx_raw(ctx), s).ptr);
 }
@@ -707,7 +705,7 @@ static PyObject *symbol_ref_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"symbols", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *f = PySequence_Fast(a[0], "symbols must be a sequence of str");
   if (!f) return NULL;
@@ -784,7 +782,7 @@ static PyObject *opaque_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_
   if (!tp_fastargs("get", args, nargs, kwnames, names, 3, 4, a)) return NULL;
   MlirStringRef ns;
   if (!tp_arg_str(a[0], "dialect_namespace", &ns)) return NULL;
-  PyObject *ctx = ctx_arg(a[3]);
+  PyObject *ctx = tp_context_arg(a[3]);
   if (!ctx) return NULL;
   MlirType t;
   if (!tp_arg_type_in(a[2], ctx, &t)) return NULL;
@@ -829,7 +827,7 @@ static PyObject *strided_get(PyObject *cls, PyObject *const *args, Py_ssize_t na
   if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
   int64_t off;
   if (!tp_arg_int64(a[0], "offset", &off)) return NULL;
-  PyObject *ctx = ctx_arg(a[2]);
+  PyObject *ctx = tp_context_arg(a[2]);
   if (!ctx) return NULL;
   PyObject *f = PySequence_Fast(a[1], "strides must be a sequence of int");
   if (!f) return NULL;
@@ -860,7 +858,7 @@ static PyObject *strided_fully_dynamic(PyObject *cls, PyObject *const *args, Py_
   intptr_t rank;
   if (!tp_arg_intptr(a[0], "rank", &rank)) return NULL;
   if (rank < 0 || rank > (1 << 20)) return PyErr_Format(PyExc_ValueError, "invalid rank");
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   int64_t *s = PyMem_Malloc((size_t)(rank ? rank : 1) * sizeof *s);
   if (!s) return PyErr_NoMemory();

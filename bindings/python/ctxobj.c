@@ -52,6 +52,14 @@ PyObject *tp_ctxobj_capsule(PyObject *self, void *capsule_name) {
   return tp_capsule_with_owner(TP_PTR(self), (const char *)capsule_name, self);
 }
 
+PyObject *tp_ctxobj_repr(PyObject *self, const char *cls) {
+  PyObject *s = PyObject_Str(self);
+  if (!s) return NULL;
+  PyObject *r = PyUnicode_FromFormat("%s(%U)", cls, s);
+  Py_DECREF(s);
+  return r;
+}
+
 /* ---- values as arguments --------------------------------------------------------------------- */
 
 #define ARG_VALUE(fn, fn_in, Raw, pytype, what)                                                    \

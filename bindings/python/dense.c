@@ -17,8 +17,6 @@
 
 #define A(o) ((MlirAttribute){TP_PTR(o)})
 
-static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
-
 /* DenseElementsAttr, set at init: its get and get_splat give one, as upstream's (navigation and
  * parsing give DenseIntElementsAttr / DenseFPElementsAttr). */
 static PyTypeObject *dense_elements_cls;
@@ -70,7 +68,7 @@ static const char *plain_format(const char *f) {
 }
 
 static PyObject *dense_from_list(PyObject *list, PyObject *type, PyObject *c) {
-  PyObject *ctx = ctx_arg(c);
+  PyObject *ctx = tp_context_arg(c);
   if (!ctx) return NULL;
   Py_ssize_t n = PyList_GET_SIZE(list);
   if (n == 0) return PyErr_Format(PyExc_ValueError, "Attributes list must be non-empty.");
@@ -133,7 +131,7 @@ static PyObject *dense_from_list(PyObject *list, PyObject *type, PyObject *c) {
 
 static PyObject *dense_from_buffer(PyObject *array, int signless, PyObject *type, PyObject *shape_o,
                                    PyObject *c) {
-  PyObject *ctx = ctx_arg(c);
+  PyObject *ctx = tp_context_arg(c);
   if (!ctx) return NULL;
   MlirContext mc = tp_ctx_raw(ctx);
   MlirType explicit_type = {NULL};
@@ -472,7 +470,7 @@ static PyObject *resource_get(PyObject *cls, PyObject *const *args, Py_ssize_t n
            *c = a[5] ? a[5] : Py_None;
   int mut = 0;
   if (a[4] && !tp_arg_bool(a[4], &mut)) return NULL;
-  PyObject *ctx = ctx_arg(c);
+  PyObject *ctx = tp_context_arg(c);
   if (!ctx) return NULL;
   MlirStringRef ns;
   MlirType t;
@@ -683,7 +681,7 @@ static PyObject *array_get(PyObject *cls, PyObject *const *args, Py_ssize_t narg
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   int k = kind_of_class(cls);
   if (k < 0) return PyErr_Format(PyExc_TypeError, "not a dense array class");
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   return array_make(ctx, k, (MlirAttribute){NULL}, a[0]);
 }

@@ -235,17 +235,11 @@ static int list_ass(TpList *l, PyObject *key, PyObject *v) {
 }
 
 /* a + b: a Python list of both (as upstream's sliceable lists). */
-static PyObject *list_concat(PyObject *a, PyObject *b) {
-  PyObject *la = PySequence_List(a);
-  if (!la) return NULL;
-  PyObject *lb = PySequence_List(b);
-  if (!lb) {
-    Py_DECREF(la);
-    return NULL;
-  }
-  PyObject *r = PySequence_Concat(la, lb);
-  Py_DECREF(la);
-  Py_DECREF(lb);
+PyObject *tp_concat_as_lists(PyObject *a, PyObject *b) {
+  PyObject *la = PySequence_List(a), *lb = la ? PySequence_List(b) : NULL;
+  PyObject *r = lb ? PySequence_Concat(la, lb) : NULL;
+  Py_XDECREF(la);
+  Py_XDECREF(lb);
   return r;
 }
 
@@ -363,7 +357,7 @@ static PyType_Slot list_slots[] = {
     {Py_tp_iter, tp_list_iter},
     {Py_tp_methods, list_methods},
     {Py_tp_getset, list_getset},
-    {Py_nb_add, list_concat},
+    {Py_nb_add, tp_concat_as_lists},
     {0, NULL},
 };
 

@@ -20,6 +20,7 @@
 
 #include "tether.h"
 
+#include <mlir-c/AffineExpr.h>
 #include <mlir-c/AffineMap.h>
 #include <mlir-c/Diagnostics.h>
 
@@ -207,6 +208,8 @@ int tp_identifier_cached(PyObject *ctx, PyObject *key, MlirIdentifier *out);
 /* The TpContext (borrowed) of an explicit context argument, or of the current context when o is
  * NULL or None. NULL with RuntimeError (upstream's message) when there is none. */
 TpContext *tp_resolve_context(PyObject *o);
+/* The same as a Context object (borrowed): the `context=` argument of a constructor. */
+static inline PyObject *tp_context_arg(PyObject *o) { return (PyObject *)tp_resolve_context(o); }
 /* The Location object (borrowed) given, or the current one; NULL with RuntimeError. */
 PyObject *tp_resolve_loc(PyObject *o);
 /* Borrowed current objects of this thread, or NULL (no exception). */
@@ -258,6 +261,8 @@ Py_hash_t tp_ctxobj_hash(PyObject *a);
  * PyGetSetDef closure (a capsule that keeps the value alive). */
 PyObject *tp_ctxobj_context(PyObject *self, void *closure);
 PyObject *tp_ctxobj_capsule(PyObject *self, void *capsule_name);
+/* "cls(str(self))", as upstream's repr of the affine values. */
+PyObject *tp_ctxobj_repr(PyObject *self, const char *cls);
 #define TP_PTR(o) (((TpCtxObj *)(o))->ptr)
 #define TP_CTX(o) (((TpCtxObj *)(o))->ctx)
 
@@ -358,8 +363,28 @@ void tp_casters_changed(void);
 int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
 /* A NamedAttribute for an MLIR one (attributes.c; new reference). */
 PyObject *tp_wrap_named_attr(PyObject *ctx, MlirNamedAttribute na);
-/* An AffineMap object (affine.c; new reference; a null map gives None). */
+/* ---- affine values (affine_expr.c, affine_map.c, integer_set.c) ------------------------------ */
+
+/* New references; a null value gives None. An expression comes out as its subclass. */
+PyObject *tp_wrap_affine_expr(PyObject *ctx, MlirAffineExpr e);
 PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m);
+/* An AffineExpr argument of ctx (ctx NULL: of any context). 1, or 0 with TypeError/ValueError. */
+int tp_arg_affine_expr(PyObject *o, PyObject *ctx, MlirAffineExpr *out);
+/* The largest dimension and symbol positions an expression uses (-1 when none: start there). */
+void tp_affine_max_positions(MlirAffineExpr e, intptr_t *dim, intptr_t *sym);
+/* Expressions of ctx from a sequence, each within n_dims dimensions and n_syms symbols, into a
+ * PyMem array (free with PyMem_Free); CastError names `action` for a non-expression. 1 or 0. */
+int tp_affine_exprs_of(PyObject *list, PyObject *ctx, intptr_t n_dims, intptr_t n_syms,
+                       const char *action, intptr_t *n, MlirAffineExpr **out);
+/* A count of dimensions, symbols or results: an int in [0, 2**24] (ValueError beyond). */
+int tp_affine_arg_count(PyObject *o, const char *what, intptr_t *out);
+/* tp_new of the affine classes: they come from get() and its kin only (TypeError). */
+PyObject *tp_affine_new_refused(PyTypeObject *t, PyObject *args, PyObject *kw);
+/* A read-only sequence class over an AffineMap or IntegerSet (affine_map.c): item(owner, pos)
+ * makes element pos; slices are sequences of the same class. */
+int tp_affine_list_type(PyObject *m, const char *name, PyTypeObject **out);
+PyObject *tp_affine_list_new(PyTypeObject *type, PyObject *owner,
+                             PyObject *(*item)(PyObject *owner, intptr_t pos), Py_ssize_t length);
 int tp_init_dense(PyObject *m);
 /* dialect_types.c: the classes of dialect types, in _tether._transform, ._pdl, ... */
 int tp_init_dialect_types(PyObject *m);
@@ -432,6 +457,8 @@ PyObject *tp_new_block(PyObject *ctx, PyObject *types, PyObject *locs);
 /* value.c: an operand as upstream gives it: a plain Value, not interned, cast by the registered
  * value casters. */
 PyObject *tp_wrap_operand(tether_value *h);
+/* sequences.c: a + b of read-only sequences, a list of both (as upstream's sliceable lists). */
+PyObject *tp_concat_as_lists(PyObject *a, PyObject *b);
 /* sequences.c: iter(sequence): a block's operations and a region's blocks follow the links, the
  * others index. */
 PyObject *tp_list_iter(PyObject *list);
@@ -510,7 +537,9 @@ int tp_init_types(PyObject *m);
 int tp_init_attributes(PyObject *m);
 int tp_init_locations(PyObject *m);
 int tp_init_diagnostics(PyObject *m);
-int tp_init_affine(PyObject *m);
+int tp_init_affine_expr(PyObject *m);
+int tp_init_affine_map(PyObject *m);
+int tp_init_integer_set(PyObject *m);
 int tp_init_region(PyObject *m);
 int tp_init_block(PyObject *m);
 int tp_init_value(PyObject *m);

@@ -25,9 +25,6 @@ PyObject *tp_wrap_type_a(tether_arena *a, MlirType t) {
   return r;
 }
 
-/* The context of a constructor: `context` if given, else the current one. */
-static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
-
 /* A checked constructor's result: MLIRError("Invalid type", diagnostics) when it is null. */
 static PyObject *checked(tp_errcap *cap, PyObject *ctx, MlirType t) {
   if (mlirTypeIsNull(t)) return tp_errcap_raise(cap, "Invalid type");
@@ -77,7 +74,7 @@ static PyObject *type_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
   if (!tp_arg_str(a[0], "asm", &s)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   tp_errcap cap;
   tp_errcap_begin(&cap, (TpContext *)ctx);
@@ -193,7 +190,7 @@ static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   PyObject *a[1];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 0, 1, a)) return NULL;
   tp_class_def *def = tp_class_def_of((PyTypeObject *)cls);
-  PyObject *ctx = ctx_arg(a[0]);
+  PyObject *ctx = tp_context_arg(a[0]);
   if (!ctx || !def || !def->data) return NULL;
   MlirType (*get)(MlirContext) = (MlirType(*)(MlirContext))def->data;
   return tp_wrap_type(ctx, get(tp_ctx_raw(ctx)));
@@ -213,7 +210,7 @@ static PyObject *int_get(PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
   if (!tp_fastargs(fname, args, nargs, kwnames, names, 1, 2, a)) return NULL;
   unsigned w;
   if (!tp_arg_uint(a[0], "width", &w)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   if (w > 16777215u) /* IntegerType::kMaxWidth: MLIR asserts beyond it */
     return PyErr_Format(PyExc_ValueError, "integer width %u is larger than the maximum %u", w,
@@ -711,7 +708,7 @@ static PyObject *tuple_get(PyObject *cls, PyObject *const *args, Py_ssize_t narg
   static const char *const names[] = {"elements", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get_tuple", args, nargs, kwnames, names, 1, 2, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   intptr_t n;
   MlirType *ts;
@@ -753,7 +750,7 @@ static PyObject *function_get(PyObject *cls, PyObject *const *args, Py_ssize_t n
   static const char *const names[] = {"inputs", "results", "context", NULL};
   PyObject *a[3];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[2]);
+  PyObject *ctx = tp_context_arg(a[2]);
   if (!ctx) return NULL;
   intptr_t ni, nr;
   MlirType *ti, *tr;
@@ -814,7 +811,7 @@ static PyObject *opaque_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   MlirStringRef ns, data;
   if (!tp_arg_str(a[0], "dialect_namespace", &ns) || !tp_arg_str(a[1], "buffer", &data))
     return NULL;
-  PyObject *ctx = ctx_arg(a[2]);
+  PyObject *ctx = tp_context_arg(a[2]);
   if (!ctx) return NULL;
   return tp_wrap_type(ctx, mlirOpaqueTypeGet(tp_ctx_raw(ctx), ns, data));
 }
