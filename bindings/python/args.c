@@ -257,3 +257,46 @@ int tp_arg_uint(PyObject *o, const char *what, unsigned *out) {
   *out = (unsigned)v;
   return 1;
 }
+
+/* ---- converters with upstream's errors ------------------------------------------------------ */
+
+/* The dialect classes upstream defines in C++ convert their arguments as pybind11 does: a value
+ * of the wrong kind, or out of the C type's range, is a TypeError (not OverflowError). */
+
+/* An int argument within [lo, hi]. Anything else is a TypeError, as upstream's conversion of
+ * an argument to its C type (pybind11) raises. */
+int tp_arg_int_in(PyObject *o, const char *what, long long lo, long long hi, long long *out) {
+  if (!PyIndex_Check(o)) return tp_type_error(what, "an int", o), 0;
+  PyObject *i = PyNumber_Index(o);
+  if (!i) return 0;
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  Py_DECREF(i);
+  if (v == -1 && PyErr_Occurred()) return 0;
+  if (overflow || v < lo || v > hi) {
+    PyErr_Format(PyExc_TypeError, "%s must be an int in [%lld, %lld], not %R", what, lo, hi, o);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+int tp_arg_uint_in(PyObject *o, const char *what, unsigned *out) {
+  long long v;
+  if (!tp_arg_int_in(o, what, 0, UINT32_MAX, &v)) return 0;
+  *out = (unsigned)v;
+  return 1;
+}
+
+/* "name[i]", for messages about one element of a sequence argument. */
+const char *tp_nth(char *buf, size_t size, const char *name, Py_ssize_t i) {
+  snprintf(buf, size, "%s[%zd]", name, i);
+  return buf;
+}
+
+/* A sequence argument (not a str or bytes) as a list (new reference). */
+PyObject *tp_arg_seq(PyObject *o, const char *what) {
+  if (PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o))
+    return tp_type_error(what, "a sequence", o);
+  return PySequence_List(o);
+}

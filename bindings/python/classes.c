@@ -179,6 +179,14 @@ int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyO
   return 0;
 }
 
+/* The value as an object of cls (upstream's `cls(value)`): these classes have no caster. */
+PyObject *tp_cast_to(PyObject *cls, PyObject *o) {
+  if (!o || tp_is(o, (PyTypeObject *)cls)) return o;
+  PyObject *r = PyObject_CallOneArg(cls, o);
+  Py_DECREF(o);
+  return r;
+}
+
 /* ---- casting by TypeID ----------------------------------------------------------------------- */
 
 /* The caster registered for a TypeID in one of the casters dicts (borrowed), or NULL (with an

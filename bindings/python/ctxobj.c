@@ -60,6 +60,11 @@ PyObject *tp_ctxobj_repr(PyObject *self, const char *cls) {
   return r;
 }
 
+/* Whether two Context objects stand for one arena. */
+int tp_same_context(PyObject *a, PyObject *b) {
+  return a == b || ((TpContext *)a)->arena == ((TpContext *)b)->arena;
+}
+
 /* ---- values as arguments --------------------------------------------------------------------- */
 
 #define ARG_VALUE(fn, fn_in, Raw, pytype, what)                                                    \

@@ -32,6 +32,16 @@ PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name) {
   return tp_ctxobj_new(DialectDescriptorType, (PyObject *)self, d.ptr);
 }
 
+/* Loads the dialect in the context; ValueError when the context does not know it. */
+int tp_load_dialect(MlirContext ctx, const char *name) {
+  MlirDialect d = mlirContextGetOrLoadDialect(ctx, mlirStringRefCreateFromCString(name));
+  if (mlirDialectIsNull(d)) {
+    PyErr_Format(PyExc_ValueError, "the %s dialect is not registered in this context", name);
+    return 0;
+  }
+  return 1;
+}
+
 /* ---- DialectRegistry ------------------------------------------------------------------------- */
 
 static PyObject *registry_new(PyTypeObject *type, PyObject *args, PyObject *kw) {

@@ -41,11 +41,7 @@ typedef struct {
 
 /* The type as an object of cls: classes without a TypeID have no caster. */
 static PyObject *wrap_as(PyObject *cls, PyObject *ctx, MlirType t) {
-  PyObject *o = tp_wrap_type(ctx, t);
-  if (!o || tp_is(o, (PyTypeObject *)cls)) return o;
-  PyObject *r = PyObject_CallOneArg(cls, o);
-  Py_DECREF(o);
-  return r;
+  return tp_cast_to(cls, tp_wrap_type(ctx, t));
 }
 
 static PyObject *context_for(PyObject *c, const char *dialect, MlirContext *raw) {
@@ -253,11 +249,7 @@ TP_ISA(MlirAttribute, mlirAttributeIsAGPUObjectAttr)
 
 /* The attribute as an object of cls (a subclass's own class, as upstream's `cls(...)`). */
 static PyObject *wrap_attr_as(PyObject *cls, PyObject *ctx, MlirAttribute a) {
-  PyObject *o = tp_wrap_attr(ctx, a);
-  if (!o || tp_is(o, (PyTypeObject *)cls)) return o;
-  PyObject *r = PyObject_CallOneArg(cls, o);
-  Py_DECREF(o);
-  return r;
+  return tp_cast_to(cls, tp_wrap_attr(ctx, a));
 }
 
 /* ObjectAttr's verifier wants a target implementing or promising gpu::TargetAttrInterface (MLIR

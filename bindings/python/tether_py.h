@@ -244,6 +244,8 @@ int tp_current_pop(int kind, PyObject *self, const char *what);
  */
 PyObject *tp_classprop_new(PyObject *(*fn)(PyObject *cls));
 int tp_set_classprop(PyTypeObject *cls, const char *name, PyObject *(*fn)(PyObject *cls));
+/* Loads dialect `name` into ctx: 1, or 0 with ValueError when the context does not know it. */
+int tp_load_dialect(MlirContext ctx, const char *name);
 /* Context methods whose logic is another file's (dialect_registry.c). */
 PyObject *tp_context_append_dialect_registry(TpContext *self, PyObject *registry);
 PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name);
@@ -261,6 +263,8 @@ Py_hash_t tp_ctxobj_hash(PyObject *a);
  * PyGetSetDef closure (a capsule that keeps the value alive). */
 PyObject *tp_ctxobj_context(PyObject *self, void *closure);
 PyObject *tp_ctxobj_capsule(PyObject *self, void *capsule_name);
+/* Whether two Context objects stand for one arena. */
+int tp_same_context(PyObject *a, PyObject *b);
 /* "cls(str(self))", as upstream's repr of the affine values. */
 PyObject *tp_ctxobj_repr(PyObject *self, const char *cls);
 #define TP_PTR(o) (((TpCtxObj *)(o))->ptr)
@@ -294,6 +298,13 @@ int tp_seq_locs(PyObject *seq, PyObject *ctx, intptr_t *n, MlirLocation **out);
 int tp_arg_int64(PyObject *o, const char *what, int64_t *out);
 int tp_arg_intptr(PyObject *o, const char *what, intptr_t *out);
 int tp_arg_uint(PyObject *o, const char *what, unsigned *out);
+/* Converters with pybind11's errors, for the classes upstream defines in C++ (args.c): an int in
+ * [lo, hi] (TypeError otherwise, also beyond the range); in [0, 2**32); a sequence that is not a
+ * str or bytes, as a list (new reference). tp_nth writes "name[i]" into buf, for messages. */
+int tp_arg_int_in(PyObject *o, const char *what, long long lo, long long hi, long long *out);
+int tp_arg_uint_in(PyObject *o, const char *what, unsigned *out);
+PyObject *tp_arg_seq(PyObject *o, const char *what);
+const char *tp_nth(char *buf, size_t size, const char *name, Py_ssize_t i);
 /* Fast-call argument parsing: names[] (NULL-terminated) in positional order, the first nreq
  * required; at most npos positional. out[i] is borrowed, NULL when not given. 0 with TypeError. */
 int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
@@ -358,6 +369,9 @@ PyObject *tp_caster_of(PyObject *casters, MlirTypeID id);
 /* Every change to a casters dict calls this (the cache of tp_caster_of). */
 void tp_casters_changed(void);
 
+/* o (a new reference, or NULL) as an object of cls, upstream's `cls(o)`, for classes without a
+ * caster (new reference; steals o). */
+PyObject *tp_cast_to(PyObject *cls, PyObject *o);
 /* Registers, for a TypeID several classes share, the tuple of those classes (most specific
  * first): values of that TypeID become the first class whose isa holds. */
 int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
@@ -388,9 +402,10 @@ PyObject *tp_affine_list_new(PyTypeObject *type, PyObject *owner,
 int tp_init_dense(PyObject *m);
 /* dialect_types.c: the classes of dialect types, in _tether._transform, ._pdl, ... */
 int tp_init_dialect_types(PyObject *m);
-/* dialect_quant_sparse.c: quant's types and sparse_tensor's EncodingAttr, in _tether._quant and
- * _tether._sparse_tensor. */
-int tp_init_dialect_quant_sparse(PyObject *m);
+/* dialect_quant.c, dialect_sparse_tensor.c: quant's types in _tether._quant, sparse_tensor's
+ * EncodingAttr in _tether._sparse_tensor. */
+int tp_init_dialect_quant(PyObject *m);
+int tp_init_dialect_sparse_tensor(PyObject *m);
 /* linalg.c: _tether._linalg_fill_builtin_region. */
 int tp_init_linalg(PyObject *m);
 /* transform_interpreter.c: _tether._transform_interpreter. */
