@@ -53,14 +53,6 @@ static int alist_clear(TpAffineList *l) {
   return 0;
 }
 
-static void alist_dealloc(TpAffineList *l) {
-  PyObject_GC_UnTrack(l);
-  alist_clear(l);
-  PyTypeObject *t = Py_TYPE(l);
-  t->tp_free(l);
-  Py_DECREF(t);
-}
-
 static Py_ssize_t alist_len(TpAffineList *l) { return l->length; }
 
 static PyObject *alist_item(TpAffineList *l, Py_ssize_t i) {
@@ -82,7 +74,7 @@ static PyObject *alist_subscript(TpAffineList *l, PyObject *key) {
 }
 
 static PyType_Slot alist_slots[] = {
-    {Py_tp_dealloc, alist_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, alist_traverse},
     {Py_tp_clear, alist_clear},
     {Py_sq_length, alist_len},

@@ -34,7 +34,7 @@ typedef struct {
   PyObject *attr;               /* Attribute */
 } TpNamedAttr;
 
-static PyObject *tp_named_attr_new(PyObject *name, PyObject *attr) {
+static PyObject *named_attr_new(PyObject *name, PyObject *attr) {
   TpNamedAttr *self = PyObject_GC_New(TpNamedAttr, tp.NamedAttribute);
   if (!self) return NULL;
   self->name = Py_NewRef(name);
@@ -47,7 +47,7 @@ static PyObject *tp_named_attr_new(PyObject *name, PyObject *attr) {
 PyObject *tp_wrap_named_attr(PyObject *ctx, MlirNamedAttribute na) {
   PyObject *n = tp_str_from_ref(mlirIdentifierStr(na.name));
   PyObject *a = n ? tp_wrap_attr(ctx, na.attribute) : NULL;
-  PyObject *r = a ? tp_named_attr_new(n, a) : NULL;
+  PyObject *r = a ? named_attr_new(n, a) : NULL;
   Py_XDECREF(n);
   Py_XDECREF(a);
   return r;
@@ -64,14 +64,6 @@ static int named_clear(TpNamedAttr *self) {
   Py_CLEAR(self->name);
   Py_CLEAR(self->attr);
   return 0;
-}
-
-static void named_dealloc(TpNamedAttr *self) {
-  PyObject_GC_UnTrack(self);
-  named_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
 }
 
 static PyObject *named_repr(TpNamedAttr *self) {
@@ -95,7 +87,7 @@ static PyGetSetDef named_getset[] = {
 };
 
 static PyType_Slot named_slots[] = {
-    {Py_tp_dealloc, named_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, named_traverse},
     {Py_tp_clear, named_clear},
     {Py_tp_repr, named_repr},
@@ -181,7 +173,7 @@ static PyObject *attr_dump(PyObject *self, PyObject *unused) {
 
 static PyObject *attr_get_named(PyObject *self, PyObject *name) {
   if (!PyUnicode_Check(name)) return tp_type_error("name", "a str", name);
-  return tp_named_attr_new(name, self);
+  return named_attr_new(name, self);
 }
 
 static PyObject *attr_from_capsule(PyObject *cls, PyObject *cap) {
@@ -229,8 +221,8 @@ static PyType_Slot attr_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_attribute_spec = {"tether.ir.Attribute", sizeof(TpCtxObj), 0,
-                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, attr_slots};
+static PyType_Spec tp_attribute_spec = {"tether.ir.Attribute", sizeof(TpCtxObj), 0,
+                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, attr_slots};
 
 /* ---- the concrete classes -------------------------------------------------------------------- */
 

@@ -39,14 +39,6 @@ static int attrmap_clear(TpAttrMap *m) {
   return 0;
 }
 
-static void attrmap_dealloc(TpAttrMap *m) {
-  PyObject_GC_UnTrack(m);
-  attrmap_clear(m);
-  PyTypeObject *t = Py_TYPE(m);
-  t->tp_free(m);
-  Py_DECREF(t);
-}
-
 #define MAP_OP(m, raw, err)                                                                        \
   MlirOperation raw;                                                                               \
   do {                                                                                             \
@@ -149,7 +141,7 @@ static int attrmap_contains(TpAttrMap *m, PyObject *key) {
 }
 
 static PyType_Slot attrmap_slots[] = {
-    {Py_tp_dealloc, attrmap_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, attrmap_traverse},
     {Py_tp_clear, attrmap_clear},
     {Py_mp_length, attrmap_len},

@@ -364,7 +364,7 @@ static PyType_Slot block_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_block_spec = {"tether.ir.Block", sizeof(TpHandle), 0,
-                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, block_slots};
+static PyType_Spec tp_block_spec = {"tether.ir.Block", sizeof(TpHandle), 0,
+                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, block_slots};
 
 int tp_init_block(PyObject *m) { return tp_add_type(m, &tp_block_spec, NULL, &tp.Block); }

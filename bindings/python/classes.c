@@ -4,12 +4,17 @@
  *
  * Invariants: a concrete class's constructor is a cast: X(v) checks v with the class's isa and
  * copies it (ValueError otherwise). Casters are looked up by (casters dict, TypeID) through a cache
- * that every change to a casters dict invalidates (tp_casters_changed); tether's own classes are
+ * that every change to a casters dict invalidates (casters_changed); tether's own classes are
  * made directly, other casters are called with the base-class object.
  */
 #include "tether_py.h"
 
 #include <string.h>
+
+/* Bumped by every change to a casters dict: the cache of tp_caster_of holds entries of its
+ * generation only. */
+static unsigned long casters_generation = 1;
+static void casters_changed(void) { casters_generation++; }
 
 /* ---- concrete classes from tables ------------------------------------------------------------ */
 
@@ -157,7 +162,7 @@ int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyO
         PyObject *key = PyLong_FromVoidPtr((void *)d->type_id().ptr);
         bad = !key || PyDict_SetItem(casters, key, cls) < 0;
         Py_XDECREF(key);
-        tp_casters_changed();
+        casters_changed();
       }
       Py_XDECREF(id);
       if (bad) {
@@ -192,9 +197,7 @@ PyObject *tp_cast_to(PyObject *cls, PyObject *o) {
 /* The caster registered for a TypeID in one of the casters dicts (borrowed), or NULL (with an
  * error set, or none registered). Remembered in a direct-mapped cache keyed by (dict, TypeID):
  * TypeIDs are stable for the process, and every change to a casters dict bumps the generation
- * (tp_casters_changed). */
-static unsigned long casters_generation = 1;
-void tp_casters_changed(void) { casters_generation++; }
+ * (casters_changed). */
 
 enum { CASTER_CACHE = 64 };
 static struct {
@@ -300,7 +303,7 @@ static PyObject *fn_register_caster(PyObject *m, PyObject *const *args, Py_ssize
   }
   int rc = PyDict_SetItem(casters, key, caster);
   Py_DECREF(key);
-  tp_casters_changed();
+  casters_changed();
   if (rc < 0) return NULL;
   return Py_NewRef(caster);
 }
@@ -310,7 +313,7 @@ int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes) {
   if (!key) return -1;
   int rc = PyDict_SetItem(casters, key, classes);
   Py_DECREF(key);
-  tp_casters_changed();
+  casters_changed();
   return rc;
 }
 

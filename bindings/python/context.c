@@ -312,9 +312,9 @@ static PyType_Slot context_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_context_spec = {"tether.ir.Context", sizeof(TpContext), 0,
-                               Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
-                               context_slots};
+static PyType_Spec tp_context_spec = {"tether.ir.Context", sizeof(TpContext), 0,
+                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+                                      context_slots};
 
 int tp_init_context(PyObject *m) {
   if (tp_add_type(m, &tp_context_spec, NULL, &tp.Context) < 0) return -1;

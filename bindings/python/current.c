@@ -102,7 +102,7 @@ typedef struct {
   PyObject_HEAD PyObject *(*fn)(PyObject *cls);
 } TpClassProp;
 
-PyObject *tp_classprop_new(PyObject *(*fn)(PyObject *cls)) {
+static PyObject *classprop_new(PyObject *(*fn)(PyObject *cls)) {
   TpClassProp *p = PyObject_New(TpClassProp, tp.ClassProperty);
   if (p) p->fn = fn;
   return (PyObject *)p;
@@ -125,12 +125,12 @@ static PyType_Slot classprop_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_classprop_spec = {"tether._tether._ClassProperty", sizeof(TpClassProp), 0,
-                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
-                                 classprop_slots};
+static PyType_Spec tp_classprop_spec = {"tether._tether._ClassProperty", sizeof(TpClassProp), 0,
+                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+                                        classprop_slots};
 
 int tp_set_classprop(PyTypeObject *cls, const char *name, PyObject *(*fn)(PyObject *)) {
-  PyObject *p = tp_classprop_new(fn);
+  PyObject *p = classprop_new(fn);
   if (!p) return -1;
   int rc = PyObject_SetAttrString((PyObject *)cls, name, p);
   Py_DECREF(p);

@@ -730,14 +730,6 @@ static int array_iter_clear(TpArrayIter *it) {
   return 0;
 }
 
-static void array_iter_dealloc(TpArrayIter *it) {
-  PyObject_GC_UnTrack(it);
-  array_iter_clear(it);
-  PyTypeObject *t = Py_TYPE(it);
-  t->tp_free(it);
-  Py_DECREF(t);
-}
-
 static PyMethodDef array_methods[] = {
     {"get", TP_FASTFN(array_get), TP_FAST | METH_CLASS, "get(values, context=None)"},
     TP_METHODS_END,
@@ -789,9 +781,9 @@ static tp_class_def dense_defs[] = {
 };
 
 static PyType_Slot iter_slots[] = {
-    {Py_tp_dealloc, array_iter_dealloc}, {Py_tp_traverse, array_iter_traverse},
-    {Py_tp_clear, array_iter_clear},     {Py_tp_iter, PyObject_SelfIter},
-    {Py_tp_iternext, array_iter_next},   {0, NULL},
+    {Py_tp_dealloc, tp_gc_dealloc},    {Py_tp_traverse, array_iter_traverse},
+    {Py_tp_clear, array_iter_clear},   {Py_tp_iter, PyObject_SelfIter},
+    {Py_tp_iternext, array_iter_next}, {0, NULL},
 };
 
 /* Registers a caster for `id` that picks the first class of `classes` (most specific first) whose

@@ -80,14 +80,6 @@ static int info_clear(TpDiagnosticInfo *self) {
   return 0;
 }
 
-static void info_dealloc(TpDiagnosticInfo *self) {
-  PyObject_GC_UnTrack(self);
-  info_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 static int diag_check(TpDiagnostic *self);
 
 static PyObject *info_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
@@ -122,7 +114,7 @@ static PyGetSetDef info_getset[] = {
 
 static PyType_Slot info_slots[] = {
     {Py_tp_new, info_new},
-    {Py_tp_dealloc, info_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, info_traverse},
     {Py_tp_clear, info_clear},
     {Py_tp_str, info_str},
@@ -176,14 +168,6 @@ static int diag_clear(TpDiagnostic *self) {
   return 0;
 }
 
-static void diag_dealloc(TpDiagnostic *self) {
-  PyObject_GC_UnTrack(self);
-  diag_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 static PyObject *diag_severity(TpDiagnostic *self, void *c) {
   (void)c;
   if (diag_check(self) < 0) return NULL;
@@ -235,7 +219,7 @@ static PyGetSetDef diag_getset[] = {
 };
 
 static PyType_Slot diag_slots[] = {
-    {Py_tp_dealloc, diag_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, diag_traverse},
     {Py_tp_clear, diag_clear},
     {Py_tp_str, diag_str},

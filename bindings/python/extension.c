@@ -1,7 +1,8 @@
 /* extension.c: the _tether module: it assembles the extension and holds nothing of its own but the
- * module state (tp) and the pin pool of wrappers. Each file adds its classes and functions to the
- * module (tp_init_*), in an order where a class exists before the classes that refer to it at
- * init; the arena's notifier is set last, once everything it may reach exists.
+ * module state (tp), the pin pool of wrappers, and the two helpers every type uses (tp_add_type,
+ * tp_gc_dealloc). Each file adds its classes and functions to the module (tp_init_*), in an order
+ * where a class exists before the classes that refer to it at init; the arena's notifier is set
+ * last, once everything it may reach exists.
  */
 #include "tether_py.h"
 
@@ -20,6 +21,14 @@ int tp_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **o
   }
   *out = (PyTypeObject *)t; /* the module state keeps this reference for the process */
   return 0;
+}
+
+void tp_gc_dealloc(PyObject *self) {
+  PyTypeObject *t = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  t->tp_clear(self);
+  t->tp_free(self);
+  Py_DECREF(t); /* heap types: each instance holds its type */
 }
 
 /* Each file's init, in order: a class exists before the classes that refer to it at init. */

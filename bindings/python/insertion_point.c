@@ -60,14 +60,6 @@ static int ip_clear(TpIP *self) {
   return 0;
 }
 
-static void ip_dealloc(TpIP *self) {
-  PyObject_GC_UnTrack(self);
-  ip_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 static PyObject *ip_at_block_begin(PyObject *cls, PyObject *block) {
   tether_block *bh;
   MlirBlock raw;
@@ -217,7 +209,7 @@ static PyGetSetDef ip_getset[] = {
 
 static PyType_Slot ip_slots[] = {
     {Py_tp_new, ip_new},
-    {Py_tp_dealloc, ip_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, ip_traverse},
     {Py_tp_clear, ip_clear},
     {Py_tp_methods, ip_methods},
@@ -226,7 +218,7 @@ static PyType_Slot ip_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_insertion_point_spec = {
+static PyType_Spec tp_insertion_point_spec = {
     "tether.ir.InsertionPoint", sizeof(TpIP), 0,
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE, ip_slots};
 

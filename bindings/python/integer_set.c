@@ -32,14 +32,6 @@ static int constraint_clear(TpConstraint *c) {
   return 0;
 }
 
-static void constraint_dealloc(TpConstraint *c) {
-  PyObject_GC_UnTrack(c);
-  constraint_clear(c);
-  PyTypeObject *t = Py_TYPE(c);
-  t->tp_free(c);
-  Py_DECREF(t);
-}
-
 static PyObject *constraint_expr(TpConstraint *c, void *u) {
   (void)u;
   return tp_wrap_affine_expr(TP_CTX(c->set), mlirIntegerSetGetConstraint(S(c->set), c->pos));
@@ -57,7 +49,7 @@ static PyGetSetDef constraint_getset[] = {
 };
 
 static PyType_Slot constraint_slots[] = {
-    {Py_tp_dealloc, constraint_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, constraint_traverse},
     {Py_tp_clear, constraint_clear},
     {Py_tp_getset, constraint_getset},

@@ -103,14 +103,6 @@ static int iface_clear(TpIface *self) {
   return 0;
 }
 
-static void iface_dealloc(TpIface *self) {
-  PyObject_GC_UnTrack(self);
-  iface_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 static PyObject *iface_operation(TpIface *self, void *c) {
   (void)c;
   if (!self->op)
@@ -351,7 +343,7 @@ static PyGetSetDef iface_getset[] = {
 
 static PyType_Slot infer_type_slots[] = {
     {Py_tp_new, iface_new},
-    {Py_tp_dealloc, iface_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, iface_traverse},
     {Py_tp_clear, iface_clear},
     {Py_tp_methods, infer_type_methods},
@@ -362,7 +354,7 @@ static PyType_Slot infer_type_slots[] = {
 
 static PyType_Slot infer_shaped_slots[] = {
     {Py_tp_new, iface_new},
-    {Py_tp_dealloc, iface_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, iface_traverse},
     {Py_tp_clear, iface_clear},
     {Py_tp_methods, infer_shaped_methods},
@@ -433,14 +425,6 @@ static int components_clear(TpComponents *self) {
   return 0;
 }
 
-static void components_dealloc(TpComponents *self) {
-  PyObject_GC_UnTrack(self);
-  components_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 static PyObject *components_element_type(TpComponents *self, void *c) {
   (void)c;
   return Py_NewRef(self->element_type);
@@ -478,7 +462,7 @@ static PyGetSetDef components_getset[] = {
 };
 
 static PyType_Slot components_slots[] = {
-    {Py_tp_dealloc, components_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, components_traverse},
     {Py_tp_clear, components_clear},
     {Py_tp_methods, components_methods},

@@ -239,8 +239,8 @@ static PyType_Slot loc_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_location_spec = {"tether.ir.Location", sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT,
-                                loc_slots};
+static PyType_Spec tp_location_spec = {"tether.ir.Location", sizeof(TpCtxObj), 0,
+                                       Py_TPFLAGS_DEFAULT, loc_slots};
 
 int tp_init_locations(PyObject *m) {
   if (tp_add_type(m, &tp_location_spec, NULL, &tp.Location) < 0) return -1;

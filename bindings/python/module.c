@@ -16,7 +16,7 @@ Py_ssize_t tp_live_modules(tether_arena *a) {
   return n;
 }
 
-PyObject *tp_wrap_module(tether_op *h) {
+static PyObject *wrap_module(tether_op *h) {
   if (!h) Py_RETURN_NONE;
   TpOp *self = (TpOp *)tp.Module->tp_alloc(tp.Module, 0);
   if (!self) return NULL;
@@ -56,7 +56,7 @@ static PyObject *module_parse(PyObject *cls, PyObject *const *args, Py_ssize_t n
   if (rc == TETHER_EPARSE) return tp_errcap_raise(&cap, "Unable to parse module assembly");
   Py_XDECREF(tp_errcap_end(&cap));
   if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
-  return tp_wrap_module(op);
+  return wrap_module(op);
 }
 
 static PyObject *module_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -74,7 +74,7 @@ static PyObject *module_create(PyObject *cls, PyObject *const *args, Py_ssize_t 
   tether_op *op;
   rc = tether_module_create(ctx->arena, l, &op);
   if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
-  return tp_wrap_module(op);
+  return wrap_module(op);
 }
 
 static PyObject *module_operation(PyObject *self, void *c) {
@@ -120,7 +120,7 @@ static PyObject *module_from_capsule(PyObject *cls, PyObject *cap) {
     return PyErr_Format(PyExc_ValueError,
                         "the capsule's module is not IR a tether Context holds (a module made "
                         "elsewhere cannot be adopted safely)");
-  return tp_wrap_module(h);
+  return wrap_module(h);
 }
 
 static PyObject *module_dump(PyObject *self, PyObject *unused) {
@@ -158,7 +158,7 @@ static PyType_Slot module_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_module_spec = {"tether.ir.Module", sizeof(TpOp), 0,
-                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, module_slots};
+static PyType_Spec tp_module_spec = {"tether.ir.Module", sizeof(TpOp), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, module_slots};
 
 int tp_init_module(PyObject *m) { return tp_add_type(m, &tp_module_spec, NULL, &tp.Module); }

@@ -552,8 +552,8 @@ static PyType_Slot opbase_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_opbase_spec = {"tether.ir._OperationBase", sizeof(TpOp), 0,
-                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opbase_slots};
+static PyType_Spec tp_opbase_spec = {"tether.ir._OperationBase", sizeof(TpOp), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opbase_slots};
 
 /* ---- Operation ------------------------------------------------------------------------------- */
 
@@ -615,8 +615,8 @@ static PyType_Slot operation_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_operation_spec = {"tether.ir.Operation", sizeof(TpOp), 0,
-                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, operation_slots};
+static PyType_Spec tp_operation_spec = {"tether.ir.Operation", sizeof(TpOp), 0,
+                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, operation_slots};
 
 /* ---- Operation.parse ------------------------------------------------------------------------- */
 

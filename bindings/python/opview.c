@@ -259,8 +259,8 @@ static PyType_Slot opview_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_opview_spec = {"tether.ir.OpView", sizeof(TpOp), 0,
-                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opview_slots};
+static PyType_Spec tp_opview_spec = {"tether.ir.OpView", sizeof(TpOp), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opview_slots};
 
 int tp_init_opview(PyObject *m) {
   if (tp_add_type(m, &tp_opview_spec, (PyObject *)tp.OperationBase, &tp.OpView) < 0) return -1;

@@ -289,8 +289,8 @@ static PyType_Slot pm_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_passmanager_spec = {"tether.passmanager.PassManager", sizeof(TpPassManager), 0,
-                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, pm_slots};
+static PyType_Spec tp_passmanager_spec = {"tether.passmanager.PassManager", sizeof(TpPassManager),
+                                          0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, pm_slots};
 
 int tp_init_passmanager(PyObject *m) {
   return tp_add_type(m, &tp_passmanager_spec, NULL, &tp.PassManager);

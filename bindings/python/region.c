@@ -69,7 +69,7 @@ static PyType_Slot region_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_region_spec = {"tether.ir.Region", sizeof(TpHandle), 0,
-                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, region_slots};
+static PyType_Spec tp_region_spec = {"tether.ir.Region", sizeof(TpHandle), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, region_slots};
 
 int tp_init_region(PyObject *m) { return tp_add_type(m, &tp_region_spec, NULL, &tp.Region); }

@@ -39,14 +39,6 @@ static int list_clear(TpList *l) {
   return 0;
 }
 
-static void list_dealloc(TpList *l) {
-  PyObject_GC_UnTrack(l);
-  list_clear(l);
-  PyTypeObject *t = Py_TYPE(l);
-  t->tp_free(l);
-  Py_DECREF(t);
-}
-
 static void *owner_h(TpList *l) {
   return tp_is(l->owner, tp.OperationBase) ? ((TpOp *)l->owner)->h : TP_H(l->owner);
 }
@@ -346,7 +338,7 @@ static PyGetSetDef list_getset[] = {
 };
 
 static PyType_Slot list_slots[] = {
-    {Py_tp_dealloc, list_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, list_traverse},
     {Py_tp_clear, list_clear},
     {Py_sq_length, list_len},
@@ -361,10 +353,10 @@ static PyType_Slot list_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_list_spec = {"tether.ir._IRSequence", sizeof(TpList), 0,
-                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION |
-                                Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
-                            list_slots};
+static PyType_Spec tp_list_spec = {"tether.ir._IRSequence", sizeof(TpList), 0,
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION |
+                                       Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_BASETYPE,
+                                   list_slots};
 
 static PyObject *iter_new(PyObject *first, int kind) {
   TpIter *it = PyObject_GC_New(TpIter, tp.Iter);
@@ -384,14 +376,6 @@ static int iter_traverse(TpIter *it, visitproc visit, void *arg) {
 static int iter_clear(TpIter *it) {
   Py_CLEAR(it->next);
   return 0;
-}
-
-static void iter_dealloc(TpIter *it) {
-  PyObject_GC_UnTrack(it);
-  iter_clear(it);
-  PyTypeObject *t = Py_TYPE(it);
-  t->tp_free(it);
-  Py_DECREF(t);
 }
 
 static PyObject *iter_next(TpIter *it) {
@@ -420,11 +404,11 @@ static PyObject *iter_next(TpIter *it) {
 }
 
 static PyType_Slot iter_slots[] = {
-    {Py_tp_dealloc, iter_dealloc},   {Py_tp_traverse, iter_traverse}, {Py_tp_clear, iter_clear},
+    {Py_tp_dealloc, tp_gc_dealloc},  {Py_tp_traverse, iter_traverse}, {Py_tp_clear, iter_clear},
     {Py_tp_iter, PyObject_SelfIter}, {Py_tp_iternext, iter_next},     {0, NULL},
 };
 
-PyType_Spec tp_iter_spec = {
+static PyType_Spec tp_iter_spec = {
     "tether.ir._IRIterator", sizeof(TpIter), 0,
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC, iter_slots};
 

@@ -62,14 +62,6 @@ static int symtab_clear(TpSymbolTable *self) {
   return 0;
 }
 
-static void symtab_dealloc(TpSymbolTable *self) {
-  PyObject_GC_UnTrack(self);
-  symtab_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 /* The symbol named `name`, or NULL (no exception) when there is none. */
 static int lookup(TpSymbolTable *self, PyObject *name, tether_op **found) {
   MlirStringRef s;
@@ -384,7 +376,7 @@ static PyMethodDef symtab_methods[] = {
 
 static PyType_Slot symtab_slots[] = {
     {Py_tp_new, symtab_new},
-    {Py_tp_dealloc, symtab_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, symtab_traverse},
     {Py_tp_clear, symtab_clear},
     {Py_mp_subscript, symtab_getitem},

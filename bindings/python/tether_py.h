@@ -1,5 +1,7 @@
-/* Shared declarations of the _tether extension. The extension converts between Python and the
- * arena and holds no lifetime logic of its own:
+/* tether_py.h: every declaration the files of the _tether extension share (and the only place for
+ * them: a function that is not static is declared here first, -Wmissing-prototypes checks it).
+ *
+ * The extension converts between Python and the arena and holds no lifetime logic of its own:
  *  - IR objects (Operation, OpView, Region, Block, Value, Module) hold one pinned tether handle
  *    (the pin is what the collector sees, since Python objects live in malloc memory) and are found
  *    again through the handle's user pointer, so each IR object has at most one Operation wrapper
@@ -11,6 +13,44 @@
  * Everything runs under the GIL, which serializes all arenas: that is the arena's threading rule.
  * Every loop over MLIR lists assumes Python code may run at any allocation (the cyclic collector,
  * __del__): it takes what it needs first, or checks the handle again after each call out.
+ *
+ * Where things are (one file per Python type or tight family; the sections below follow it):
+ *   extension.c      the module: assembles the files' inits; tp_add_type, tp_gc_dealloc
+ *   errors.c         InvalidatedError, CastError, statuses as exceptions; _set_hooks (MLIRError)
+ *   collect.c        collection and safe points: collect(), the arena's notifier
+ *   args.c           the argument parser (tp_fastargs, tp_args) and the converters of plain values
+ *   strbuf.c         text out of MLIR's print callbacks
+ *   capsule.c        _CAPIPtr capsules that keep their owner alive
+ *   ctxobj.c         what context-owned values share: layout, ==, hash, `context`, arguments
+ *   classes.c        concrete classes from tables, casting by TypeID (register_*_caster)
+ *   typeid.c         TypeID
+ *   current.c        the thread's current Context / InsertionPoint / Location; class properties
+ *   context.c        Context
+ *   insertion_point.c  InsertionPoint
+ *   dialect_registry.c DialectRegistry, DialectDescriptor
+ *   locations.c      Location
+ *   diagnostics.c    Diagnostic, DiagnosticInfo, DiagnosticHandler; MLIR errors into MLIRError
+ *   types.c          Type and the builtin type classes
+ *   attributes.c     Attribute, NamedAttribute and the builtin attribute classes
+ *   dense.c          the dense elements and dense array attribute classes
+ *   affine_expr.c    AffineExpr and its subclasses
+ *   affine_map.c     AffineMap, AffineExprList, AffineMapAttr
+ *   integer_set.c    IntegerSet, IntegerSetConstraint(List)
+ *   operation.c      operation wrappers (identity, live counts), _OperationBase, Operation
+ *   opview.c         OpView and the registry of op classes
+ *   module.c         Module (the builtin.module type; the extension module is extension.c)
+ *   attrmap.c        OpAttributeMap (op.attributes)
+ *   printing.c       printing operations (get_asm, print, bytecode), AsmState
+ *   create.c         Operation.create, OpView.build_generic
+ *   handle.c         what Region, Block and Value wrappers share
+ *   region.c, block.c, value.c   Region; Block; Value, OpResult, BlockArgument, OpOperand
+ *   sequences.c      the IR sequences (OperationList, BlockList, ...) and their iterator
+ *   passmanager.c    PassManager
+ *   symbols.c        SymbolTable, _GlobalDebug
+ *   interfaces.c     InferTypeOpInterface, InferShapedTypeOpInterface, ShapedTypeComponents
+ *   dialect_types.c  the transform, pdl, gpu, nvgpu and llvm types (_tether._transform, ...)
+ *   dialect_quant.c, dialect_sparse_tensor.c   quant's types, sparse_tensor's EncodingAttr
+ *   execution_engine.c, transform_interpreter.c, rewrite.c, linalg.c   _tether's submodules
  */
 #ifndef TETHER_PY_H
 #define TETHER_PY_H
@@ -25,6 +65,8 @@
 #include <mlir-c/Diagnostics.h>
 
 #include <stdbool.h>
+
+/* ---- basics ---------------------------------------------------------------------------------- */
 
 /* Pins of wrappers (and of Context objects' arenas): a pool of the arena's, serialized by the
  * GIL. */
@@ -42,13 +84,14 @@ static inline int tp_is(PyObject *o, PyTypeObject *t) {
   return PyType_IsSubtype(Py_TYPE(o), t);
 }
 
-/* ---- macros the files share ------------------------------------------------------------------ */
-
 /* The sentinels that end a PyMethodDef and a PyGetSetDef table. */
 #define TP_METHODS_END                                                                             \
   { NULL, NULL, 0, NULL }
 #define TP_GETSET_END                                                                              \
   { NULL, NULL, NULL, NULL, NULL }
+/* A METH_FASTCALL | METH_KEYWORDS method (arguments parsed by tp_fastargs). */
+#define TP_FAST (METH_FASTCALL | METH_KEYWORDS)
+#define TP_FASTFN(f) (PyCFunction)(void (*)(void))(f)
 /* isa_<fn>: the `isa` of a tp_class_def (on the raw pointer) for the C-API predicate fn(Raw). */
 #define TP_ISA(Raw, fn)                                                                            \
   static bool isa_##fn(void *p) { return fn((Raw){p}); }
@@ -70,9 +113,10 @@ typedef struct {
 
 #define TP_H(o) (((TpHandle *)(o))->h)
 
-/* Operation and OpView (both _OperationBase). The handle's user pointer is the Operation object
- * when one lives, else the OpView, else NULL. An OpView holds a strong reference to its Operation
- * object when it has one (`sibling`); an Operation holds a borrowed pointer to its live OpView. */
+/* Operation and OpView (both _OperationBase), and Module. The handle's user pointer is the
+ * Operation object when one lives, else the OpView, else NULL. An OpView holds a strong reference
+ * to its Operation object when it has one (`sibling`); an Operation holds a borrowed pointer to its
+ * live OpView. */
 typedef struct TpOp {
   PyObject_HEAD void *h; /* tether_op */
   intptr_t pin;
@@ -101,6 +145,9 @@ typedef struct {
   PyObject_HEAD PyObject *ctx;
   void *ptr;
 } TpCtxObj;
+
+#define TP_PTR(o) (((TpCtxObj *)(o))->ptr)
+#define TP_CTX(o) (((TpCtxObj *)(o))->ctx)
 
 typedef struct TpContext {
   PyObject_HEAD tether_arena *arena;
@@ -146,7 +193,7 @@ typedef struct {
   int kind;                     /* TP_LIST_BLOCK_OPS or TP_LIST_REGION_BLOCKS */
 } TpIter;
 
-/* ---- module state ---------------------------------------------------------------------------- */
+/* ---- module state (extension.c) -------------------------------------------------------------- */
 
 typedef struct {
   PyTypeObject *Context, *Module, *OperationBase, *Operation, *OpView, *Region, *Block, *Value,
@@ -160,19 +207,270 @@ typedef struct {
   /* Casters by TypeID (dict: TypeID int -> callable): types, attributes, values. */
   PyObject *type_casters, *attr_casters, *value_casters;
   /* Registered OpView classes by operation name; dialect namespaces seen (dict: name -> bool). */
-  PyObject *op_classes, *dialect_classes, *loaded_namespaces, *dialect_loader;
+  PyObject *op_classes, *loaded_namespaces, *dialect_loader;
 } TpState;
 
 extern TpState tp;
 
-/* ---- errors ---------------------------------------------------------------------------------- */
+/* Adds a type from a spec to the module (under its short name); *out gets a reference. */
+int tp_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **out);
+/* The tp_dealloc of the GC types whose tp_clear releases everything they hold: untrack, clear,
+ * free, and release the (heap) type. */
+void tp_gc_dealloc(PyObject *self);
+
+/* Each file adds its classes and functions to the module (in extension.c's order). */
+int tp_init_errors(PyObject *m);
+int tp_init_collect(PyObject *m);
+int tp_init_typeid(PyObject *m);
+int tp_init_classes(PyObject *m);
+int tp_init_current(PyObject *m);
+int tp_init_context(PyObject *m);
+int tp_init_insertion_point(PyObject *m);
+int tp_init_dialect_registry(PyObject *m);
+int tp_init_locations(PyObject *m);
+int tp_init_diagnostics(PyObject *m);
+int tp_init_types(PyObject *m);
+int tp_init_attributes(PyObject *m);
+int tp_init_dense(PyObject *m);
+int tp_init_affine_expr(PyObject *m);
+int tp_init_affine_map(PyObject *m);
+int tp_init_integer_set(PyObject *m);
+int tp_init_operation(PyObject *m);
+int tp_init_opview(PyObject *m);
+int tp_init_module(PyObject *m);
+int tp_init_attrmap(PyObject *m);
+int tp_init_printing(PyObject *m);
+int tp_init_region(PyObject *m);
+int tp_init_block(PyObject *m);
+int tp_init_value(PyObject *m);
+int tp_init_sequences(PyObject *m);
+int tp_init_passmanager(PyObject *m);
+int tp_init_symbols(PyObject *m);
+int tp_init_interfaces(PyObject *m);
+/* dialect_types.c: the classes of dialect types, in _tether._transform, ._pdl, ... */
+int tp_init_dialect_types(PyObject *m);
+/* dialect_quant.c, dialect_sparse_tensor.c: quant's types in _tether._quant, sparse_tensor's
+ * EncodingAttr in _tether._sparse_tensor. */
+int tp_init_dialect_quant(PyObject *m);
+int tp_init_dialect_sparse_tensor(PyObject *m);
+/* execution_engine.c: _tether._ExecutionEngine. */
+int tp_init_execution_engine(PyObject *m);
+/* transform_interpreter.c: _tether._transform_interpreter. */
+int tp_init_transform_interpreter(PyObject *m);
+/* linalg.c: _tether._linalg_fill_builtin_region. */
+int tp_init_linalg(PyObject *m);
+/* rewrite.c: _tether._rewrite (PDLModule, FrozenRewritePatternSet, apply_patterns_...). */
+int tp_init_rewrite(PyObject *m);
+
+/* ---- errors (errors.c) ----------------------------------------------------------------------- */
 
 /* Raises the exception for a tether status; handle (may be NULL) explains an invalid handle,
  * arena (may be NULL) supplies MLIR's diagnostics. Returns NULL. */
 PyObject *tp_raise(int rc, const void *handle, tether_arena *arena);
+#define TP_RAISE_RC(rc, h) tp_raise((rc), (h), tether_handle_arena(h))
 /* Raises TypeError "<what> must be <expected>, not <type>". Returns NULL. */
 PyObject *tp_type_error(const char *what, const char *expected, PyObject *got);
-#define TP_RAISE_RC(rc, h) tp_raise((rc), (h), tether_handle_arena(h))
+/* Raises CastError (TypeError and RuntimeError) with upstream's "Invalid attribute ... when
+ * attempting to create an ArrayAttribute" message for `got`. Returns NULL. */
+PyObject *tp_cast_error(PyObject *got);
+/* The pending exception of a Python callback becomes upstream's RuntimeError("Exception raised in
+ * callback: Type: message"), chained to it. */
+void tp_raise_callback_error(void);
+
+/* ---- collection (collect.c) ------------------------------------------------------------------ */
+
+/* Asks for an arena collection at the interpreter's next pending-call check (coalesced). */
+void tp_schedule_collection(void);
+/* The arena's notifier: schedules a safe point when the collector queued work. */
+void tp_collect_notifier(void);
+
+/* ---- arguments (args.c) ---------------------------------------------------------------------- */
+
+/* Fast-call argument parsing: names[] (NULL-terminated, a static array) in positional order, the
+ * first nreq required; at most npos positional (the rest keyword-only). out[i] is borrowed, NULL
+ * when not given. 1, or 0 with TypeError. kwnames NULL: positional only (METH_FASTCALL). */
+int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                const char *const *names, int nreq, int npos, PyObject **out);
+/* The same for tp_new and tp_init (an argument tuple and a keyword dict, may be NULL). */
+int tp_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names, int nreq,
+            int npos, PyObject **out);
+/* The keyword arguments of a fast call to a function taking *args (args[0..nargs) are the *args;
+ * names[] are keyword-only). */
+static inline int tp_fastargs_star(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames, const char *const *names, PyObject **out) {
+  return tp_fastargs(fname, args + nargs, 0, kwnames, names, 0, 0, out);
+}
+/* The *args of a fast call as a tuple (new reference). */
+PyObject *tp_tuple_of(PyObject *const *items, Py_ssize_t n);
+/* The keyword argument `name` of a fast call (borrowed), or NULL: for functions whose
+ * signature depends on an argument (tp_fastargs then parses the one that applies). */
+PyObject *tp_kwarg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name);
+
+/* Converters: 1 on success, 0 with an exception set. A truth value (any object, as "p" of
+ * PyArg_Parse*); integers range-checked (OverflowError, TypeError for a non-int); a str (or bytes)
+ * as an MlirStringRef valid while o lives. */
+int tp_arg_bool(PyObject *o, int *out);
+int tp_arg_int64(PyObject *o, const char *what, int64_t *out);
+int tp_arg_intptr(PyObject *o, const char *what, intptr_t *out);
+int tp_arg_int(PyObject *o, const char *what, int *out);
+int tp_arg_uint(PyObject *o, const char *what, unsigned *out);
+int tp_arg_str(PyObject *o, const char *what, MlirStringRef *out);
+/* Converters with pybind11's errors, for the classes upstream defines in C++: an int in [lo, hi]
+ * (TypeError otherwise, also beyond the range); in [0, 2**32); a sequence that is not a str or
+ * bytes, as a list (new reference). tp_nth writes "name[i]" into buf, for messages. */
+int tp_arg_int_in(PyObject *o, const char *what, long long lo, long long hi, long long *out);
+int tp_arg_uint_in(PyObject *o, const char *what, unsigned *out);
+PyObject *tp_arg_seq(PyObject *o, const char *what);
+const char *tp_nth(char *buf, size_t size, const char *name, Py_ssize_t i);
+
+/* ---- text out of MLIR (strbuf.c) ------------------------------------------------------------- */
+
+/* A Python str built by an MLIR print callback: pass tp_strbuf_append and the buffer (zeroed),
+ * then finish it (MemoryError if it failed to grow). */
+typedef struct {
+  char *data;
+  size_t len, cap;
+  int failed;
+} tp_strbuf;
+void tp_strbuf_append(MlirStringRef s, void *user);
+PyObject *tp_strbuf_finish(tp_strbuf *b);
+PyObject *tp_strbuf_finish_bytes(tp_strbuf *b);
+/* A str of MLIR's text (invalid UTF-8 replaced). */
+PyObject *tp_str_from_ref(MlirStringRef s);
+
+/* ---- capsules (capsule.c) -------------------------------------------------------------------- */
+
+/* Capsules tether hands out keep their owner alive (the capsule's context is a strong reference);
+ * tp_capsule_owner gives that owner back (borrowed), or NULL for a capsule made elsewhere. */
+PyObject *tp_capsule_with_owner(void *ptr, const char *name, PyObject *owner);
+PyObject *tp_capsule_owner(PyObject *cap);
+
+/* ---- context-owned values (ctxobj.c, classes.c, typeid.c) ------------------------------------ */
+
+/* A new value object of `type` (new reference). */
+PyObject *tp_ctxobj_new(PyTypeObject *type, PyObject *ctx, const void *ptr);
+void tp_ctxobj_dealloc(PyObject *self);
+/* Py_tp_richcompare and Py_tp_hash of every value class: == when of the same family (Type,
+ * Attribute, ...) and the same MLIR value; hashed by the MLIR pointer. */
+PyObject *tp_ctxobj_richcompare(PyObject *a, PyObject *b, int op);
+Py_hash_t tp_ctxobj_hash(PyObject *a);
+/* Getters of every value class: `context`, and `_CAPIPtr` with the capsule's name as the
+ * PyGetSetDef closure (a capsule that keeps the value alive). */
+PyObject *tp_ctxobj_context(PyObject *self, void *closure);
+PyObject *tp_ctxobj_capsule(PyObject *self, void *capsule_name);
+/* "cls(str(self))", as upstream's repr of the affine values. */
+PyObject *tp_ctxobj_repr(PyObject *self, const char *cls);
+/* Whether two Context objects stand for one arena. */
+int tp_same_context(PyObject *a, PyObject *b);
+
+/* Value arguments: 1 on success, 0 with an exception set. ctx (may be NULL) receives the value's
+ * Context object (borrowed). The _in forms: the value must belong to `ctx` (ValueError). */
+int tp_arg_type(PyObject *o, MlirType *raw, PyObject **ctx);
+int tp_arg_attr(PyObject *o, MlirAttribute *raw, PyObject **ctx);
+int tp_arg_loc(PyObject *o, MlirLocation *raw, PyObject **ctx);
+int tp_arg_type_in(PyObject *o, PyObject *ctx, MlirType *raw);
+int tp_arg_attr_in(PyObject *o, PyObject *ctx, MlirAttribute *raw);
+int tp_arg_loc_in(PyObject *o, PyObject *ctx, MlirLocation *raw);
+/* Sequences of types / attributes / locations of ctx into a PyMem array (free with PyMem_Free). */
+int tp_seq_types(PyObject *seq, PyObject *ctx, intptr_t *n, MlirType **out);
+int tp_seq_attrs(PyObject *seq, PyObject *ctx, intptr_t *n, MlirAttribute **out);
+int tp_seq_locs(PyObject *seq, PyObject *ctx, intptr_t *n, MlirLocation **out);
+
+/* Concrete subclasses of a family (Type, Attribute, AffineExpr, ...): defined by a table, created
+ * at module init (classes.c). `isa` receives the raw pointer; `type_id` (may be NULL) gives the
+ * static TypeID registered as the class's caster and published as `static_typeid`. */
+typedef struct tp_class_def {
+  const char *name; /* "IntegerType": the class is tether.ir.IntegerType */
+  const char *base; /* name of the base class among the family's classes, NULL: the family */
+  bool (*isa)(void *ptr);
+  MlirTypeID (*type_id)(void);
+  PyMethodDef *methods;
+  PyGetSetDef *getset;
+  PyType_Slot *slots; /* extra slots (number, sequence, mapping protocols, repr), may be NULL */
+  const char *doc;
+  void *data;        /* for the class's own methods (e.g. the C-API getter of a simple type) */
+  PyTypeObject *cls; /* set at init */
+} tp_class_def;
+
+/* Creates every class of `defs` (NULL-name terminated) as subclasses of `family`, adds them to the
+ * module and registers those with a typeid in `casters` (may be NULL). */
+int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyObject *casters);
+/* The class def of a class created by tp_define_classes (searching the MRO), or NULL. */
+tp_class_def *tp_class_def_of(PyTypeObject *cls);
+/* tp_init of classes whose tp_new did the work (a cast): a Python subclass's
+ * super().__init__(x) must not reach object.__init__. */
+int tp_init_noop(PyObject *self, PyObject *args, PyObject *kw);
+/* The object of family `base` (tp.Type, tp.Attribute) for ptr, as the class registered for id in
+ * casters: tether's own classes are made directly, other casters get the base object. */
+PyObject *tp_wrap_cast(PyObject *casters, PyTypeObject *base, PyObject *ctx, const void *ptr,
+                       MlirTypeID id);
+/* The caster registered for id in casters (borrowed; cached), or NULL (error set, or none). */
+PyObject *tp_caster_of(PyObject *casters, MlirTypeID id);
+/* Registers, for a TypeID several classes share, the tuple of those classes (most specific
+ * first): values of that TypeID become the first class whose isa holds. */
+int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
+/* o (a new reference, or NULL) as an object of cls, upstream's `cls(o)`, for classes without a
+ * caster (new reference; steals o). */
+PyObject *tp_cast_to(PyObject *cls, PyObject *o);
+
+/* Wrappers for MLIR values (new references; a null value gives None). Types and attributes are
+ * cast to the most specific class registered for their TypeID. The _a forms take an arena instead
+ * of a Context object. */
+PyObject *tp_wrap_typeid(MlirTypeID id);
+PyObject *tp_wrap_type(PyObject *ctx, MlirType t);
+PyObject *tp_wrap_attr(PyObject *ctx, MlirAttribute a);
+PyObject *tp_wrap_loc(PyObject *ctx, MlirLocation l);
+PyObject *tp_wrap_type_a(tether_arena *a, MlirType t);
+PyObject *tp_wrap_attr_a(tether_arena *a, MlirAttribute at);
+PyObject *tp_wrap_loc_a(tether_arena *a, MlirLocation l);
+/* A NamedAttribute for an MLIR one (attributes.c; new reference). */
+PyObject *tp_wrap_named_attr(PyObject *ctx, MlirNamedAttribute na);
+
+/* ---- contexts (current.c, context.c, dialect_registry.c, diagnostics.c) ---------------------- */
+
+/* Borrowed current objects of this thread, or NULL (no exception). */
+PyObject *tp_current_context(void);
+PyObject *tp_current_loc(void);
+PyObject *tp_current_ip(void);
+/* The TpContext (borrowed) of an explicit context argument, or of the current context when o is
+ * NULL or None. NULL with RuntimeError (upstream's message) when there is none. */
+TpContext *tp_resolve_context(PyObject *o);
+/* The same as a Context object (borrowed): the `context=` argument of a constructor. */
+static inline PyObject *tp_context_arg(PyObject *o) { return (PyObject *)tp_resolve_context(o); }
+/* The Location object (borrowed) given, or the current one; NULL with RuntimeError. */
+PyObject *tp_resolve_loc(PyObject *o);
+/* The `with` of Context, InsertionPoint and Location: enter pushes a frame (ip and loc may be
+ * NULL: inherited from the frame below when of the same context); exit pops the frame of `self`,
+ * RuntimeError("Unbalanced <what> enter/exit") when it is not the top one. 0 or -1. */
+enum { TP_FRAME_CONTEXT, TP_FRAME_IP, TP_FRAME_LOC };
+int tp_current_push(int kind, PyObject *ctx, PyObject *ip, PyObject *loc);
+int tp_current_pop(int kind, PyObject *self, const char *what);
+/* Sets a class-level read-only property on cls: fn(cls) computes its value (`X.current`). */
+int tp_set_classprop(PyTypeObject *cls, const char *name, PyObject *(*fn)(PyObject *cls));
+
+/* The Context object of an arena (new reference): the one standing for it, else a new one. */
+PyObject *tp_context_of(tether_arena *a);
+/* The Context object of a handle's arena (new reference). */
+static inline PyObject *tp_context_of_handle(const void *h) {
+  return tp_context_of(tether_handle_arena(h));
+}
+static inline MlirContext tp_ctx_raw(PyObject *ctx) {
+  return tether_arena_context(((TpContext *)ctx)->arena);
+}
+/* The identifier of an attribute name `key` (a str whose text is s) in ctx (a TpContext):
+ * mlirIdentifierGet, remembered per context for the str objects it last saw (names repeat: every
+ * arith.constant has a "value"). */
+MlirIdentifier tp_identifier(PyObject *ctx, PyObject *key, MlirStringRef s);
+/* The identifier of str key when ctx's cache holds it (1), else 0. */
+int tp_identifier_cached(PyObject *ctx, PyObject *key, MlirIdentifier *out);
+/* Loads dialect `name` into ctx: 1, or 0 with ValueError when the context does not know it. */
+int tp_load_dialect(MlirContext ctx, const char *name);
+/* Context methods whose logic is another file's: dialect_registry.c, diagnostics.c. */
+PyObject *tp_context_append_dialect_registry(TpContext *self, PyObject *registry);
+PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name);
+PyObject *tp_context_attach_diagnostic_handler(TpContext *self, PyObject *callback);
+/* Detaches every handler of a Context that goes away. */
+void tp_diagnostics_detach_all(TpContext *self);
 
 /* Error capture (diagnostics.c): while attached, error diagnostics of the context are collected
  * as DiagnosticInfo objects (unless the context emits them: emit_error_diagnostics); other
@@ -191,193 +489,7 @@ PyObject *tp_errcap_raise(tp_errcap *c, const char *message);
 /* Raises MLIRError(message, diagnostics) with diagnostics a list (borrowed). Returns NULL. */
 PyObject *tp_raise_mlir_error(const char *message, PyObject *diagnostics);
 
-/* ---- contexts and the thread's context stack (context.c) ------------------------------------- */
-
-/* Asks for an arena collection at the interpreter's next pending-call check (coalesced). */
-void tp_schedule_collection(void);
-/* The arena's notifier (collect.c): schedules a safe point when the collector queued work. */
-void tp_collect_notifier(void);
-/* The Context object of an arena (new reference): the one standing for it, else a new one. */
-PyObject *tp_context_of(tether_arena *a);
-/* The identifier of an attribute name `key` (a str whose text is s) in ctx (a TpContext):
- * mlirIdentifierGet, remembered per context for the str objects it last saw (names repeat: every
- * arith.constant has a "value"). */
-MlirIdentifier tp_identifier(PyObject *ctx, PyObject *key, MlirStringRef s);
-/* The identifier of str key when ctx's cache holds it (1), else 0. */
-int tp_identifier_cached(PyObject *ctx, PyObject *key, MlirIdentifier *out);
-/* The TpContext (borrowed) of an explicit context argument, or of the current context when o is
- * NULL or None. NULL with RuntimeError (upstream's message) when there is none. */
-TpContext *tp_resolve_context(PyObject *o);
-/* The same as a Context object (borrowed): the `context=` argument of a constructor. */
-static inline PyObject *tp_context_arg(PyObject *o) { return (PyObject *)tp_resolve_context(o); }
-/* The Location object (borrowed) given, or the current one; NULL with RuntimeError. */
-PyObject *tp_resolve_loc(PyObject *o);
-/* Borrowed current objects of this thread, or NULL (no exception). */
-PyObject *tp_current_context(void);
-PyObject *tp_current_loc(void);
-PyObject *tp_current_ip(void);
-static inline MlirContext tp_ctx_raw(PyObject *ctx) {
-  return tether_arena_context(((TpContext *)ctx)->arena);
-}
-/* Capsules tether hands out keep their owner alive (the capsule's context is a strong reference);
- * tp_capsule_owner gives that owner back (borrowed), or NULL for a capsule made elsewhere. */
-PyObject *tp_capsule_with_owner(void *ptr, const char *name, PyObject *owner);
-PyObject *tp_capsule_owner(PyObject *cap);
-/* Operations and Module objects of arena a with a live Python object (op.c); append_to (may be
- * NULL) receives their Operation objects. -1 with an exception. */
-Py_ssize_t tp_live_operations(tether_arena *a, PyObject *append_to);
-Py_ssize_t tp_live_modules(tether_arena *a);
-/* Forgets the identity of the live operation objects of arena a (inside `inside` only, when not
- * NULL): they stay valid, but navigation makes new objects. Returns how many. */
-Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside);
-/* Context.attach_diagnostic_handler (diagnostics.c). */
-PyObject *tp_context_attach_diagnostic_handler(TpContext *self, PyObject *callback);
-/* Detaches every handler of a Context that goes away (diagnostics.c). */
-void tp_diagnostics_detach_all(TpContext *self);
-/* The `with` of Context, InsertionPoint and Location (current.c): enter pushes a frame (ip and loc
- * may be NULL: inherited from the frame below when of the same context); exit pops the frame of
- * `self`, RuntimeError("Unbalanced <what> enter/exit") when it is not the top one. 0 or -1. */
-enum { TP_FRAME_CONTEXT, TP_FRAME_IP, TP_FRAME_LOC };
-int tp_current_push(int kind, PyObject *ctx, PyObject *ip, PyObject *loc);
-int tp_current_pop(int kind, PyObject *self, const char *what);
-/* A class-level read-only property: fn(cls) computes the value; tp_set_classprop sets one on cls.
- */
-PyObject *tp_classprop_new(PyObject *(*fn)(PyObject *cls));
-int tp_set_classprop(PyTypeObject *cls, const char *name, PyObject *(*fn)(PyObject *cls));
-/* Loads dialect `name` into ctx: 1, or 0 with ValueError when the context does not know it. */
-int tp_load_dialect(MlirContext ctx, const char *name);
-/* Context methods whose logic is another file's (dialect_registry.c). */
-PyObject *tp_context_append_dialect_registry(TpContext *self, PyObject *registry);
-PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name);
-
-/* ---- context-owned values (values.c) --------------------------------------------------------- */
-
-/* A new value object of `type` (new reference). */
-PyObject *tp_ctxobj_new(PyTypeObject *type, PyObject *ctx, const void *ptr);
-void tp_ctxobj_dealloc(PyObject *self);
-/* Py_tp_richcompare and Py_tp_hash of every value class: == when of the same family (Type,
- * Attribute, ...) and the same MLIR value; hashed by the MLIR pointer. */
-PyObject *tp_ctxobj_richcompare(PyObject *a, PyObject *b, int op);
-Py_hash_t tp_ctxobj_hash(PyObject *a);
-/* Getters of every value class: `context`, and `_CAPIPtr` with the capsule's name as the
- * PyGetSetDef closure (a capsule that keeps the value alive). */
-PyObject *tp_ctxobj_context(PyObject *self, void *closure);
-PyObject *tp_ctxobj_capsule(PyObject *self, void *capsule_name);
-/* Whether two Context objects stand for one arena. */
-int tp_same_context(PyObject *a, PyObject *b);
-/* "cls(str(self))", as upstream's repr of the affine values. */
-PyObject *tp_ctxobj_repr(PyObject *self, const char *cls);
-#define TP_PTR(o) (((TpCtxObj *)(o))->ptr)
-#define TP_CTX(o) (((TpCtxObj *)(o))->ctx)
-
-/* Wrappers for MLIR values (new references; a null value gives None). Types and attributes are
- * cast to the most specific class registered for their TypeID. */
-PyObject *tp_wrap_type(PyObject *ctx, MlirType t);
-PyObject *tp_wrap_attr(PyObject *ctx, MlirAttribute a);
-PyObject *tp_wrap_loc(PyObject *ctx, MlirLocation l);
-PyObject *tp_wrap_typeid(MlirTypeID id);
-/* The same, for an arena instead of a Context object. */
-PyObject *tp_wrap_type_a(tether_arena *a, MlirType t);
-PyObject *tp_wrap_attr_a(tether_arena *a, MlirAttribute at);
-PyObject *tp_wrap_loc_a(tether_arena *a, MlirLocation l);
-
-/* Argument conversion: 1 on success, 0 with an exception set. ctx (may be NULL) receives the
- * value's Context object (borrowed). */
-int tp_arg_type(PyObject *o, MlirType *raw, PyObject **ctx);
-int tp_arg_attr(PyObject *o, MlirAttribute *raw, PyObject **ctx);
-int tp_arg_loc(PyObject *o, MlirLocation *raw, PyObject **ctx);
-/* The same, and the value must belong to `ctx` (ValueError otherwise). */
-int tp_arg_type_in(PyObject *o, PyObject *ctx, MlirType *raw);
-int tp_arg_attr_in(PyObject *o, PyObject *ctx, MlirAttribute *raw);
-int tp_arg_loc_in(PyObject *o, PyObject *ctx, MlirLocation *raw);
-/* Sequences of types / attributes / locations into a PyMem array (free with PyMem_Free). */
-int tp_seq_types(PyObject *seq, PyObject *ctx, intptr_t *n, MlirType **out);
-int tp_seq_attrs(PyObject *seq, PyObject *ctx, intptr_t *n, MlirAttribute **out);
-int tp_seq_locs(PyObject *seq, PyObject *ctx, intptr_t *n, MlirLocation **out);
-/* Integers from Python, range-checked (OverflowError / TypeError). */
-int tp_arg_int64(PyObject *o, const char *what, int64_t *out);
-int tp_arg_intptr(PyObject *o, const char *what, intptr_t *out);
-int tp_arg_uint(PyObject *o, const char *what, unsigned *out);
-/* Converters with pybind11's errors, for the classes upstream defines in C++ (args.c): an int in
- * [lo, hi] (TypeError otherwise, also beyond the range); in [0, 2**32); a sequence that is not a
- * str or bytes, as a list (new reference). tp_nth writes "name[i]" into buf, for messages. */
-int tp_arg_int_in(PyObject *o, const char *what, long long lo, long long hi, long long *out);
-int tp_arg_uint_in(PyObject *o, const char *what, unsigned *out);
-PyObject *tp_arg_seq(PyObject *o, const char *what);
-const char *tp_nth(char *buf, size_t size, const char *name, Py_ssize_t i);
-/* Fast-call argument parsing: names[] (NULL-terminated) in positional order, the first nreq
- * required; at most npos positional. out[i] is borrowed, NULL when not given. 0 with TypeError. */
-int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                const char *const *names, int nreq, int npos, PyObject **out);
-/* The same for tp_new and tp_init (an argument tuple and a keyword dict, may be NULL). */
-int tp_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names, int nreq,
-            int npos, PyObject **out);
-/* The keyword arguments of a fast call to a function taking *args (args[0..nargs) are the *args;
- * names[] are keyword-only). */
-static inline int tp_fastargs_star(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames, const char *const *names, PyObject **out) {
-  return tp_fastargs(fname, args + nargs, 0, kwnames, names, 0, 0, out);
-}
-/* The *args of a fast call as a tuple (new reference). */
-PyObject *tp_tuple_of(PyObject *const *items, Py_ssize_t n);
-/* The keyword argument `name` of a fast call (borrowed), or NULL: for functions whose
- * signature depends on an argument (tp_fastargs then parses the one that applies). */
-PyObject *tp_kwarg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name);
-/* A truth value (any object, as "p" of PyArg_Parse*): 1, or 0 with the exception of __bool__. */
-int tp_arg_bool(PyObject *o, int *out);
-/* An int in C int range (OverflowError / TypeError, as tp_arg_int64). */
-int tp_arg_int(PyObject *o, const char *what, int *out);
-#define TP_FAST (METH_FASTCALL | METH_KEYWORDS)
-#define TP_FASTFN(f) (PyCFunction)(void (*)(void))(f)
-/* A str (or bytes) argument as an MlirStringRef valid while o lives. */
-int tp_arg_str(PyObject *o, const char *what, MlirStringRef *out);
-PyObject *tp_str_from_ref(MlirStringRef s);
-
-/* Concrete subclasses of a family (Type, Attribute, AffineExpr, ...): defined by a table, created
- * at module init. `isa` receives the raw pointer; `type_id` (may be NULL) gives the static TypeID
- * registered as the class's caster and published as `static_typeid`. */
-typedef struct tp_class_def {
-  const char *name; /* "IntegerType": the class is tether.ir.IntegerType */
-  const char *base; /* name of the base class among the family's classes, NULL: the family */
-  bool (*isa)(void *ptr);
-  MlirTypeID (*type_id)(void);
-  PyMethodDef *methods;
-  PyGetSetDef *getset;
-  PyType_Slot *slots; /* extra slots (number, sequence, mapping protocols, repr), may be NULL */
-  const char *doc;
-  void *data;        /* for the class's own methods (e.g. the C-API getter of a simple type) */
-  PyTypeObject *cls; /* set at init */
-} tp_class_def;
-
-/* Creates every class of `defs` (NULL-name terminated) as subclasses of `family`, adds them to the
- * module and registers those with a typeid in `casters` (may be NULL). */
-int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyObject *casters);
-/* tp_init of classes whose tp_new did the work (a cast): a Python subclass's
- * super().__init__(x) must not reach object.__init__. */
-int tp_init_noop(PyObject *self, PyObject *args, PyObject *kw);
-/* The class def of a class created by tp_define_classes (searching the MRO), or NULL. */
-tp_class_def *tp_class_def_of(PyTypeObject *cls);
-/* Adjusts f for an AsmState (or a print that names values) over the IR holding handle, so that
- * MLIR cannot crash making it. */
-void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f);
-/* The object of family `base` (tp.Type, tp.Attribute) for ptr, as the class registered for id in
- * casters: tether's own classes are made directly, other casters get the base object. */
-PyObject *tp_wrap_cast(PyObject *casters, PyTypeObject *base, PyObject *ctx, const void *ptr,
-                       MlirTypeID id);
-/* The caster registered for id in casters (borrowed; cached), or NULL (error set, or none). */
-PyObject *tp_caster_of(PyObject *casters, MlirTypeID id);
-/* Every change to a casters dict calls this (the cache of tp_caster_of). */
-void tp_casters_changed(void);
-
-/* o (a new reference, or NULL) as an object of cls, upstream's `cls(o)`, for classes without a
- * caster (new reference; steals o). */
-PyObject *tp_cast_to(PyObject *cls, PyObject *o);
-/* Registers, for a TypeID several classes share, the tuple of those classes (most specific
- * first): values of that TypeID become the first class whose isa holds. */
-int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
-/* A NamedAttribute for an MLIR one (attributes.c; new reference). */
-PyObject *tp_wrap_named_attr(PyObject *ctx, MlirNamedAttribute na);
-/* ---- affine values (affine_expr.c, affine_map.c, integer_set.c) ------------------------------ */
+/* ---- affine values (affine_expr.c, affine_map.c) --------------------------------------------- */
 
 /* New references; a null value gives None. An expression comes out as its subclass. */
 PyObject *tp_wrap_affine_expr(PyObject *ctx, MlirAffineExpr e);
@@ -399,36 +511,8 @@ PyObject *tp_affine_new_refused(PyTypeObject *t, PyObject *args, PyObject *kw);
 int tp_affine_list_type(PyObject *m, const char *name, PyTypeObject **out);
 PyObject *tp_affine_list_new(PyTypeObject *type, PyObject *owner,
                              PyObject *(*item)(PyObject *owner, intptr_t pos), Py_ssize_t length);
-int tp_init_dense(PyObject *m);
-/* dialect_types.c: the classes of dialect types, in _tether._transform, ._pdl, ... */
-int tp_init_dialect_types(PyObject *m);
-/* dialect_quant.c, dialect_sparse_tensor.c: quant's types in _tether._quant, sparse_tensor's
- * EncodingAttr in _tether._sparse_tensor. */
-int tp_init_dialect_quant(PyObject *m);
-int tp_init_dialect_sparse_tensor(PyObject *m);
-/* linalg.c: _tether._linalg_fill_builtin_region. */
-int tp_init_linalg(PyObject *m);
-/* transform_interpreter.c: _tether._transform_interpreter. */
-int tp_init_transform_interpreter(PyObject *m);
-/* execution_engine.c: _tether._ExecutionEngine. */
-int tp_init_execution_engine(PyObject *m);
-/* rewrite.c: _tether._rewrite (PDLModule, FrozenRewritePatternSet, apply_patterns_...). */
-int tp_init_rewrite(PyObject *m);
-/* Raises CastError (TypeError and RuntimeError) with upstream's "Invalid attribute ... when
- * attempting to create an ArrayAttribute" message for `got`. Returns NULL. */
-PyObject *tp_cast_error(PyObject *got);
 
-/* A Python str built by an MLIR print callback. */
-typedef struct {
-  char *data;
-  size_t len, cap;
-  int failed;
-} tp_strbuf;
-void tp_strbuf_append(MlirStringRef s, void *user);
-PyObject *tp_strbuf_finish(tp_strbuf *b);
-PyObject *tp_strbuf_finish_bytes(tp_strbuf *b);
-
-/* ---- IR wrappers (ir.c, operation.c, opview.c, module.c) ------------------------------------ */
+/* ---- operations (operation.c, opview.c, module.c, attrmap.c, printing.c, create.c) ---------- */
 
 /* In a method of an operation wrapper (self a TpOp) returning PyObject *: declares `raw`, the
  * operation through the arena's guarded access, or returns NULL with the exception (an OpView
@@ -444,10 +528,57 @@ PyObject *tp_strbuf_finish_bytes(tp_strbuf *b);
     if (rc_ != TETHER_OK) return TP_RAISE_RC(rc_, TP_OP(self)->h);                                 \
   } while (0)
 
-/* The Context object of a handle's arena (new reference). */
-static inline PyObject *tp_context_of_handle(const void *h) {
-  return tp_context_of(tether_handle_arena(h));
-}
+/* New references; a NULL handle gives None. tp_wrap_op returns the operation's OpView (the
+ * registered dialect class, or OpView), as upstream's navigation does; tp_wrap_operation the
+ * Operation object. */
+PyObject *tp_wrap_op(tether_op *h);
+PyObject *tp_wrap_operation(tether_op *h);
+/* An operation argument (Operation, OpView, Module): its handle and raw operation, checked. */
+int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw);
+
+/* operation.c: a new wrapper joins the live list (OpView(operation) makes its own object); the
+ * dealloc of every operation wrapper class; the interned str of an operation's name; the getter
+ * and tp_new that Operation, OpView and Module share; Operation.parse. */
+void tp_op_track(TpOp *o);
+void tp_op_dealloc(TpOp *self);
+PyObject *tp_op_name_str(MlirOperation raw);
+PyObject *tp_op_successors(PyObject *self, void *closure);
+PyObject *tp_opbase_new(PyTypeObject *type, PyObject *args, PyObject *kw);
+PyObject *tp_operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames);
+/* Operations and Module objects of arena a with a live Python object (operation.c, module.c);
+ * append_to (may be NULL) receives their Operation objects. -1 with an exception. */
+Py_ssize_t tp_live_operations(tether_arena *a, PyObject *append_to);
+Py_ssize_t tp_live_modules(tether_arena *a);
+/* Forgets the identity of the live operation objects of arena a (inside `inside` only, when not
+ * NULL): they stay valid, but navigation makes new objects. Returns how many. */
+Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside);
+/* opview.c: the class an operation's OpView has (a registered op class, else OpView; borrowed). */
+PyObject *tp_op_view_class(MlirOperation raw);
+/* attrmap.c: the getter of op.attributes. */
+PyObject *tp_op_attributes(PyObject *self, void *closure);
+/* printing.c: the printing methods of _OperationBase (and Module's str); the MlirAsmState of an
+ * AsmState object (NULL with TypeError); the flags of an AsmState (or a print that names values)
+ * over the IR holding handle, adjusted so that MLIR cannot crash making it. */
+PyObject *tp_op_get_asm(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *tp_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *tp_op_write_bytecode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames);
+PyObject *tp_op_str(PyObject *self);
+MlirAsmState *tp_arg_asm_state(PyObject *o);
+void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f);
+/* create.c: Operation.create and OpView.build_generic, METH_FASTCALL | METH_KEYWORDS. */
+PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames);
+
+/* Insertion points (insertion_point.c): where one inserts, its block and the operation to insert
+ * before (NULL: the end, which must have no terminator: IndexError as upstream), 0 or -1; and the
+ * insertion of a root operation there (ValueError/TypeError on misuse). */
+int tp_ip_target(PyObject *ip, tether_block **block, tether_op **before);
+int tp_ip_insert(PyObject *ip, tether_op *op);
+
+/* ---- regions, blocks, values (handle.c, region.c, block.c, value.c, sequences.c) ------------- */
 
 /* In a method of a region, block or value wrapper (self a TpHandle) returning PyObject *: declares
  * `raw` (of type Raw), the object through the arena's guarded access `getter` (tether_block_get,
@@ -466,109 +597,26 @@ PyObject *tp_handle_new(PyTypeObject *type, void *h);
 void tp_handle_dealloc(TpHandle *self);
 PyObject *tp_handle_richcompare(PyObject *a, PyObject *b, int op);
 Py_hash_t tp_handle_hash(PyObject *a);
-/* block.c: a new detached block of ctx with argument types and locations (locs NULL or None: the
- * current location). */
-PyObject *tp_new_block(PyObject *ctx, PyObject *types, PyObject *locs);
-/* value.c: an operand as upstream gives it: a plain Value, not interned, cast by the registered
- * value casters. */
-PyObject *tp_wrap_operand(tether_value *h);
-/* sequences.c: a + b of read-only sequences, a list of both (as upstream's sliceable lists). */
-PyObject *tp_concat_as_lists(PyObject *a, PyObject *b);
-/* sequences.c: iter(sequence): a block's operations and a region's blocks follow the links, the
- * others index. */
-PyObject *tp_list_iter(PyObject *list);
 
-/* operation.c: a new wrapper joins the live list (OpView(operation) makes its own object); the
- * dealloc of every operation wrapper class; the interned str of an operation's name; the getter
- * and tp_new that Operation, OpView and Module share; Operation.parse. */
-void tp_op_track(TpOp *o);
-void tp_op_dealloc(TpOp *self);
-PyObject *tp_op_name_str(MlirOperation raw);
-PyObject *tp_op_successors(PyObject *self, void *closure);
-PyObject *tp_opbase_new(PyTypeObject *type, PyObject *args, PyObject *kw);
-PyObject *tp_operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                             PyObject *kwnames);
-/* opview.c: the class an operation's OpView has (a registered op class, else OpView; borrowed). */
-PyObject *tp_op_view_class(MlirOperation raw);
-/* attrmap.c: the getter of op.attributes. */
-PyObject *tp_op_attributes(PyObject *self, void *closure);
-/* printing.c: the printing methods of _OperationBase (and Module's str). */
-PyObject *tp_op_get_asm(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *tp_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *tp_op_write_bytecode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                               PyObject *kwnames);
-PyObject *tp_op_str(PyObject *self);
-
-/* New references; a NULL handle gives None. tp_wrap_op returns the operation's OpView (the
- * registered dialect class, or OpView), as upstream's navigation does; tp_wrap_operation the
- * Operation object. */
-PyObject *tp_wrap_op(tether_op *h);
-PyObject *tp_wrap_operation(tether_op *h);
+/* New references; a NULL handle gives None. A value is its interned OpResult or BlockArgument (as
+ * the registered value caster makes it); an operand a plain Value, not interned, as upstream's. */
 PyObject *tp_wrap_region(tether_region *h);
 PyObject *tp_wrap_block(tether_block *h);
 PyObject *tp_wrap_value(tether_value *h);
-PyObject *tp_wrap_module(tether_op *h);
-
-int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw);
+PyObject *tp_wrap_operand(tether_value *h);
+/* Arguments: the handle and raw object, checked through the arena (TypeError, InvalidatedError). */
 int tp_arg_region(PyObject *o, tether_region **h, MlirRegion *raw);
 int tp_arg_block(PyObject *o, tether_block **h, MlirBlock *raw);
 int tp_arg_value(PyObject *o, tether_value **h, MlirValue *raw);
-/* Operands: a Value, or an Operation / OpView with exactly one result. */
-int tp_arg_operand(PyObject *o, tether_value **h, MlirValue *raw);
+/* block.c: a new detached block of ctx with argument types and locations (locs NULL or None: the
+ * current location). */
+PyObject *tp_new_block(PyObject *ctx, PyObject *types, PyObject *locs);
 
+/* sequences.c: a sequence of kind TP_LIST_* over owner's list; iter(sequence) (a block's
+ * operations and a region's blocks follow the links, the others index); a + b of read-only
+ * sequences, a list of both (as upstream's sliceable lists). */
 PyObject *tp_new_list(PyObject *owner, int kind);
-/* Inserts a root operation at an InsertionPoint object (ValueError/TypeError on misuse). */
-int tp_ip_insert(PyObject *ip, tether_op *op);
-/* The pending exception of a Python callback becomes upstream's RuntimeError("Exception raised in
- * callback: Type: message"), chained to it (op.c). */
-void tp_raise_callback_error(void);
-/* The MlirAsmState of an AsmState object (op.c), or NULL with TypeError. */
-MlirAsmState *tp_arg_asm_state(PyObject *o);
-/* Operation.create and OpView.build_generic (create.c), METH_FASTCALL | METH_KEYWORDS. */
-PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames);
-/* Where an insertion point inserts: its block and the operation to insert before (NULL: the end,
- * which must have no terminator: IndexError as upstream). 0, or -1 with an exception. */
-int tp_ip_target(PyObject *ip, tether_block **block, tether_op **before);
-
-/* ---- type specs and per-file init ------------------------------------------------------------ */
-
-extern PyType_Spec tp_context_spec, tp_module_spec, tp_opbase_spec, tp_operation_spec,
-    tp_opview_spec, tp_region_spec, tp_block_spec, tp_value_spec, tp_opresult_spec,
-    tp_blockarg_spec, tp_type_spec, tp_attribute_spec, tp_location_spec, tp_typeid_spec,
-    tp_passmanager_spec, tp_list_spec, tp_iter_spec, tp_classprop_spec, tp_insertion_point_spec;
-
-/* Each file adds its classes and functions to the module. */
-int tp_init_errors(PyObject *m);
-int tp_init_collect(PyObject *m);
-int tp_init_typeid(PyObject *m);
-int tp_init_classes(PyObject *m);
-int tp_init_current(PyObject *m);
-int tp_init_context(PyObject *m);
-int tp_init_insertion_point(PyObject *m);
-int tp_init_dialect_registry(PyObject *m);
-int tp_init_types(PyObject *m);
-int tp_init_attributes(PyObject *m);
-int tp_init_locations(PyObject *m);
-int tp_init_diagnostics(PyObject *m);
-int tp_init_affine_expr(PyObject *m);
-int tp_init_affine_map(PyObject *m);
-int tp_init_integer_set(PyObject *m);
-int tp_init_region(PyObject *m);
-int tp_init_block(PyObject *m);
-int tp_init_value(PyObject *m);
-int tp_init_sequences(PyObject *m);
-int tp_init_operation(PyObject *m);
-int tp_init_opview(PyObject *m);
-int tp_init_module(PyObject *m);
-int tp_init_attrmap(PyObject *m);
-int tp_init_printing(PyObject *m);
-int tp_init_passmanager(PyObject *m);
-int tp_init_symbols(PyObject *m);
-int tp_init_interfaces(PyObject *m);
-
-/* Adds a type from a spec to the module (under its short name); *out gets a reference. */
-int tp_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **out);
+PyObject *tp_list_iter(PyObject *list);
+PyObject *tp_concat_as_lists(PyObject *a, PyObject *b);
 
 #endif

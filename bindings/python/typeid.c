@@ -56,7 +56,7 @@ static PyType_Slot typeid_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_typeid_spec = {"tether.ir.TypeID", sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT,
-                              typeid_slots};
+static PyType_Spec tp_typeid_spec = {"tether.ir.TypeID", sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT,
+                                     typeid_slots};
 
 int tp_init_typeid(PyObject *m) { return tp_add_type(m, &tp_typeid_spec, NULL, &tp.TypeID); }

@@ -151,8 +151,8 @@ static PyType_Slot type_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_type_spec = {"tether.ir.Type", sizeof(TpCtxObj), 0,
-                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, type_slots};
+static PyType_Spec tp_type_spec = {"tether.ir.Type", sizeof(TpCtxObj), 0,
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, type_slots};
 
 /* ---- helpers for the concrete classes ----------------------------------------------------------
  */

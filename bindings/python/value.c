@@ -159,14 +159,6 @@ static int operand_clear(TpOpOperand *self) {
   return 0;
 }
 
-static void operand_dealloc(TpOpOperand *self) {
-  PyObject_GC_UnTrack(self);
-  operand_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 static PyGetSetDef operand_getset[] = {
     {"owner", (getter)operand_owner, NULL, "The operation using the value.", NULL},
     {"operand_number", (getter)operand_number, NULL, "The operand's number in its owner.", NULL},
@@ -174,7 +166,7 @@ static PyGetSetDef operand_getset[] = {
 };
 
 static PyType_Slot operand_slots[] = {
-    {Py_tp_dealloc, operand_dealloc}, {Py_tp_traverse, operand_traverse},
+    {Py_tp_dealloc, tp_gc_dealloc},   {Py_tp_traverse, operand_traverse},
     {Py_tp_clear, operand_clear},     {Py_tp_getset, operand_getset},
     {Py_tp_doc, "A use of a value."}, {0, NULL},
 };
@@ -398,8 +390,8 @@ static PyType_Slot value_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_value_spec = {"tether.ir.Value", sizeof(TpHandle), 0,
-                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, value_slots};
+static PyType_Spec tp_value_spec = {"tether.ir.Value", sizeof(TpHandle), 0,
+                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, value_slots};
 
 static PyGetSetDef opresult_getset[] = {
     {"result_number", value_index, NULL, NULL, NULL},
@@ -412,8 +404,8 @@ static PyType_Slot opresult_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_opresult_spec = {"tether.ir.OpResult", sizeof(TpHandle), 0,
-                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opresult_slots};
+static PyType_Spec tp_opresult_spec = {"tether.ir.OpResult", sizeof(TpHandle), 0,
+                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opresult_slots};
 
 static PyGetSetDef blockarg_getset[] = {
     {"arg_number", value_index, NULL, NULL, NULL},
@@ -426,8 +418,8 @@ static PyType_Slot blockarg_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_blockarg_spec = {"tether.ir.BlockArgument", sizeof(TpHandle), 0,
-                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, blockarg_slots};
+static PyType_Spec tp_blockarg_spec = {"tether.ir.BlockArgument", sizeof(TpHandle), 0,
+                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, blockarg_slots};
 
 int tp_init_value(PyObject *m) {
   if (tp_add_type(m, &tp_value_spec, NULL, &tp.Value) < 0 ||
