@@ -1,7 +1,7 @@
 /* attributes.c: Attribute, NamedAttribute and the builtin attribute classes of upstream mlir.ir
  * (IntegerAttr, FloatAttr, BoolAttr, StringAttr, TypeAttr, UnitAttr, ArrayAttr, DictAttr, symbol
  * references, OpaqueAttr, StridedLayoutAttr). The dense element and dense array families are in
- * dense.c, AffineMapAttr with the affine classes.
+ * dense.c, AffineMapAttr in affine_map.c.
  *
  * Invariant: attributes come out of MLIR as the class registered for their TypeID; every value
  * from Python is range-checked before it reaches MLIR, and every attribute combined into another
@@ -127,21 +127,17 @@ static PyObject *attr_repr(PyObject *self) {
 static PyObject *attr_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"asm", "context", NULL};
-  PyObject *a[2];
-  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
-  if (!tp_arg_str(a[0], "asm", &s)) return NULL;
-  PyObject *ctx = tp_context_arg(a[1]);
-  if (!ctx) return NULL;
+  TpContext *ctx;
   tp_errcap cap;
-  tp_errcap_begin(&cap, (TpContext *)ctx);
+  if (!tp_parse_begin(args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
+  MlirContext raw = tether_arena_context(ctx->arena);
   MlirAttribute at = {NULL};
-  if (tether_parse_check(tp_ctx_raw(ctx), TETHER_PARSE_ATTRIBUTE, s.data, s.length) == TETHER_OK)
-    at = mlirAttributeParseGet(tp_ctx_raw(ctx), s);
+  if (tether_parse_check(raw, TETHER_PARSE_ATTRIBUTE, s.data, s.length) == TETHER_OK)
+    at = mlirAttributeParseGet(raw, s);
   if (mlirAttributeIsNull(at)) return tp_errcap_raise(&cap, "Unable to parse attribute");
   Py_XDECREF(tp_errcap_end(&cap));
-  return tp_wrap_attr(ctx, at);
+  return tp_wrap_attr((PyObject *)ctx, at);
 }
 
 static PyObject *attr_type(PyObject *self, void *c) {

@@ -251,7 +251,11 @@ static PyObject *cast_with(PyObject *caster, PyObject *obj) {
     Py_DECREF(obj);
     return r;
   }
-  Py_INCREF(caster);
+  return tp_call_caster(caster, obj);
+}
+
+PyObject *tp_call_caster(PyObject *caster, PyObject *obj) {
+  Py_INCREF(caster); /* the call may replace the registration that holds it */
   PyObject *r = PyObject_CallOneArg(caster, obj);
   Py_DECREF(caster);
   Py_DECREF(obj);

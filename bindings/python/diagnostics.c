@@ -424,6 +424,17 @@ void tp_errcap_begin(tp_errcap *c, TpContext *ctx) {
         mlirContextAttachDiagnosticHandler(tether_arena_context(ctx->arena), errcap_cb, c, NULL);
 }
 
+int tp_parse_begin(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, MlirStringRef *text,
+                   TpContext **ctx, tp_errcap *cap) {
+  static const char *const names[] = {"asm", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a) || !tp_arg_str(a[0], "asm", text))
+    return 0;
+  if (!(*ctx = tp_resolve_context(a[1]))) return 0;
+  tp_errcap_begin(cap, *ctx);
+  return 1;
+}
+
 PyObject *tp_errcap_end(tp_errcap *c) {
   if (c->attached) mlirContextDetachDiagnosticHandler(tether_arena_context(c->ctx->arena), c->id);
   c->attached = 0;

@@ -18,16 +18,8 @@ Py_ssize_t tp_live_modules(tether_arena *a) {
 
 static PyObject *wrap_module(tether_op *h) {
   if (!h) Py_RETURN_NONE;
-  TpOp *self = (TpOp *)tp.Module->tp_alloc(tp.Module, 0);
-  if (!self) return NULL;
-  self->pin = tp_pin(h);
-  if (self->pin < 0) {
-    self->pin = -1;
-    Py_DECREF(self);
-    return PyErr_NoMemory();
-  }
-  self->h = h;
-  tp_live_link(&live_modules, self);
+  TpOp *self = (TpOp *)tp_handle_new(tp.Module, h); /* TpOp begins as TpHandle does */
+  if (self) tp_live_link(&live_modules, self);
   return (PyObject *)self;
 }
 
@@ -42,15 +34,10 @@ static void module_dealloc(TpOp *self) {
 static PyObject *module_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"asm", "context", NULL};
-  PyObject *a[2];
-  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
-  if (!tp_arg_str(a[0], "asm", &s)) return NULL;
-  TpContext *ctx = tp_resolve_context(a[1]);
-  if (!ctx) return NULL;
+  TpContext *ctx;
   tp_errcap cap;
-  tp_errcap_begin(&cap, ctx);
+  if (!tp_parse_begin(args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
   tether_op *op;
   int rc = tether_module_parse(ctx->arena, s.data, s.length, &op);
   if (rc == TETHER_EPARSE) return tp_errcap_raise(&cap, "Unable to parse module assembly");

@@ -113,10 +113,10 @@ typedef struct {
 
 #define TP_H(o) (((TpHandle *)(o))->h)
 
-/* Operation and OpView (both _OperationBase), and Module. The handle's user pointer is the
- * Operation object when one lives, else the OpView, else NULL. An OpView holds a strong reference
- * to its Operation object when it has one (`sibling`); an Operation holds a borrowed pointer to its
- * live OpView. */
+/* Operation and OpView (both _OperationBase), and Module; the first fields are TpHandle's. The
+ * handle's user pointer is the Operation object when one lives, else the OpView, else NULL. An
+ * OpView holds a strong reference to its Operation object when it has one (`sibling`); an Operation
+ * holds a borrowed pointer to its live OpView. */
 typedef struct TpOp {
   PyObject_HEAD void *h; /* tether_op */
   intptr_t pin;
@@ -406,6 +406,8 @@ PyObject *tp_wrap_cast(PyObject *casters, PyTypeObject *base, PyObject *ctx, con
                        MlirTypeID id);
 /* The caster registered for id in casters (borrowed; cached), or NULL (error set, or none). */
 PyObject *tp_caster_of(PyObject *casters, MlirTypeID id);
+/* caster(obj): obj as a registered caster makes it (new reference; steals obj). */
+PyObject *tp_call_caster(PyObject *caster, PyObject *obj);
 /* Registers, for a TypeID several classes share, the tuple of those classes (most specific
  * first): values of that TypeID become the first class whose isa holds. */
 int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
@@ -486,6 +488,10 @@ void tp_errcap_begin(tp_errcap *c, TpContext *ctx);
 PyObject *tp_errcap_end(tp_errcap *c);
 /* Detaches and raises MLIRError(message, diagnostics). Returns NULL. */
 PyObject *tp_errcap_raise(tp_errcap *c, const char *message);
+/* The start of every parse(asm, context=None) (Module, Type, Attribute): the arguments parsed,
+ * the context resolved and the capture begun. 1, or 0 with the exception (nothing to end). */
+int tp_parse_begin(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, MlirStringRef *text,
+                   TpContext **ctx, tp_errcap *cap);
 /* Raises MLIRError(message, diagnostics) with diagnostics a list (borrowed). Returns NULL. */
 PyObject *tp_raise_mlir_error(const char *message, PyObject *diagnostics);
 

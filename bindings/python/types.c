@@ -69,21 +69,17 @@ static PyObject *type_repr(PyObject *self) {
 static PyObject *type_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"asm", "context", NULL};
-  PyObject *a[2];
-  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
-  if (!tp_arg_str(a[0], "asm", &s)) return NULL;
-  PyObject *ctx = tp_context_arg(a[1]);
-  if (!ctx) return NULL;
+  TpContext *ctx;
   tp_errcap cap;
-  tp_errcap_begin(&cap, (TpContext *)ctx);
+  if (!tp_parse_begin(args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
+  MlirContext raw = tether_arena_context(ctx->arena);
   MlirType t = {NULL};
-  if (tether_parse_check(tp_ctx_raw(ctx), TETHER_PARSE_TYPE, s.data, s.length) == TETHER_OK)
-    t = mlirTypeParseGet(tp_ctx_raw(ctx), s);
+  if (tether_parse_check(raw, TETHER_PARSE_TYPE, s.data, s.length) == TETHER_OK)
+    t = mlirTypeParseGet(raw, s);
   if (mlirTypeIsNull(t)) return tp_errcap_raise(&cap, "Unable to parse type");
   Py_XDECREF(tp_errcap_end(&cap));
-  return tp_wrap_type(ctx, t);
+  return tp_wrap_type((PyObject *)ctx, t);
 }
 
 static PyObject *type_typeid(PyObject *self, void *c) {

@@ -43,11 +43,7 @@ static PyObject *value_cast(PyObject *v) {
     if (PyErr_Occurred()) Py_CLEAR(v);
     return v;
   }
-  Py_INCREF(caster);
-  PyObject *r = PyObject_CallOneArg(caster, v);
-  Py_DECREF(caster);
-  Py_DECREF(v);
-  return r;
+  return tp_call_caster(caster, v);
 }
 
 static PyObject *value_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
