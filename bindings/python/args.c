@@ -263,16 +263,24 @@ int tp_arg_uint(PyObject *o, const char *what, unsigned *out) {
 /* The dialect classes upstream defines in C++ convert their arguments as pybind11 does: a value
  * of the wrong kind, or out of the C type's range, is a TypeError (not OverflowError). */
 
-/* An int argument within [lo, hi]. Anything else is a TypeError, as upstream's conversion of
- * an argument to its C type (pybind11) raises. */
-int tp_arg_int_in(PyObject *o, const char *what, long long lo, long long hi, long long *out) {
+int tp_arg_index(PyObject *o, const char *what, long long *out, int *overflow) {
   if (!PyIndex_Check(o)) return tp_type_error(what, "an int", o), 0;
   PyObject *i = PyNumber_Index(o);
   if (!i) return 0;
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+  *overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, overflow);
   Py_DECREF(i);
   if (v == -1 && PyErr_Occurred()) return 0;
+  *out = v;
+  return 1;
+}
+
+/* An int argument within [lo, hi]. Anything else is a TypeError, as upstream's conversion of
+ * an argument to its C type (pybind11) raises. */
+int tp_arg_int_in(PyObject *o, const char *what, long long lo, long long hi, long long *out) {
+  long long v;
+  int overflow;
+  if (!tp_arg_index(o, what, &v, &overflow)) return 0;
   if (overflow || v < lo || v > hi) {
     PyErr_Format(PyExc_TypeError, "%s must be an int in [%lld, %lld], not %R", what, lo, hi, o);
     return 0;

@@ -311,13 +311,9 @@ static int value_arg(PyObject *o, const char *what, PyObject *ctx, MlirAttribute
 }
 
 static int width_arg(PyObject *o, const char *what, const char *word, unsigned *out) {
-  if (!PyIndex_Check(o)) return tp_type_error(what, "an int", o), 0;
-  PyObject *i = PyNumber_Index(o);
-  if (!i) return 0;
-  int overflow = 0;
-  long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
-  Py_DECREF(i);
-  if (v == -1 && PyErr_Occurred()) return 0;
+  long long v;
+  int overflow;
+  if (!tp_arg_index(o, what, &v, &overflow)) return 0;
   if (overflow || (v != 0 && v != 8 && v != 16 && v != 32 && v != 64)) {
     PyErr_Format(PyExc_ValueError, "unexpected %s bitwidth: %R", word, o);
     return 0;

@@ -319,6 +319,9 @@ int tp_arg_str(PyObject *o, const char *what, MlirStringRef *out);
  * (TypeError otherwise, also beyond the range); in [0, 2**32); a sequence that is not a str or
  * bytes, as a list (new reference). tp_nth writes "name[i]" into buf, for messages. */
 int tp_arg_int_in(PyObject *o, const char *what, long long lo, long long hi, long long *out);
+/* The first step of those: an int (TypeError otherwise) as a long long, *overflow set when it
+ * does not fit. */
+int tp_arg_index(PyObject *o, const char *what, long long *out, int *overflow);
 int tp_arg_uint_in(PyObject *o, const char *what, unsigned *out);
 PyObject *tp_arg_seq(PyObject *o, const char *what);
 const char *tp_nth(char *buf, size_t size, const char *name, Py_ssize_t i);
