@@ -1,7 +1,7 @@
 /* attributes.c: Attribute, NamedAttribute and the builtin attribute classes of upstream mlir.ir
  * (IntegerAttr, FloatAttr, BoolAttr, StringAttr, TypeAttr, UnitAttr, ArrayAttr, DictAttr, symbol
  * references, OpaqueAttr, StridedLayoutAttr). The dense element and dense array families are in
- * dense.c, AffineMapAttr with the affine classes.
+ * dense.c, AffineMapAttr in affine_map.c.
  *
  * Invariant: attributes come out of MLIR as the class registered for their TypeID; every value
  * from Python is range-checked before it reaches MLIR, and every attribute combined into another
@@ -13,10 +13,6 @@
 #include <mlir-c/BuiltinTypes.h>
 
 #define A(o) ((MlirAttribute){TP_PTR(o)})
-#define GETSET_END                                                                                 \
-  { NULL, NULL, NULL, NULL, NULL }
-#define METHODS_END                                                                                \
-  { NULL, NULL, 0, NULL }
 
 PyObject *tp_wrap_attr(PyObject *ctx, MlirAttribute a) {
   if (mlirAttributeIsNull(a)) Py_RETURN_NONE;
@@ -31,8 +27,6 @@ PyObject *tp_wrap_attr_a(tether_arena *a, MlirAttribute at) {
   return r;
 }
 
-static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
-
 /* ---- NamedAttribute -------------------------------------------------------------------------- */
 
 typedef struct {
@@ -40,7 +34,7 @@ typedef struct {
   PyObject *attr;               /* Attribute */
 } TpNamedAttr;
 
-PyObject *tp_named_attr_new(PyObject *name, PyObject *attr) {
+static PyObject *named_attr_new(PyObject *name, PyObject *attr) {
   TpNamedAttr *self = PyObject_GC_New(TpNamedAttr, tp.NamedAttribute);
   if (!self) return NULL;
   self->name = Py_NewRef(name);
@@ -53,7 +47,7 @@ PyObject *tp_named_attr_new(PyObject *name, PyObject *attr) {
 PyObject *tp_wrap_named_attr(PyObject *ctx, MlirNamedAttribute na) {
   PyObject *n = tp_str_from_ref(mlirIdentifierStr(na.name));
   PyObject *a = n ? tp_wrap_attr(ctx, na.attribute) : NULL;
-  PyObject *r = a ? tp_named_attr_new(n, a) : NULL;
+  PyObject *r = a ? named_attr_new(n, a) : NULL;
   Py_XDECREF(n);
   Py_XDECREF(a);
   return r;
@@ -70,14 +64,6 @@ static int named_clear(TpNamedAttr *self) {
   Py_CLEAR(self->name);
   Py_CLEAR(self->attr);
   return 0;
-}
-
-static void named_dealloc(TpNamedAttr *self) {
-  PyObject_GC_UnTrack(self);
-  named_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
 }
 
 static PyObject *named_repr(TpNamedAttr *self) {
@@ -97,11 +83,11 @@ static PyObject *named_attr(TpNamedAttr *self, void *c) {
 static PyGetSetDef named_getset[] = {
     {"name", (getter)named_name, NULL, "The name (a str).", NULL},
     {"attr", (getter)named_attr, NULL, "The attribute.", NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot named_slots[] = {
-    {Py_tp_dealloc, named_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, named_traverse},
     {Py_tp_clear, named_clear},
     {Py_tp_repr, named_repr},
@@ -117,20 +103,12 @@ static PyType_Spec named_spec = {
 /* ---- Attribute ------------------------------------------------------------------------------- */
 
 static PyObject *attr_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"cast_from_type", NULL};
+  static const char *const names[] = {"cast_from_type", NULL};
   PyObject *other;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &other)) return NULL;
+  if (!tp_args("Attribute", args, kw, names, 1, 1, &other)) return NULL;
   if (!tp_is(other, tp.Attribute)) return tp_type_error("cast_from_type", "an Attribute", other);
   return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }
-
-static PyObject *attr_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.Attribute) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
-
-static Py_hash_t attr_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
 
 static PyObject *attr_str(PyObject *self) {
   tp_strbuf b = {0};
@@ -149,26 +127,17 @@ static PyObject *attr_repr(PyObject *self) {
 static PyObject *attr_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"asm", "context", NULL};
-  PyObject *a[2];
-  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
-  if (!tp_arg_str(a[0], "asm", &s)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
-  if (!ctx) return NULL;
+  TpContext *ctx;
   tp_errcap cap;
-  tp_errcap_begin(&cap, (TpContext *)ctx);
+  if (!tp_parse_begin(args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
+  MlirContext raw = tether_arena_context(ctx->arena);
   MlirAttribute at = {NULL};
-  if (tether_parse_check(tp_ctx_raw(ctx), TETHER_PARSE_ATTRIBUTE, s.data, s.length) == TETHER_OK)
-    at = mlirAttributeParseGet(tp_ctx_raw(ctx), s);
+  if (tether_parse_check(raw, TETHER_PARSE_ATTRIBUTE, s.data, s.length) == TETHER_OK)
+    at = mlirAttributeParseGet(raw, s);
   if (mlirAttributeIsNull(at)) return tp_errcap_raise(&cap, "Unable to parse attribute");
   Py_XDECREF(tp_errcap_end(&cap));
-  return tp_wrap_attr(ctx, at);
-}
-
-static PyObject *attr_context(PyObject *self, void *c) {
-  (void)c;
-  return Py_NewRef(TP_CTX(self));
+  return tp_wrap_attr((PyObject *)ctx, at);
 }
 
 static PyObject *attr_type(PyObject *self, void *c) {
@@ -200,12 +169,7 @@ static PyObject *attr_dump(PyObject *self, PyObject *unused) {
 
 static PyObject *attr_get_named(PyObject *self, PyObject *name) {
   if (!PyUnicode_Check(name)) return tp_type_error("name", "a str", name);
-  return tp_named_attr_new(name, self);
-}
-
-static PyObject *attr_capsule(PyObject *self, void *c) {
-  (void)c;
-  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.Attribute._CAPIPtr", self);
+  return named_attr_new(name, self);
 }
 
 static PyObject *attr_from_capsule(PyObject *cls, PyObject *cap) {
@@ -228,15 +192,15 @@ static PyMethodDef attr_methods[] = {
     {"maybe_downcast", (PyCFunction)attr_maybe_downcast, METH_NOARGS, NULL},
     {"dump", (PyCFunction)attr_dump, METH_NOARGS, "Prints the attribute to stderr."},
     {"get_named", (PyCFunction)attr_get_named, METH_O, "A NamedAttribute of this attribute."},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef attr_getset[] = {
-    {"context", attr_context, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
     {"type", attr_type, NULL, "The attribute's type.", NULL},
     {"typeid", attr_typeid, NULL, NULL, NULL},
-    {"_CAPIPtr", attr_capsule, NULL, NULL, NULL},
-    GETSET_END,
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.Attribute._CAPIPtr"},
+    TP_GETSET_END,
 };
 
 static PyType_Slot attr_slots[] = {
@@ -245,34 +209,31 @@ static PyType_Slot attr_slots[] = {
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_str, attr_str},
     {Py_tp_repr, attr_repr},
-    {Py_tp_richcompare, attr_richcompare},
-    {Py_tp_hash, attr_hash},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
     {Py_tp_methods, attr_methods},
     {Py_tp_getset, attr_getset},
     {Py_tp_doc, "An MLIR attribute."},
     {0, NULL},
 };
 
-PyType_Spec tp_attribute_spec = {"tether.ir.Attribute", sizeof(TpCtxObj), 0,
-                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, attr_slots};
+static PyType_Spec tp_attribute_spec = {"tether.ir.Attribute", sizeof(TpCtxObj), 0,
+                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, attr_slots};
 
 /* ---- the concrete classes -------------------------------------------------------------------- */
 
-#define ISA(fn)                                                                                    \
-  static bool isa_##fn(void *p) { return fn((MlirAttribute){p}); }
-
-ISA(mlirAttributeIsAInteger)
-ISA(mlirAttributeIsAFloat)
-ISA(mlirAttributeIsABool)
-ISA(mlirAttributeIsAString)
-ISA(mlirAttributeIsAType)
-ISA(mlirAttributeIsAUnit)
-ISA(mlirAttributeIsAArray)
-ISA(mlirAttributeIsADictionary)
-ISA(mlirAttributeIsAFlatSymbolRef)
-ISA(mlirAttributeIsASymbolRef)
-ISA(mlirAttributeIsAOpaque)
-ISA(mlirAttributeIsAStridedLayout)
+TP_ISA(MlirAttribute, mlirAttributeIsAInteger)
+TP_ISA(MlirAttribute, mlirAttributeIsAFloat)
+TP_ISA(MlirAttribute, mlirAttributeIsABool)
+TP_ISA(MlirAttribute, mlirAttributeIsAString)
+TP_ISA(MlirAttribute, mlirAttributeIsAType)
+TP_ISA(MlirAttribute, mlirAttributeIsAUnit)
+TP_ISA(MlirAttribute, mlirAttributeIsAArray)
+TP_ISA(MlirAttribute, mlirAttributeIsADictionary)
+TP_ISA(MlirAttribute, mlirAttributeIsAFlatSymbolRef)
+TP_ISA(MlirAttribute, mlirAttributeIsASymbolRef)
+TP_ISA(MlirAttribute, mlirAttributeIsAOpaque)
+TP_ISA(MlirAttribute, mlirAttributeIsAStridedLayout)
 
 /* IntegerAttr */
 
@@ -312,12 +273,12 @@ static PyObject *int_attr_int(PyObject *self) { return int_attr_value(self, NULL
 
 static PyMethodDef int_attr_methods[] = {
     {"get", TP_FASTFN(int_attr_get), TP_FAST | METH_STATIC, "get(type, value)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef int_attr_getset[] = {
     {"value", int_attr_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot int_attr_slots[] = {
@@ -361,7 +322,7 @@ static PyObject *float_attr_get_typed(PyObject *const *args, Py_ssize_t nargs, P
   if (!tp_fastargs(fname, args, nargs, kwnames, names, 1, 2, a)) return NULL;
   double v;
   if (!arg_double(a[0], &v)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   MlirContext c = tp_ctx_raw(ctx);
   return tp_wrap_attr(ctx, mlirFloatAttrDoubleGet(c, get(c), v));
@@ -392,12 +353,12 @@ static PyMethodDef float_attr_methods[] = {
      "get_f32(value, context=None)"},
     {"get_f64", TP_FASTFN(float_attr_get_f64), TP_FAST | METH_STATIC,
      "get_f64(value, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef float_attr_getset[] = {
     {"value", float_attr_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot float_attr_slots[] = {
@@ -414,7 +375,7 @@ static PyObject *bool_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t 
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   if (!PyBool_Check(a[0])) return tp_type_error("value", "a bool", a[0]);
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   return tp_ctxobj_new((PyTypeObject *)cls, ctx,
                        mlirBoolAttrGet(tp_ctx_raw(ctx), a[0] == Py_True).ptr);
@@ -429,12 +390,12 @@ static int bool_attr_bool(PyObject *self) { return mlirBoolAttrGetValue(A(self))
 
 static PyMethodDef bool_attr_methods[] = {
     {"get", TP_FASTFN(bool_attr_get), TP_FAST | METH_CLASS, "get(value, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef bool_attr_getset[] = {
     {"value", bool_attr_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot bool_attr_slots[] = {
@@ -452,7 +413,7 @@ static PyObject *string_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
   if (!tp_arg_str(a[0], "value", &s)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   return tp_wrap_attr(ctx, mlirStringAttrGet(tp_ctx_raw(ctx), s));
 }
@@ -485,13 +446,13 @@ static PyMethodDef string_attr_methods[] = {
     {"get", TP_FASTFN(string_attr_get), TP_FAST | METH_STATIC, "get(value, context=None)"},
     {"get_typed", TP_FASTFN(string_attr_get_typed), TP_FAST | METH_STATIC,
      "get_typed(type, value)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef string_attr_getset[] = {
     {"value", string_attr_value, NULL, "The value as a str.", NULL},
     {"value_bytes", string_attr_bytes, NULL, "The value as bytes.", NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* TypeAttr */
@@ -515,12 +476,12 @@ static PyObject *type_attr_value(PyObject *self, void *c) {
 
 static PyMethodDef type_attr_methods[] = {
     {"get", TP_FASTFN(type_attr_get), TP_FAST | METH_STATIC, "get(value, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef type_attr_getset[] = {
     {"value", type_attr_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* UnitAttr */
@@ -531,14 +492,14 @@ static PyObject *unit_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t 
   static const char *const names[] = {"context", NULL};
   PyObject *a[1];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 0, 1, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[0]);
+  PyObject *ctx = tp_context_arg(a[0]);
   if (!ctx) return NULL;
   return tp_wrap_attr(ctx, mlirUnitAttrGet(tp_ctx_raw(ctx)));
 }
 
 static PyMethodDef unit_attr_methods[] = {
     {"get", TP_FASTFN(unit_attr_get), TP_FAST | METH_STATIC, "get(context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 /* ArrayAttr */
@@ -549,7 +510,7 @@ static PyObject *array_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"attributes", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *f = PySequence_Fast(a[0], "attributes must be a sequence of Attribute");
   if (!f) return NULL;
@@ -600,7 +561,7 @@ static PyObject *array_concat(PyObject *self, PyObject *other) {
 
 static PyMethodDef array_attr_methods[] = {
     {"get", TP_FASTFN(array_attr_get), TP_FAST | METH_STATIC, "get(attributes, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyType_Slot array_attr_slots[] = {
@@ -618,7 +579,7 @@ static PyObject *dict_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t 
   static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 0, 2, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *d = a[0] ? a[0] : Py_None;
   if (d != Py_None && !PyDict_Check(d)) return tp_type_error("value", "a dict", d);
@@ -684,7 +645,7 @@ static int dict_contains(PyObject *self, PyObject *key) {
 
 static PyMethodDef dict_attr_methods[] = {
     {"get", TP_FASTFN(dict_attr_get), TP_FAST | METH_STATIC, "get(value={}, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyType_Slot dict_attr_slots[] = {
@@ -706,7 +667,7 @@ static PyObject *flat_symbol_get(PyObject *cls, PyObject *const *args, Py_ssize_
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
   if (!tp_arg_str(a[0], "value", &s)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   return tp_ctxobj_new((PyTypeObject *)cls, ctx, mlirFlatSymbolRefAttrGet(tp_ctx_raw(ctx), s).ptr);
 }
@@ -718,12 +679,12 @@ static PyObject *flat_symbol_value(PyObject *self, void *c) {
 
 static PyMethodDef flat_symbol_methods[] = {
     {"get", TP_FASTFN(flat_symbol_get), TP_FAST | METH_CLASS, "get(value, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef flat_symbol_getset[] = {
     {"value", flat_symbol_value, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyObject *symbol_ref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -732,7 +693,7 @@ static PyObject *symbol_ref_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   static const char *const names[] = {"symbols", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *f = PySequence_Fast(a[0], "symbols must be a sequence of str");
   if (!f) return NULL;
@@ -791,12 +752,12 @@ static PyObject *symbol_ref_value(PyObject *self, void *c) {
 
 static PyMethodDef symbol_ref_methods[] = {
     {"get", TP_FASTFN(symbol_ref_get), TP_FAST | METH_STATIC, "get(symbols, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef symbol_ref_getset[] = {
     {"value", symbol_ref_value, NULL, "The root and nested references, as a list of str.", NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* OpaqueAttr */
@@ -809,7 +770,7 @@ static PyObject *opaque_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_
   if (!tp_fastargs("get", args, nargs, kwnames, names, 3, 4, a)) return NULL;
   MlirStringRef ns;
   if (!tp_arg_str(a[0], "dialect_namespace", &ns)) return NULL;
-  PyObject *ctx = ctx_arg(a[3]);
+  PyObject *ctx = tp_context_arg(a[3]);
   if (!ctx) return NULL;
   MlirType t;
   if (!tp_arg_type_in(a[2], ctx, &t)) return NULL;
@@ -835,13 +796,13 @@ static PyObject *opaque_attr_data(PyObject *self, void *c) {
 static PyMethodDef opaque_attr_methods[] = {
     {"get", TP_FASTFN(opaque_attr_get), TP_FAST | METH_STATIC,
      "get(dialect_namespace, buffer, type, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef opaque_attr_getset[] = {
     {"dialect_namespace", opaque_attr_namespace, NULL, NULL, NULL},
     {"data", opaque_attr_data, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* StridedLayoutAttr */
@@ -854,7 +815,7 @@ static PyObject *strided_get(PyObject *cls, PyObject *const *args, Py_ssize_t na
   if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
   int64_t off;
   if (!tp_arg_int64(a[0], "offset", &off)) return NULL;
-  PyObject *ctx = ctx_arg(a[2]);
+  PyObject *ctx = tp_context_arg(a[2]);
   if (!ctx) return NULL;
   PyObject *f = PySequence_Fast(a[1], "strides must be a sequence of int");
   if (!f) return NULL;
@@ -885,7 +846,7 @@ static PyObject *strided_fully_dynamic(PyObject *cls, PyObject *const *args, Py_
   intptr_t rank;
   if (!tp_arg_intptr(a[0], "rank", &rank)) return NULL;
   if (rank < 0 || rank > (1 << 20)) return PyErr_Format(PyExc_ValueError, "invalid rank");
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   int64_t *s = PyMem_Malloc((size_t)(rank ? rank : 1) * sizeof *s);
   if (!s) return PyErr_NoMemory();
@@ -914,13 +875,13 @@ static PyMethodDef strided_methods[] = {
     {"get", TP_FASTFN(strided_get), TP_FAST | METH_STATIC, "get(offset, strides, context=None)"},
     {"get_fully_dynamic", TP_FASTFN(strided_fully_dynamic), TP_FAST | METH_STATIC,
      "get_fully_dynamic(rank, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef strided_getset[] = {
     {"offset", strided_offset, NULL, NULL, NULL},
     {"strides", strided_strides, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- the table ------------------------------------------------------------------------------- */

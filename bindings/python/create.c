@@ -80,7 +80,8 @@ static int same_arena(tether_arena *a, tether_arena *b) {
 }
 
 /* An operand: a Value, or an operation (Operation / OpView) with exactly one result. */
-int tp_arg_operand(PyObject *o, tether_value **h, MlirValue *raw) {
+/* An operand: a Value, or an Operation / OpView with exactly one result. */
+static int arg_operand(PyObject *o, tether_value **h, MlirValue *raw) {
   if (tp_is(o, tp.Value)) return tp_arg_value(o, h, raw);
   if (tp_is(o, tp.OperationBase)) {
     tether_op *oh;
@@ -140,7 +141,7 @@ static int convert_operands(op_args *a, PyObject *operands, tether_arena *arena)
     /* A Value's handle as it is: the arena checks it when it creates the operation (an invalid
      * one is reported then: raise_invalid_arg; another context's: create_from). */
     if (tp_is(v, tp.Value) && (a->operands[i] = ((TpHandle *)v)->h)) continue;
-    if (!tp_arg_operand(v, &a->operands[i], &raw) ||
+    if (!arg_operand(v, &a->operands[i], &raw) ||
         !same_arena(arena, tether_handle_arena(a->operands[i])))
       goto fail;
   }

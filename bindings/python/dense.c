@@ -16,12 +16,6 @@
 #include <string.h>
 
 #define A(o) ((MlirAttribute){TP_PTR(o)})
-#define GETSET_END                                                                                 \
-  { NULL, NULL, NULL, NULL, NULL }
-#define METHODS_END                                                                                \
-  { NULL, NULL, 0, NULL }
-
-static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
 
 /* DenseElementsAttr, set at init: its get and get_splat give one, as upstream's (navigation and
  * parsing give DenseIntElementsAttr / DenseFPElementsAttr). */
@@ -74,7 +68,7 @@ static const char *plain_format(const char *f) {
 }
 
 static PyObject *dense_from_list(PyObject *list, PyObject *type, PyObject *c) {
-  PyObject *ctx = ctx_arg(c);
+  PyObject *ctx = tp_context_arg(c);
   if (!ctx) return NULL;
   Py_ssize_t n = PyList_GET_SIZE(list);
   if (n == 0) return PyErr_Format(PyExc_ValueError, "Attributes list must be non-empty.");
@@ -137,7 +131,7 @@ static PyObject *dense_from_list(PyObject *list, PyObject *type, PyObject *c) {
 
 static PyObject *dense_from_buffer(PyObject *array, int signless, PyObject *type, PyObject *shape_o,
                                    PyObject *c) {
-  PyObject *ctx = ctx_arg(c);
+  PyObject *ctx = tp_context_arg(c);
   if (!ctx) return NULL;
   MlirContext mc = tp_ctx_raw(ctx);
   MlirType explicit_type = {NULL};
@@ -236,33 +230,36 @@ done:
 
 /* get(array, signless=True, type=None, shape=None, context=None) from a buffer, or
  * get(attrs, type=None, context=None) from a list of attributes (upstream's two overloads). */
-static PyObject *dense_get(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *dense_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
   (void)cls;
-  PyObject *first = PyTuple_GET_SIZE(args) ? PyTuple_GET_ITEM(args, 0) : NULL;
-  if (!first && kw) first = PyDict_GetItemString(kw, "array");
-  if (!first && kw) first = PyDict_GetItemString(kw, "attrs");
+  PyObject *first = nargs ? args[0] : tp_kwarg(args, nargs, kwnames, "array");
+  if (!first) first = tp_kwarg(args, nargs, kwnames, "attrs");
   if (first && !PyObject_CheckBuffer(first) && PyList_Check(first)) {
-    static char *kwl[] = {"attrs", "type", "context", NULL};
-    PyObject *attrs, *type = Py_None, *c = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|OO", kwl, &PyList_Type, &attrs, &type, &c))
-      return NULL;
-    return dense_from_list(attrs, type, c);
+    static const char *const names[] = {"attrs", "type", "context", NULL};
+    PyObject *a[3];
+    if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+    if (!PyList_Check(a[0])) return tp_type_error("attrs", "a list", a[0]);
+    return dense_from_list(a[0], a[1] ? a[1] : Py_None, a[2] ? a[2] : Py_None);
   }
-  static char *kwb[] = {"array", "signless", "type", "shape", "context", NULL};
-  PyObject *array, *type = Py_None, *shape = Py_None, *c = Py_None;
+  static const char *const names[] = {"array", "signless", "type", "shape", "context", NULL};
+  PyObject *a[5];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 5, a)) return NULL;
   int signless = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOO", kwb, &array, &signless, &type, &shape, &c))
-    return NULL;
-  if (!PyObject_CheckBuffer(array))
-    return tp_type_error("array", "a buffer (e.g. a numpy array) or a list of Attribute", array);
-  return dense_from_buffer(array, signless, type, shape, c);
+  if (a[1] && !tp_arg_bool(a[1], &signless)) return NULL;
+  if (!PyObject_CheckBuffer(a[0]))
+    return tp_type_error("array", "a buffer (e.g. a numpy array) or a list of Attribute", a[0]);
+  return dense_from_buffer(a[0], signless, a[2] ? a[2] : Py_None, a[3] ? a[3] : Py_None,
+                           a[4] ? a[4] : Py_None);
 }
 
-static PyObject *dense_get_splat(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *dense_get_splat(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
   (void)cls;
-  static char *kwl[] = {"shaped_type", "element_attr", NULL};
-  PyObject *t, *e;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO", kwl, &t, &e)) return NULL;
+  static const char *const names[] = {"shaped_type", "element_attr", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get_splat", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  PyObject *t = a[0], *e = a[1];
   MlirType st;
   PyObject *ctx;
   MlirAttribute ea;
@@ -384,19 +381,19 @@ static void dense_releasebuffer(PyObject *self, Py_buffer *view) {
 }
 
 static PyMethodDef dense_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))dense_get, METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+    {"get", TP_FASTFN(dense_get), TP_FAST | METH_STATIC,
      "get(array, signless=True, type=None, shape=None, context=None) from a buffer (a numpy array, "
      "array.array, memoryview, ...), or get(attrs, type=None, context=None) from a list of "
      "attributes."},
-    {"get_splat", (PyCFunction)(void (*)(void))dense_get_splat,
-     METH_VARARGS | METH_KEYWORDS | METH_STATIC, "get_splat(shaped_type, element_attr)"},
+    {"get_splat", TP_FASTFN(dense_get_splat), TP_FAST | METH_STATIC,
+     "get_splat(shaped_type, element_attr)"},
     {"get_splat_value", (PyCFunction)dense_splat_value, METH_NOARGS, NULL},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef dense_getset[] = {
     {"is_splat", dense_is_splat, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyType_Slot dense_slots[] = {
@@ -462,15 +459,18 @@ static void resource_deleter(void *user, const void *data, size_t size, size_t a
   PyGILState_Release(g);
 }
 
-static PyObject *resource_get(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *resource_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
   (void)cls;
-  static char *kwl[] = {"array", "name", "type", "alignment", "is_mutable", "context", NULL};
-  PyObject *array, *name, *type, *align_o = Py_None, *c = Py_None;
+  static const char *const names[] = {"array",      "name",    "type", "alignment",
+                                      "is_mutable", "context", NULL};
+  PyObject *a[6];
+  if (!tp_fastargs("get_from_buffer", args, nargs, kwnames, names, 3, 6, a)) return NULL;
+  PyObject *array = a[0], *name = a[1], *type = a[2], *align_o = a[3] ? a[3] : Py_None,
+           *c = a[5] ? a[5] : Py_None;
   int mut = 0;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|OpO", kwl, &array, &name, &type, &align_o, &mut,
-                                   &c))
-    return NULL;
-  PyObject *ctx = ctx_arg(c);
+  if (a[4] && !tp_arg_bool(a[4], &mut)) return NULL;
+  PyObject *ctx = tp_context_arg(c);
   if (!ctx) return NULL;
   MlirStringRef ns;
   MlirType t;
@@ -526,11 +526,10 @@ fail:
 }
 
 static PyMethodDef resource_methods[] = {
-    {"get_from_buffer", (PyCFunction)(void (*)(void))resource_get,
-     METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+    {"get_from_buffer", TP_FASTFN(resource_get), TP_FAST | METH_STATIC,
      "get_from_buffer(array, name, type, alignment=None, is_mutable=False, context=None): an "
      "attribute over the buffer's memory (kept acquired while MLIR uses it)."},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 /* ---- Dense*ArrayAttr ------------------------------------------------------------------------- */
@@ -682,7 +681,7 @@ static PyObject *array_get(PyObject *cls, PyObject *const *args, Py_ssize_t narg
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   int k = kind_of_class(cls);
   if (k < 0) return PyErr_Format(PyExc_TypeError, "not a dense array class");
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   return array_make(ctx, k, (MlirAttribute){NULL}, a[0]);
 }
@@ -731,17 +730,9 @@ static int array_iter_clear(TpArrayIter *it) {
   return 0;
 }
 
-static void array_iter_dealloc(TpArrayIter *it) {
-  PyObject_GC_UnTrack(it);
-  array_iter_clear(it);
-  PyTypeObject *t = Py_TYPE(it);
-  t->tp_free(it);
-  Py_DECREF(t);
-}
-
 static PyMethodDef array_methods[] = {
     {"get", TP_FASTFN(array_get), TP_FAST | METH_CLASS, "get(values, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyType_Slot array_slots[] = {
@@ -754,19 +745,17 @@ static PyType_Slot array_slots[] = {
 
 /* ---- the table ------------------------------------------------------------------------------- */
 
-#define ISA(fn)                                                                                    \
-  static bool isa_##fn(void *p) { return fn((MlirAttribute){p}); }
-ISA(mlirAttributeIsADenseElements)
-ISA(mlirAttributeIsADenseIntElements)
-ISA(mlirAttributeIsADenseFPElements)
-ISA(mlirAttributeIsADenseResourceElements)
-ISA(mlirAttributeIsADenseBoolArray)
-ISA(mlirAttributeIsADenseI8Array)
-ISA(mlirAttributeIsADenseI16Array)
-ISA(mlirAttributeIsADenseI32Array)
-ISA(mlirAttributeIsADenseI64Array)
-ISA(mlirAttributeIsADenseF32Array)
-ISA(mlirAttributeIsADenseF64Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseElements)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseIntElements)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseFPElements)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseResourceElements)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseBoolArray)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseI8Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseI16Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseI32Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseI64Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseF32Array)
+TP_ISA(MlirAttribute, mlirAttributeIsADenseF64Array)
 
 #define ARRAY(k, isa)                                                                              \
   { array_names[k], NULL, isa, NULL, array_methods, NULL, array_slots, NULL, NULL, NULL }
@@ -792,14 +781,13 @@ static tp_class_def dense_defs[] = {
 };
 
 static PyType_Slot iter_slots[] = {
-    {Py_tp_dealloc, array_iter_dealloc}, {Py_tp_traverse, array_iter_traverse},
-    {Py_tp_clear, array_iter_clear},     {Py_tp_iter, PyObject_SelfIter},
-    {Py_tp_iternext, array_iter_next},   {0, NULL},
+    {Py_tp_dealloc, tp_gc_dealloc},    {Py_tp_traverse, array_iter_traverse},
+    {Py_tp_clear, array_iter_clear},   {Py_tp_iter, PyObject_SelfIter},
+    {Py_tp_iternext, array_iter_next}, {0, NULL},
 };
 
 /* Registers a caster for `id` that picks the first class of `classes` (most specific first) whose
  * isa holds. */
-int tp_register_choice(PyObject *casters, MlirTypeID id, PyObject *classes);
 
 int tp_init_dense(PyObject *m) {
   if (tp_define_classes(m, tp.Attribute, dense_defs, tp.attr_casters) < 0) return -1;

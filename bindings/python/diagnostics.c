@@ -80,21 +80,14 @@ static int info_clear(TpDiagnosticInfo *self) {
   return 0;
 }
 
-static void info_dealloc(TpDiagnosticInfo *self) {
-  PyObject_GC_UnTrack(self);
-  info_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 static int diag_check(TpDiagnostic *self);
 
 static PyObject *info_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   (void)type;
-  static char *kwlist[] = {"diag", NULL};
+  static const char *const names[] = {"diag", NULL};
   PyObject *d;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O!", kwlist, tp.Diagnostic, &d)) return NULL;
+  if (!tp_args("DiagnosticInfo", args, kw, names, 1, 1, &d)) return NULL;
+  if (!tp_is(d, tp.Diagnostic)) return tp_type_error("diag", "a Diagnostic", d);
   if (diag_check((TpDiagnostic *)d) < 0) return NULL;
   return info_from(((TpDiagnostic *)d)->d, ((TpDiagnostic *)d)->ctx);
 }
@@ -116,12 +109,12 @@ static PyGetSetDef info_getset[] = {
     {"location", (getter)info_location, NULL, NULL, NULL},
     {"message", (getter)info_message, NULL, NULL, NULL},
     {"notes", (getter)info_notes, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot info_slots[] = {
     {Py_tp_new, info_new},
-    {Py_tp_dealloc, info_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, info_traverse},
     {Py_tp_clear, info_clear},
     {Py_tp_str, info_str},
@@ -175,14 +168,6 @@ static int diag_clear(TpDiagnostic *self) {
   return 0;
 }
 
-static void diag_dealloc(TpDiagnostic *self) {
-  PyObject_GC_UnTrack(self);
-  diag_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 static PyObject *diag_severity(TpDiagnostic *self, void *c) {
   (void)c;
   if (diag_check(self) < 0) return NULL;
@@ -230,11 +215,11 @@ static PyGetSetDef diag_getset[] = {
     {"location", (getter)diag_location, NULL, NULL, NULL},
     {"message", (getter)diag_message, NULL, NULL, NULL},
     {"notes", (getter)diag_notes, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot diag_slots[] = {
-    {Py_tp_dealloc, diag_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, diag_traverse},
     {Py_tp_clear, diag_clear},
     {Py_tp_str, diag_str},
@@ -315,7 +300,7 @@ void tp_diagnostics_detach_all(TpContext *ctx) {
   }
 }
 
-PyObject *tp_attach_diagnostic_handler(TpContext *ctx, PyObject *callback) {
+PyObject *tp_context_attach_diagnostic_handler(TpContext *ctx, PyObject *callback) {
   if (!PyCallable_Check(callback)) return tp_type_error("callback", "callable", callback);
   TpDiagnosticHandler *h = PyObject_GC_New(TpDiagnosticHandler, tp.DiagnosticHandler);
   if (!h) return NULL;
@@ -384,7 +369,7 @@ static PyMethodDef handler_methods[] = {
     {"detach", (PyCFunction)handler_detach_m, METH_NOARGS, NULL},
     {"__enter__", (PyCFunction)handler_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)handler_exit, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef handler_getset[] = {
@@ -392,7 +377,7 @@ static PyGetSetDef handler_getset[] = {
     {"had_error", (getter)handler_had_error, NULL,
      "Whether the callback raised (the exception was printed and the diagnostic not handled).",
      NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot handler_slots[] = {
@@ -437,6 +422,17 @@ void tp_errcap_begin(tp_errcap *c, TpContext *ctx) {
   if (c->attached)
     c->id =
         mlirContextAttachDiagnosticHandler(tether_arena_context(ctx->arena), errcap_cb, c, NULL);
+}
+
+int tp_parse_begin(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, MlirStringRef *text,
+                   TpContext **ctx, tp_errcap *cap) {
+  static const char *const names[] = {"asm", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a) || !tp_arg_str(a[0], "asm", text))
+    return 0;
+  if (!(*ctx = tp_resolve_context(a[1]))) return 0;
+  tp_errcap_begin(cap, *ctx);
+  return 1;
 }
 
 PyObject *tp_errcap_end(tp_errcap *c) {

@@ -41,11 +41,7 @@ typedef struct {
 
 /* The type as an object of cls: classes without a TypeID have no caster. */
 static PyObject *wrap_as(PyObject *cls, PyObject *ctx, MlirType t) {
-  PyObject *o = tp_wrap_type(ctx, t);
-  if (!o || tp_is(o, (PyTypeObject *)cls)) return o;
-  PyObject *r = PyObject_CallOneArg(cls, o);
-  Py_DECREF(o);
-  return r;
+  return tp_cast_to(cls, tp_wrap_type(ctx, t));
 }
 
 static PyObject *context_for(PyObject *c, const char *dialect, MlirContext *raw) {
@@ -71,11 +67,8 @@ static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
 
 static PyMethodDef simple_methods[] = {
     {"get", TP_FASTFN(simple_get), TP_FAST | METH_CLASS, "get(context=None): the type."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
-
-#define ISA(fn)                                                                                    \
-  static bool isa_##fn(void *p) { return fn((MlirType){p}); }
 
 /* The dialect's type from an element type (its context). */
 static int element_arg(PyObject *o, const char *what, const char *dialect, MlirType *t,
@@ -88,11 +81,11 @@ static int element_arg(PyObject *o, const char *what, const char *dialect, MlirT
 
 /* ---- transform ------------------------------------------------------------------------------- */
 
-ISA(mlirTypeIsATransformAnyOpType)
-ISA(mlirTypeIsATransformAnyParamType)
-ISA(mlirTypeIsATransformAnyValueType)
-ISA(mlirTypeIsATransformOperationType)
-ISA(mlirTypeIsATransformParamType)
+TP_ISA(MlirType, mlirTypeIsATransformAnyOpType)
+TP_ISA(MlirType, mlirTypeIsATransformAnyParamType)
+TP_ISA(MlirType, mlirTypeIsATransformAnyValueType)
+TP_ISA(MlirType, mlirTypeIsATransformOperationType)
+TP_ISA(MlirType, mlirTypeIsATransformParamType)
 
 static const simple_def any_op = {"transform", mlirTransformAnyOpTypeGet};
 static const simple_def any_param = {"transform", mlirTransformAnyParamTypeGet};
@@ -120,12 +113,12 @@ static PyObject *operation_type_name(PyObject *self, void *c) {
 static PyMethodDef operation_type_methods[] = {
     {"get", TP_FASTFN(operation_type_get), TP_FAST | METH_STATIC,
      "get(operation_name, context=None): !transform.op<\"name\">."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef operation_type_getset[] = {
     {"operation_name", operation_type_name, NULL, "The name of the payload operation.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyObject *param_type_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -148,12 +141,12 @@ static PyObject *param_type_type(PyObject *self, void *c) {
 static PyMethodDef param_type_methods[] = {
     {"get", TP_FASTFN(param_type_get), TP_FAST | METH_STATIC,
      "get(type, context=None): !transform.param<type>."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef param_type_getset[] = {
     {"type", param_type_type, NULL, "The type of the parameter's values.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static tp_class_def transform_defs[] = {
@@ -175,12 +168,12 @@ static tp_class_def transform_defs[] = {
 
 static tp_class_def pdl_defs[];
 
-ISA(mlirTypeIsAPDLType)
-ISA(mlirTypeIsAPDLAttributeType)
-ISA(mlirTypeIsAPDLOperationType)
-ISA(mlirTypeIsAPDLRangeType)
-ISA(mlirTypeIsAPDLTypeType)
-ISA(mlirTypeIsAPDLValueType)
+TP_ISA(MlirType, mlirTypeIsAPDLType)
+TP_ISA(MlirType, mlirTypeIsAPDLAttributeType)
+TP_ISA(MlirType, mlirTypeIsAPDLOperationType)
+TP_ISA(MlirType, mlirTypeIsAPDLRangeType)
+TP_ISA(MlirType, mlirTypeIsAPDLTypeType)
+TP_ISA(MlirType, mlirTypeIsAPDLValueType)
 
 static const simple_def pdl_attribute = {"pdl", mlirPDLAttributeTypeGet};
 static const simple_def pdl_operation = {"pdl", mlirPDLOperationTypeGet};
@@ -213,12 +206,12 @@ static PyObject *range_element(PyObject *self, void *c) {
 
 static PyMethodDef range_methods[] = {
     {"get", TP_FASTFN(range_get), TP_FAST | METH_CLASS, "get(element_type): !pdl.range<...>."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef range_getset[] = {
     {"element_type", range_element, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static tp_class_def pdl_defs[] = {
@@ -238,7 +231,7 @@ static tp_class_def pdl_defs[] = {
 
 /* ---- gpu, nvgpu ------------------------------------------------------------------------------ */
 
-ISA(mlirTypeIsAGPUAsyncTokenType)
+TP_ISA(MlirType, mlirTypeIsAGPUAsyncTokenType)
 static const simple_def gpu_token = {"gpu", mlirGPUAsyncTokenTypeGet};
 
 static tp_class_def gpu_defs[] = {
@@ -252,15 +245,11 @@ static tp_class_def gpu_defs[] = {
  * ObjectAttr(attr)). */
 #define A(o) ((MlirAttribute){TP_PTR(o)})
 
-static bool isa_gpu_object(void *p) { return mlirAttributeIsAGPUObjectAttr((MlirAttribute){p}); }
+TP_ISA(MlirAttribute, mlirAttributeIsAGPUObjectAttr)
 
 /* The attribute as an object of cls (a subclass's own class, as upstream's `cls(...)`). */
 static PyObject *wrap_attr_as(PyObject *cls, PyObject *ctx, MlirAttribute a) {
-  PyObject *o = tp_wrap_attr(ctx, a);
-  if (!o || tp_is(o, (PyTypeObject *)cls)) return o;
-  PyObject *r = PyObject_CallOneArg(cls, o);
-  Py_DECREF(o);
-  return r;
+  return tp_cast_to(cls, tp_wrap_attr(ctx, a));
 }
 
 /* ObjectAttr's verifier wants a target implementing or promising gpu::TargetAttrInterface (MLIR
@@ -369,7 +358,7 @@ static PyMethodDef object_methods[] = {
     {"get", TP_FASTFN(object_get), TP_FAST | METH_CLASS,
      "get(target, format, object, properties=None, *, context=None): a #gpu.object from its "
      "target attribute, gpu.CompilationTarget format, bytes and optional DictAttr properties."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef object_getset[] = {
@@ -378,16 +367,16 @@ static PyGetSetDef object_getset[] = {
     {"format", object_format, NULL, "The format, an int (gpu.CompilationTarget(format)).", NULL},
     {"object", object_bytes, NULL, "The object's contents, as bytes.", NULL},
     {"properties", object_properties, NULL, "The properties (a DictAttr), or None.", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static tp_class_def gpu_attr_defs[] = {
-    {"ObjectAttr", NULL, isa_gpu_object, NULL, object_methods, object_getset, NULL,
-     "#gpu.object<target, properties, format, object>", NULL, NULL},
+    {"ObjectAttr", NULL, isa_mlirAttributeIsAGPUObjectAttr, NULL, object_methods, object_getset,
+     NULL, "#gpu.object<target, properties, format, object>", NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
-ISA(mlirTypeIsANVGPUTensorMapDescriptorType)
+TP_ISA(MlirType, mlirTypeIsANVGPUTensorMapDescriptorType)
 
 static PyObject *tmd_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
@@ -414,7 +403,7 @@ static PyObject *tmd_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
 static PyMethodDef tmd_methods[] = {
     {"get", TP_FASTFN(tmd_get), TP_FAST | METH_STATIC,
      "get(tensor_type, swizzle, l2promo, oob_fill, interleave, ctx=None)."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static tp_class_def nvgpu_defs[] = {
@@ -425,7 +414,7 @@ static tp_class_def nvgpu_defs[] = {
 
 /* ---- llvm ------------------------------------------------------------------------------------ */
 
-ISA(mlirTypeIsALLVMPointerType)
+TP_ISA(MlirType, mlirTypeIsALLVMPointerType)
 
 static PyObject *ptr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
@@ -448,15 +437,15 @@ static PyObject *ptr_space(PyObject *self, void *c) {
 static PyMethodDef ptr_methods[] = {
     {"get", TP_FASTFN(ptr_get), TP_FAST | METH_STATIC,
      "get(address_space=None, context=None): !llvm.ptr."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef ptr_getset[] = {
     {"address_space", ptr_space, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
-ISA(mlirTypeIsALLVMStructType)
+TP_ISA(MlirType, mlirTypeIsALLVMStructType)
 
 /* The element types of a sequence, in the context of ctx (NULL: the current one). */
 static int struct_elements(PyObject *seq, PyObject *ctx, intptr_t *n, MlirType **ts) {
@@ -602,7 +591,7 @@ static PyMethodDef struct_methods[] = {
      "(renamed if the name is taken)."},
     {"set_body", TP_FASTFN(struct_set_body), TP_FAST,
      "set_body(elements, *, packed=False): the body of an identified struct."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef struct_getset[] = {
@@ -610,7 +599,7 @@ static PyGetSetDef struct_getset[] = {
     {"body", struct_body, NULL, "The element types (None while opaque).", NULL},
     {"packed", struct_packed, NULL, NULL, NULL},
     {"opaque", struct_is_opaque, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static tp_class_def llvm_defs[] = {

@@ -26,10 +26,13 @@ static int engine_alive(TpEngine *e) {
 }
 
 static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"module", "opt_level", "shared_libs", "enable_object_dump", NULL};
-  PyObject *module, *libs = Py_None;
+  static const char *const names[] = {"module", "opt_level", "shared_libs", "enable_object_dump",
+                                      NULL};
+  PyObject *a[4];
+  if (!tp_args("ExecutionEngine", args, kw, names, 1, 4, a)) return NULL;
+  PyObject *module = a[0], *libs = a[2] ? a[2] : Py_None;
   int opt = 2, dump = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|iOp", kwlist, &module, &opt, &libs, &dump))
+  if ((a[1] && !tp_arg_int(a[1], "opt_level", &opt)) || (a[3] && !tp_arg_bool(a[3], &dump)))
     return NULL;
   if (opt < 0 || opt > 3) return PyErr_Format(PyExc_ValueError, "opt_level must be 0 to 3");
   tether_op *h;
@@ -91,19 +94,22 @@ static int engine_traverse(TpEngine *self, visitproc visit, void *arg) {
   return 0;
 }
 
-static PyObject *engine_raw_lookup(TpEngine *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"func_name", NULL};
+static PyObject *engine_raw_lookup(TpEngine *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+  static const char *const names[] = {"func_name", NULL};
   PyObject *name;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &name)) return NULL;
+  if (!tp_fastargs("raw_lookup", args, nargs, kwnames, names, 1, 1, &name)) return NULL;
   MlirStringRef s;
   if (!engine_alive(self) || !tp_arg_str(name, "func_name", &s)) return NULL;
   return PyLong_FromVoidPtr(mlirExecutionEngineLookupPacked(self->jit, s));
 }
 
-static PyObject *engine_raw_register(TpEngine *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"name", "callback", NULL};
-  PyObject *name, *cb;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO", kwlist, &name, &cb)) return NULL;
+static PyObject *engine_raw_register(TpEngine *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
+  static const char *const names[] = {"name", "callback", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("raw_register_runtime", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  PyObject *name = a[0], *cb = a[1];
   MlirStringRef s;
   if (!engine_alive(self) || !tp_arg_str(name, "name", &s)) return NULL;
   /* A ctypes pointer (c_void_p: .value) or an int address. */
@@ -120,10 +126,11 @@ static PyObject *engine_raw_register(TpEngine *self, PyObject *args, PyObject *k
   Py_RETURN_NONE;
 }
 
-static PyObject *engine_dump(TpEngine *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"file_name", NULL};
+static PyObject *engine_dump(TpEngine *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+  static const char *const names[] = {"file_name", NULL};
   PyObject *name;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &name)) return NULL;
+  if (!tp_fastargs("dump_to_object_file", args, nargs, kwnames, names, 1, 1, &name)) return NULL;
   MlirStringRef s;
   if (!engine_alive(self) || !tp_arg_str(name, "file_name", &s)) return NULL;
   mlirExecutionEngineDumpToObjectFile(self->jit, s);
@@ -144,8 +151,6 @@ static PyObject *engine_capsule(TpEngine *self, void *c) {
                                (PyObject *)self);
 }
 
-PyObject *tp_capsule_owner(PyObject *cap);
-
 /* _CAPICreate(capsule): the engine a capsule of ours came from (one engine, one owner: a second
  * object over the same engine would destroy it twice). */
 static PyObject *engine_from_capsule(PyObject *cls, PyObject *cap) {
@@ -158,21 +163,20 @@ static PyObject *engine_from_capsule(PyObject *cls, PyObject *cap) {
 static PyMethodDef engine_methods[] = {
     {"_CAPICreate", (PyCFunction)engine_from_capsule, METH_O | METH_CLASS,
      "The ExecutionEngine a _CAPIPtr capsule came from."},
-    {"raw_lookup", (PyCFunction)(void (*)(void))engine_raw_lookup, METH_VARARGS | METH_KEYWORDS,
+    {"raw_lookup", TP_FASTFN(engine_raw_lookup), TP_FAST,
      "raw_lookup(func_name): the address of the packed wrapper of a function (0: none)."},
-    {"raw_register_runtime", (PyCFunction)(void (*)(void))engine_raw_register,
-     METH_VARARGS | METH_KEYWORDS,
+    {"raw_register_runtime", TP_FASTFN(engine_raw_register), TP_FAST,
      "raw_register_runtime(name, callback): `callback` (a ctypes pointer) as symbol `name`."},
-    {"dump_to_object_file", (PyCFunction)(void (*)(void))engine_dump, METH_VARARGS | METH_KEYWORDS,
+    {"dump_to_object_file", TP_FASTFN(engine_dump), TP_FAST,
      "dump_to_object_file(file_name): the compiled object code into a file."},
     {"_testing_release", (PyCFunction)engine_release, METH_NOARGS,
      "Releases (leaks) the backing engine (for tests)."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef engine_getset[] = {
     {"_CAPIPtr", (getter)engine_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot engine_slots[] = {

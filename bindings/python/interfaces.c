@@ -22,13 +22,14 @@ typedef struct {
 static PyTypeObject *InferTypeType, *InferShapedType, *ComponentsType;
 
 static PyObject *iface_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"object", "context", NULL};
-  PyObject *obj, *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &obj, &c)) return NULL;
   int shaped = PyType_IsSubtype(type, InferShapedType);
+  const char *cls_name = shaped ? "InferShapedTypeOpInterface" : "InferTypeOpInterface";
+  static const char *const names[] = {"object", "context", NULL};
+  PyObject *a[2];
+  if (!tp_args(cls_name, args, kw, names, 1, 2, a)) return NULL;
+  PyObject *obj = a[0], *c = a[1] ? a[1] : Py_None;
   MlirTypeID iid =
       shaped ? mlirInferShapedTypeOpInterfaceTypeID() : mlirInferTypeOpInterfaceTypeID();
-  const char *cls_name = shaped ? "InferShapedTypeOpInterface" : "InferTypeOpInterface";
   PyObject *op = NULL, *name = NULL, *ctx = NULL;
   if (tp_is(obj, tp.OperationBase)) {
     tether_op *h;
@@ -100,14 +101,6 @@ static int iface_clear(TpIface *self) {
   Py_CLEAR(self->name);
   Py_CLEAR(self->ctx);
   return 0;
-}
-
-static void iface_dealloc(TpIface *self) {
-  PyObject_GC_UnTrack(self);
-  iface_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
 }
 
 static PyObject *iface_operation(TpIface *self, void *c) {
@@ -222,14 +215,17 @@ static void append_components(bool has_rank, intptr_t rank, const int64_t *shape
   Py_XDECREF(s);
 }
 
-static PyObject *iface_infer(TpIface *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"operands", "attributes", "properties", "regions",
-                           "context",  "loc",        NULL};
-  PyObject *ops = Py_None, *attrs = Py_None, *props = Py_None, *regions = Py_None, *c = Py_None,
-           *loc = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OOOOOO", kwlist, &ops, &attrs, &props, &regions, &c,
-                                   &loc))
+static PyObject *iface_infer(TpIface *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+  static const char *const names[] = {"operands", "attributes", "properties", "regions",
+                                      "context",  "loc",        NULL};
+  PyObject *a[6];
+  if (!tp_fastargs(self->shaped ? "inferReturnTypeComponents" : "inferReturnTypes", args, nargs,
+                   kwnames, names, 0, 6, a))
     return NULL;
+  PyObject *ops = a[0] ? a[0] : Py_None, *attrs = a[1] ? a[1] : Py_None,
+           *props = a[2] ? a[2] : Py_None, *regions = a[3] ? a[3] : Py_None,
+           *c = a[4] ? a[4] : Py_None, *loc = a[5] ? a[5] : Py_None;
   if (props != Py_None)
     return PyErr_Format(PyExc_NotImplementedError,
                         "properties are not supported (pass attributes instead)");
@@ -326,29 +322,28 @@ done:
 }
 
 static PyMethodDef infer_type_methods[] = {
-    {"inferReturnTypes", (PyCFunction)(void (*)(void))iface_infer, METH_VARARGS | METH_KEYWORDS,
+    {"inferReturnTypes", TP_FASTFN(iface_infer), TP_FAST,
      "inferReturnTypes(operands=None, attributes=None, properties=None, regions=None, "
      "context=None, loc=None): the result types the operation would have."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyMethodDef infer_shaped_methods[] = {
-    {"inferReturnTypeComponents", (PyCFunction)(void (*)(void))iface_infer,
-     METH_VARARGS | METH_KEYWORDS,
+    {"inferReturnTypeComponents", TP_FASTFN(iface_infer), TP_FAST,
      "inferReturnTypeComponents(operands=None, attributes=None, regions=None, properties=None, "
      "context=None, loc=None): ShapedTypeComponents of the results."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef iface_getset[] = {
     {"operation", (getter)iface_operation, NULL, NULL, NULL},
     {"opview", (getter)iface_opview, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot infer_type_slots[] = {
     {Py_tp_new, iface_new},
-    {Py_tp_dealloc, iface_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, iface_traverse},
     {Py_tp_clear, iface_clear},
     {Py_tp_methods, infer_type_methods},
@@ -359,7 +354,7 @@ static PyType_Slot infer_type_slots[] = {
 
 static PyType_Slot infer_shaped_slots[] = {
     {Py_tp_new, iface_new},
-    {Py_tp_dealloc, iface_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, iface_traverse},
     {Py_tp_clear, iface_clear},
     {Py_tp_methods, infer_shaped_methods},
@@ -392,18 +387,19 @@ static PyObject *components_make(PyObject *shape, PyObject *elt, PyObject *attr)
 }
 
 /* get(element_type) / get(shape, element_type) / get(shape, element_type, attribute) */
-static PyObject *components_get(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *components_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
   (void)cls;
-  PyObject *a = NULL, *b = NULL, *d = NULL;
-  static char *kw1[] = {"element_type", NULL};
-  static char *kw3[] = {"shape", "element_type", "attribute", NULL};
-  Py_ssize_t n = PyTuple_GET_SIZE(args) + (kw ? PyDict_GET_SIZE(kw) : 0);
-  if (n == 1) {
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kw1, &a)) return NULL;
-    if (!tp_is(a, tp.Type)) return tp_type_error("element_type", "a Type", a);
-    return components_make(Py_None, a, Py_None);
+  static const char *const names1[] = {"element_type", NULL};
+  static const char *const names3[] = {"shape", "element_type", "attribute", NULL};
+  PyObject *x[3];
+  if (nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0) == 1) {
+    if (!tp_fastargs("get", args, nargs, kwnames, names1, 1, 1, x)) return NULL;
+    if (!tp_is(x[0], tp.Type)) return tp_type_error("element_type", "a Type", x[0]);
+    return components_make(Py_None, x[0], Py_None);
   }
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O", kw3, &a, &b, &d)) return NULL;
+  if (!tp_fastargs("get", args, nargs, kwnames, names3, 2, 3, x)) return NULL;
+  PyObject *a = x[0], *b = x[1], *d = x[2];
   if (!PyList_Check(a)) return tp_type_error("shape", "a list", a);
   if (!tp_is(b, tp.Type)) return tp_type_error("element_type", "a Type", b);
   if (d && !tp_is(d, tp.Attribute)) return tp_type_error("attribute", "an Attribute", d);
@@ -429,14 +425,6 @@ static int components_clear(TpComponents *self) {
   return 0;
 }
 
-static void components_dealloc(TpComponents *self) {
-  PyObject_GC_UnTrack(self);
-  components_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
-}
-
 static PyObject *components_element_type(TpComponents *self, void *c) {
   (void)c;
   return Py_NewRef(self->element_type);
@@ -460,9 +448,9 @@ static PyObject *components_shape(TpComponents *self, void *c) {
 }
 
 static PyMethodDef components_methods[] = {
-    {"get", (PyCFunction)(void (*)(void))components_get, METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+    {"get", TP_FASTFN(components_get), TP_FAST | METH_STATIC,
      "get(element_type) | get(shape, element_type) | get(shape, element_type, attribute)"},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef components_getset[] = {
@@ -470,11 +458,11 @@ static PyGetSetDef components_getset[] = {
     {"has_rank", (getter)components_has_rank, NULL, NULL, NULL},
     {"rank", (getter)components_rank, NULL, NULL, NULL},
     {"shape", (getter)components_shape, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot components_slots[] = {
-    {Py_tp_dealloc, components_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, components_traverse},
     {Py_tp_clear, components_clear},
     {Py_tp_methods, components_methods},

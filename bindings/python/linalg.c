@@ -105,7 +105,7 @@ static PyMethodDef functions[] = {
     {"_linalg_fill_builtin_region", fill_builtin_region, METH_O,
      "_linalg_fill_builtin_region(op): builds the body of a named linalg op (MLIR's region "
      "builder), as upstream's linalg.fill_builtin_region."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 int tp_init_linalg(PyObject *m) { return PyModule_AddFunctions(m, functions); }

@@ -1,8 +1,10 @@
-/* locations.c: Location (upstream mlir.ir.Location): unknown, file, name, callsite, fused,
- * from_attr, attr, emit_error, the context manager and Location.current.
+/* locations.c: Location (upstream mlir.ir.Location): unknown, file, name,
+ * callsite, fused, from_attr, attr, emit_error, the context manager and
+ * Location.current.
  *
- * Invariant: a Location holds its Context object, like every context-owned value; locations
- * combined into one (callsite, fused, name) must all belong to the context of the result.
+ * Invariant: a Location holds its Context object, like every context-owned
+ * value; locations combined into one (callsite, fused, name) must all belong to
+ * the context of the result.
  */
 #include "tether_py.h"
 
@@ -21,21 +23,25 @@ PyObject *tp_wrap_loc_a(tether_arena *a, MlirLocation l) {
   return r;
 }
 
-static PyObject *loc_unknown(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *loc_unknown(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"context", NULL};
-  PyObject *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kwlist, &c)) return NULL;
+  static const char *const names[] = {"context", NULL};
+  PyObject *a[1];
+  if (!tp_fastargs("unknown", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  PyObject *c = a[0] ? a[0] : Py_None;
   TpContext *ctx = tp_resolve_context(c);
   if (!ctx) return NULL;
   return tp_wrap_loc((PyObject *)ctx, mlirLocationUnknownGet(tp_ctx_raw((PyObject *)ctx)));
 }
 
-static PyObject *loc_file(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *loc_file(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"filename", "line", "col", "context", NULL};
-  PyObject *f, *line, *col, *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|O", kwlist, &f, &line, &col, &c)) return NULL;
+  static const char *const names[] = {"filename", "line", "col", "context", NULL};
+  PyObject *a[4];
+  if (!tp_fastargs("file", args, nargs, kwnames, names, 3, 4, a)) return NULL;
+  PyObject *f = a[0], *line = a[1], *col = a[2], *c = a[3] ? a[3] : Py_None;
   MlirStringRef fs;
   unsigned l, cl;
   if (!tp_arg_str(f, "filename", &fs) || !tp_arg_uint(line, "line", &l) ||
@@ -47,11 +53,13 @@ static PyObject *loc_file(PyObject *cls, PyObject *args, PyObject *kw) {
                      mlirLocationFileLineColGet(tp_ctx_raw((PyObject *)ctx), fs, l, cl));
 }
 
-static PyObject *loc_name(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *loc_name(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"name", "childLoc", "context", NULL};
-  PyObject *n, *child = Py_None, *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO", kwlist, &n, &child, &c)) return NULL;
+  static const char *const names[] = {"name", "childLoc", "context", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("name", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  PyObject *n = a[0], *child = a[1] ? a[1] : Py_None, *c = a[2] ? a[2] : Py_None;
   MlirStringRef ns;
   if (!tp_arg_str(n, "name", &ns)) return NULL;
   TpContext *ctx;
@@ -67,11 +75,13 @@ static PyObject *loc_name(PyObject *cls, PyObject *args, PyObject *kw) {
   return tp_wrap_loc((PyObject *)ctx, mlirLocationNameGet(raw, ns, cl));
 }
 
-static PyObject *loc_callsite(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *loc_callsite(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"callee", "frames", "context", NULL};
-  PyObject *callee, *frames, *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O", kwlist, &callee, &frames, &c)) return NULL;
+  static const char *const names[] = {"callee", "frames", "context", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("callsite", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  PyObject *callee = a[0], *frames = a[1], *c = a[2] ? a[2] : Py_None;
   MlirLocation ce;
   PyObject *cectx;
   if (!tp_arg_loc(callee, &ce, &cectx)) return NULL;
@@ -93,11 +103,13 @@ static PyObject *loc_callsite(PyObject *cls, PyObject *args, PyObject *kw) {
   return tp_wrap_loc((PyObject *)ctx, mlirLocationCallSiteGet(ce, caller));
 }
 
-static PyObject *loc_fused(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *loc_fused(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"locations", "metadata", "context", NULL};
-  PyObject *locs, *meta = Py_None, *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OO", kwlist, &locs, &meta, &c)) return NULL;
+  static const char *const names[] = {"locations", "metadata", "context", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("fused", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  PyObject *locs = a[0], *meta = a[1] ? a[1] : Py_None, *c = a[2] ? a[2] : Py_None;
   TpContext *ctx = tp_resolve_context(c);
   if (!ctx) return NULL;
   MlirAttribute m = mlirAttributeGetNull();
@@ -110,11 +122,13 @@ static PyObject *loc_fused(PyObject *cls, PyObject *args, PyObject *kw) {
   return tp_wrap_loc((PyObject *)ctx, r);
 }
 
-static PyObject *loc_from_attr(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *loc_from_attr(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"attribute", "context", NULL};
-  PyObject *a, *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &a, &c)) return NULL;
+  static const char *const names[] = {"attribute", "context", NULL};
+  PyObject *x[2];
+  if (!tp_fastargs("from_attr", args, nargs, kwnames, names, 1, 2, x)) return NULL;
+  PyObject *a = x[0], *c = x[1] ? x[1] : Py_None;
   MlirAttribute at;
   PyObject *actx;
   if (!tp_arg_attr(a, &at, &actx)) return NULL;
@@ -128,11 +142,6 @@ static PyObject *loc_from_attr(PyObject *cls, PyObject *args, PyObject *kw) {
 static PyObject *loc_attr(PyObject *self, void *c) {
   (void)c;
   return tp_wrap_attr(TP_CTX(self), mlirLocationGetAttribute((MlirLocation){TP_PTR(self)}));
-}
-
-static PyObject *loc_context(PyObject *self, void *c) {
-  (void)c;
-  return Py_NewRef(TP_CTX(self));
 }
 
 static PyObject *loc_emit_error(PyObject *self, PyObject *msg) {
@@ -149,19 +158,6 @@ static PyObject *loc_repr(PyObject *self) {
   return tp_strbuf_finish(&b);
 }
 
-static PyObject *loc_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.Location) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
-
-static Py_hash_t loc_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
-
-static PyObject *loc_capsule(PyObject *self, void *c) {
-  (void)c;
-  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.Location._CAPIPtr", self);
-}
-
 static PyObject *loc_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
@@ -175,6 +171,18 @@ static PyObject *loc_from_capsule(PyObject *cls, PyObject *cap) {
     return PyErr_Format(PyExc_ValueError,
                         "the location belongs to a context that is not a tether Context");
   return tp_wrap_loc_a(a, l);
+}
+
+static PyObject *loc_enter(PyObject *self, PyObject *unused) {
+  (void)unused;
+  if (tp_current_push(TP_FRAME_LOC, TP_CTX(self), NULL, self) < 0) return NULL;
+  return Py_NewRef(self);
+}
+
+static PyObject *loc_exit(PyObject *self, PyObject *args) {
+  (void)args;
+  if (tp_current_pop(TP_FRAME_LOC, self, "Location") < 0) return NULL;
+  Py_RETURN_NONE;
 }
 
 static PyObject *loc_current(PyObject *cls) {
@@ -193,51 +201,48 @@ static PyObject *loc_new(PyTypeObject *t, PyObject *a, PyObject *k) {
   return NULL;
 }
 
-#define KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS | METH_STATIC
+#define KW(f) TP_FASTFN(f), TP_FAST | METH_STATIC
 
 static PyMethodDef loc_methods[] = {
     {"unknown", KW(loc_unknown), "unknown(context=None): the unknown location."},
     {"file", KW(loc_file), "file(filename, line, col, context=None)."},
     {"name", KW(loc_name), "name(name, childLoc=None, context=None)."},
     {"callsite", KW(loc_callsite),
-     "callsite(callee, frames, context=None): callee called from frames[0], called from "
+     "callsite(callee, frames, context=None): callee called from frames[0], "
+     "called from "
      "frames[1], ..."},
     {"fused", KW(loc_fused), "fused(locations, metadata=None, context=None)."},
     {"from_attr", KW(loc_from_attr), "from_attr(attribute, context=None)."},
     {"_CAPICreate", (PyCFunction)loc_from_capsule, METH_O | METH_STATIC, NULL},
     {"emit_error", (PyCFunction)loc_emit_error, METH_O, "Emits an error diagnostic here."},
-    {"__enter__", (PyCFunction)tp_location_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)tp_location_exit, METH_VARARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    {"__enter__", (PyCFunction)loc_enter, METH_NOARGS, NULL},
+    {"__exit__", (PyCFunction)loc_exit, METH_VARARGS, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef loc_getset[] = {
     {"attr", loc_attr, NULL, "The location as an attribute.", NULL},
-    {"context", loc_context, NULL, NULL, NULL},
-    {"_CAPIPtr", loc_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.Location._CAPIPtr"},
+    TP_GETSET_END,
 };
 
 static PyType_Slot loc_slots[] = {
     {Py_tp_new, loc_new},
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_repr, loc_repr},
-    {Py_tp_richcompare, loc_richcompare},
-    {Py_tp_hash, loc_hash},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
     {Py_tp_methods, loc_methods},
     {Py_tp_getset, loc_getset},
     {Py_tp_doc, "A source location; `with loc:` makes it the current one."},
     {0, NULL},
 };
 
-PyType_Spec tp_location_spec = {"tether.ir.Location", sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT,
-                                loc_slots};
+static PyType_Spec tp_location_spec = {"tether.ir.Location", sizeof(TpCtxObj), 0,
+                                       Py_TPFLAGS_DEFAULT, loc_slots};
 
 int tp_init_locations(PyObject *m) {
   if (tp_add_type(m, &tp_location_spec, NULL, &tp.Location) < 0) return -1;
-  PyObject *p = tp_classprop_new(loc_current);
-  if (!p) return -1;
-  int rc = PyObject_SetAttrString((PyObject *)tp.Location, "current", p);
-  Py_DECREF(p);
-  return rc;
+  return tp_set_classprop(tp.Location, "current", loc_current);
 }

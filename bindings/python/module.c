@@ -1,235 +1,151 @@
-/* module.c: the _tether module: types, exceptions, Context, collection and safe points.
+/* module.c: Module (upstream mlir.ir.Module), a builtin.module root: Module.parse, Module.create,
+ * its operation and body. (The extension module itself is extension.c.)
  *
- * Invariant: MLIR IR is destroyed only at tether safe points, which this module reaches with the
- * GIL held: inside tether calls, in tether.collect(), and in a pending call that the arena's
- * notifier schedules when the collector queued work. After interpreter shutdown begins, nothing is
- * destroyed (tether_shutdown).
+ * Invariant: a Module object pins the handle of its module operation, which keeps the whole tree
+ * alive; it is not interned (each parse or create makes one object), and counts in
+ * Context._get_live_module_count while it lives.
  */
 #include "tether_py.h"
 
-#include <string.h>
+static TpOp live_modules = {.live_prev = &live_modules, .live_next = &live_modules};
 
-TpState tp;
-tether_pin_pool *tp_pins;
-
-/* ---- errors ---------------------------------------------------------------------------------- */
-
-static const char *kind_name(const void *handle) {
-  switch (tether_handle_kind(handle)) {
-  case TETHER_KIND_OP:
-    return "operation";
-  case TETHER_KIND_REGION:
-    return "region";
-  case TETHER_KIND_BLOCK:
-    return "block";
-  default:
-    return "value";
-  }
+Py_ssize_t tp_live_modules(tether_arena *a) {
+  Py_ssize_t n = 0;
+  for (TpOp *o = live_modules.live_next; o != &live_modules; o = o->live_next)
+    if (o->h && tether_handle_arena(o->h) == a) n++;
+  return n;
 }
 
-PyObject *tp_raise(int rc, const void *handle, tether_arena *arena) {
-  const char *diag = arena ? tether_arena_last_error(arena) : "";
-  const char *sep = *diag ? ":\n" : "";
-  if (rc == TETHER_EINVALID) {
-    const char *what = handle ? kind_name(handle) : "object";
-    switch (handle ? tether_handle_reason(handle) : TETHER_REASON_NONE) {
-    case TETHER_REASON_ERASED:
-      return PyErr_Format(tp.InvalidatedError, "the %s has been invalidated: it was erased", what);
-    case TETHER_REASON_PARENT_ERASED:
-      return PyErr_Format(tp.InvalidatedError,
-                          "the %s has been invalidated: an ancestor was erased with it (parent "
-                          "erased)",
-                          what);
-    case TETHER_REASON_REMOVED:
-      return PyErr_Format(tp.InvalidatedError,
-                          "the %s has been invalidated: it was removed by a pass or another "
-                          "change to the IR",
-                          what);
-    default:
-      return PyErr_Format(tp.InvalidatedError, "the %s has been invalidated", what);
-    }
-  }
-  switch (rc) {
-  case TETHER_EPARSE:
-  case TETHER_EVERIFY:
-  case TETHER_EPASS: {
-    PyObject *msg = PyUnicode_FromFormat("%s%s%s", tether_strerror(rc), sep, diag);
-    PyObject *none = PyList_New(0);
-    if (msg && none) tp_raise_mlir_error(PyUnicode_AsUTF8(msg), none);
-    Py_XDECREF(msg);
-    Py_XDECREF(none);
-    return NULL;
-  }
-  case TETHER_ENOMEM:
-    return PyErr_NoMemory();
-  case TETHER_ERANGE:
-    return PyErr_Format(PyExc_IndexError, "index out of range");
-  case TETHER_EBUSY:
+static PyObject *wrap_module(tether_op *h) {
+  if (!h) Py_RETURN_NONE;
+  TpOp *self = (TpOp *)tp_handle_new(tp.Module, h); /* TpOp begins as TpHandle does */
+  if (self) tp_live_link(&live_modules, self);
+  return (PyObject *)self;
+}
+
+static void module_dealloc(TpOp *self) {
+  tp_live_unlink(self);
+  if (self->h && self->pin >= 0) tp_unpin(self->pin);
+  PyTypeObject *t = Py_TYPE(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+static PyObject *module_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  (void)cls;
+  MlirStringRef s;
+  TpContext *ctx;
+  tp_errcap cap;
+  if (!tp_parse_begin(args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
+  tether_op *op;
+  int rc = tether_module_parse(ctx->arena, s.data, s.length, &op);
+  if (rc == TETHER_EPARSE) return tp_errcap_raise(&cap, "Unable to parse module assembly");
+  Py_XDECREF(tp_errcap_end(&cap));
+  if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
+  return wrap_module(op);
+}
+
+static PyObject *module_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"loc", NULL};
+  PyObject *a[1];
+  if (!tp_fastargs("create", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  PyObject *lo = tp_resolve_loc(a[0]);
+  if (!lo) return NULL;
+  TpContext *ctx = (TpContext *)TP_CTX(lo);
+  tether_loc *l;
+  int rc = tether_loc_wrap(ctx->arena, (MlirLocation){TP_PTR(lo)}, &l);
+  if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
+  tether_op *op;
+  rc = tether_module_create(ctx->arena, l, &op);
+  if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
+  return wrap_module(op);
+}
+
+static PyObject *module_operation(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  return tp_wrap_operation(TP_OP(self)->h);
+}
+
+static PyObject *module_body(PyObject *self, void *c) {
+  (void)c;
+  tether_region *r;
+  tether_block *b;
+  TP_CALL(tether_op_region(TP_OP(self)->h, 0, &r), TP_OP(self)->h);
+  TP_CALL(tether_region_first_block(r, &b), TP_OP(self)->h);
+  return tp_wrap_block(b);
+}
+
+static PyObject *module_context(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  return tp_context_of_handle(TP_OP(self)->h);
+}
+
+static PyObject *module_capsule(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  tether_arena_touch(tether_handle_arena(TP_OP(self)->h));
+  return tp_capsule_with_owner(raw.ptr, "mlir.ir.Module._CAPIPtr", self);
+}
+
+static PyObject *module_from_capsule(PyObject *cls, PyObject *cap) {
+  (void)cls;
+  PyObject *owner = tp_capsule_owner(cap);
+  if (owner && tp_is(owner, tp.Module)) return Py_NewRef(owner);
+  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Module._CAPIPtr");
+  if (!p) return NULL;
+  MlirOperation raw = {p};
+  tether_arena *a = tether_arena_of_context(mlirOperationGetContext(raw));
+  tether_op *h;
+  if (!a || tether_op_wrap(a, raw, &h) != TETHER_OK)
     return PyErr_Format(PyExc_ValueError,
-                        "cannot erase: results or blocks of the operation are still used outside "
-                        "it (drop or replace those uses first)");
-  case TETHER_ECONTEXT:
-    return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
-  case TETHER_ESTATE:
-    return PyErr_Format(PyExc_ValueError, "the object already has a parent: detach it first");
-  case TETHER_ERUNNING:
-    return PyErr_Format(PyExc_RuntimeError,
-                        "the IR of this context cannot be used while MLIR runs passes, a "
-                        "transform script or the verifier on it (from a diagnostic handler)");
-  default:
-    return PyErr_Format(PyExc_ValueError, "%s%s%s", tether_strerror(rc), sep, diag);
-  }
+                        "the capsule's module is not IR a tether Context holds (a module made "
+                        "elsewhere cannot be adopted safely)");
+  return wrap_module(h);
 }
 
-PyObject *tp_type_error(const char *what, const char *expected, PyObject *got) {
-  return PyErr_Format(PyExc_TypeError, "%s must be %s, not %s", what, expected,
-                      got == Py_None ? "None" : Py_TYPE(got)->tp_name);
-}
-
-/* ---- collection and safe points -------------------------------------------------------------- */
-
-static int pending_scheduled;
-
-static int pending_safepoint(void *arg) {
-  (void)arg;
-  pending_scheduled = 0;
-  if (!_Py_IsFinalizing()) tether_safepoint_all();
-  return 0;
-}
-
-/* A Context object went away: its MLIRContext (with everything MLIR keeps in it, e.g. the buffers
- * of DenseResourceElementsAttr) should go soon, as upstream's does when its last reference goes,
- * not at some later collection. One collection, run at the interpreter's next pending-call check
- * (never inside the deallocation that asked for it). */
-static int collect_scheduled;
-
-static int pending_collect(void *arg) {
-  (void)arg;
-  collect_scheduled = 0;
-  if (!_Py_IsFinalizing()) tether_collect_all();
-  return 0;
-}
-
-void tp_schedule_collection(void) {
-  if (collect_scheduled || _Py_IsFinalizing()) return;
-  collect_scheduled = 1;
-  if (Py_AddPendingCall(pending_collect, NULL) != 0) collect_scheduled = 0;
-}
-
-/* Called by the arena (maybe on a thread without the GIL) when the collector queued work. */
-static void notifier(void) {
-  if (__atomic_exchange_n(&pending_scheduled, 1, __ATOMIC_ACQ_REL)) return;
-  if (Py_AddPendingCall(pending_safepoint, NULL) != 0) pending_scheduled = 0;
-}
-
-static PyObject *mod_collect(PyObject *m, PyObject *unused) {
-  (void)m;
+static PyObject *module_dump(PyObject *self, PyObject *unused) {
   (void)unused;
-  /* Python first, so wrappers it frees unpin their handles; then the arena, twice around a second
-   * Python collection for wrappers that only became garbage now. */
-  for (int i = 0; i < 2; i++) {
-    PyGC_Collect();
-    tether_collect_all();
-  }
+  TP_SELF_OP(self, raw);
+  mlirOperationDump(raw);
   Py_RETURN_NONE;
 }
 
-static PyObject *mod_shutdown(PyObject *m, PyObject *unused) {
-  (void)m;
-  (void)unused;
-  tether_shutdown();
-  Py_RETURN_NONE;
-}
-
-static PyObject *mod_stats(PyObject *m, PyObject *unused) {
-  (void)m;
-  (void)unused;
-  tether_global_stats g;
-  tether_get_global_stats(&g);
-  return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n}", "arenas", g.arenas, "arenas_pending",
-                       g.arenas_pending, "pins", g.pins, "threads", g.threads, "children",
-                       g.children);
-}
-
-static PyObject *mod_set_hooks(PyObject *m, PyObject *args) {
-  (void)m;
-  PyObject *mlir_error, *severity;
-  if (!PyArg_ParseTuple(args, "OO", &mlir_error, &severity)) return NULL;
-  Py_XSETREF(tp.MLIRError, Py_NewRef(mlir_error));
-  Py_XSETREF(tp.DiagnosticSeverity, Py_NewRef(severity));
-  Py_RETURN_NONE;
-}
-
-static PyMethodDef module_functions[] = {
-    {"collect", mod_collect, METH_NOARGS,
-     "Runs Python's collection, then the arena's, and destroys unreachable IR."},
-    {"_shutdown", mod_shutdown, METH_NOARGS, "Stops all IR destruction (interpreter exit)."},
-    {"_global_stats", mod_stats, METH_NOARGS, "Process-wide arena counters."},
-    {"_set_hooks", mod_set_hooks, METH_VARARGS,
-     "_set_hooks(MLIRError, DiagnosticSeverity): the Python classes tether/ir.py defines."},
-    {NULL, NULL, 0, NULL},
+static PyMethodDef module_methods[] = {
+    {"parse", TP_FASTFN(module_parse), TP_FAST | METH_STATIC,
+     "parse(asm, context=None): MLIRError on bad input."},
+    {"create", TP_FASTFN(module_create), TP_FAST | METH_STATIC,
+     "create(loc=None): an empty module."},
+    {"_CAPICreate", (PyCFunction)module_from_capsule, METH_O | METH_STATIC, NULL},
+    {"dump", (PyCFunction)module_dump, METH_NOARGS, "Prints the module to stderr."},
+    TP_METHODS_END,
 };
 
-/* ---- module ---------------------------------------------------------------------------------- */
+static PyGetSetDef module_getset[] = {
+    {"operation", module_operation, NULL, "The builtin.module operation.", NULL},
+    {"body", module_body, NULL, "The module's block.", NULL},
+    {"context", module_context, NULL, NULL, NULL},
+    {"_CAPIPtr", module_capsule, NULL, NULL, NULL},
+    TP_GETSET_END,
+};
 
-int tp_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **out) {
-  PyObject *t = PyType_FromModuleAndSpec(m, spec, base);
-  if (!t) return -1;
-  const char *dot = strrchr(spec->name, '.');
-  if (PyModule_AddObjectRef(m, dot ? dot + 1 : spec->name, t) < 0) {
-    Py_DECREF(t);
-    return -1;
-  }
-  *out = (PyTypeObject *)t; /* the module state keeps this reference for the process */
-  return 0;
-}
-
-static int exec_module(PyObject *m) {
-  if (tp.Context) {
-    PyErr_SetString(PyExc_ImportError, "tether._tether can be loaded once per process");
-    return -1;
-  }
-  /* The interpreter's static data holds no tether object (wrappers pin theirs). */
-  tether_skip_program_data();
-  /* Every wrapper's pin: the GIL serializes them, so the pool needs no lock of its own. */
-  if (!(tp_pins = tether_pin_pool_new())) {
-    PyErr_NoMemory();
-    return -1;
-  }
-  tp.InvalidatedError = PyErr_NewExceptionWithDoc(
-      "tether.ir.InvalidatedError",
-      "The object stands for IR that was erased, removed by a pass, or destroyed.",
-      PyExc_RuntimeError, NULL);
-  if (!tp.InvalidatedError || PyModule_AddObjectRef(m, "InvalidatedError", tp.InvalidatedError) < 0)
-    return -1;
-  /* Order matters: classes are created before the classes that refer to them at init. */
-  if (tp_init_values(m) < 0 || tp_init_context(m) < 0 || tp_init_locations(m) < 0 ||
-      tp_init_diagnostics(m) < 0 || tp_init_types(m) < 0 || tp_init_attributes(m) < 0 ||
-      tp_init_affine(m) < 0 || tp_init_ops(m) < 0 || tp_init_ir(m) < 0 ||
-      tp_init_passmanager(m) < 0 || tp_init_symbols(m) < 0 || tp_init_interfaces(m) < 0 ||
-      tp_init_dialect_types(m) < 0 || tp_init_dialect_quant_sparse(m) < 0 ||
-      tp_init_execution_engine(m) < 0 || tp_init_transform_interpreter(m) < 0 ||
-      tp_init_linalg(m) < 0 || tp_init_rewrite(m) < 0)
-    return -1;
-  tether_set_notifier(notifier);
-  return 0;
-}
-
-static PyModuleDef_Slot slots[] = {
-    {Py_mod_exec, exec_module},
+static PyType_Slot module_slots[] = {
+    {Py_tp_new, tp_opbase_new},
+    {Py_tp_dealloc, module_dealloc},
+    {Py_tp_str, tp_op_str},
+    {Py_tp_methods, module_methods},
+    {Py_tp_getset, module_getset},
+    {Py_tp_doc, "A builtin.module: Module.parse(), Module.create()."},
     {0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT,
-    "_tether",
-    "tether's C extension: MLIR handles on a garbage-collected arena.",
-    0,
-    module_functions,
-    slots,
-    NULL,
-    NULL,
-    NULL,
-};
+static PyType_Spec tp_module_spec = {"tether.ir.Module", sizeof(TpOp), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, module_slots};
 
-PyMODINIT_FUNC PyInit__tether(void) { return PyModuleDef_Init(&module_def); }
+int tp_init_module(PyObject *m) { return tp_add_type(m, &tp_module_spec, NULL, &tp.Module); }

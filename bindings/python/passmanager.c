@@ -12,9 +12,6 @@
  */
 #include "tether_py.h"
 
-PyObject *tp_capsule_with_owner(void *ptr, const char *name, PyObject *owner);
-PyObject *tp_capsule_owner(PyObject *cap);
-
 static PyObject *pm_make(PyTypeObject *type, TpContext *ctx, MlirPassManager pm) {
   TpPassManager *self = (TpPassManager *)type->tp_alloc(type, 0);
   if (!self) {
@@ -28,14 +25,15 @@ static PyObject *pm_make(PyTypeObject *type, TpContext *ctx, MlirPassManager pm)
 }
 
 static PyObject *pm_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"anchor_op", "context", NULL};
-  PyObject *anchor = NULL, *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO", kwlist, &anchor, &c)) return NULL;
-  MlirStringRef a = mlirStringRefCreateFromCString("any");
-  if (anchor && !tp_arg_str(anchor, "anchor_op", &a)) return NULL;
+  static const char *const names[] = {"anchor_op", "context", NULL};
+  PyObject *a[2];
+  if (!tp_args("PassManager", args, kw, names, 0, 2, a)) return NULL;
+  PyObject *anchor = a[0], *c = a[1] ? a[1] : Py_None;
+  MlirStringRef on = mlirStringRefCreateFromCString("any");
+  if (anchor && !tp_arg_str(anchor, "anchor_op", &on)) return NULL;
   TpContext *ctx = tp_resolve_context(c);
   if (!ctx) return NULL;
-  return pm_make(type, ctx, mlirPassManagerCreateOnOperation(tether_arena_context(ctx->arena), a));
+  return pm_make(type, ctx, mlirPassManagerCreateOnOperation(tether_arena_context(ctx->arena), on));
 }
 
 static void pm_dealloc(TpPassManager *self) {
@@ -73,10 +71,12 @@ static int pm_pipeline(TpPassManager *self, PyObject *pipeline,
   return 1;
 }
 
-static PyObject *pm_parse(PyObject *cls, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"pipeline", "context", NULL};
-  PyObject *pipeline, *c = Py_None;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O", kwlist, &pipeline, &c)) return NULL;
+static PyObject *pm_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+  static const char *const names[] = {"pipeline", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  PyObject *pipeline = a[0], *c = a[1] ? a[1] : Py_None;
   TpContext *ctx = tp_resolve_context(c);
   if (!ctx) return NULL;
   PyObject *self =
@@ -98,10 +98,14 @@ static PyObject *pm_str(TpPassManager *self) {
   return tp_strbuf_finish(&b);
 }
 
-static PyObject *pm_enable_verifier(TpPassManager *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"enable", NULL};
+static PyObject *pm_enable_verifier(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  static const char *const names[] = {"enable", NULL};
+  PyObject *enable;
   int on;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "p", kwlist, &on)) return NULL;
+  if (!tp_fastargs("enable_verifier", args, nargs, kwnames, names, 1, 1, &enable) ||
+      !tp_arg_bool(enable, &on))
+    return NULL;
   if (!pm_check(self)) return NULL;
   mlirPassManagerEnableVerifier(self->pm, on);
   self->verifier = on;
@@ -173,11 +177,14 @@ static MlirPassManager pm_rebuild(TpPassManager *self, TpContext *ctx) {
  * upstream's signature: tether invalidates precisely what the passes removed. The arena refuses
  * input that does not verify (MLIR's passes assume valid IR), unless verify_input=False: the caller
  * vouches for it (docs/python.md: the one documented way to crash). */
-static PyObject *pm_run(TpPassManager *self, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"operation", "invalidate_ops", "verify_input", NULL};
-  PyObject *opo, *inval = Py_True;
+static PyObject *pm_run(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames) {
+  static const char *const names[] = {"operation", "invalidate_ops", "verify_input", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("run", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  PyObject *opo = a[0];
   int verify = 1;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O$p", kwlist, &opo, &inval, &verify)) return NULL;
+  if (a[2] && !tp_arg_bool(a[2], &verify)) return NULL;
   if (!pm_check(self)) return NULL;
   tether_op *h;
   MlirOperation raw;
@@ -251,25 +258,25 @@ static PyObject *pm_release(TpPassManager *self, PyObject *unused) {
 }
 
 static PyMethodDef pm_methods[] = {
-    {"parse", (PyCFunction)(void (*)(void))pm_parse, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+    {"parse", TP_FASTFN(pm_parse), TP_FAST | METH_CLASS,
      "parse(pipeline, context=None): a pass manager from a textual pipeline (ValueError)."},
     {"add", (PyCFunction)pm_add, METH_O, "Appends a textual pipeline, e.g. 'canonicalize,cse'."},
-    {"run", (PyCFunction)(void (*)(void))pm_run, METH_VARARGS | METH_KEYWORDS,
+    {"run", TP_FASTFN(pm_run), TP_FAST,
      "run(operation, invalidate_ops=True, *, verify_input=True): MLIRError on failure (also when "
      "the input does not verify; verify_input=False trusts it). On IR of another context, the "
      "same pipeline built in that context runs."},
-    {"enable_verifier", (PyCFunction)(void (*)(void))pm_enable_verifier,
-     METH_VARARGS | METH_KEYWORDS, "enable_verifier(enable): verify after each pass."},
+    {"enable_verifier", TP_FASTFN(pm_enable_verifier), TP_FAST,
+     "enable_verifier(enable): verify after each pass."},
     {"enable_ir_printing", (PyCFunction)pm_enable_ir_printing, METH_NOARGS, NULL},
     {"_CAPICreate", (PyCFunction)pm_from_capsule, METH_O | METH_STATIC, NULL},
     {"_testing_release", (PyCFunction)pm_release, METH_NOARGS, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef pm_getset[] = {
     {"context", (getter)pm_context, NULL, NULL, NULL},
     {"_CAPIPtr", (getter)pm_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot pm_slots[] = {
@@ -282,8 +289,8 @@ static PyType_Slot pm_slots[] = {
     {0, NULL},
 };
 
-PyType_Spec tp_passmanager_spec = {"tether.passmanager.PassManager", sizeof(TpPassManager), 0,
-                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, pm_slots};
+static PyType_Spec tp_passmanager_spec = {"tether.passmanager.PassManager", sizeof(TpPassManager),
+                                          0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, pm_slots};
 
 int tp_init_passmanager(PyObject *m) {
   return tp_add_type(m, &tp_passmanager_spec, NULL, &tp.PassManager);

@@ -119,14 +119,14 @@ static PyObject *set_context(TpFrozenSet *self, void *c) {
 static PyMethodDef set_methods[] = {
     {"_CAPICreate", (PyCFunction)set_from_capsule, METH_O | METH_STATIC,
      "_CAPICreate(capsule): the FrozenRewritePatternSet whose _CAPIPtr made the capsule."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef set_getset[] = {
     {"_CAPIPtr", (getter)set_capsule, NULL,
      "A capsule of the MlirFrozenRewritePatternSet; it keeps this object alive.", NULL},
     {"context", (getter)set_context, NULL, "The Context the patterns belong to (tether's).", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot set_slots[] = {
@@ -171,9 +171,9 @@ static int compile(tether_op *h, TpContext *ctx, MlirFrozenRewritePatternSet *ou
 }
 
 static PyObject *pdl_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"module", NULL};
+  static const char *const names[] = {"module", NULL};
   PyObject *module;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O:PDLModule", kwlist, &module)) return NULL;
+  if (!tp_args("PDLModule", args, kw, names, 1, 1, &module)) return NULL;
   tether_op *h;
   if (!arg_module(module, "module", &h)) return NULL;
   PyObject *ctx = tp_context_of(tether_handle_arena(h));
@@ -225,7 +225,7 @@ static PyMethodDef pdl_methods[] = {
     {"freeze", (PyCFunction)pdl_freeze, METH_NOARGS,
      "The patterns as a FrozenRewritePatternSet. As upstream's, only the first call gives them; "
      "later calls give a set that matches nothing."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyType_Slot pdl_slots[] = {
@@ -302,7 +302,7 @@ static PyMethodDef functions[] = {
      "apply_patterns_and_fold_greedily(module, set): applies the patterns to the module greedily, "
      "folding as it goes; ValueError when that does not converge. Objects of IR the rewrites "
      "removed raise InvalidatedError afterwards, the others keep their identity."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 int tp_init_rewrite(PyObject *m) {

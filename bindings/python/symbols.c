@@ -30,9 +30,9 @@ static int table_of(TpSymbolTable *self, tether_op **h, MlirSymbolTable *out) {
 }
 
 static PyObject *symtab_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"symbol_table", NULL};
+  static const char *const names[] = {"symbol_table", NULL};
   PyObject *op;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &op)) return NULL;
+  if (!tp_args("SymbolTable", args, kw, names, 1, 1, &op)) return NULL;
   tether_op *h;
   MlirOperation raw;
   if (!tp_arg_op(op, &h, &raw)) return NULL;
@@ -60,14 +60,6 @@ static int symtab_traverse(TpSymbolTable *self, visitproc visit, void *arg) {
 static int symtab_clear(TpSymbolTable *self) {
   Py_CLEAR(self->op);
   return 0;
-}
-
-static void symtab_dealloc(TpSymbolTable *self) {
-  PyObject_GC_UnTrack(self);
-  symtab_clear(self);
-  PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
-  Py_DECREF(t);
 }
 
 /* The symbol named `name`, or NULL (no exception) when there is none. */
@@ -196,11 +188,13 @@ static PyObject *symtab_get_symbol_name(PyObject *cls, PyObject *op) {
   return tp_wrap_attr_a(tether_handle_arena(h), a);
 }
 
-static PyObject *symtab_set_symbol_name(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *symtab_set_symbol_name(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"symbol", "name", NULL};
-  PyObject *op, *name;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO", kwlist, &op, &name)) return NULL;
+  static const char *const names[] = {"symbol", "name", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("set_symbol_name", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  PyObject *op = a[0], *name = a[1];
   MlirStringRef s;
   if (!tp_arg_str(name, "name", &s)) return NULL;
   tether_op *h;
@@ -227,11 +221,13 @@ static PyObject *symtab_get_visibility(PyObject *cls, PyObject *op) {
   return tp_wrap_attr_a(tether_handle_arena(h), a);
 }
 
-static PyObject *symtab_set_visibility(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *symtab_set_visibility(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"symbol", "visibility", NULL};
-  PyObject *op, *vis;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OO", kwlist, &op, &vis)) return NULL;
+  static const char *const names[] = {"symbol", "visibility", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("set_visibility", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  PyObject *op = a[0], *vis = a[1];
   MlirStringRef s;
   if (!tp_arg_str(vis, "visibility", &s)) return NULL;
   if (!(s.length == 6 && !memcmp(s.data, "public", 6)) &&
@@ -250,11 +246,13 @@ static PyObject *symtab_set_visibility(PyObject *cls, PyObject *args, PyObject *
   Py_RETURN_NONE;
 }
 
-static PyObject *symtab_replace_uses(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *symtab_replace_uses(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"old_symbol", "new_symbol", "from_op", NULL};
-  PyObject *o, *n, *from;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO", kwlist, &o, &n, &from)) return NULL;
+  static const char *const names[] = {"old_symbol", "new_symbol", "from_op", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("replace_all_symbol_uses", args, nargs, kwnames, names, 3, 3, a)) return NULL;
+  PyObject *o = a[0], *n = a[1], *from = a[2];
   MlirStringRef os, ns;
   if (!tp_arg_str(o, "old_symbol", &os) || !tp_arg_str(n, "new_symbol", &ns)) return NULL;
   tether_op *h;
@@ -313,12 +311,16 @@ static void walk_tables_cb(MlirOperation op, bool visible, void *user) {
   w->n++;
 }
 
-static PyObject *symtab_walk(PyObject *cls, PyObject *args, PyObject *kw) {
+static PyObject *symtab_walk(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
   (void)cls;
-  static char *kwlist[] = {"from_op", "all_sym_uses_visible", "callback", NULL};
-  PyObject *from, *cb;
+  static const char *const names[] = {"from_op", "all_sym_uses_visible", "callback", NULL};
+  PyObject *a[3];
   int visible;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "OpO", kwlist, &from, &visible, &cb)) return NULL;
+  if (!tp_fastargs("walk_symbol_tables", args, nargs, kwnames, names, 3, 3, a) ||
+      !tp_arg_bool(a[1], &visible))
+    return NULL;
+  PyObject *from = a[0], *cb = a[2];
   if (!PyCallable_Check(cb)) return tp_type_error("callback", "callable", cb);
   tether_op *h;
   MlirOperation raw;
@@ -356,7 +358,7 @@ done:
   return result;
 }
 
-#define KW(f) (PyCFunction)(void (*)(void))(f), METH_VARARGS | METH_KEYWORDS | METH_STATIC
+#define KW(f) TP_FASTFN(f), TP_FAST | METH_STATIC
 
 static PyMethodDef symtab_methods[] = {
     {"insert", (PyCFunction)symtab_insert, METH_O,
@@ -369,12 +371,12 @@ static PyMethodDef symtab_methods[] = {
     {"set_visibility", KW(symtab_set_visibility), NULL},
     {"replace_all_symbol_uses", KW(symtab_replace_uses), NULL},
     {"walk_symbol_tables", KW(symtab_walk), NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyType_Slot symtab_slots[] = {
     {Py_tp_new, symtab_new},
-    {Py_tp_dealloc, symtab_dealloc},
+    {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, symtab_traverse},
     {Py_tp_clear, symtab_clear},
     {Py_mp_subscript, symtab_getitem},
@@ -390,11 +392,12 @@ static PyType_Spec symtab_spec = {"tether.ir.SymbolTable", sizeof(TpSymbolTable)
 
 /* ---- _GlobalDebug ---------------------------------------------------------------------------- */
 
-static PyObject *fn_debug_flag(PyObject *m, PyObject *args) {
+static PyObject *fn_debug_flag(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
-  PyObject *v = Py_None;
-  if (!PyArg_ParseTuple(args, "|O", &v)) return NULL;
-  if (v != Py_None) {
+  static const char *const names[] = {"enabled", NULL};
+  PyObject *v;
+  if (!tp_fastargs("_debug_flag", args, nargs, NULL, names, 0, 1, &v)) return NULL;
+  if (v && v != Py_None) {
     int on = PyObject_IsTrue(v);
     if (on < 0) return NULL;
     mlirEnableGlobalDebug(on);
@@ -435,9 +438,9 @@ static PyObject *fn_debug_set_types(PyObject *m, PyObject *types) {
 }
 
 static PyMethodDef symbol_functions[] = {
-    {"_debug_flag", fn_debug_flag, METH_VARARGS, NULL},
+    {"_debug_flag", TP_FASTFN(fn_debug_flag), METH_FASTCALL, NULL},
     {"_debug_set_types", fn_debug_set_types, METH_O, NULL},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 int tp_init_symbols(PyObject *m) {

@@ -84,7 +84,7 @@ static PyGetSetDef options_getset[] = {
     {"enforce_single_top_level_transform_op", get_single, set_single,
      "Whether a script may have only one top-level transform operation (MLIR's default: True).",
      NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    TP_GETSET_END,
 };
 
 static PyType_Slot options_slots[] = {
@@ -189,7 +189,7 @@ static PyMethodDef functions[] = {
      "transform_options=None): operations only (the Python module unpacks op views)."},
     {"copy_symbols_and_merge_into", TP_FASTFN(copy_symbols), TP_FAST,
      "copy_symbols_and_merge_into(target, other): operations only."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 int tp_init_transform_interpreter(PyObject *m) {

@@ -25,9 +25,6 @@ PyObject *tp_wrap_type_a(tether_arena *a, MlirType t) {
   return r;
 }
 
-/* The context of a constructor: `context` if given, else the current one. */
-static PyObject *ctx_arg(PyObject *c) { return (PyObject *)tp_resolve_context(c); }
-
 /* A checked constructor's result: MLIRError("Invalid type", diagnostics) when it is null. */
 static PyObject *checked(tp_errcap *cap, PyObject *ctx, MlirType t) {
   if (mlirTypeIsNull(t)) return tp_errcap_raise(cap, "Invalid type");
@@ -48,20 +45,12 @@ static PyObject *loc_ctx_begin(PyObject *loc, tp_errcap *cap, MlirLocation *l, P
 /* ---- Type ------------------------------------------------------------------------------------ */
 
 static PyObject *type_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static char *kwlist[] = {"cast_from_type", NULL};
+  static const char *const names[] = {"cast_from_type", NULL};
   PyObject *other;
-  if (!PyArg_ParseTupleAndKeywords(args, kw, "O", kwlist, &other)) return NULL;
+  if (!tp_args("Type", args, kw, names, 1, 1, &other)) return NULL;
   if (!tp_is(other, tp.Type)) return tp_type_error("cast_from_type", "a Type", other);
   return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }
-
-static PyObject *type_richcompare(PyObject *a, PyObject *b, int op) {
-  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
-  int eq = tp_is(b, tp.Type) && TP_PTR(a) == TP_PTR(b);
-  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
-}
-
-static Py_hash_t type_hash(PyObject *a) { return _Py_HashPointer(TP_PTR(a)); }
 
 static PyObject *type_str(PyObject *self) {
   tp_strbuf b = {0};
@@ -80,26 +69,17 @@ static PyObject *type_repr(PyObject *self) {
 static PyObject *type_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"asm", "context", NULL};
-  PyObject *a[2];
-  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   MlirStringRef s;
-  if (!tp_arg_str(a[0], "asm", &s)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
-  if (!ctx) return NULL;
+  TpContext *ctx;
   tp_errcap cap;
-  tp_errcap_begin(&cap, (TpContext *)ctx);
+  if (!tp_parse_begin(args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
+  MlirContext raw = tether_arena_context(ctx->arena);
   MlirType t = {NULL};
-  if (tether_parse_check(tp_ctx_raw(ctx), TETHER_PARSE_TYPE, s.data, s.length) == TETHER_OK)
-    t = mlirTypeParseGet(tp_ctx_raw(ctx), s);
+  if (tether_parse_check(raw, TETHER_PARSE_TYPE, s.data, s.length) == TETHER_OK)
+    t = mlirTypeParseGet(raw, s);
   if (mlirTypeIsNull(t)) return tp_errcap_raise(&cap, "Unable to parse type");
   Py_XDECREF(tp_errcap_end(&cap));
-  return tp_wrap_type(ctx, t);
-}
-
-static PyObject *type_context(PyObject *self, void *c) {
-  (void)c;
-  return Py_NewRef(TP_CTX(self));
+  return tp_wrap_type((PyObject *)ctx, t);
 }
 
 static PyObject *type_typeid(PyObject *self, void *c) {
@@ -123,11 +103,6 @@ static PyObject *type_dump(PyObject *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
-static PyObject *type_capsule(PyObject *self, void *c) {
-  (void)c;
-  return tp_capsule_with_owner(TP_PTR(self), "mlir.ir.Type._CAPIPtr", self);
-}
-
 static PyObject *type_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
@@ -148,14 +123,14 @@ static PyMethodDef type_methods[] = {
     {"maybe_downcast", (PyCFunction)type_maybe_downcast, METH_NOARGS,
      "The type as the class registered for its TypeID."},
     {"dump", (PyCFunction)type_dump, METH_NOARGS, "Prints the type to stderr."},
-    {NULL, NULL, 0, NULL},
+    TP_METHODS_END,
 };
 
 static PyGetSetDef type_getset[] = {
-    {"context", type_context, NULL, NULL, NULL},
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
     {"typeid", type_typeid, NULL, "The TypeID of the type's class.", NULL},
-    {"_CAPIPtr", type_capsule, NULL, NULL, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.Type._CAPIPtr"},
+    TP_GETSET_END,
 };
 
 static PyType_Slot type_slots[] = {
@@ -164,53 +139,45 @@ static PyType_Slot type_slots[] = {
     {Py_tp_dealloc, tp_ctxobj_dealloc},
     {Py_tp_str, type_str},
     {Py_tp_repr, type_repr},
-    {Py_tp_richcompare, type_richcompare},
-    {Py_tp_hash, type_hash},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
     {Py_tp_methods, type_methods},
     {Py_tp_getset, type_getset},
     {Py_tp_doc, "An MLIR type. Type(t) copies, IntegerType(t) & co. cast."},
     {0, NULL},
 };
 
-PyType_Spec tp_type_spec = {"tether.ir.Type", sizeof(TpCtxObj), 0,
-                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, type_slots};
+static PyType_Spec tp_type_spec = {"tether.ir.Type", sizeof(TpCtxObj), 0,
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, type_slots};
 
 /* ---- helpers for the concrete classes ----------------------------------------------------------
  */
 
-#define ISA(fn)                                                                                    \
-  static bool isa_##fn(void *p) { return fn((MlirType){p}); }
-
-ISA(mlirTypeIsAInteger)
-ISA(mlirTypeIsAIndex)
-ISA(mlirTypeIsAFloat)
-ISA(mlirTypeIsAF16)
-ISA(mlirTypeIsABF16)
-ISA(mlirTypeIsAF32)
-ISA(mlirTypeIsAF64)
-ISA(mlirTypeIsATF32)
-ISA(mlirTypeIsAFloat8E4M3FN)
-ISA(mlirTypeIsAFloat8E5M2)
-ISA(mlirTypeIsAFloat8E4M3)
-ISA(mlirTypeIsAFloat8E4M3FNUZ)
-ISA(mlirTypeIsAFloat8E4M3B11FNUZ)
-ISA(mlirTypeIsAFloat8E5M2FNUZ)
-ISA(mlirTypeIsANone)
-ISA(mlirTypeIsAComplex)
-ISA(mlirTypeIsAShaped)
-ISA(mlirTypeIsAVector)
-ISA(mlirTypeIsARankedTensor)
-ISA(mlirTypeIsAUnrankedTensor)
-ISA(mlirTypeIsAMemRef)
-ISA(mlirTypeIsAUnrankedMemRef)
-ISA(mlirTypeIsATuple)
-ISA(mlirTypeIsAFunction)
-ISA(mlirTypeIsAOpaque)
-
-#define GETSET_END                                                                                 \
-  { NULL, NULL, NULL, NULL, NULL }
-#define METHODS_END                                                                                \
-  { NULL, NULL, 0, NULL }
+TP_ISA(MlirType, mlirTypeIsAInteger)
+TP_ISA(MlirType, mlirTypeIsAIndex)
+TP_ISA(MlirType, mlirTypeIsAFloat)
+TP_ISA(MlirType, mlirTypeIsAF16)
+TP_ISA(MlirType, mlirTypeIsABF16)
+TP_ISA(MlirType, mlirTypeIsAF32)
+TP_ISA(MlirType, mlirTypeIsAF64)
+TP_ISA(MlirType, mlirTypeIsATF32)
+TP_ISA(MlirType, mlirTypeIsAFloat8E4M3FN)
+TP_ISA(MlirType, mlirTypeIsAFloat8E5M2)
+TP_ISA(MlirType, mlirTypeIsAFloat8E4M3)
+TP_ISA(MlirType, mlirTypeIsAFloat8E4M3FNUZ)
+TP_ISA(MlirType, mlirTypeIsAFloat8E4M3B11FNUZ)
+TP_ISA(MlirType, mlirTypeIsAFloat8E5M2FNUZ)
+TP_ISA(MlirType, mlirTypeIsANone)
+TP_ISA(MlirType, mlirTypeIsAComplex)
+TP_ISA(MlirType, mlirTypeIsAShaped)
+TP_ISA(MlirType, mlirTypeIsAVector)
+TP_ISA(MlirType, mlirTypeIsARankedTensor)
+TP_ISA(MlirType, mlirTypeIsAUnrankedTensor)
+TP_ISA(MlirType, mlirTypeIsAMemRef)
+TP_ISA(MlirType, mlirTypeIsAUnrankedMemRef)
+TP_ISA(MlirType, mlirTypeIsATuple)
+TP_ISA(MlirType, mlirTypeIsAFunction)
+TP_ISA(MlirType, mlirTypeIsAOpaque)
 
 /* cls.get(context=None) for types that need nothing but a context (def->data: the getter). */
 static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -219,7 +186,7 @@ static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   PyObject *a[1];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 0, 1, a)) return NULL;
   tp_class_def *def = tp_class_def_of((PyTypeObject *)cls);
-  PyObject *ctx = ctx_arg(a[0]);
+  PyObject *ctx = tp_context_arg(a[0]);
   if (!ctx || !def || !def->data) return NULL;
   MlirType (*get)(MlirContext) = (MlirType(*)(MlirContext))def->data;
   return tp_wrap_type(ctx, get(tp_ctx_raw(ctx)));
@@ -227,7 +194,7 @@ static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
 
 static PyMethodDef simple_methods[] = {
     {"get", TP_FASTFN(simple_get), TP_FAST | METH_CLASS, "get(context=None): the type."},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 /* ---- IntegerType ----------------------------------------------------------------------------- */
@@ -239,7 +206,7 @@ static PyObject *int_get(PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
   if (!tp_fastargs(fname, args, nargs, kwnames, names, 1, 2, a)) return NULL;
   unsigned w;
   if (!tp_arg_uint(a[0], "width", &w)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   if (w > 16777215u) /* IntegerType::kMaxWidth: MLIR asserts beyond it */
     return PyErr_Format(PyExc_ValueError, "integer width %u is larger than the maximum %u", w,
@@ -280,7 +247,7 @@ static PyMethodDef int_methods[] = {
     {"get_signed", TP_FASTFN(get_signed), TP_FAST | METH_STATIC, "get_signed(width, context=None)"},
     {"get_unsigned", TP_FASTFN(get_unsigned), TP_FAST | METH_STATIC,
      "get_unsigned(width, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef int_getset[] = {
@@ -288,7 +255,7 @@ static PyGetSetDef int_getset[] = {
     {"is_signless", int_signless, NULL, NULL, NULL},
     {"is_signed", int_signed, NULL, NULL, NULL},
     {"is_unsigned", int_unsigned, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- FloatType ------------------------------------------------------------------------------- */
@@ -300,7 +267,7 @@ static PyObject *float_width(PyObject *self, void *c) {
 
 static PyGetSetDef float_getset[] = {
     {"width", float_width, NULL, "The bit width.", NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- ComplexType ----------------------------------------------------------------------------- */
@@ -328,12 +295,12 @@ static PyObject *complex_element(PyObject *self, void *c) {
 
 static PyMethodDef complex_methods[] = {
     {"get", (PyCFunction)complex_get, METH_O | METH_STATIC, "get(element_type)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef complex_getset[] = {
     {"element_type", complex_element, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- ShapedType ------------------------------------------------------------------------------ */
@@ -428,7 +395,7 @@ static PyMethodDef shaped_methods[] = {
     {"get_dynamic_size", (PyCFunction)shaped_dynamic_size, METH_NOARGS | METH_STATIC, NULL},
     {"get_dynamic_stride_or_offset", (PyCFunction)shaped_dynamic_stride, METH_NOARGS | METH_STATIC,
      NULL},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef shaped_getset[] = {
@@ -437,7 +404,7 @@ static PyGetSetDef shaped_getset[] = {
     {"rank", shaped_rank, NULL, NULL, NULL},
     {"has_static_shape", shaped_has_static_shape, NULL, NULL, NULL},
     {"shape", shaped_shape, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* A shape from Python: a sequence of int (range-checked). */
@@ -551,13 +518,13 @@ static PyObject *vector_scalable_dims(PyObject *self, void *c) {
 static PyMethodDef vector_methods[] = {
     {"get", TP_FASTFN(vector_get), TP_FAST | METH_STATIC,
      "get(shape, element_type, *, scalable=None, scalable_dims=None, loc=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef vector_getset[] = {
     {"scalable", vector_scalable, NULL, NULL, NULL},
     {"scalable_dims", vector_scalable_dims, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- RankedTensorType / UnrankedTensorType --------------------------------------------------- */
@@ -596,12 +563,12 @@ static PyObject *tensor_encoding(PyObject *self, void *c) {
 static PyMethodDef tensor_methods[] = {
     {"get", TP_FASTFN(tensor_get), TP_FAST | METH_STATIC,
      "get(shape, element_type, encoding=None, loc=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef tensor_getset[] = {
     {"encoding", tensor_encoding, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyObject *unranked_tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -621,7 +588,7 @@ static PyObject *unranked_tensor_get(PyObject *cls, PyObject *const *args, Py_ss
 
 static PyMethodDef unranked_tensor_methods[] = {
     {"get", TP_FASTFN(unranked_tensor_get), TP_FAST | METH_STATIC, "get(element_type, loc=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 /* ---- MemRefType / UnrankedMemRefType --------------------------------------------------------- */
@@ -658,8 +625,6 @@ static PyObject *memref_layout(PyObject *self, void *c) {
   return tp_wrap_attr(TP_CTX(self), mlirMemRefTypeGetLayout(T(self)));
 }
 
-PyObject *tp_wrap_affine_map(PyObject *ctx, MlirAffineMap m); /* affine.c */
-
 static PyObject *memref_affine_map(PyObject *self, void *c) {
   (void)c;
   return tp_wrap_affine_map(TP_CTX(self), mlirMemRefTypeGetAffineMap(T(self)));
@@ -693,14 +658,14 @@ static PyMethodDef memref_methods[] = {
     {"get", TP_FASTFN(memref_get), TP_FAST | METH_STATIC,
      "get(shape, element_type, layout=None, memory_space=None, loc=None)"},
     {"get_strides_and_offset", (PyCFunction)memref_strides_and_offset, METH_NOARGS, NULL},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef memref_getset[] = {
     {"layout", memref_layout, NULL, NULL, NULL},
     {"affine_map", memref_affine_map, NULL, NULL, NULL},
     {"memory_space", memref_memory_space, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 static PyObject *unranked_memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -723,12 +688,12 @@ static PyObject *unranked_memref_get(PyObject *cls, PyObject *const *args, Py_ss
 static PyMethodDef unranked_memref_methods[] = {
     {"get", TP_FASTFN(unranked_memref_get), TP_FAST | METH_STATIC,
      "get(element_type, memory_space, loc=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef unranked_memref_getset[] = {
     {"memory_space", memref_memory_space, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- TupleType ------------------------------------------------------------------------------- */
@@ -739,7 +704,7 @@ static PyObject *tuple_get(PyObject *cls, PyObject *const *args, Py_ssize_t narg
   static const char *const names[] = {"elements", "context", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get_tuple", args, nargs, kwnames, names, 1, 2, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[1]);
+  PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
   intptr_t n;
   MlirType *ts;
@@ -765,12 +730,12 @@ static PyObject *tuple_num_types(PyObject *self, void *c) {
 static PyMethodDef tuple_methods[] = {
     {"get_tuple", TP_FASTFN(tuple_get), TP_FAST | METH_STATIC, "get_tuple(elements, context=None)"},
     {"get_type", (PyCFunction)tuple_get_type, METH_O, "get_type(pos)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef tuple_getset[] = {
     {"num_types", tuple_num_types, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- FunctionType ---------------------------------------------------------------------------- */
@@ -781,7 +746,7 @@ static PyObject *function_get(PyObject *cls, PyObject *const *args, Py_ssize_t n
   static const char *const names[] = {"inputs", "results", "context", NULL};
   PyObject *a[3];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
-  PyObject *ctx = ctx_arg(a[2]);
+  PyObject *ctx = tp_context_arg(a[2]);
   if (!ctx) return NULL;
   intptr_t ni, nr;
   MlirType *ti, *tr;
@@ -822,13 +787,13 @@ static PyObject *function_results(PyObject *self, void *c) {
 
 static PyMethodDef function_methods[] = {
     {"get", TP_FASTFN(function_get), TP_FAST | METH_STATIC, "get(inputs, results, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef function_getset[] = {
     {"inputs", function_inputs, NULL, NULL, NULL},
     {"results", function_results, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- OpaqueType ------------------------------------------------------------------------------ */
@@ -842,7 +807,7 @@ static PyObject *opaque_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   MlirStringRef ns, data;
   if (!tp_arg_str(a[0], "dialect_namespace", &ns) || !tp_arg_str(a[1], "buffer", &data))
     return NULL;
-  PyObject *ctx = ctx_arg(a[2]);
+  PyObject *ctx = tp_context_arg(a[2]);
   if (!ctx) return NULL;
   return tp_wrap_type(ctx, mlirOpaqueTypeGet(tp_ctx_raw(ctx), ns, data));
 }
@@ -859,13 +824,13 @@ static PyObject *opaque_data(PyObject *self, void *c) {
 static PyMethodDef opaque_methods[] = {
     {"get", TP_FASTFN(opaque_get), TP_FAST | METH_STATIC,
      "get(dialect_namespace, buffer, context=None)"},
-    METHODS_END,
+    TP_METHODS_END,
 };
 
 static PyGetSetDef opaque_getset[] = {
     {"dialect_namespace", opaque_namespace, NULL, NULL, NULL},
     {"data", opaque_data, NULL, NULL, NULL},
-    GETSET_END,
+    TP_GETSET_END,
 };
 
 /* ---- the table ------------------------------------------------------------------------------- */

@@ -103,7 +103,7 @@ def test_navigation_returns_the_generated_class(env):
 
 
 def test_navigation_class_in_fresh_contexts():
-    # Regression: the class lookup cached by the name's identifier (bindings/python/op.c) returned
+    # Regression: the class lookup cached by the name's identifier (bindings/python/opview.c) returned
     # the class of another op name once a destroyed context's identifier memory was reused by a
     # new context (about 4 rounds in 10 here before the fix).
     import tether

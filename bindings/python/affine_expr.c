@@ -1,0 +1,428 @@
+/* affine_expr.c: AffineExpr and its subclasses (upstream's IRAffine.cpp): constants, dimensions,
+ * symbols and the binary expressions, with + - * % on AffineExpr or int; and what AffineMap and
+ * IntegerSet need of expressions (a list of them within n dimensions and symbols).
+ *
+ * Invariants: affine values are context-owned like types (each holds its Context object); the
+ * dimension and symbol positions an expression uses are checked against the map or set it goes
+ * into before the C API sees it, and constant folding that would divide by zero or overflow is
+ * refused: MLIR asserts or traps on those.
+ */
+#include "tether_py.h"
+
+#include <mlir-c/AffineExpr.h>
+#include <mlir-c/AffineMap.h>
+
+#define E(o) ((MlirAffineExpr){TP_PTR(o)})
+
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAAdd)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAMul)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAMod)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAFloorDiv)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsACeilDiv)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsAConstant)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsADim)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsASymbol)
+TP_ISA(MlirAffineExpr, mlirAffineExprIsABinary)
+
+static tp_class_def expr_defs[];
+enum { C_CONST, C_DIM, C_SYM, C_BIN, C_ADD, C_MUL, C_MOD, C_FLOOR, C_CEIL };
+
+PyObject *tp_wrap_affine_expr(PyObject *ctx, MlirAffineExpr e) {
+  if (mlirAffineExprIsNull(e)) Py_RETURN_NONE;
+  static const int order[] = {C_ADD, C_MUL, C_MOD, C_FLOOR, C_CEIL, C_CONST, C_DIM, C_SYM};
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    if (expr_defs[order[i]].isa((void *)e.ptr))
+      return tp_ctxobj_new(expr_defs[order[i]].cls, ctx, e.ptr);
+  return tp_ctxobj_new(tp.AffineExpr, ctx, e.ptr);
+}
+
+int tp_arg_affine_expr(PyObject *o, PyObject *ctx, MlirAffineExpr *out) {
+  if (!tp_is(o, tp.AffineExpr)) return tp_type_error("argument", "an AffineExpr", o), 0;
+  if (ctx && ((TpContext *)TP_CTX(o))->arena != ((TpContext *)ctx)->arena) {
+    PyErr_SetString(PyExc_ValueError, "an AffineExpr of another context cannot be used here");
+    return 0;
+  }
+  *out = E(o);
+  return 1;
+}
+
+/* The largest dimension and symbol positions an expression uses (-1: none). */
+void tp_affine_max_positions(MlirAffineExpr e, intptr_t *dim, intptr_t *sym) {
+  if (mlirAffineExprIsADim(e)) {
+    intptr_t p = mlirAffineDimExprGetPosition(e);
+    if (p > *dim) *dim = p;
+  } else if (mlirAffineExprIsASymbol(e)) {
+    intptr_t p = mlirAffineSymbolExprGetPosition(e);
+    if (p > *sym) *sym = p;
+  } else if (mlirAffineExprIsABinary(e)) {
+    tp_affine_max_positions(mlirAffineBinaryOpExprGetLHS(e), dim, sym);
+    tp_affine_max_positions(mlirAffineBinaryOpExprGetRHS(e), dim, sym);
+  }
+}
+
+/* Expressions from a list, each within n_dims dimensions and n_syms symbols. */
+int tp_affine_exprs_of(PyObject *list, PyObject *ctx, intptr_t n_dims, intptr_t n_syms,
+                       const char *action, intptr_t *n, MlirAffineExpr **out) {
+  PyObject *f = PySequence_Fast(list, "expected a list of AffineExpr");
+  if (!f) return 0;
+  *n = PySequence_Fast_GET_SIZE(f);
+  *out = PyMem_Malloc((size_t)(*n ? *n : 1) * sizeof **out);
+  if (!*out) {
+    Py_DECREF(f);
+    PyErr_NoMemory();
+    return 0;
+  }
+  for (intptr_t i = 0; i < *n; i++) {
+    PyObject *x = PySequence_Fast_GET_ITEM(f, i);
+    if (!tp_is(x, tp.AffineExpr)) {
+      PyErr_Format(tp.CastError, "Invalid expression%s when %s", x == Py_None ? " (None?)" : "",
+                   action);
+      goto fail;
+    }
+    if (!tp_arg_affine_expr(x, ctx, &(*out)[i])) goto fail;
+    intptr_t d = -1, s = -1;
+    tp_affine_max_positions((*out)[i], &d, &s);
+    if (d >= n_dims || s >= n_syms) {
+      PyErr_Format(PyExc_ValueError,
+                   "expression %zd uses %s %zd, but there are only %zd dimensions and %zd symbols",
+                   (Py_ssize_t)i, d >= n_dims ? "dimension" : "symbol",
+                   (Py_ssize_t)(d >= n_dims ? d : s), (Py_ssize_t)n_dims, (Py_ssize_t)n_syms);
+      goto fail;
+    }
+  }
+  Py_DECREF(f);
+  return 1;
+fail:
+  Py_DECREF(f);
+  PyMem_Free(*out);
+  *out = NULL;
+  return 0;
+}
+
+/* A binary expression; for two constants, the folding MLIR does is checked first. */
+static PyObject *binary(int kind, MlirAffineExpr l, MlirAffineExpr r, PyObject *ctx) {
+  if (mlirAffineExprIsAConstant(r) && (kind == C_MOD || kind == C_FLOOR || kind == C_CEIL)) {
+    int64_t rv = mlirAffineConstantExprGetValue(r);
+    if (rv == 0 && mlirAffineExprIsAConstant(l))
+      return PyErr_Format(PyExc_ZeroDivisionError, "affine division or modulo by zero");
+    if (rv == -1 && mlirAffineExprIsAConstant(l) && mlirAffineConstantExprGetValue(l) == INT64_MIN)
+      return PyErr_Format(PyExc_OverflowError, "affine division overflows");
+  }
+  MlirAffineExpr e;
+  switch (kind) {
+  case C_ADD:
+    e = mlirAffineAddExprGet(l, r);
+    break;
+  case C_MUL:
+    e = mlirAffineMulExprGet(l, r);
+    break;
+  case C_MOD:
+    e = mlirAffineModExprGet(l, r);
+    break;
+  case C_FLOOR:
+    e = mlirAffineFloorDivExprGet(l, r);
+    break;
+  default:
+    e = mlirAffineCeilDivExprGet(l, r);
+    break;
+  }
+  return tp_wrap_affine_expr(ctx, e);
+}
+
+/* An operand of an operator or get_*: an AffineExpr or an int (a constant). */
+static int operand(PyObject *o, PyObject *ctx, MlirAffineExpr *out) {
+  if (tp_is(o, tp.AffineExpr)) return tp_arg_affine_expr(o, ctx, out);
+  if (PyLong_Check(o)) {
+    int64_t v;
+    if (!tp_arg_int64(o, "constant", &v)) return 0;
+    *out = mlirAffineConstantExprGet(tp_ctx_raw(ctx), v);
+    return 1;
+  }
+  return -1; /* not an operand: NotImplemented */
+}
+
+static PyObject *binop(PyObject *a, PyObject *b, int kind) {
+  PyObject *ctx = tp_is(a, tp.AffineExpr) ? TP_CTX(a) : TP_CTX(b);
+  MlirAffineExpr l, r;
+  int ok = operand(a, ctx, &l);
+  if (ok == 1) ok = operand(b, ctx, &r);
+  if (ok < 0) Py_RETURN_NOTIMPLEMENTED;
+  if (!ok) return NULL;
+  return binary(kind, l, r, ctx);
+}
+
+static PyObject *expr_add(PyObject *a, PyObject *b) { return binop(a, b, C_ADD); }
+static PyObject *expr_mul(PyObject *a, PyObject *b) { return binop(a, b, C_MUL); }
+static PyObject *expr_mod(PyObject *a, PyObject *b) { return binop(a, b, C_MOD); }
+
+/* a - b = a + (-1 * b), as upstream. */
+static PyObject *expr_sub(PyObject *a, PyObject *b) {
+  PyObject *ctx = tp_is(a, tp.AffineExpr) ? TP_CTX(a) : TP_CTX(b);
+  MlirAffineExpr l, r;
+  int ok = operand(a, ctx, &l);
+  if (ok == 1) ok = operand(b, ctx, &r);
+  if (ok < 0) Py_RETURN_NOTIMPLEMENTED;
+  if (!ok) return NULL;
+  MlirAffineExpr neg = mlirAffineMulExprGet(mlirAffineConstantExprGet(tp_ctx_raw(ctx), -1), r);
+  return tp_wrap_affine_expr(ctx, mlirAffineAddExprGet(l, neg));
+}
+
+static PyObject *expr_str(PyObject *self) {
+  tp_strbuf b = {0};
+  mlirAffineExprPrint(E(self), tp_strbuf_append, &b);
+  return tp_strbuf_finish(&b);
+}
+
+static PyObject *expr_repr(PyObject *self) { return tp_ctxobj_repr(self, "AffineExpr"); }
+
+static PyObject *expr_compose(PyObject *self, PyObject *map) {
+  if (!tp_is(map, tp.AffineMap)) return tp_type_error("other", "an AffineMap", map);
+  return tp_wrap_affine_expr(TP_CTX(self),
+                             mlirAffineExprCompose(E(self), (MlirAffineMap){TP_PTR(map)}));
+}
+
+static PyObject *expr_dump(PyObject *self, PyObject *unused) {
+  (void)unused;
+  mlirAffineExprDump(E(self));
+  Py_RETURN_NONE;
+}
+
+/* AffineExpr.get_add(lhs, rhs) & co.: an AffineExpr and an AffineExpr or int, either side. */
+static PyObject *static_binary(PyObject *const *args, Py_ssize_t nargs, int kind,
+                               const char *name) {
+  static const char *const names[] = {"lhs", "rhs", NULL};
+  PyObject *ab[2];
+  if (!tp_fastargs(name, args, nargs, NULL, names, 2, 2, ab)) return NULL;
+  PyObject *a = ab[0], *b = ab[1];
+  if (!tp_is(a, tp.AffineExpr) && !tp_is(b, tp.AffineExpr))
+    return PyErr_Format(PyExc_TypeError, "%s() needs at least one AffineExpr", name);
+  PyObject *r = binop(a, b, kind);
+  if (r == Py_NotImplemented) {
+    Py_DECREF(r);
+    return PyErr_Format(PyExc_TypeError, "%s() takes AffineExpr or int arguments", name);
+  }
+  return r;
+}
+
+#define STATIC_BIN(fn, kind, name)                                                                 \
+  static PyObject *fn(PyObject *cls, PyObject *const *args, Py_ssize_t nargs) {                    \
+    (void)cls;                                                                                     \
+    return static_binary(args, nargs, kind, name);                                                 \
+  }
+STATIC_BIN(get_add, C_ADD, "get_add")
+STATIC_BIN(get_mul, C_MUL, "get_mul")
+STATIC_BIN(get_mod, C_MOD, "get_mod")
+STATIC_BIN(get_floor_div, C_FLOOR, "get_floor_div")
+STATIC_BIN(get_ceil_div, C_CEIL, "get_ceil_div")
+
+static PyObject *get_constant(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"value", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get_constant", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  int64_t v;
+  if (!tp_arg_int64(a[0], "value", &v)) return NULL;
+  PyObject *ctx = tp_context_arg(a[1]);
+  if (!ctx) return NULL;
+  return tp_wrap_affine_expr(ctx, mlirAffineConstantExprGet(tp_ctx_raw(ctx), v));
+}
+
+static PyObject *get_position(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                              int symbol) {
+  static const char *const names[] = {"position", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs(symbol ? "get_symbol" : "get_dim", args, nargs, kwnames, names, 1, 2, a))
+    return NULL;
+  intptr_t p;
+  if (!tp_arg_intptr(a[0], "position", &p)) return NULL;
+  if (p < 0 || p > UINT32_MAX) return PyErr_Format(PyExc_ValueError, "position must be >= 0");
+  PyObject *ctx = tp_context_arg(a[1]);
+  if (!ctx) return NULL;
+  MlirContext c = tp_ctx_raw(ctx);
+  return tp_wrap_affine_expr(ctx,
+                             symbol ? mlirAffineSymbolExprGet(c, p) : mlirAffineDimExprGet(c, p));
+}
+
+static PyObject *get_dim(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  (void)cls;
+  return get_position(args, nargs, kw, 0);
+}
+
+static PyObject *get_symbol(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  (void)cls;
+  return get_position(args, nargs, kw, 1);
+}
+
+static PyObject *expr_from_capsule(PyObject *cls, PyObject *cap) {
+  (void)cls;
+  PyObject *owner = tp_capsule_owner(cap);
+  if (owner && tp_is(owner, tp.AffineExpr)) return tp_wrap_affine_expr(TP_CTX(owner), E(owner));
+  void *p = PyCapsule_GetPointer(cap, "mlir.ir.AffineExpr._CAPIPtr");
+  if (!p) return NULL;
+  tether_arena *a = tether_arena_of_context(mlirAffineExprGetContext((MlirAffineExpr){p}));
+  if (!a) return PyErr_Format(PyExc_ValueError, "the expression's context is not a tether Context");
+  PyObject *ctx = tp_context_of(a);
+  PyObject *r = ctx ? tp_wrap_affine_expr(ctx, (MlirAffineExpr){p}) : NULL;
+  Py_XDECREF(ctx);
+  return r;
+}
+
+PyObject *tp_affine_new_refused(PyTypeObject *t, PyObject *args, PyObject *kw) {
+  (void)t;
+  (void)args;
+  (void)kw;
+  PyErr_SetString(PyExc_TypeError, "AffineExpr objects come from AffineExpr.get_* and the "
+                                   "subclasses' get()");
+  return NULL;
+}
+
+static PyMethodDef expr_methods[] = {
+    {"compose", (PyCFunction)expr_compose, METH_O, "The expression composed with an AffineMap."},
+    {"get_add", TP_FASTFN(get_add), METH_FASTCALL | METH_STATIC, "get_add(lhs, rhs)"},
+    {"get_mul", TP_FASTFN(get_mul), METH_FASTCALL | METH_STATIC, "get_mul(lhs, rhs)"},
+    {"get_mod", TP_FASTFN(get_mod), METH_FASTCALL | METH_STATIC, "get_mod(lhs, rhs)"},
+    {"get_floor_div", TP_FASTFN(get_floor_div), METH_FASTCALL | METH_STATIC,
+     "get_floor_div(lhs, rhs)"},
+    {"get_ceil_div", TP_FASTFN(get_ceil_div), METH_FASTCALL | METH_STATIC,
+     "get_ceil_div(lhs, rhs)"},
+    {"get_constant", TP_FASTFN(get_constant), TP_FAST | METH_STATIC,
+     "get_constant(value, context=None)"},
+    {"get_dim", TP_FASTFN(get_dim), TP_FAST | METH_STATIC, "get_dim(position, context=None)"},
+    {"get_symbol", TP_FASTFN(get_symbol), TP_FAST | METH_STATIC,
+     "get_symbol(position, context=None)"},
+    {"_CAPICreate", (PyCFunction)expr_from_capsule, METH_O | METH_STATIC, NULL},
+    {"dump", (PyCFunction)expr_dump, METH_NOARGS, "Prints the expression to stderr."},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef expr_getset[] = {
+    {"context", tp_ctxobj_context, NULL, NULL, NULL},
+    {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.AffineExpr._CAPIPtr"},
+    TP_GETSET_END,
+};
+
+static PyType_Slot expr_slots[] = {
+    {Py_tp_new, tp_affine_new_refused},
+    {Py_tp_dealloc, tp_ctxobj_dealloc},
+    {Py_tp_str, expr_str},
+    {Py_tp_repr, expr_repr},
+    {Py_tp_richcompare, tp_ctxobj_richcompare},
+    {Py_tp_hash, tp_ctxobj_hash},
+    {Py_nb_add, expr_add},
+    {Py_nb_subtract, expr_sub},
+    {Py_nb_multiply, expr_mul},
+    {Py_nb_remainder, expr_mod},
+    {Py_tp_methods, expr_methods},
+    {Py_tp_getset, expr_getset},
+    {Py_tp_doc, "An affine expression; + - * % with AffineExpr or int."},
+    {0, NULL},
+};
+
+static PyType_Spec expr_spec = {"tether.ir.AffineExpr", sizeof(TpCtxObj), 0,
+                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, expr_slots};
+
+/* The subclasses. */
+
+static PyObject *const_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
+  return get_constant(cls, args, nargs, kw);
+}
+
+static PyObject *const_value(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLongLong(mlirAffineConstantExprGetValue(E(self)));
+}
+
+static PyObject *dim_position(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromSsize_t(mlirAffineDimExprGetPosition(E(self)));
+}
+
+static PyObject *sym_position(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromSsize_t(mlirAffineSymbolExprGetPosition(E(self)));
+}
+
+static PyObject *bin_lhs(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_affine_expr(TP_CTX(self), mlirAffineBinaryOpExprGetLHS(E(self)));
+}
+
+static PyObject *bin_rhs(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_affine_expr(TP_CTX(self), mlirAffineBinaryOpExprGetRHS(E(self)));
+}
+
+/* X.get(lhs, rhs) for the binary subclasses (def->data: the kind). */
+static PyObject *bin_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs) {
+  tp_class_def *d = tp_class_def_of((PyTypeObject *)cls);
+  int kind = d ? (int)(intptr_t)d->data : C_ADD;
+  return static_binary(args, nargs, kind, "get");
+}
+
+static PyMethodDef const_methods[] = {
+    {"get", TP_FASTFN(const_get), TP_FAST | METH_STATIC, "get(value, context=None)"},
+    TP_METHODS_END,
+};
+static PyMethodDef dim_methods[] = {
+    {"get", TP_FASTFN(get_dim), TP_FAST | METH_STATIC, "get(position, context=None)"},
+    TP_METHODS_END,
+};
+static PyMethodDef sym_methods[] = {
+    {"get", TP_FASTFN(get_symbol), TP_FAST | METH_STATIC, "get(position, context=None)"},
+    TP_METHODS_END,
+};
+static PyMethodDef bin_methods[] = {
+    {"get", TP_FASTFN(bin_get), METH_FASTCALL | METH_CLASS, "get(lhs, rhs)"},
+    TP_METHODS_END,
+};
+static PyGetSetDef const_getset[] = {{"value", const_value, NULL, NULL, NULL}, TP_GETSET_END};
+static PyGetSetDef dim_getset[] = {{"position", dim_position, NULL, NULL, NULL}, TP_GETSET_END};
+static PyGetSetDef sym_getset[] = {{"position", sym_position, NULL, NULL, NULL}, TP_GETSET_END};
+static PyGetSetDef bin_getset[] = {
+    {"lhs", bin_lhs, NULL, NULL, NULL},
+    {"rhs", bin_rhs, NULL, NULL, NULL},
+    TP_GETSET_END,
+};
+
+static PyObject *expr_sub_repr(PyObject *self) { return expr_repr(self); }
+static PyType_Slot expr_sub_slots[] = {{Py_tp_repr, expr_sub_repr}, {0, NULL}};
+
+#define BIN(Name, isa, kind)                                                                       \
+  {                                                                                                \
+    Name, "AffineBinaryExpr", isa, NULL, bin_methods, NULL, expr_sub_slots, NULL,                  \
+        (void *)(intptr_t)(kind), NULL                                                             \
+  }
+
+static tp_class_def expr_defs[] = {
+    [C_CONST] = {"AffineConstantExpr", NULL, isa_mlirAffineExprIsAConstant, NULL, const_methods,
+                 const_getset, expr_sub_slots, NULL, NULL, NULL},
+    [C_DIM] = {"AffineDimExpr", NULL, isa_mlirAffineExprIsADim, NULL, dim_methods, dim_getset,
+               expr_sub_slots, NULL, NULL, NULL},
+    [C_SYM] = {"AffineSymbolExpr", NULL, isa_mlirAffineExprIsASymbol, NULL, sym_methods, sym_getset,
+               expr_sub_slots, NULL, NULL, NULL},
+    [C_BIN] = {"AffineBinaryExpr", NULL, isa_mlirAffineExprIsABinary, NULL, NULL, bin_getset,
+               expr_sub_slots, NULL, NULL, NULL},
+    [C_ADD] = BIN("AffineAddExpr", isa_mlirAffineExprIsAAdd, C_ADD),
+    [C_MUL] = BIN("AffineMulExpr", isa_mlirAffineExprIsAMul, C_MUL),
+    [C_MOD] = BIN("AffineModExpr", isa_mlirAffineExprIsAMod, C_MOD),
+    [C_FLOOR] = BIN("AffineFloorDivExpr", isa_mlirAffineExprIsAFloorDiv, C_FLOOR),
+    [C_CEIL] = BIN("AffineCeilDivExpr", isa_mlirAffineExprIsACeilDiv, C_CEIL),
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+int tp_affine_arg_count(PyObject *o, const char *what, intptr_t *out) {
+  if (!tp_arg_intptr(o, what, out)) return 0;
+  if (*out < 0 || *out > (1 << 24)) {
+    PyErr_Format(PyExc_ValueError, "%s must be in [0, 2**24]", what);
+    return 0;
+  }
+  return 1;
+}
+
+int tp_init_affine_expr(PyObject *m) {
+  if (tp_add_type(m, &expr_spec, NULL, &tp.AffineExpr) < 0 ||
+      tp_define_classes(m, tp.AffineExpr, expr_defs, NULL) < 0)
+    return -1;
+  return 0;
+}

@@ -1,0 +1,161 @@
+/* attrmap.c: OpAttributeMap, op.attributes: an operation's attributes by name (str -> Attribute)
+ * and by index (int -> NamedAttribute), settable and deletable by name.
+ *
+ * Invariants: the map holds the Operation object, and reads the operation through the arena's
+ * guarded access at every use (an erased operation raises InvalidatedError). Setting or removing
+ * an inherent attribute that nested verifiers may read (of another kind, or gone) marks the
+ * operation suspect, so the arena verifies in a child before MLIR's verifier runs on it.
+ */
+#include "tether_py.h"
+
+typedef struct {
+  PyObject_HEAD PyObject *op; /* Operation */
+} TpAttrMap;
+
+PyObject *tp_op_attributes(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  PyObject *op = tp_wrap_operation(TP_OP(self)->h);
+  if (!op) return NULL;
+  TpAttrMap *m = PyObject_GC_New(TpAttrMap, tp.OpAttributeMap);
+  if (!m) {
+    Py_DECREF(op);
+    return NULL;
+  }
+  m->op = op;
+  PyObject_GC_Track(m);
+  return (PyObject *)m;
+}
+
+static int attrmap_traverse(TpAttrMap *m, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(m));
+  Py_VISIT(m->op);
+  return 0;
+}
+
+static int attrmap_clear(TpAttrMap *m) {
+  Py_CLEAR(m->op);
+  return 0;
+}
+
+#define MAP_OP(m, raw, err)                                                                        \
+  MlirOperation raw;                                                                               \
+  do {                                                                                             \
+    int rc_ = tether_op_get(TP_OP((m)->op)->h, &raw);                                              \
+    if (rc_ != TETHER_OK) {                                                                        \
+      TP_RAISE_RC(rc_, TP_OP((m)->op)->h);                                                         \
+      return err;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+static Py_ssize_t attrmap_len(TpAttrMap *m) {
+  MAP_OP(m, raw, -1);
+  return mlirOperationGetNumAttributes(raw);
+}
+
+static PyObject *attrmap_item(TpAttrMap *m, Py_ssize_t i) {
+  MAP_OP(m, raw, NULL);
+  intptr_t n = mlirOperationGetNumAttributes(raw);
+  if (i < 0 || i >= n) /* sq_item: a negative index was already adjusted */
+    return PyErr_Format(PyExc_IndexError, "attempt to access out of bounds attribute");
+  PyObject *ctx = tp_context_of_handle(TP_OP(m->op)->h);
+  if (!ctx) return NULL;
+  MAP_OP(m, raw2, NULL); /* ctx_of_handle may run Python code: read the raw pointer again */
+  PyObject *r = tp_wrap_named_attr(ctx, mlirOperationGetAttribute(raw2, i));
+  Py_DECREF(ctx);
+  return r;
+}
+
+static PyObject *attrmap_subscript(TpAttrMap *m, PyObject *key) {
+  if (!PyUnicode_Check(key)) {
+    if (PyIndex_Check(key)) {
+      Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
+      if (i == -1 && PyErr_Occurred()) return NULL;
+      if (i < 0) {
+        Py_ssize_t n = attrmap_len(m);
+        if (n < 0) return NULL;
+        i += n;
+      }
+      return attrmap_item(m, i);
+    }
+    return tp_type_error("attribute name", "a str", key);
+  }
+  MlirStringRef s;
+  if (!tp_arg_str(key, "name", &s)) return NULL;
+  PyObject *ctx = tp_context_of_handle(TP_OP(m->op)->h);
+  if (!ctx) return NULL;
+  MAP_OP(m, raw, (Py_DECREF(ctx), NULL));
+  MlirAttribute a = mlirOperationGetAttributeByName(raw, s);
+  PyObject *r;
+  if (mlirAttributeIsNull(a))
+    r = PyErr_Format(PyExc_KeyError, "attempt to access a non-existent attribute");
+  else
+    r = tp_wrap_attr(ctx, a);
+  Py_DECREF(ctx);
+  return r;
+}
+
+static int attrmap_ass(TpAttrMap *m, PyObject *key, PyObject *v) {
+  if (!PyUnicode_Check(key)) return tp_type_error("attribute name", "a str", key), -1;
+  MlirStringRef s;
+  if (!tp_arg_str(key, "name", &s)) return -1;
+  if (!v) {
+    MAP_OP(m, raw, -1);
+    tether_arena_touch(tether_handle_arena(TP_OP(m->op)->h));
+    /* Verifiers of nested operations assume their parent's inherent attributes: removing one may
+     * crash MLIR's verifier (func.return reads func.func's function_type). */
+    if (mlirOperationHasInherentAttributeByName(raw, s))
+      tether_handle_mark_suspect(TP_OP(m->op)->h);
+    if (!mlirOperationRemoveAttributeByName(raw, s)) {
+      PyErr_SetString(PyExc_KeyError, "attempt to delete a non-existent attribute");
+      return -1;
+    }
+    return 0;
+  }
+  MlirAttribute a;
+  PyObject *actx;
+  if (!tp_arg_attr(v, &a, &actx)) return -1;
+  MAP_OP(m, raw, -1);
+  if (((TpContext *)actx)->arena != tether_handle_arena(TP_OP(m->op)->h)) {
+    PyErr_SetString(PyExc_ValueError, "an Attribute of another context cannot be used here");
+    return -1;
+  }
+  tether_arena_touch(tether_handle_arena(TP_OP(m->op)->h));
+  if (mlirOperationHasInherentAttributeByName(raw, s)) {
+    MlirAttribute old = mlirOperationGetAttributeByName(raw, s);
+    if (mlirAttributeIsNull(old) ||
+        !mlirTypeIDEqual(mlirAttributeGetTypeID(old), mlirAttributeGetTypeID(a)))
+      tether_handle_mark_suspect(TP_OP(m->op)->h); /* an inherent attribute of another kind */
+  }
+  mlirOperationSetAttributeByName(raw, s, a);
+  return 0;
+}
+
+static int attrmap_contains(TpAttrMap *m, PyObject *key) {
+  if (!PyUnicode_Check(key)) return 0;
+  MlirStringRef s;
+  if (!tp_arg_str(key, "name", &s)) return -1;
+  MAP_OP(m, raw, -1);
+  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(raw, s));
+}
+
+static PyType_Slot attrmap_slots[] = {
+    {Py_tp_dealloc, tp_gc_dealloc},
+    {Py_tp_traverse, attrmap_traverse},
+    {Py_tp_clear, attrmap_clear},
+    {Py_mp_length, attrmap_len},
+    {Py_sq_length, attrmap_len},
+    {Py_sq_item, attrmap_item},
+    {Py_mp_subscript, attrmap_subscript},
+    {Py_mp_ass_subscript, attrmap_ass},
+    {Py_sq_contains, attrmap_contains},
+    {Py_tp_doc, "op.attributes: by name (str) -> Attribute, by index (int) -> NamedAttribute."},
+    {0, NULL},
+};
+
+static PyType_Spec attrmap_spec = {
+    "tether.ir.OpAttributeMap", sizeof(TpAttrMap), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC, attrmap_slots};
+
+int tp_init_attrmap(PyObject *m) { return tp_add_type(m, &attrmap_spec, NULL, &tp.OpAttributeMap); }

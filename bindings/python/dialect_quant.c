@@ -1,0 +1,573 @@
+/* dialect_quant.c: the quant dialect's types, upstream's `mlir.dialects.quant` classes
+ * (QuantizedType, AnyQuantizedType, UniformQuantizedType, UniformQuantizedPerAxisType,
+ * CalibratedQuantizedType), through the dialect's C API, in `_tether._quant` (re-exported by
+ * tether.dialects.quant).
+ *
+ * The C API creates its types with the unchecked getters (`get`, not `getChecked`): MLIR's
+ * verifier does not run, and a type it would reject is created anyway and crashes later (in the
+ * printer, in a pass). So every constructor here checks first what QuantTypes.cpp's verifiers
+ * check, and raises ValueError with the verifier's message instead; each loads the dialect first
+ * (MLIR aborts when a type of an unloaded dialect is made). Arguments convert as upstream's
+ * (pybind11): a value of the wrong kind or out of range is a TypeError.
+ *
+ * The C API has no TypeID getters: as upstream 19, there are no casters and no `static_typeid`
+ * (a parsed `!quant.uniform<...>` is a plain Type; `UniformQuantizedType(t)` casts it).
+ */
+#include "tether_py.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <mlir-c/Dialect/Quant.h>
+#include <math.h>
+#include <string.h>
+
+#define T(o) ((MlirType){TP_PTR(o)})
+
+/* ---- arguments ------------------------------------------------------------------------------- */
+
+static int int64_arg(PyObject *o, const char *what, int64_t *out) {
+  long long v;
+  if (!tp_arg_int_in(o, what, INT64_MIN, INT64_MAX, &v)) return 0;
+  *out = (int64_t)v;
+  return 1;
+}
+
+/* A float argument (a float, an int, or anything with __float__ / __index__). */
+static int double_arg(PyObject *o, const char *what, double *out) {
+  if (!PyFloat_Check(o) && !PyIndex_Check(o) &&
+      !(Py_TYPE(o)->tp_as_number && Py_TYPE(o)->tp_as_number->nb_float))
+    return tp_type_error(what, "a float", o), 0;
+  double v = PyFloat_AsDouble(o);
+  if (v == -1.0 && PyErr_Occurred()) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be a float, not %R", what, o);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+/* A bool argument: True/False or an int (as upstream's conversion to bool). */
+static int bool_arg(PyObject *o, const char *what, bool *out) {
+  if (!PyBool_Check(o) && !PyIndex_Check(o)) return tp_type_error(what, "a bool", o), 0;
+  int v = PyObject_IsTrue(o);
+  if (v < 0) return 0;
+  *out = v;
+  return 1;
+}
+
+/* A Type argument named `what`; of the context `in` unless it is NULL. ctx (may be NULL) receives
+ * its Context (borrowed). */
+static int type_arg(PyObject *o, const char *what, PyObject *in, MlirType *t, PyObject **ctx) {
+  if (!tp_is(o, tp.Type)) return tp_type_error(what, "a Type", o), 0;
+  if (in && !tp_same_context(TP_CTX(o), in)) {
+    PyErr_Format(PyExc_ValueError, "%s: a Type of another context cannot be used here", what);
+    return 0;
+  }
+  t->ptr = TP_PTR(o);
+  if (ctx) *ctx = TP_CTX(o);
+  return 1;
+}
+
+/* A double as MLIR's diagnostics print it ("%e"), as a new str. */
+static PyObject *fmt_double(double v) {
+  char *s = PyOS_double_to_string(v, 'e', 6, 0, NULL);
+  if (!s) return PyErr_NoMemory();
+  PyObject *r = PyUnicode_FromString(s);
+  PyMem_Free(s);
+  return r;
+}
+
+/* ---- quant: checks of QuantTypes.cpp's verifiers --------------------------------------------- */
+
+/* QuantizedType::verify, and that the expressed type (when there is one) is a float type. */
+static int check_quantized(unsigned flags, MlirType storage, MlirType expressed, int64_t min,
+                           int64_t max) {
+  if (!mlirTypeIsAInteger(storage)) {
+    PyErr_SetString(PyExc_ValueError, "storage type must be integral");
+    return 0;
+  }
+  unsigned width = mlirIntegerTypeGetWidth(storage);
+  if (width == 0 || width > 32) {
+    PyErr_Format(PyExc_ValueError, "illegal storage type size: %u", width);
+    return 0;
+  }
+  bool is_signed = (flags & mlirQuantizedTypeGetSignedFlag()) != 0;
+  int64_t lo = mlirQuantizedTypeGetDefaultMinimumForInteger(is_signed, width);
+  int64_t hi = mlirQuantizedTypeGetDefaultMaximumForInteger(is_signed, width);
+  if (max <= min || min < lo || max > hi) {
+    PyErr_Format(PyExc_ValueError, "illegal storage min and storage max: (%lld:%lld)",
+                 (long long)min, (long long)max);
+    return 0;
+  }
+  if (!mlirTypeIsNull(expressed) && !mlirTypeIsAFloat(expressed)) {
+    PyErr_SetString(PyExc_ValueError, "expressed type must be floating point");
+    return 0;
+  }
+  return 1;
+}
+
+static int check_scale(double scale) {
+  if (scale > 0.0 && !isinf(scale) && !isnan(scale)) return 1;
+  PyObject *s = fmt_double(scale);
+  if (s) PyErr_Format(PyExc_ValueError, "illegal scale: %U", s);
+  Py_XDECREF(s);
+  return 0;
+}
+
+/* The common head of the get() arguments: flags, storage type, expressed type (one context, the
+ * quant dialect loaded). ctx receives the storage type's Context (borrowed). */
+static int quant_head(PyObject *const *a, unsigned *flags, MlirType *storage, MlirType *expressed,
+                      PyObject **ctx) {
+  if (!tp_arg_uint_in(a[0], "flags", flags) ||
+      !type_arg(a[1], "storage_type", NULL, storage, ctx) ||
+      !type_arg(a[2], "expressed_type", *ctx, expressed, NULL))
+    return 0;
+  return tp_load_dialect(mlirTypeGetContext(*storage), "quant");
+}
+
+/* ---- quant: QuantizedType -------------------------------------------------------------------- */
+
+static PyObject *qt_default_bound(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                  const char *fname, int maximum) {
+  static const char *const names[] = {"is_signed", "integral_width", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs(fname, args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  bool is_signed;
+  unsigned width;
+  if (!bool_arg(a[0], "is_signed", &is_signed) || !tp_arg_uint_in(a[1], "integral_width", &width))
+    return NULL;
+  if (width > 64) /* beyond 64 bits MLIR's computation is undefined */
+    return PyErr_Format(PyExc_ValueError, "integral_width must be at most 64, not %u", width);
+  return PyLong_FromLongLong(maximum
+                                 ? mlirQuantizedTypeGetDefaultMaximumForInteger(is_signed, width)
+                                 : mlirQuantizedTypeGetDefaultMinimumForInteger(is_signed, width));
+}
+
+static PyObject *qt_default_min(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  (void)m;
+  return qt_default_bound(args, nargs, kwnames, "default_minimum_for_integer", 0);
+}
+
+static PyObject *qt_default_max(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  (void)m;
+  return qt_default_bound(args, nargs, kwnames, "default_maximum_for_integer", 1);
+}
+
+/* The result of a cast: TypeError "Invalid cast." (upstream's) when MLIR gives none. */
+static PyObject *cast_result(PyObject *ctx, MlirType t) {
+  if (mlirTypeIsNull(t)) return PyErr_Format(PyExc_TypeError, "Invalid cast.");
+  return tp_wrap_type(ctx, t);
+}
+
+/* self.method(candidate): candidate is a Type of self's context. */
+static int candidate_arg(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         const char *fname, MlirType *candidate) {
+  static const char *const names[] = {"candidate", NULL};
+  PyObject *a[1];
+  return tp_fastargs(fname, args, nargs, kwnames, names, 1, 1, a) &&
+         type_arg(a[0], "candidate", TP_CTX(self), candidate, NULL);
+}
+
+static PyObject *qt_is_compatible(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+  MlirType c;
+  if (!candidate_arg(self, args, nargs, kwnames, "is_compatible_expressed_type", &c)) return NULL;
+  return PyBool_FromLong(mlirQuantizedTypeIsCompatibleExpressedType(T(self), c));
+}
+
+static PyObject *qt_cast_from_storage(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames) {
+  MlirType c;
+  if (!candidate_arg(self, args, nargs, kwnames, "cast_from_storage_type", &c)) return NULL;
+  return cast_result(TP_CTX(self), mlirQuantizedTypeCastFromStorageType(T(self), c));
+}
+
+static PyObject *qt_cast_from_expressed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames) {
+  MlirType c;
+  if (!candidate_arg(self, args, nargs, kwnames, "cast_from_expressed_type", &c)) return NULL;
+  return cast_result(TP_CTX(self), mlirQuantizedTypeCastFromExpressedType(T(self), c));
+}
+
+static PyObject *qt_cast_expressed_to_storage(PyObject *self, PyObject *const *args,
+                                              Py_ssize_t nargs, PyObject *kwnames) {
+  MlirType c;
+  if (!candidate_arg(self, args, nargs, kwnames, "cast_expressed_to_storage_type", &c)) return NULL;
+  return cast_result(TP_CTX(self), mlirQuantizedTypeCastExpressedToStorageType(T(self), c));
+}
+
+/* The static casts take any type. */
+static int static_type_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                           const char *fname, MlirType *t, PyObject **ctx) {
+  static const char *const names[] = {"type", NULL};
+  PyObject *a[1];
+  return tp_fastargs(fname, args, nargs, kwnames, names, 1, 1, a) &&
+         type_arg(a[0], "type", NULL, t, ctx);
+}
+
+static PyObject *qt_cast_to_storage(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  (void)m;
+  MlirType t;
+  PyObject *ctx;
+  if (!static_type_arg(args, nargs, kwnames, "cast_to_storage_type", &t, &ctx)) return NULL;
+  return cast_result(ctx, mlirQuantizedTypeCastToStorageType(t));
+}
+
+static PyObject *qt_cast_to_expressed(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames) {
+  (void)m;
+  MlirType t;
+  PyObject *ctx;
+  if (!static_type_arg(args, nargs, kwnames, "cast_to_expressed_type", &t, &ctx)) return NULL;
+  /* A container of a quantized type without expressed type (!quant.any<i8>): MLIR would build
+   * the container of a null element type. */
+  if (mlirTypeIsAShaped(t)) {
+    MlirType e = mlirShapedTypeGetElementType(t);
+    if (mlirTypeIsAQuantizedType(e) && mlirTypeIsNull(mlirQuantizedTypeGetExpressedType(e)))
+      return PyErr_Format(PyExc_TypeError, "Invalid cast.");
+  }
+  return cast_result(ctx, mlirQuantizedTypeCastToExpressedType(t));
+}
+
+static PyObject *qt_expressed(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_type(TP_CTX(self), mlirQuantizedTypeGetExpressedType(T(self)));
+}
+
+static PyObject *qt_flags(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLong(mlirQuantizedTypeGetFlags(T(self)));
+}
+
+static PyObject *qt_is_signed(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirQuantizedTypeIsSigned(T(self)));
+}
+
+static PyObject *qt_storage(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_type(TP_CTX(self), mlirQuantizedTypeGetStorageType(T(self)));
+}
+
+static PyObject *qt_storage_min(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLongLong(mlirQuantizedTypeGetStorageTypeMin(T(self)));
+}
+
+static PyObject *qt_storage_max(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLongLong(mlirQuantizedTypeGetStorageTypeMax(T(self)));
+}
+
+static PyObject *qt_storage_width(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromUnsignedLong(mlirQuantizedTypeGetStorageTypeIntegralWidth(T(self)));
+}
+
+static PyObject *qt_element(PyObject *self, void *c) {
+  (void)c;
+  return tp_wrap_type(TP_CTX(self), mlirQuantizedTypeGetQuantizedElementType(T(self)));
+}
+
+static PyMethodDef qt_methods[] = {
+    {"default_minimum_for_integer", TP_FASTFN(qt_default_min), TP_FAST | METH_STATIC,
+     "default_minimum_for_integer(is_signed, integral_width): the smallest value of an integer "
+     "of that signedness and width."},
+    {"default_maximum_for_integer", TP_FASTFN(qt_default_max), TP_FAST | METH_STATIC,
+     "default_maximum_for_integer(is_signed, integral_width): the largest value of an integer "
+     "of that signedness and width."},
+    {"is_compatible_expressed_type", TP_FASTFN(qt_is_compatible), TP_FAST,
+     "is_compatible_expressed_type(candidate): whether this type can express the candidate (or "
+     "its element type)."},
+    {"cast_from_storage_type", TP_FASTFN(qt_cast_from_storage), TP_FAST,
+     "cast_from_storage_type(candidate): the type based on this quantized type for a type based "
+     "on its storage type; TypeError when there is none."},
+    {"cast_to_storage_type", TP_FASTFN(qt_cast_to_storage), TP_FAST | METH_STATIC,
+     "cast_to_storage_type(type): the type based on the storage type for a type based on a "
+     "quantized type; TypeError when there is none."},
+    {"cast_from_expressed_type", TP_FASTFN(qt_cast_from_expressed), TP_FAST,
+     "cast_from_expressed_type(candidate): the type based on this quantized type for a type "
+     "based on its expressed type; TypeError when there is none."},
+    {"cast_to_expressed_type", TP_FASTFN(qt_cast_to_expressed), TP_FAST | METH_STATIC,
+     "cast_to_expressed_type(type): the type based on the expressed type for a type based on a "
+     "quantized type; TypeError when there is none."},
+    {"cast_expressed_to_storage_type", TP_FASTFN(qt_cast_expressed_to_storage), TP_FAST,
+     "cast_expressed_to_storage_type(candidate): the type based on the storage type for a type "
+     "based on the expressed type; TypeError when there is none."},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef qt_getset[] = {
+    {"expressed_type", qt_expressed, NULL, "The type this quantized type approximates (or None).",
+     NULL},
+    {"flags", qt_flags, NULL, "The flags (FLAG_SIGNED); prefer the named properties.", NULL},
+    {"is_signed", qt_is_signed, NULL, "Whether the storage is signed.", NULL},
+    {"storage_type", qt_storage, NULL, "The integer type the values are stored in.", NULL},
+    {"storage_type_min", qt_storage_min, NULL, "The smallest stored value.", NULL},
+    {"storage_type_max", qt_storage_max, NULL, "The largest stored value.", NULL},
+    {"storage_type_integral_width", qt_storage_width, NULL, "The width of the storage type.", NULL},
+    {"quantized_element_type", qt_element, NULL, "The element type, as a quantized type.", NULL},
+    TP_GETSET_END,
+};
+
+/* ---- quant: the concrete types --------------------------------------------------------------- */
+
+static PyObject *any_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+  static const char *const names[] = {
+      "flags", "storage_type", "expressed_type", "storage_type_min", "storage_type_max", NULL};
+  PyObject *a[5];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 5, 5, a)) return NULL;
+  unsigned flags;
+  MlirType storage, expressed;
+  PyObject *ctx;
+  int64_t min, max;
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx) ||
+      !int64_arg(a[3], "storage_type_min", &min) || !int64_arg(a[4], "storage_type_max", &max) ||
+      !check_quantized(flags, storage, expressed, min, max))
+    return NULL;
+  return tp_cast_to(
+      cls, tp_wrap_type(ctx, mlirAnyQuantizedTypeGet(flags, storage, expressed, min, max)));
+}
+
+static PyMethodDef any_methods[] = {
+    {"get", TP_FASTFN(any_get), TP_FAST | METH_CLASS,
+     "get(flags, storage_type, expressed_type, storage_type_min, storage_type_max): "
+     "!quant.any<...>, in the storage type's context."},
+    TP_METHODS_END,
+};
+
+static PyObject *uniform_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+  static const char *const names[] = {"flags",      "storage_type",     "expressed_type",   "scale",
+                                      "zero_point", "storage_type_min", "storage_type_max", NULL};
+  PyObject *a[7];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 7, 7, a)) return NULL;
+  unsigned flags;
+  MlirType storage, expressed;
+  PyObject *ctx;
+  double scale;
+  int64_t zero, min, max;
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx) || !double_arg(a[3], "scale", &scale) ||
+      !int64_arg(a[4], "zero_point", &zero) || !int64_arg(a[5], "storage_type_min", &min) ||
+      !int64_arg(a[6], "storage_type_max", &max) ||
+      !check_quantized(flags, storage, expressed, min, max) || !check_scale(scale))
+    return NULL;
+  return tp_cast_to(cls, tp_wrap_type(ctx, mlirUniformQuantizedTypeGet(flags, storage, expressed,
+                                                                       scale, zero, min, max)));
+}
+
+static PyObject *uniform_scale(PyObject *self, void *c) {
+  (void)c;
+  return PyFloat_FromDouble(mlirUniformQuantizedTypeGetScale(T(self)));
+}
+
+static PyObject *uniform_zero_point(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLongLong(mlirUniformQuantizedTypeGetZeroPoint(T(self)));
+}
+
+static PyObject *uniform_fixed(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirUniformQuantizedTypeIsFixedPoint(T(self)));
+}
+
+static PyMethodDef uniform_methods[] = {
+    {"get", TP_FASTFN(uniform_get), TP_FAST | METH_CLASS,
+     "get(flags, storage_type, expressed_type, scale, zero_point, storage_type_min, "
+     "storage_type_max): !quant.uniform<...>, in the storage type's context."},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef uniform_getset[] = {
+    {"scale", uniform_scale, NULL, "The real difference between consecutive stored values.", NULL},
+    {"zero_point", uniform_zero_point, NULL, "The stored value of the real value 0.", NULL},
+    {"is_fixed_point", uniform_fixed, NULL, "Whether values are real numbers divided by a scale.",
+     NULL},
+    TP_GETSET_END,
+};
+
+static PyObject *per_axis_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  static const char *const names[] = {
+      "flags",       "storage_type",        "expressed_type",   "scales",
+      "zero_points", "quantized_dimension", "storage_type_min", "storage_type_max",
+      NULL};
+  PyObject *a[8];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 8, 8, a)) return NULL;
+  unsigned flags;
+  MlirType storage, expressed;
+  PyObject *ctx;
+  long long dim;
+  int64_t min, max;
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx)) return NULL;
+  PyObject *scales = tp_arg_seq(a[3], "scales");
+  if (!scales) return NULL;
+  PyObject *zeros = tp_arg_seq(a[4], "zero_points");
+  if (!zeros) {
+    Py_DECREF(scales);
+    return NULL;
+  }
+  Py_ssize_t n = PyList_GET_SIZE(scales);
+  double *s = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(double));
+  int64_t *z = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+  PyObject *r = NULL;
+  char what[48];
+  if (!s || !z) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!double_arg(PyList_GET_ITEM(scales, i), tp_nth(what, sizeof what, "scales", i), &s[i]))
+      goto done;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(zeros) && i < n; i++)
+    if (!int64_arg(PyList_GET_ITEM(zeros, i), tp_nth(what, sizeof what, "zero_points", i), &z[i]))
+      goto done;
+  if (PyList_GET_SIZE(zeros) != n) {
+    PyErr_SetString(PyExc_ValueError, "Mismatching number of scales and zero points.");
+    goto done;
+  }
+  if (n > INT32_MAX) {
+    PyErr_SetString(PyExc_ValueError, "too many scales");
+    goto done;
+  }
+  if (!tp_arg_int_in(a[5], "quantized_dimension", INT32_MIN, INT32_MAX, &dim) ||
+      !int64_arg(a[6], "storage_type_min", &min) || !int64_arg(a[7], "storage_type_max", &max) ||
+      !check_quantized(flags, storage, expressed, min, max))
+    goto done;
+  for (Py_ssize_t i = 0; i < n; i++)
+    if (!check_scale(s[i])) goto done;
+  r = tp_cast_to(
+      cls, tp_wrap_type(ctx, mlirUniformQuantizedPerAxisTypeGet(flags, storage, expressed, n, s, z,
+                                                                (int32_t)dim, min, max)));
+done:
+  PyMem_Free(s);
+  PyMem_Free(z);
+  Py_DECREF(scales);
+  Py_DECREF(zeros);
+  return r;
+}
+
+/* Upstream 19's `scales` and `zero_points` return None (its bindings build the list and drop it);
+ * tether returns the same, so that programs print what they print upstream. */
+static PyObject *per_axis_none(PyObject *self, void *c) {
+  (void)self;
+  (void)c;
+  Py_RETURN_NONE;
+}
+
+static PyObject *per_axis_dim(PyObject *self, void *c) {
+  (void)c;
+  return PyLong_FromLong(mlirUniformQuantizedPerAxisTypeGetQuantizedDimension(T(self)));
+}
+
+static PyObject *per_axis_fixed(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(mlirUniformQuantizedPerAxisTypeIsFixedPoint(T(self)));
+}
+
+static PyMethodDef per_axis_methods[] = {
+    {"get", TP_FASTFN(per_axis_get), TP_FAST | METH_CLASS,
+     "get(flags, storage_type, expressed_type, scales, zero_points, quantized_dimension, "
+     "storage_type_min, storage_type_max): !quant.uniform<...:dim, {...}>, in the storage type's "
+     "context."},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef per_axis_getset[] = {
+    {"scales", per_axis_none, NULL, "None, as upstream 19 (the scales are in the printed form).",
+     NULL},
+    {"zero_points", per_axis_none, NULL,
+     "None, as upstream 19 (the zero points are in the printed form).", NULL},
+    {"quantized_dimension", per_axis_dim, NULL,
+     "The dimension of the shape the scales and zero points follow.", NULL},
+    {"is_fixed_point", per_axis_fixed, NULL, "Whether values are real numbers divided by a scale.",
+     NULL},
+    TP_GETSET_END,
+};
+
+static PyObject *calibrated_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  static const char *const names[] = {"expressed_type", "min", "max", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 3, 3, a)) return NULL;
+  MlirType expressed;
+  PyObject *ctx;
+  double min, max;
+  if (!type_arg(a[0], "expressed_type", NULL, &expressed, &ctx) || !double_arg(a[1], "min", &min) ||
+      !double_arg(a[2], "max", &max))
+    return NULL;
+  if (!mlirTypeIsAFloat(expressed))
+    return PyErr_Format(PyExc_ValueError, "expressed type must be floating point");
+  if (max <= min) {
+    PyObject *lo = fmt_double(min), *hi = lo ? fmt_double(max) : NULL;
+    if (hi) PyErr_Format(PyExc_ValueError, "illegal min and max: (%U:%U)", lo, hi);
+    Py_XDECREF(lo);
+    Py_XDECREF(hi);
+    return NULL;
+  }
+  if (!tp_load_dialect(mlirTypeGetContext(expressed), "quant")) return NULL;
+  return tp_cast_to(cls, tp_wrap_type(ctx, mlirCalibratedQuantizedTypeGet(expressed, min, max)));
+}
+
+static PyObject *calibrated_min(PyObject *self, void *c) {
+  (void)c;
+  return PyFloat_FromDouble(mlirCalibratedQuantizedTypeGetMin(T(self)));
+}
+
+static PyObject *calibrated_max(PyObject *self, void *c) {
+  (void)c;
+  return PyFloat_FromDouble(mlirCalibratedQuantizedTypeGetMax(T(self)));
+}
+
+static PyMethodDef calibrated_methods[] = {
+    {"get", TP_FASTFN(calibrated_get), TP_FAST | METH_CLASS,
+     "get(expressed_type, min, max): !quant.calibrated<...>, in the expressed type's context."},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef calibrated_getset[] = {
+    {"min", calibrated_min, NULL, "The smallest calibrated value.", NULL},
+    {"max", calibrated_max, NULL, "The largest calibrated value.", NULL},
+    TP_GETSET_END,
+};
+
+TP_ISA(MlirType, mlirTypeIsAQuantizedType)
+TP_ISA(MlirType, mlirTypeIsAAnyQuantizedType)
+TP_ISA(MlirType, mlirTypeIsAUniformQuantizedType)
+TP_ISA(MlirType, mlirTypeIsAUniformQuantizedPerAxisType)
+TP_ISA(MlirType, mlirTypeIsACalibratedQuantizedType)
+
+static tp_class_def quant_defs[] = {
+    {"QuantizedType", NULL, isa_mlirTypeIsAQuantizedType, NULL, qt_methods, qt_getset, NULL,
+     "A type of the quant dialect.", NULL, NULL},
+    {"AnyQuantizedType", "QuantizedType", isa_mlirTypeIsAAnyQuantizedType, NULL, any_methods, NULL,
+     NULL, "!quant.any<storage:expressed>", NULL, NULL},
+    {"UniformQuantizedType", "QuantizedType", isa_mlirTypeIsAUniformQuantizedType, NULL,
+     uniform_methods, uniform_getset, NULL, "!quant.uniform<storage:expressed, scale:zero_point>",
+     NULL, NULL},
+    {"UniformQuantizedPerAxisType", "QuantizedType", isa_mlirTypeIsAUniformQuantizedPerAxisType,
+     NULL, per_axis_methods, per_axis_getset, NULL,
+     "!quant.uniform<storage:expressed:dim, {scale:zero_point, ...}>", NULL, NULL},
+    {"CalibratedQuantizedType", "QuantizedType", isa_mlirTypeIsACalibratedQuantizedType, NULL,
+     calibrated_methods, calibrated_getset, NULL, "!quant.calibrated<expressed<min:max>>", NULL,
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+int tp_init_dialect_quant(PyObject *m) {
+  PyObject *quant = PyModule_New("_quant");
+  if (!quant) return -1;
+  PyObject *flag = NULL;
+  int bad = tp_define_classes(quant, tp.Type, quant_defs, NULL) < 0 ||
+            !(flag = PyLong_FromUnsignedLong(mlirQuantizedTypeGetSignedFlag())) ||
+            PyObject_SetAttrString((PyObject *)quant_defs[0].cls, "FLAG_SIGNED", flag) < 0 ||
+            PyModule_AddObjectRef(m, "_quant", quant) < 0;
+  Py_XDECREF(flag);
+  Py_DECREF(quant);
+  return bad ? -1 : 0;
+}

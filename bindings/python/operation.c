@@ -1,0 +1,654 @@
+/* operation.c: the wrappers of operations (Operation and OpView objects: TpOp), _OperationBase
+ * (what both classes share) and Operation; the live-object counts of Context.
+ *
+ * Invariants:
+ *  - One Operation object and one OpView per operation while they live: the handle's user pointer
+ *    is the Operation object when one lives, else the OpView. An OpView made by navigation holds
+ *    no Operation; once one exists, the OpView holds it strongly (`sibling`) and the Operation
+ *    points back (borrowed), so `op.operation is op.operation` and `op.operation.opview is op`.
+ *  - Every method reaches MLIR through the arena's guarded access first: an invalid handle raises
+ *    InvalidatedError before anything touches MLIR.
+ *  - Python code (casters, __del__, properties) never runs between reading a raw MLIR pointer and
+ *    using it: arguments are converted first, raw pointers read after.
+ *
+ * Which class an operation's OpView has is opview.c's; printing is printing.c's, op.attributes
+ * attrmap.c's, Operation.create create.c's.
+ */
+#include "tether_py.h"
+
+#include <string.h>
+
+/* ---- live lists (Context._get_live_operation_count & co.) ------------------------------------ */
+
+static TpOp live_ops = {.live_prev = &live_ops, .live_next = &live_ops};
+
+void tp_op_track(TpOp *o) { tp_live_link(&live_ops, o); }
+
+static int is_view(TpOp *o) { return tp_is((PyObject *)o, tp.OpView); }
+
+/* The operations of arena a with a live object: Operation objects, and OpViews without one. */
+Py_ssize_t tp_live_operations(tether_arena *a, PyObject *append_to) {
+  Py_ssize_t n = 0;
+  for (TpOp *o = live_ops.live_next; o != &live_ops; o = o->live_next) {
+    if (!o->h || tether_handle_arena(o->h) != a) continue;
+    if (is_view(o) && o->sibling) continue;
+    n++;
+    if (append_to) {
+      PyObject *x = tp_wrap_operation(o->h);
+      if (!x || PyList_Append(append_to, x) < 0) {
+        Py_XDECREF(x);
+        return -1;
+      }
+      Py_DECREF(x);
+    }
+  }
+  return n;
+}
+
+/* Whether op is strictly inside `inside` (both valid). */
+static int is_inside(tether_op *op, tether_op *inside) {
+  MlirOperation raw, in;
+  if (tether_op_get(op, &raw) != TETHER_OK) return 0;
+  if (tether_op_get(inside, &in) != TETHER_OK) return 0;
+  if (mlirOperationEqual(raw, in)) return 0;
+  MlirOperation p = mlirOperationGetParentOperation(raw);
+  while (!mlirOperationIsNull(p) && !mlirOperationEqual(p, in))
+    p = mlirOperationGetParentOperation(p);
+  return !mlirOperationIsNull(p);
+}
+
+/* Forgets the identity of live operation objects of arena a (inside `inside` only, when given):
+ * they stay valid, but navigation makes new objects. Returns how many. */
+Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside) {
+  Py_ssize_t n = 0;
+  for (TpOp *o = live_ops.live_next; o != &live_ops; o = o->live_next) {
+    if (!o->h || tether_handle_arena(o->h) != a) continue;
+    if (inside && !is_inside(o->h, inside)) continue;
+    if (tether_handle_get_user(o->h) == o) {
+      tether_handle_set_user(o->h, NULL);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* Freed wrappers of classes without the cyclic collector's header (Operation, OpView, and the op
+ * classes opview_init_subclass makes so), kept for reuse as CPython keeps its own free lists:
+ * iterating a block makes and frees one wrapper per operation. Linked through `sibling`. */
+enum { FREELIST_MAX = 64 };
+static TpOp *freelist;
+static int nfree;
+
+static int reusable(PyTypeObject *type) {
+  return !PyType_IS_GC(type) && type->tp_basicsize == (Py_ssize_t)sizeof(TpOp) &&
+         type->tp_itemsize == 0 && type->tp_alloc == PyType_GenericAlloc &&
+         type->tp_free == PyObject_Free;
+}
+
+static TpOp *op_alloc(PyTypeObject *type, tether_op *h) {
+  TpOp *self;
+  if (freelist && reusable(type)) {
+    self = freelist;
+    freelist = self->sibling;
+    nfree--;
+    memset((char *)self + sizeof(PyObject), 0, sizeof(TpOp) - sizeof(PyObject));
+    PyObject_Init((PyObject *)self, type); /* the type (a heap type) gets its reference */
+  } else {
+    self = (TpOp *)type->tp_alloc(type, 0);
+  }
+  if (!self) return NULL;
+  /* A Python op class without an instance dict (the generated ones: __slots__ = ()) holds no
+   * reference the cyclic collector could follow: untracked, it is not scanned at every gen-0
+   * collection (the wrappers of a walk would otherwise be). */
+  if (PyType_IS_GC(type) && type->tp_dictoffset == 0 && type != tp.OpView)
+    PyObject_GC_UnTrack(self);
+  self->pin = tp_pin(h);
+  if (self->pin < 0) {
+    self->pin = -1;
+    Py_DECREF(self);
+    PyErr_NoMemory();
+    return NULL;
+  }
+  self->h = h;
+  tp_op_track(self);
+  return self;
+}
+
+PyObject *tp_wrap_operation(tether_op *h) {
+  if (!h) Py_RETURN_NONE;
+  TpOp *o = tether_handle_get_user(h);
+  if (o && !is_view(o)) return Py_NewRef(o);
+  TpOp *op = op_alloc(tp.Operation, h);
+  if (!op) return NULL;
+  if (o) { /* an OpView without an Operation: link them */
+    o->sibling = (TpOp *)Py_NewRef(op);
+    op->sibling = o;
+  }
+  tether_handle_set_user(h, op);
+  return (PyObject *)op;
+}
+
+PyObject *tp_wrap_op(tether_op *h) {
+  if (!h) Py_RETURN_NONE;
+  TpOp *o = tether_handle_get_user(h);
+  if (o && is_view(o)) return Py_NewRef(o);
+  if (o && o->sibling) return Py_NewRef(o->sibling);
+  MlirOperation raw;
+  int rc = tether_op_get(h, &raw);
+  if (rc != TETHER_OK) return TP_RAISE_RC(rc, h);
+  PyObject *cls = tp_op_view_class(raw);
+  if (tether_handle_get_user(h) != o) return tp_wrap_op(h); /* a dialect import made one */
+  TpOp *v = op_alloc((PyTypeObject *)cls, h);
+  if (!v) return NULL;
+  if (o) {
+    v->sibling = (TpOp *)Py_NewRef(o);
+    o->sibling = v;
+  } else {
+    tether_handle_set_user(h, v);
+  }
+  return (PyObject *)v;
+}
+
+void tp_op_dealloc(TpOp *self) {
+  PyTypeObject *t = Py_TYPE(self);
+  if (PyType_IS_GC(t)) PyObject_GC_UnTrack(self);
+  tp_live_unlink(self);
+  if (self->h) {
+    if (is_view(self)) {
+      TpOp *op = self->sibling;
+      self->sibling = NULL;
+      if (op) {
+        if (op->sibling == self) op->sibling = NULL;
+        Py_DECREF(op);
+      } else if (tether_handle_get_user(self->h) == self) {
+        tether_handle_set_user(self->h, NULL);
+      }
+    } else if (tether_handle_get_user(self->h) == self) {
+      tether_handle_set_user(self->h, NULL);
+    }
+    if (self->pin >= 0) tp_unpin(self->pin);
+    self->h = NULL;
+  }
+  if (nfree < FREELIST_MAX && reusable(t)) {
+    self->sibling = freelist;
+    freelist = self;
+    nfree++;
+  } else {
+    t->tp_free(self);
+  }
+  Py_DECREF(t);
+}
+
+int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw) {
+  if (tp_is(o, tp.OperationBase) || tp_is(o, tp.Module)) {
+    tether_op *x = TP_OP(o)->h;
+    if (!x) {
+      PyErr_SetString(PyExc_RuntimeError, "the OpView was never initialized with an operation");
+      return 0;
+    }
+    int rc = tether_op_get(x, raw);
+    if (rc != TETHER_OK) return TP_RAISE_RC(rc, x), 0;
+    *h = x;
+    return 1;
+  }
+  return tp_type_error("argument", "an Operation", o), 0;
+}
+
+/* ---- _OperationBase -------------------------------------------------------------------------- */
+
+/* Operation names repeat: a direct-mapped cache from the name's identifier (unique per name in a
+ * context) to its str. The strong references are bounded by the cache size. */
+enum { NAME_CACHE = 512 };
+static struct {
+  const void *id;
+  PyObject *str;
+  size_t len; /* the text of str, compared on a hit */
+  char text[48];
+} name_cache[NAME_CACHE];
+
+PyObject *tp_op_name_str(MlirOperation raw) {
+  MlirIdentifier id = mlirOperationGetName(raw);
+  MlirStringRef s = mlirIdentifierStr(id);
+  size_t slot = ((uintptr_t)id.ptr >> 4) % NAME_CACHE;
+  /* An identifier of a destroyed context may be reused by another one for another name: so a hit
+   * also compares the text. */
+  if (name_cache[slot].id == id.ptr && name_cache[slot].len == s.length &&
+      !memcmp(name_cache[slot].text, s.data, s.length))
+    return Py_NewRef(name_cache[slot].str);
+  PyObject *str = PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
+  if (!str) return NULL;
+  if (s.length > sizeof name_cache[slot].text) return str; /* not kept */
+  Py_XSETREF(name_cache[slot].str, Py_NewRef(str));
+  name_cache[slot].id = id.ptr;
+  name_cache[slot].len = s.length;
+  memcpy(name_cache[slot].text, s.data, s.length);
+  return str;
+}
+
+static PyObject *op_name(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  return tp_op_name_str(raw);
+}
+
+static PyObject *op_list(PyObject *self, int kind) {
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  PyObject *owner = tp_wrap_operation(TP_OP(self)->h);
+  if (!owner) return NULL;
+  PyObject *l = tp_new_list(owner, kind);
+  Py_DECREF(owner);
+  return l;
+}
+
+static PyObject *op_operands(PyObject *self, void *c) {
+  (void)c;
+  return op_list(self, TP_LIST_OPERANDS);
+}
+static PyObject *op_results(PyObject *self, void *c) {
+  (void)c;
+  return op_list(self, TP_LIST_RESULTS);
+}
+static PyObject *op_regions(PyObject *self, void *c) {
+  (void)c;
+  return op_list(self, TP_LIST_REGIONS);
+}
+PyObject *tp_op_successors(PyObject *self, void *c) {
+  (void)c;
+  return op_list(self, TP_LIST_SUCCESSORS);
+}
+
+static PyObject *op_result(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  intptr_t n = mlirOperationGetNumResults(raw);
+  if (n != 1) {
+    PyObject *nm = tp_op_name_str(raw);
+    if (nm)
+      PyErr_Format(PyExc_ValueError,
+                   "Cannot call .result on operation %U which has %zd results (it is only valid "
+                   "for operations with a single result)",
+                   nm, (Py_ssize_t)n);
+    Py_XDECREF(nm);
+    return NULL;
+  }
+  tether_value *v;
+  TP_CALL(tether_op_result(TP_OP(self)->h, 0, &v), TP_OP(self)->h);
+  return tp_wrap_value(v);
+}
+
+static PyObject *op_parent(PyObject *self, void *c) {
+  (void)c;
+  tether_op *p;
+  TP_CALL(tether_op_parent(TP_OP(self)->h, &p), TP_OP(self)->h);
+  if (!p) {
+    /* As upstream: an operation in no block (Operation.create without an insertion point, a
+     * detached or parsed operation) has no parent to ask for; a module's operation has None. */
+    bool root;
+    MlirOperation raw;
+    if (tether_op_is_root(TP_OP(self)->h, &root) == TETHER_OK && root &&
+        tether_op_get(TP_OP(self)->h, &raw) == TETHER_OK) {
+      MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(raw));
+      if (!(n.length == 14 && !memcmp(n.data, "builtin.module", 14)))
+        return PyErr_Format(PyExc_ValueError, "Detached operations have no parent");
+    }
+  }
+  return tp_wrap_operation(p);
+}
+
+static PyObject *op_block(PyObject *self, void *c) {
+  (void)c;
+  tether_block *b;
+  TP_CALL(tether_op_block(TP_OP(self)->h, &b), TP_OP(self)->h);
+  return tp_wrap_block(b);
+}
+
+static PyObject *op_location(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  return tp_wrap_loc_a(tether_handle_arena(TP_OP(self)->h), mlirOperationGetLocation(raw));
+}
+
+static PyObject *op_context(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  return tp_context_of_handle(TP_OP(self)->h);
+}
+
+static PyObject *op_is_valid(PyObject *self, void *c) {
+  (void)c;
+  return PyBool_FromLong(TP_OP(self)->h && tether_handle_is_valid(TP_OP(self)->h));
+}
+
+static PyObject *op_capsule(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  /* Raw access may change the IR behind tether's back: nothing is known to verify any more. */
+  tether_arena_touch(tether_handle_arena(TP_OP(self)->h));
+  PyObject *owner = tp_wrap_operation(TP_OP(self)->h);
+  if (!owner) return NULL;
+  PyObject *cap = tp_capsule_with_owner(raw.ptr, "mlir.ir.Operation._CAPIPtr", owner);
+  Py_DECREF(owner);
+  return cap;
+}
+
+static PyObject *op_richcompare(PyObject *a, PyObject *b, int op) {
+  if (op != Py_EQ && op != Py_NE) Py_RETURN_NOTIMPLEMENTED;
+  int eq = tp_is(b, tp.OperationBase) && TP_OP(a)->h && TP_OP(a)->h == TP_OP(b)->h;
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static Py_hash_t op_hash(PyObject *a) { return _Py_HashPointer(TP_OP(a)->h); }
+
+static PyObject *op_verify(PyObject *self, PyObject *unused) {
+  (void)unused;
+  TP_SELF_OP(self, raw);
+  PyObject *ctx = tp_context_of_handle(TP_OP(self)->h);
+  if (!ctx) return NULL;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, (TpContext *)ctx);
+  int rc = tether_op_verify(TP_OP(self)->h);
+  if (rc == TETHER_EVERIFY) {
+    tp_errcap_raise(&cap, "Verification failed");
+    Py_DECREF(ctx);
+    return NULL;
+  }
+  Py_XDECREF(tp_errcap_end(&cap));
+  Py_DECREF(ctx);
+  (void)raw;
+  TP_CALL(rc, TP_OP(self)->h);
+  Py_RETURN_TRUE;
+}
+
+static PyObject *op_erase(PyObject *self, PyObject *unused) {
+  (void)unused;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  TP_CALL(tether_op_erase(TP_OP(self)->h), TP_OP(self)->h);
+  Py_RETURN_NONE;
+}
+
+static PyObject *op_detach(PyObject *self, PyObject *unused) {
+  (void)unused;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  bool root;
+  TP_CALL(tether_op_is_root(TP_OP(self)->h, &root), TP_OP(self)->h);
+  if (root) return PyErr_Format(PyExc_ValueError, "Detached operation has no parent.");
+  TP_CALL(tether_op_detach(TP_OP(self)->h), TP_OP(self)->h);
+  return tp_wrap_op(TP_OP(self)->h);
+}
+
+static PyObject *op_move(PyObject *self, PyObject *other, int after) {
+  tether_op *oh;
+  MlirOperation oraw;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  if (!tp_arg_op(other, &oh, &oraw)) return NULL;
+  if (oh == TP_OP(self)->h) Py_RETURN_NONE; /* next to itself: nothing moves, as upstream's */
+  int rc =
+      after ? tether_op_move_after(TP_OP(self)->h, oh) : tether_op_move_before(TP_OP(self)->h, oh);
+  if (rc == TETHER_EARG)
+    return PyErr_Format(PyExc_ValueError, "cannot move an operation into itself");
+  if (rc == TETHER_ESTATE)
+    return PyErr_Format(PyExc_ValueError, "the reference operation is not in a block");
+  TP_CALL(rc, TP_OP(self)->h);
+  Py_RETURN_NONE;
+}
+
+static PyObject *op_move_before(PyObject *self, PyObject *o) { return op_move(self, o, 0); }
+static PyObject *op_move_after(PyObject *self, PyObject *o) { return op_move(self, o, 1); }
+
+/* ip: an InsertionPoint, None (the current one, if any) or False (do not insert). */
+static int maybe_insert(tether_op *op, PyObject *ip) {
+  if (ip == Py_False) return 0;
+  if (!ip || ip == Py_None)
+    ip = tp_current_ip();
+  else if (!tp_is(ip, tp.InsertionPoint))
+    return tp_type_error("ip", "an InsertionPoint", ip), -1;
+  if (!ip) return 0;
+  return tp_ip_insert(ip, op);
+}
+
+static PyObject *op_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+  static const char *const names[] = {"ip", NULL};
+  PyObject *a[1];
+  if (!tp_fastargs("clone", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  tether_op *c;
+  TP_CALL(tether_op_clone(TP_OP(self)->h, &c), TP_OP(self)->h);
+  PyObject *r = tp_wrap_op(c);
+  if (r && maybe_insert(c, a[0]) < 0) Py_CLEAR(r);
+  return r;
+}
+
+/* walk(callback, walk_order=POST_ORDER): callback(Operation) -> WalkResult (None: ADVANCE). */
+typedef struct {
+  PyObject *callback;
+  int failed;
+  tether_op *skip; /* pre-order: the subtree the callback asked to skip (a handle on the stack:
+                      the callback may have erased it, which its handle then says) */
+} walk_ctx;
+
+static int walk_cb(tether_op *op, void *ud) {
+  walk_ctx *w = ud;
+  MlirOperation raw;
+  if (tether_op_get(op, &raw) != TETHER_OK) return 0;
+  MlirOperation skip;
+  if (w->skip && tether_op_get(w->skip, &skip) == TETHER_OK) {
+    MlirOperation p = raw;
+    while (!mlirOperationIsNull(p) && !mlirOperationEqual(p, skip))
+      p = mlirOperationGetParentOperation(p);
+    if (!mlirOperationIsNull(p)) return 0;
+  }
+  w->skip = NULL;
+  PyObject *o = tp_wrap_operation(op);
+  if (!o) {
+    w->failed = 1;
+    return 1;
+  }
+  PyObject *r = PyObject_CallOneArg(w->callback, o);
+  Py_DECREF(o);
+  if (!r) {
+    w->failed = 1;
+    return 1;
+  }
+  long v = r == Py_None ? 0 : PyLong_AsLong(r);
+  Py_DECREF(r);
+  if (v == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    v = 0;
+  }
+  if (v == 1) return 1;     /* INTERRUPT */
+  if (v == 2) w->skip = op; /* SKIP */
+  return 0;
+}
+
+static PyObject *op_walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames) {
+  static const char *const names[] = {"callback", "walk_order", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("walk", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!PyCallable_Check(a[0])) return tp_type_error("callback", "callable", a[0]);
+  long order = 1; /* upstream's default is POST_ORDER */
+  if (a[1]) {
+    order = PyLong_AsLong(a[1]);
+    if (order == -1 && PyErr_Occurred()) return NULL;
+    if (order != 0 && order != 1) return PyErr_Format(PyExc_ValueError, "invalid walk_order");
+  }
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  walk_ctx w = {a[0], 0, NULL};
+  int rc = tether_op_walk(TP_OP(self)->h, order ? TETHER_WALK_POST_ORDER : TETHER_WALK_PRE_ORDER,
+                          walk_cb, &w);
+  if (w.failed) {
+    tp_raise_callback_error();
+    return NULL;
+  }
+  if (rc < 0) return TP_RAISE_RC(rc, TP_OP(self)->h);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef opbase_methods[] = {
+    {"get_asm", TP_FASTFN(tp_op_get_asm), TP_FAST,
+     "get_asm(binary=False, large_elements_limit=None, enable_debug_info=False, "
+     "pretty_debug_info=False, print_generic_op_form=False, use_local_scope=False, "
+     "assume_verified=False, skip_regions=False): the operation's text (bytes when binary)."},
+    {"print", TP_FASTFN(tp_op_print), TP_FAST,
+     "print(large_elements_limit=None, enable_debug_info=False, pretty_debug_info=False, "
+     "print_generic_op_form=False, use_local_scope=False, assume_verified=False, file=None, "
+     "binary=False, skip_regions=False), or print(state, file=None, binary=False)."},
+    {"write_bytecode", TP_FASTFN(tp_op_write_bytecode), TP_FAST,
+     "write_bytecode(file, desired_version=None): MLIR bytecode into a binary file."},
+    {"verify", (PyCFunction)op_verify, METH_NOARGS, "True, or raises MLIRError with diagnostics."},
+    {"erase", (PyCFunction)op_erase, METH_NOARGS,
+     "Erases the operation and everything in it now; their objects become invalid."},
+    {"detach_from_parent", (PyCFunction)op_detach, METH_NOARGS,
+     "Removes the operation from its block; it becomes a root. Returns it."},
+    {"move_before", (PyCFunction)op_move_before, METH_O, NULL},
+    {"move_after", (PyCFunction)op_move_after, METH_O, NULL},
+    {"clone", TP_FASTFN(op_clone), TP_FAST, "clone(ip=None): a copy, inserted at ip."},
+    {"walk", TP_FASTFN(op_walk), TP_FAST,
+     "walk(callback, walk_order=WalkOrder.POST_ORDER): callback(Operation) -> WalkResult."},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef opbase_getset[] = {
+    {"name", op_name, NULL, "The operation name, e.g. 'arith.addi'.", NULL},
+    {"operands", op_operands, NULL, NULL, NULL},
+    {"results", op_results, NULL, NULL, NULL},
+    {"result", op_result, NULL, "The only result.", NULL},
+    {"regions", op_regions, NULL, NULL, NULL},
+    {"attributes", tp_op_attributes, NULL, NULL, NULL},
+    {"parent", op_parent, NULL, "The parent operation, or None.", NULL},
+    {"block", op_block, NULL, "The containing block, or None when detached (tether).", NULL},
+    {"location", op_location, NULL, NULL, NULL},
+    {"context", op_context, NULL, NULL, NULL},
+    {"is_valid", op_is_valid, NULL, "False once erased or removed.", NULL},
+    {"_CAPIPtr", op_capsule, NULL, NULL, NULL},
+    TP_GETSET_END,
+};
+
+PyObject *tp_opbase_new(PyTypeObject *t, PyObject *a, PyObject *k) {
+  (void)t;
+  (void)a;
+  (void)k;
+  PyErr_SetString(PyExc_TypeError, "_OperationBase cannot be instantiated");
+  return NULL;
+}
+
+static PyType_Slot opbase_slots[] = {
+    {Py_tp_new, tp_opbase_new},
+    {Py_tp_dealloc, tp_op_dealloc},
+    {Py_tp_str, tp_op_str},
+    {Py_tp_richcompare, op_richcompare},
+    {Py_tp_hash, op_hash},
+    {Py_tp_methods, opbase_methods},
+    {Py_tp_getset, opbase_getset},
+    {Py_tp_doc, "What Operation and OpView share."},
+    {0, NULL},
+};
+
+static PyType_Spec tp_opbase_spec = {"tether.ir._OperationBase", sizeof(TpOp), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opbase_slots};
+
+/* ---- Operation ------------------------------------------------------------------------------- */
+
+static PyObject *operation_operation(PyObject *self, void *c) {
+  (void)c;
+  return Py_NewRef(self);
+}
+
+static PyObject *operation_opview(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  return tp_wrap_op(TP_OP(self)->h);
+}
+
+static PyObject *operation_from_capsule(PyObject *cls, PyObject *cap) {
+  (void)cls;
+  PyObject *owner = tp_capsule_owner(cap);
+  if (owner && tp_is(owner, tp.OperationBase)) {
+    tether_op *h;
+    MlirOperation raw;
+    if (!tp_arg_op(owner, &h, &raw)) return NULL;
+    return tp_wrap_operation(h);
+  }
+  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Operation._CAPIPtr");
+  if (!p) return NULL;
+  MlirOperation raw = {p};
+  tether_arena *a = tether_arena_of_context(mlirOperationGetContext(raw));
+  tether_op *h;
+  if (!a || tether_op_wrap(a, raw, &h) != TETHER_OK)
+    return PyErr_Format(PyExc_ValueError,
+                        "the capsule's operation is not in IR a tether Context holds (an "
+                        "operation made elsewhere cannot be adopted safely)");
+  return tp_wrap_operation(h);
+}
+
+static PyMethodDef operation_methods[] = {
+    {"create", TP_FASTFN(tp_op_create), TP_FAST | METH_STATIC,
+     "create(name, results=None, operands=None, attributes=None, successors=None, regions=0, "
+     "loc=None, ip=None, infer_type=False)"},
+    {"parse", TP_FASTFN(tp_operation_parse), TP_FAST | METH_STATIC,
+     "parse(source, *, source_name='', context=None): one operation from text or bytecode."},
+    {"_CAPICreate", (PyCFunction)operation_from_capsule, METH_O | METH_STATIC, NULL},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef operation_getset[] = {
+    {"operation", operation_operation, NULL, "The operation itself.", NULL},
+    {"opview", operation_opview, NULL, "The operation as its OpView class.", NULL},
+    {"successors", tp_op_successors, NULL, NULL, NULL},
+    TP_GETSET_END,
+};
+
+static PyType_Slot operation_slots[] = {
+    {Py_tp_new, tp_opbase_new},
+    {Py_tp_methods, operation_methods},
+    {Py_tp_getset, operation_getset},
+    {Py_tp_doc, "An MLIR operation. Interned: one object per operation while it is referenced."},
+    {0, NULL},
+};
+
+static PyType_Spec tp_operation_spec = {"tether.ir.Operation", sizeof(TpOp), 0,
+                                        Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, operation_slots};
+
+/* ---- Operation.parse ------------------------------------------------------------------------- */
+
+PyObject *tp_operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"source", "source_name", "context", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("parse", args, nargs, kwnames, names, 1, 1, a)) return NULL;
+  MlirStringRef s, name = {"", 0};
+  if (!tp_arg_str(a[0], "source", &s)) return NULL;
+  if (a[1] && !tp_arg_str(a[1], "source_name", &name)) return NULL;
+  TpContext *ctx = tp_resolve_context(a[2]);
+  if (!ctx) return NULL;
+  char *cname = PyMem_Malloc(name.length + 1);
+  if (!cname) return PyErr_NoMemory();
+  memcpy(cname, name.data, name.length);
+  cname[name.length] = 0;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, ctx);
+  tether_op *op;
+  int rc = tether_op_parse_named(ctx->arena, s.data, s.length, cname, &op);
+  PyMem_Free(cname);
+  if (rc == TETHER_EPARSE) return tp_errcap_raise(&cap, "Unable to parse operation assembly");
+  Py_XDECREF(tp_errcap_end(&cap));
+  if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
+  return tp_wrap_op(op);
+}
+
+int tp_init_operation(PyObject *m) {
+  if (tp_add_type(m, &tp_opbase_spec, NULL, &tp.OperationBase) < 0 ||
+      tp_add_type(m, &tp_operation_spec, (PyObject *)tp.OperationBase, &tp.Operation) < 0)
+    return -1;
+  return 0;
+}

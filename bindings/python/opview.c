@@ -1,0 +1,279 @@
+/* opview.c: OpView (the base of dialect op classes) and the registry of op classes: which class an
+ * operation's OpView has (the class registered for its name, loading its dialect's module first),
+ * OpView(operation), OpView.parse and the cheaper instances of op classes that add no state.
+ *
+ * Invariant: the class of a name is looked up through a cache keyed by the name's identifier and
+ * the registry's generation (every registration bumps it); a hit also compares the name's text, as
+ * an identifier of a destroyed context may be reused for another name.
+ */
+#include "tether_py.h"
+
+#include <string.h>
+
+/* ---- the registry of op classes -------------------------------------------------------------- */
+
+/* Registered OpView classes by operation name, with a direct-mapped cache keyed by the name's
+ * identifier (valid while the registry generation matches). An identifier of a destroyed context
+ * may be reused by another one for another name: so a hit also compares the text. */
+static unsigned long op_class_generation = 1;
+enum { CLASS_CACHE = 256 };
+static struct {
+  const void *id;
+  unsigned long gen;
+  size_t len; /* the operation name's length and text (compared on a hit; 0: none kept) */
+  char text[48];
+  PyObject *cls; /* borrowed from tp.op_classes, or NULL for "none registered" */
+} class_cache[CLASS_CACHE];
+
+/* Loads the dialect module of a namespace once (tether.dialects.<ns>), so its classes register. */
+static void load_dialect(MlirStringRef name) {
+  const char *dot = memchr(name.data, '.', name.length);
+  if (!dot || !tp.dialect_loader || !tp.loaded_namespaces) return;
+  PyObject *ns = PyUnicode_FromStringAndSize(name.data, dot - name.data);
+  if (!ns) {
+    PyErr_Clear();
+    return;
+  }
+  int seen = PyDict_Contains(tp.loaded_namespaces, ns);
+  if (seen == 0 && PyDict_SetItem(tp.loaded_namespaces, ns, Py_True) == 0) {
+    PyObject *exc_type, *exc, *tb;
+    PyErr_Fetch(&exc_type, &exc, &tb);
+    PyObject *r = PyObject_CallOneArg(tp.dialect_loader, ns);
+    if (!r) PyErr_WriteUnraisable(tp.dialect_loader);
+    Py_XDECREF(r);
+    PyErr_Restore(exc_type, exc, tb);
+  }
+  Py_DECREF(ns);
+}
+
+PyObject *tp_op_view_class(MlirOperation raw) {
+  MlirIdentifier id = mlirOperationGetName(raw);
+  size_t slot = ((uintptr_t)id.ptr >> 4) % CLASS_CACHE;
+  MlirStringRef s = mlirIdentifierStr(id);
+  if (class_cache[slot].id == id.ptr && class_cache[slot].gen == op_class_generation &&
+      class_cache[slot].len == s.length && !memcmp(class_cache[slot].text, s.data, s.length))
+    return class_cache[slot].cls ? class_cache[slot].cls : (PyObject *)tp.OpView;
+  load_dialect(mlirIdentifierStr(id));
+  PyObject *name = tp_op_name_str(raw);
+  if (!name) {
+    PyErr_Clear();
+    return (PyObject *)tp.OpView;
+  }
+  PyObject *cls = tp.op_classes ? PyDict_GetItemWithError(tp.op_classes, name) : NULL;
+  if (PyErr_Occurred()) PyErr_Clear();
+  Py_DECREF(name);
+  if (s.length > sizeof class_cache[slot].text) return cls ? cls : (PyObject *)tp.OpView;
+  memcpy(class_cache[slot].text, s.data, s.length);
+  class_cache[slot].len = s.length;
+  class_cache[slot].id = id.ptr;
+  class_cache[slot].gen = op_class_generation;
+  class_cache[slot].cls = cls;
+  return cls ? cls : (PyObject *)tp.OpView;
+}
+
+static PyObject *fn_register_operation_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
+  (void)m;
+  static const char *const names[] = {"name", "cls", "replace", NULL};
+  PyObject *a[3];
+  int replace = 0;
+  if (!tp_fastargs("_register_operation_class", args, nargs, NULL, names, 2, 3, a)) return NULL;
+  if (!PyUnicode_Check(a[0])) return tp_type_error("name", "a str", a[0]);
+  if (a[2] && !tp_arg_bool(a[2], &replace)) return NULL;
+  PyObject *name = a[0], *cls = a[1];
+  if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, tp.OpView))
+    return tp_type_error("operation class", "a subclass of OpView", cls);
+  PyObject *old = PyDict_GetItemWithError(tp.op_classes, name);
+  if (old && !replace && old != cls)
+    return PyErr_Format(PyExc_RuntimeError,
+                        "Operation '%U' is already registered to %R. Use replace=True to replace.",
+                        name, old);
+  if (PyErr_Occurred() || PyDict_SetItem(tp.op_classes, name, cls) < 0) return NULL;
+  op_class_generation++;
+  Py_RETURN_NONE;
+}
+
+static PyObject *fn_set_dialect_loader(PyObject *m, PyObject *fn) {
+  (void)m;
+  Py_XSETREF(tp.dialect_loader, Py_NewRef(fn));
+  op_class_generation++;
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef op_functions[] = {
+    {"_register_operation_class", TP_FASTFN(fn_register_operation_class), METH_FASTCALL, NULL},
+    {"_set_dialect_loader", fn_set_dialect_loader, METH_O, NULL},
+    TP_METHODS_END,
+};
+
+/* ---- OpView ---------------------------------------------------------------------------------- */
+
+/* OpView(operation): self becomes the view of that operation. (Generated classes' __init__ calls
+ * it with what build_generic made.) */
+static int opview_init(PyObject *self, PyObject *args, PyObject *kw) {
+  static const char *const names[] = {"operation", NULL};
+  PyObject *operation;
+  if (!tp_args("OpView", args, kw, names, 1, 1, &operation)) return -1;
+  tether_op *h;
+  MlirOperation raw;
+  if (!tp_arg_op(operation, &h, &raw)) return -1;
+  if (TP_OP(self)->h == h) return 0;
+  TpOp *op = (TpOp *)tp_wrap_operation(h);
+  if (!op) return -1;
+  intptr_t pin = tp_pin(h);
+  if (pin < 0) {
+    Py_DECREF(op);
+    PyErr_NoMemory();
+    return -1;
+  }
+  if (TP_OP(self)->h) { /* initialized before: let go of the old operation */
+    TpOp *old = TP_OP(self)->sibling;
+    TP_OP(self)->sibling = NULL;
+    if (old) {
+      if (old->sibling == TP_OP(self)) old->sibling = NULL;
+      Py_DECREF(old);
+    } else if (tether_handle_get_user(TP_OP(self)->h) == self) {
+      tether_handle_set_user(TP_OP(self)->h, NULL);
+    }
+    tp_unpin(TP_OP(self)->pin);
+  } else {
+    tp_op_track(TP_OP(self));
+  }
+  TP_OP(self)->h = h;
+  TP_OP(self)->pin = pin;
+  TP_OP(self)->sibling = op; /* the reference from tp_wrap_operation */
+  op->sibling = TP_OP(self);
+  return 0;
+}
+
+static PyObject *opview_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  (void)args;
+  (void)kw;
+  TpOp *self = (TpOp *)type->tp_alloc(type, 0);
+  if (self) self->pin = -1;
+  return (PyObject *)self;
+}
+
+static PyObject *opview_operation(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  return tp_wrap_operation(TP_OP(self)->h);
+}
+
+static PyObject *opview_opview(PyObject *self, void *c) {
+  (void)c;
+  return Py_NewRef(self);
+}
+
+static PyObject *opview_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  PyObject *op = tp_operation_parse(NULL, args, nargs, kwnames);
+  if (!op) return NULL;
+  PyObject *want = PyObject_GetAttrString(cls, "OPERATION_NAME");
+  tether_op *h;
+  MlirOperation raw;
+  PyObject *r = NULL;
+  if (want && tp_arg_op(op, &h, &raw)) {
+    PyObject *got = tp_op_name_str(raw);
+    if (got) {
+      int same = PyObject_RichCompareBool(want, got, Py_EQ);
+      if (same == 1) {
+        PyObject *view = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
+        if (view) {
+          TP_OP(view)->pin = -1;
+          PyObject *t = PyTuple_Pack(1, op);
+          if (!t || opview_init(view, t, NULL) < 0) Py_CLEAR(view);
+          Py_XDECREF(t);
+        }
+        r = view;
+      } else if (same == 0) {
+        PyObject *msg = PyUnicode_FromFormat("Expected a '%U' op, got: '%U'", want, got);
+        if (msg) {
+          PyObject *e = PyList_New(0);
+          if (e) tp_raise_mlir_error(PyUnicode_AsUTF8(msg), e);
+          Py_XDECREF(e);
+          Py_DECREF(msg);
+        }
+      }
+      Py_DECREF(got);
+    }
+  }
+  Py_XDECREF(want);
+  Py_DECREF(op);
+  return r;
+}
+
+/* Called by Python for every new subclass (generated op classes, dialects' own subclasses). A
+ * subclass that adds nothing to the instance (no __dict__, no __weakref__, no slots of its own: the
+ * generated classes have `__slots__ = ()`) and has no finalizer can hold no reference a cycle goes
+ * through: its instances are made without the cyclic collector's header, as OpView's are (CPython
+ * gives every heap type one; it supports heap types without, in subtype_dealloc). Wrappers are
+ * then cheaper to make and free: iterating a block makes one per operation. */
+static PyObject *opview_init_subclass(PyObject *cls, PyObject *args, PyObject *kw) {
+  if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
+    return PyErr_Format(PyExc_TypeError, "%s.__init_subclass__() takes no keyword arguments",
+                        ((PyTypeObject *)cls)->tp_name);
+  PyTypeObject *t = (PyTypeObject *)cls;
+  PyTypeObject *base = tp.OpView;
+  if ((t->tp_flags & Py_TPFLAGS_HEAPTYPE) && PyType_IS_GC(t) && !PyType_IS_GC(base) &&
+      t->tp_dictoffset == 0 && t->tp_weaklistoffset == base->tp_weaklistoffset &&
+      t->tp_basicsize == base->tp_basicsize && t->tp_itemsize == 0 && !t->tp_finalize &&
+      !t->tp_del) {
+    t->tp_flags &= ~Py_TPFLAGS_HAVE_GC;
+    t->tp_free = PyObject_Free; /* PyType_GenericAlloc's non-GC path is PyObject_Malloc */
+    t->tp_traverse = NULL;
+    t->tp_clear = NULL;
+    /* subtype_dealloc would only find and call OpView's: no dict, slots, finalizer to handle. */
+    t->tp_dealloc = (destructor)tp_op_dealloc;
+    /* No PyType_Modified: no attribute changed (the version tag keeps its caches). */
+  }
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef opview_methods[] = {
+    {"__init_subclass__", (PyCFunction)(void (*)(void))opview_init_subclass,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     "Makes op classes that add no instance state cheaper to instantiate (no GC header)."},
+    {"build_generic", TP_FASTFN(tp_opview_build_generic), TP_FAST | METH_CLASS,
+     "build_generic(results=None, operands=None, attributes=None, successors=None, "
+     "regions=None, loc=None, ip=None): the operation of this class, from _ODS_* metadata."},
+    {"parse", TP_FASTFN(opview_parse), TP_FAST | METH_CLASS,
+     "parse(source, *, source_name='', context=None): one operation of this class."},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef opview_getset[] = {
+    {"operation", opview_operation, NULL, "The Operation object.", NULL},
+    {"opview", opview_opview, NULL, "The OpView itself.", NULL},
+    {"successors", tp_op_successors, NULL, NULL, NULL},
+    TP_GETSET_END,
+};
+
+static PyType_Slot opview_slots[] = {
+    {Py_tp_new, opview_new},
+    {Py_tp_init, opview_init},
+    {Py_tp_dealloc, tp_op_dealloc},
+    {Py_tp_methods, opview_methods},
+    {Py_tp_getset, opview_getset},
+    {Py_tp_doc, "An operation seen through its dialect class; base of generated op classes."},
+    {0, NULL},
+};
+
+static PyType_Spec tp_opview_spec = {"tether.ir.OpView", sizeof(TpOp), 0,
+                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opview_slots};
+
+int tp_init_opview(PyObject *m) {
+  if (tp_add_type(m, &tp_opview_spec, (PyObject *)tp.OperationBase, &tp.OpView) < 0) return -1;
+  PyObject *regions = Py_BuildValue("(iO)", 0, Py_True);
+  if (!regions || PyObject_SetAttrString((PyObject *)tp.OpView, "_ODS_REGIONS", regions) < 0 ||
+      PyObject_SetAttrString((PyObject *)tp.OpView, "_ODS_OPERAND_SEGMENTS", Py_None) < 0 ||
+      PyObject_SetAttrString((PyObject *)tp.OpView, "_ODS_RESULT_SEGMENTS", Py_None) < 0) {
+    Py_XDECREF(regions);
+    return -1;
+  }
+  Py_DECREF(regions);
+  tp.op_classes = PyDict_New();
+  tp.loaded_namespaces = PyDict_New();
+  if (!tp.op_classes || !tp.loaded_namespaces) return -1;
+  return PyModule_AddFunctions(m, op_functions);
+}

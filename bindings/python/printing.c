@@ -1,0 +1,313 @@
+/* printing.c: how operations are printed (get_asm, print, str, write_bytecode) and AsmState, the
+ * printing state that names values (value.get_name(state=...)).
+ *
+ * Invariant: MLIR's printer runs the custom printers of operations and, to name values, their
+ * OpAsmOpInterface, which may crash on IR that does not verify. So a print that would run them on
+ * IR the arena cannot vouch for (IR that uses values of other IR, or does not verify) prints the
+ * generic form, told it is verified, and bytecode is written only of verified, self-contained IR.
+ */
+#include "tether_py.h"
+
+/* Printing: the flags of get_asm/print. */
+typedef struct {
+  PyObject *large_elements_limit;
+  int debug, pretty, generic, local, assume, skip_regions, binary;
+} print_opts;
+
+static MlirOpPrintingFlags make_flags(print_opts *o, int *ok) {
+  *ok = 1;
+  MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+  if (o->large_elements_limit && o->large_elements_limit != Py_None) {
+    int64_t limit;
+    if (!tp_arg_int64(o->large_elements_limit, "large_elements_limit", &limit)) {
+      mlirOpPrintingFlagsDestroy(f);
+      *ok = 0;
+      return f;
+    }
+    mlirOpPrintingFlagsElideLargeElementsAttrs(f, (intptr_t)limit);
+  }
+  if (o->debug) mlirOpPrintingFlagsEnableDebugInfo(f, true, o->pretty);
+  if (o->generic) mlirOpPrintingFlagsPrintGenericOpForm(f);
+  if (o->local) mlirOpPrintingFlagsUseLocalScope(f);
+  if (o->assume) mlirOpPrintingFlagsAssumeVerified(f);
+  if (o->skip_regions) mlirOpPrintingFlagsSkipRegions(f);
+  return f;
+}
+
+typedef struct {
+  PyObject_HEAD MlirAsmState state;
+  PyObject *owner; /* the operation or value it was made for */
+} TpAsmState;
+
+static PyTypeObject *AsmStateType;
+
+/* Prints into b (text or bytecode); 0 with an exception set on failure. */
+static int print_into(PyObject *self, print_opts *o, PyObject *state, tp_strbuf *b) {
+  tether_op *h = TP_OP(self)->h;
+  MlirOperation raw;
+  if (!h) {
+    PyErr_SetString(PyExc_RuntimeError, "the OpView was never initialized with an operation");
+    return 0;
+  }
+  int rc = tether_op_get(h, &raw);
+  if (rc != TETHER_OK) return TP_RAISE_RC(rc, h), 0;
+  /* A state's names and flags were made for the IR as it was: printing with it runs the custom
+   * printers, which may crash on operations that do not verify (added since, or IR MLIR's verifier
+   * cannot run on). Then the operation is printed as without a state, in the generic form. */
+  int stale = 0;
+  if (state) {
+    stale = tether_handle_has_foreign_uses(h) || tether_op_verify(h) != TETHER_OK;
+    if (!stale) {
+      mlirOperationPrintWithState(raw, ((TpAsmState *)state)->state, tp_strbuf_append, b);
+      return 1;
+    }
+  }
+  int ok;
+  MlirOpPrintingFlags f = make_flags(o, &ok);
+  if (!ok) return 0;
+  if (stale) mlirOpPrintingFlagsPrintGenericOpForm(f);
+  /* binary=True is the same text, as bytes (upstream: write_bytecode is the bytecode). */
+  rc = tether_op_print(h, f, tp_strbuf_append, b);
+  mlirOpPrintingFlagsDestroy(f);
+  if (rc != TETHER_OK) return TP_RAISE_RC(rc, h), 0;
+  return 1;
+}
+
+PyObject *tp_op_get_asm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames) {
+  static const char *const names[] = {"binary",
+                                      "large_elements_limit",
+                                      "enable_debug_info",
+                                      "pretty_debug_info",
+                                      "print_generic_op_form",
+                                      "use_local_scope",
+                                      "assume_verified",
+                                      "skip_regions",
+                                      NULL};
+  PyObject *a[8];
+  if (!tp_fastargs("get_asm", args, nargs, kwnames, names, 0, 8, a)) return NULL;
+  print_opts o = {a[1], 0, 0, 0, 0, 0, 0, 0};
+  int *flags[] = {&o.binary,  NULL,     &o.debug,  &o.pretty,
+                  &o.generic, &o.local, &o.assume, &o.skip_regions};
+  for (int i = 0; i < 8; i++)
+    if (flags[i] && a[i] && (*flags[i] = PyObject_IsTrue(a[i])) < 0) return NULL;
+  tp_strbuf b = {0};
+  if (!print_into(self, &o, NULL, &b)) {
+    PyMem_RawFree(b.data);
+    return NULL;
+  }
+  return o.binary ? tp_strbuf_finish_bytes(&b) : tp_strbuf_finish(&b);
+}
+
+static PyObject *write_to(PyObject *file, PyObject *text) {
+  if (!file || file == Py_None) {
+    file = PySys_GetObject("stdout");
+    if (!file) return PyErr_Format(PyExc_RuntimeError, "no sys.stdout");
+  }
+  return PyObject_CallMethod(file, "write", "O", text);
+}
+
+PyObject *tp_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  /* print(state, file=None, binary=False) or print(large_elements_limit=None, ...). */
+  if (nargs >= 1 && tp_is(args[0], AsmStateType)) {
+    static const char *const names[] = {"state", "file", "binary", NULL};
+    PyObject *a[3];
+    if (!tp_fastargs("print", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+    int binary = a[2] ? PyObject_IsTrue(a[2]) : 0;
+    if (binary < 0) return NULL;
+    tp_strbuf b = {0};
+    print_opts o = {NULL, 0, 0, 0, 0, 0, 0, binary};
+    if (!print_into(self, &o, a[0], &b)) {
+      PyMem_RawFree(b.data);
+      return NULL;
+    }
+    PyObject *text = binary ? tp_strbuf_finish_bytes(&b) : tp_strbuf_finish(&b);
+    if (!text) return NULL;
+    PyObject *r = write_to(a[1], text);
+    Py_DECREF(text);
+    if (!r) return NULL;
+    Py_DECREF(r);
+    Py_RETURN_NONE;
+  }
+  static const char *const names[] = {"large_elements_limit",
+                                      "enable_debug_info",
+                                      "pretty_debug_info",
+                                      "print_generic_op_form",
+                                      "use_local_scope",
+                                      "assume_verified",
+                                      "file",
+                                      "binary",
+                                      "skip_regions",
+                                      NULL};
+  PyObject *a[9];
+  if (!tp_fastargs("print", args, nargs, kwnames, names, 0, 9, a)) return NULL;
+  print_opts o = {a[0], 0, 0, 0, 0, 0, 0, 0};
+  int *flags[] = {NULL,      &o.debug, &o.pretty, &o.generic,     &o.local,
+                  &o.assume, NULL,     &o.binary, &o.skip_regions};
+  for (int i = 0; i < 9; i++)
+    if (flags[i] && a[i] && (*flags[i] = PyObject_IsTrue(a[i])) < 0) return NULL;
+  tp_strbuf b = {0};
+  if (!print_into(self, &o, NULL, &b)) {
+    PyMem_RawFree(b.data);
+    return NULL;
+  }
+  PyObject *text = o.binary ? tp_strbuf_finish_bytes(&b) : tp_strbuf_finish(&b);
+  if (!text) return NULL;
+  PyObject *r = write_to(a[6], text);
+  Py_DECREF(text);
+  if (!r) return NULL;
+  Py_DECREF(r);
+  if (!o.binary && (!a[6] || a[6] == Py_None)) {
+    /* upstream's print ends with the newline MLIR's printer leaves out */
+  }
+  Py_RETURN_NONE;
+}
+
+PyObject *tp_op_str(PyObject *self) {
+  print_opts o = {NULL, 0, 0, 0, 0, 0, 0, 0};
+  tp_strbuf b = {0};
+  if (!print_into(self, &o, NULL, &b)) {
+    PyMem_RawFree(b.data);
+    return NULL;
+  }
+  return tp_strbuf_finish(&b);
+}
+
+PyObject *tp_op_write_bytecode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+  static const char *const names[] = {"file", "desired_version", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("write_bytecode", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  int64_t version = -1;
+  if (a[1] && a[1] != Py_None && !tp_arg_int64(a[1], "desired_version", &version)) return NULL;
+  TP_SELF_OP(self, raw);
+  /* MLIR's bytecode writer assumes valid, self-contained IR (it crashes numbering a value defined
+   * outside, or an attribute of IR that does not verify). */
+  int rc = tether_op_check_self_contained(TP_OP(self)->h);
+  if (rc == TETHER_ESTATE)
+    return PyErr_Format(
+        PyExc_ValueError,
+        "cannot write bytecode: the operation uses values or blocks defined outside "
+        "it, or IR outside it uses its values");
+  if (rc != TETHER_OK) return TP_RAISE_RC(rc, TP_OP(self)->h);
+  PyObject *ctx = tp_context_of_handle(TP_OP(self)->h);
+  if (!ctx) return NULL;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, (TpContext *)ctx);
+  rc = tether_op_verify(TP_OP(self)->h);
+  if (rc == TETHER_EVERIFY) {
+    tp_errcap_raise(&cap, "cannot write bytecode of IR that does not verify");
+    Py_DECREF(ctx);
+    return NULL;
+  }
+  Py_XDECREF(tp_errcap_end(&cap));
+  Py_DECREF(ctx);
+  if (rc != TETHER_OK) return TP_RAISE_RC(rc, TP_OP(self)->h);
+  tp_strbuf b = {0};
+  if (version < 0) {
+    mlirOperationWriteBytecode(raw, tp_strbuf_append, &b);
+  } else {
+    MlirBytecodeWriterConfig cfg = mlirBytecodeWriterConfigCreate();
+    mlirBytecodeWriterConfigDesiredEmitVersion(cfg, version);
+    MlirLogicalResult r = mlirOperationWriteBytecodeWithConfig(raw, cfg, tp_strbuf_append, &b);
+    mlirBytecodeWriterConfigDestroy(cfg);
+    if (mlirLogicalResultIsFailure(r)) {
+      PyMem_RawFree(b.data);
+      return PyErr_Format(PyExc_ValueError, "Unable to honor desired bytecode version %lld",
+                          (long long)version);
+    }
+  }
+  PyObject *bytes = tp_strbuf_finish_bytes(&b);
+  if (!bytes) return NULL;
+  PyObject *r = write_to(a[0], bytes);
+  Py_DECREF(bytes);
+  if (!r) return NULL;
+  Py_DECREF(r);
+  Py_RETURN_NONE;
+}
+
+/* ---- AsmState -------------------------------------------------------------------------------- */
+
+void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f) {
+  /* MLIR makes an AsmState by verifying its scope first (the generic form when that fails), then
+   * asking every operation's OpAsmOpInterface for names, which may crash on operations that do
+   * not verify. IR its verifier cannot run on (uses of other IR, a verifier that crashes) is
+   * neither verified nor named: the generic form, told it is verified. */
+  if (tether_handle_has_foreign_uses(handle)) {
+    mlirOpPrintingFlagsAssumeVerified(f);
+    mlirOpPrintingFlagsPrintGenericOpForm(f);
+  }
+}
+
+static PyObject *asmstate_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static const char *const names[] = {"value", "use_local_scope", NULL};
+  PyObject *a[2];
+  int local = 0;
+  if (!tp_args("AsmState", args, kw, names, 1, 2, a) || (a[1] && !tp_arg_bool(a[1], &local)))
+    return NULL;
+  PyObject *o = a[0];
+  MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+  if (local) mlirOpPrintingFlagsUseLocalScope(f);
+  MlirAsmState st;
+  if (tp_is(o, tp.Value)) {
+    tether_value *h;
+    MlirValue raw;
+    if (!tp_arg_value(o, &h, &raw)) {
+      mlirOpPrintingFlagsDestroy(f);
+      return NULL;
+    }
+    /* An argument of a block no operation owns has no printing scope: MLIR would crash. */
+    if (mlirValueIsABlockArgument(raw) &&
+        mlirOperationIsNull(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(raw)))) {
+      mlirOpPrintingFlagsDestroy(f);
+      return PyErr_Format(PyExc_ValueError,
+                          "an argument of a block that no operation owns has no AsmState");
+    }
+    tp_asm_flags_for(h, f);
+    st = mlirAsmStateCreateForValue(raw, f);
+  } else {
+    tether_op *h;
+    MlirOperation raw;
+    if (!tp_arg_op(o, &h, &raw)) {
+      mlirOpPrintingFlagsDestroy(f);
+      return NULL;
+    }
+    tp_asm_flags_for(h, f);
+    st = mlirAsmStateCreateForOperation(raw, f);
+  }
+  mlirOpPrintingFlagsDestroy(f);
+  TpAsmState *self = (TpAsmState *)type->tp_alloc(type, 0);
+  if (!self) {
+    mlirAsmStateDestroy(st);
+    return NULL;
+  }
+  self->state = st;
+  self->owner = Py_NewRef(o);
+  return (PyObject *)self;
+}
+
+static void asmstate_dealloc(TpAsmState *self) {
+  if (self->state.ptr) mlirAsmStateDestroy(self->state);
+  Py_CLEAR(self->owner);
+  PyTypeObject *t = Py_TYPE(self);
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
+static PyType_Slot asmstate_slots[] = {
+    {Py_tp_new, asmstate_new},
+    {Py_tp_dealloc, asmstate_dealloc},
+    {Py_tp_doc, "AsmState(value_or_op, use_local_scope=False): printing state for names."},
+    {0, NULL},
+};
+
+static PyType_Spec asmstate_spec = {"tether.ir.AsmState", sizeof(TpAsmState), 0, Py_TPFLAGS_DEFAULT,
+                                    asmstate_slots};
+
+/* The MlirAsmState of an AsmState object, or NULL with TypeError. */
+MlirAsmState *tp_arg_asm_state(PyObject *o) {
+  if (!tp_is(o, AsmStateType)) return tp_type_error("state", "an AsmState", o), NULL;
+  return &((TpAsmState *)o)->state;
+}
+
+int tp_init_printing(PyObject *m) { return tp_add_type(m, &asmstate_spec, NULL, &AsmStateType); }

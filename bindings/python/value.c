@@ -1,0 +1,427 @@
+/* value.c: Value and its classes OpResult and BlockArgument (upstream mlir.ir), and OpOperand, a
+ * use of a value (value.uses).
+ *
+ * Invariants: a value's interned object is an OpResult or a BlockArgument; an operand or a Value(v)
+ * is a plain Value that is not interned, and values compare by the value whatever their class.
+ * Values come out as the class registered for their type (register_value_caster). Every method
+ * reaches the value through the arena's guarded access first.
+ */
+#include "tether_py.h"
+
+#include <mlir-c/BuiltinAttributes.h>
+
+static PyObject *value_cast(PyObject *v);
+
+PyObject *tp_wrap_value(tether_value *h) {
+  if (!h) Py_RETURN_NONE;
+  bool res = false;
+  tether_value_is_result(h, &res);
+  PyObject *v = tp_wrap_handle(res ? tp.OpResult : tp.BlockArgument, h);
+  if (v && PyDict_GET_SIZE(tp.value_casters)) return value_cast(v);
+  return v;
+}
+
+/* An operand, as upstream gives it: a plain Value (OpResult(v) / BlockArgument(v) cast it). Not
+ * interned: the value's interned wrapper (if any) is an OpResult or BlockArgument; equality and
+ * hashing go by the value, as upstream's. */
+static PyObject *plain_value(tether_value *h, int cast) {
+  if (!h) Py_RETURN_NONE;
+  PyObject *v = tp_handle_new(tp.Value, h);
+  if (v && cast && PyDict_GET_SIZE(tp.value_casters)) return value_cast(v);
+  return v;
+}
+
+PyObject *tp_wrap_operand(tether_value *h) { return plain_value(h, 1); }
+
+/* The value as the class registered (register_value_caster) for its type's TypeID. Steals v. */
+static PyObject *value_cast(PyObject *v) {
+  MlirValue raw;
+  if (tether_value_get(TP_H(v), &raw) != TETHER_OK) return v;
+  MlirTypeID id = mlirTypeGetTypeID(mlirValueGetType(raw));
+  PyObject *caster = tp_caster_of(tp.value_casters, id);
+  if (!caster) {
+    if (PyErr_Occurred()) Py_CLEAR(v);
+    return v;
+  }
+  return tp_call_caster(caster, v);
+}
+
+static PyObject *value_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+  static const char *const names[] = {"value", NULL};
+  PyObject *v;
+  if (type == tp.Value || type == tp.OpResult || type == tp.BlockArgument) {
+    if (!tp_args(_PyType_Name(type), args, kw, names, 1, 1, &v)) return NULL;
+  } else {
+    /* A Python subclass: its __init__ takes its own arguments; the value is the first. */
+    if (PyTuple_GET_SIZE(args) < 1)
+      return PyErr_Format(PyExc_TypeError, "%s() needs the value to wrap", type->tp_name);
+    v = PyTuple_GET_ITEM(args, 0);
+  }
+  tether_value *h;
+  MlirValue raw;
+  if (!tp_arg_value(v, &h, &raw)) return NULL;
+  if (PyType_IsSubtype(type, tp.OpResult) && !mlirValueIsAOpResult(raw))
+    return PyErr_Format(PyExc_ValueError, "Cannot cast value to OpResult (from %R)", v);
+  if (PyType_IsSubtype(type, tp.BlockArgument) && !mlirValueIsABlockArgument(raw))
+    return PyErr_Format(PyExc_ValueError, "Cannot cast value to BlockArgument (from %R)", v);
+  if (type == tp.Value) return plain_value(h, 0); /* Value(v) is a Value, as upstream's */
+  if (type == tp.OpResult || type == tp.BlockArgument) return tp_wrap_handle(type, h);
+  /* A Python subclass (a value caster's class): a new object over the same handle. */
+  return tp_handle_new(type, h);
+}
+
+static PyObject *value_type(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  return tp_wrap_type_a(tether_handle_arena(TP_H(self)), mlirValueGetType(raw));
+}
+
+static PyObject *value_owner(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  if (mlirValueIsAOpResult(raw)) {
+    tether_op *o;
+    TP_CALL(tether_value_owner_op(TP_H(self), &o), TP_H(self));
+    return tp_wrap_operation(o); /* as upstream: the Operation, not its OpView */
+  }
+  tether_block *b;
+  TP_CALL(tether_value_owner_block(TP_H(self), &b), TP_H(self));
+  return tp_wrap_block(b);
+}
+
+static PyObject *value_context(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  (void)raw;
+  return tp_context_of_handle(TP_H(self));
+}
+
+static PyObject *value_index(PyObject *self, void *c) {
+  (void)c;
+  intptr_t i;
+  TP_CALL(tether_value_index(TP_H(self), &i), TP_H(self));
+  return PyLong_FromSsize_t(i);
+}
+
+static PyObject *value_rauw(PyObject *self, PyObject *with) {
+  tether_value *wh;
+  MlirValue wraw;
+  if (!tp_arg_value(with, &wh, &wraw)) return NULL;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  if (tether_handle_arena(wh) != tether_handle_arena(TP_H(self)))
+    return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
+  if (wh == TP_H(self)) Py_RETURN_NONE; /* replacing a value with itself changes nothing */
+  (void)raw;
+  TP_CALL(tether_value_replace_all_uses(TP_H(self), wh), TP_H(self));
+  Py_RETURN_NONE;
+}
+
+static PyObject *value_set_type(PyObject *self, PyObject *type) {
+  MlirType t;
+  PyObject *tctx;
+  if (!tp_arg_type(type, &t, &tctx)) return NULL;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  if (((TpContext *)tctx)->arena != tether_handle_arena(TP_H(self)))
+    return PyErr_Format(PyExc_ValueError, "the type belongs to another context");
+  tether_handle_mark_suspect(TP_H(self)); /* verifiers may cast the old type */
+  mlirValueSetType(raw, t);
+  Py_RETURN_NONE;
+}
+
+/* OpOperand: a use of a value (owner: the user OpView, operand_number). */
+typedef struct {
+  PyObject_HEAD PyObject *owner;
+  Py_ssize_t number;
+} TpOpOperand;
+
+static PyObject *operand_owner(TpOpOperand *self, void *c) {
+  (void)c;
+  return Py_NewRef(self->owner);
+}
+
+static PyObject *operand_number(TpOpOperand *self, void *c) {
+  (void)c;
+  return PyLong_FromSsize_t(self->number);
+}
+
+static int operand_traverse(TpOpOperand *self, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(self->owner);
+  return 0;
+}
+
+static int operand_clear(TpOpOperand *self) {
+  Py_CLEAR(self->owner);
+  return 0;
+}
+
+static PyGetSetDef operand_getset[] = {
+    {"owner", (getter)operand_owner, NULL, "The operation using the value.", NULL},
+    {"operand_number", (getter)operand_number, NULL, "The operand's number in its owner.", NULL},
+    TP_GETSET_END,
+};
+
+static PyType_Slot operand_slots[] = {
+    {Py_tp_dealloc, tp_gc_dealloc},   {Py_tp_traverse, operand_traverse},
+    {Py_tp_clear, operand_clear},     {Py_tp_getset, operand_getset},
+    {Py_tp_doc, "A use of a value."}, {0, NULL},
+};
+
+static PyType_Spec operand_spec = {
+    "tether.ir.OpOperand", sizeof(TpOpOperand), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_HAVE_GC, operand_slots};
+
+/* value.uses: an iterator of OpOperand. The owners are wrapped first (handles that keep their
+ * trees alive), then the Python objects are made: Python code that runs meanwhile cannot make
+ * the loop read a freed use. */
+static PyObject *value_uses(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  tether_arena *a = tether_handle_arena(TP_H(self));
+  Py_ssize_t n = 0;
+  for (MlirOpOperand u = mlirValueGetFirstUse(raw); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u))
+    n++;
+  PyObject *owners = PyList_New(0);
+  PyObject *numbers = PyList_New(0);
+  if (!owners || !numbers) goto fail;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    /* Re-read the use list from the start each time: nothing of it is kept across calls. The
+     * safe point first destroys what became unreachable, so the wrap below (whose own safe point
+     * then has nothing queued) never meets a user that is being freed. */
+    tether_safepoint(a);
+    int rc = tether_value_get(TP_H(self), &raw);
+    if (rc != TETHER_OK) {
+      TP_RAISE_RC(rc, TP_H(self));
+      goto fail;
+    }
+    MlirOpOperand u = mlirValueGetFirstUse(raw);
+    for (Py_ssize_t k = 0; k < i && !mlirOpOperandIsNull(u); k++) u = mlirOpOperandGetNextUse(u);
+    if (mlirOpOperandIsNull(u)) break;
+    tether_op *owner;
+    rc = tether_op_wrap(a, mlirOpOperandGetOwner(u), &owner);
+    if (rc != TETHER_OK) {
+      tp_raise(rc, NULL, a);
+      goto fail;
+    }
+    Py_ssize_t num = (Py_ssize_t)mlirOpOperandGetOperandNumber(u);
+    PyObject *o = tp_wrap_op(owner);
+    PyObject *nn = o ? PyLong_FromSsize_t(num) : NULL;
+    if (!nn || PyList_Append(owners, o) < 0 || PyList_Append(numbers, nn) < 0) {
+      Py_XDECREF(o);
+      Py_XDECREF(nn);
+      goto fail;
+    }
+    Py_DECREF(o);
+    Py_DECREF(nn);
+  }
+  PyObject *result = PyList_New(PyList_GET_SIZE(owners));
+  for (Py_ssize_t i = 0; result && i < PyList_GET_SIZE(owners); i++) {
+    TpOpOperand *u = PyObject_GC_New(TpOpOperand, tp.OpOperand);
+    if (!u) {
+      Py_CLEAR(result);
+      break;
+    }
+    u->owner = Py_NewRef(PyList_GET_ITEM(owners, i));
+    u->number = PyLong_AsSsize_t(PyList_GET_ITEM(numbers, i));
+    PyObject_GC_Track(u);
+    PyList_SET_ITEM(result, i, (PyObject *)u);
+  }
+  Py_DECREF(owners);
+  Py_DECREF(numbers);
+  if (!result) return NULL;
+  PyObject *it = PyObject_GetIter(result);
+  Py_DECREF(result);
+  return it;
+fail:
+  Py_XDECREF(owners);
+  Py_XDECREF(numbers);
+  return NULL;
+}
+
+static PyObject *value_get_name(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  static const char *const names[] = {"use_local_scope", "state", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get_name", args, nargs, kwnames, names, 0, 2, a)) return NULL;
+  int local = 0;
+  if (a[0] && !tp_arg_bool(a[0], &local)) return NULL;
+  PyObject *state = a[1] ? a[1] : Py_None;
+  MlirAsmState *given = NULL;
+  if (state != Py_None && !(given = tp_arg_asm_state(state))) return NULL;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  tp_strbuf b = {0};
+  if (given) {
+    mlirValuePrintAsOperand(raw, *given, tp_strbuf_append, &b);
+  } else {
+    /* An argument of a block no operation owns has no printing scope: MLIR would crash. */
+    if (mlirValueIsABlockArgument(raw) &&
+        mlirOperationIsNull(mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(raw))))
+      return PyErr_Format(PyExc_ValueError,
+                          "the value is an argument of a block that no operation owns: it has no "
+                          "name yet");
+    MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+    if (local) mlirOpPrintingFlagsUseLocalScope(f);
+    tp_asm_flags_for(TP_H(self), f);
+    MlirAsmState st = mlirAsmStateCreateForValue(raw, f);
+    mlirValuePrintAsOperand(raw, st, tp_strbuf_append, &b);
+    mlirAsmStateDestroy(st);
+    mlirOpPrintingFlagsDestroy(f);
+  }
+  tether_keep_alive(TP_H(self));
+  return tp_strbuf_finish(&b);
+}
+
+static PyObject *value_str(PyObject *self) {
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  tp_strbuf b = {0};
+  tp_strbuf_append(mlirStringRefCreateFromCString("Value("), &b);
+  if (mlirValueIsAOpResult(raw) && tether_handle_has_foreign_uses(TP_H(self))) {
+    /* mlirValuePrint verifies the enclosing IR first, which crashes on IR using values of other
+     * IR: print the defining operation unverified, generic form. */
+    MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+    mlirOpPrintingFlagsAssumeVerified(f);
+    mlirOpPrintingFlagsPrintGenericOpForm(f);
+    mlirOperationPrintWithFlags(mlirOpResultGetOwner(raw), f, tp_strbuf_append, &b);
+    mlirOpPrintingFlagsDestroy(f);
+  } else {
+    mlirValuePrint(raw, tp_strbuf_append, &b);
+  }
+  tp_strbuf_append(mlirStringRefCreateFromCString(")"), &b);
+  return tp_strbuf_finish(&b);
+}
+
+static PyObject *value_dump(PyObject *self, PyObject *unused) {
+  (void)unused;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  if (tether_handle_has_foreign_uses(TP_H(self))) {
+    /* mlirValueDump verifies first (see value_str). */
+    PyObject *s = value_str(self);
+    if (!s) return NULL;
+    Py_ssize_t n;
+    const char *text = PyUnicode_AsUTF8AndSize(s, &n);
+    if (text && n >= 7) fprintf(stderr, "%.*s\n", (int)(n - 7), text + 6);
+    Py_DECREF(s);
+    Py_RETURN_NONE;
+  }
+  mlirValueDump(raw);
+  Py_RETURN_NONE;
+}
+
+static PyObject *value_maybe_downcast(PyObject *self, PyObject *unused) {
+  (void)unused;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  (void)raw;
+  bool res = false;
+  tether_value_is_result(TP_H(self), &res);
+  PyObject *v = tp_wrap_handle(res ? tp.OpResult : tp.BlockArgument, TP_H(self));
+  return v ? value_cast(v) : NULL;
+}
+
+static PyObject *value_capsule(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  tether_arena_touch(tether_handle_arena(TP_H(self)));
+  return tp_capsule_with_owner((void *)raw.ptr, "mlir.ir.Value._CAPIPtr", self);
+}
+
+static PyObject *value_from_capsule(PyObject *cls, PyObject *cap) {
+  (void)cls;
+  PyObject *owner = tp_capsule_owner(cap);
+  if (owner && tp_is(owner, tp.Value)) return Py_NewRef(owner);
+  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Value._CAPIPtr");
+  if (!p) return NULL;
+  MlirValue raw = {p};
+  tether_arena *a = tether_arena_of_context(mlirTypeGetContext(mlirValueGetType(raw)));
+  tether_value *h;
+  if (!a || tether_value_wrap(a, raw, &h) != TETHER_OK)
+    return PyErr_Format(PyExc_ValueError,
+                        "the capsule's value is not in IR a tether Context holds");
+  return tp_wrap_value(h);
+}
+
+static PyObject *value_isinstance(PyObject *cls, PyObject *other) {
+  if (!tp_is(other, tp.Value)) Py_RETURN_FALSE;
+  MlirValue raw;
+  if (tether_value_get(TP_H(other), &raw) != TETHER_OK) Py_RETURN_FALSE;
+  if (PyType_IsSubtype((PyTypeObject *)cls, tp.OpResult))
+    return PyBool_FromLong(mlirValueIsAOpResult(raw));
+  if (PyType_IsSubtype((PyTypeObject *)cls, tp.BlockArgument))
+    return PyBool_FromLong(mlirValueIsABlockArgument(raw));
+  Py_RETURN_TRUE;
+}
+
+static PyMethodDef value_methods[] = {
+    {"replace_all_uses_with", (PyCFunction)value_rauw, METH_O,
+     "Replaces every use of this value with another one."},
+    {"set_type", (PyCFunction)value_set_type, METH_O, NULL},
+    {"get_name", TP_FASTFN(value_get_name), TP_FAST,
+     "get_name(use_local_scope=False, state=None): the value's name as an operand (%0)."},
+    {"dump", (PyCFunction)value_dump, METH_NOARGS, "Prints the value to stderr."},
+    {"maybe_downcast", (PyCFunction)value_maybe_downcast, METH_NOARGS, NULL},
+    {"_CAPICreate", (PyCFunction)value_from_capsule, METH_O | METH_STATIC, NULL},
+    {"isinstance", (PyCFunction)value_isinstance, METH_O | METH_CLASS, NULL},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef value_getset[] = {
+    {"type", value_type, NULL, NULL, NULL},
+    {"owner", value_owner, NULL, "The defining operation, or the owning Block.", NULL},
+    {"uses", value_uses, NULL, "The uses of the value: an iterator of OpOperand.", NULL},
+    {"context", value_context, NULL, NULL, NULL},
+    {"_CAPIPtr", value_capsule, NULL, NULL, NULL},
+    TP_GETSET_END,
+};
+
+static PyType_Slot value_slots[] = {
+    {Py_tp_new, value_new},
+    {Py_tp_init, tp_init_noop},
+    {Py_tp_dealloc, tp_handle_dealloc},
+    {Py_tp_str, value_str},
+    {Py_tp_richcompare, tp_handle_richcompare},
+    {Py_tp_hash, tp_handle_hash},
+    {Py_tp_methods, value_methods},
+    {Py_tp_getset, value_getset},
+    {Py_tp_doc, "An SSA value: an OpResult or a BlockArgument."},
+    {0, NULL},
+};
+
+static PyType_Spec tp_value_spec = {"tether.ir.Value", sizeof(TpHandle), 0,
+                                    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, value_slots};
+
+static PyGetSetDef opresult_getset[] = {
+    {"result_number", value_index, NULL, NULL, NULL},
+    TP_GETSET_END,
+};
+
+static PyType_Slot opresult_slots[] = {
+    {Py_tp_getset, opresult_getset},
+    {Py_tp_doc, "A result of an operation."},
+    {0, NULL},
+};
+
+static PyType_Spec tp_opresult_spec = {"tether.ir.OpResult", sizeof(TpHandle), 0,
+                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opresult_slots};
+
+static PyGetSetDef blockarg_getset[] = {
+    {"arg_number", value_index, NULL, NULL, NULL},
+    TP_GETSET_END,
+};
+
+static PyType_Slot blockarg_slots[] = {
+    {Py_tp_getset, blockarg_getset},
+    {Py_tp_doc, "An argument of a block."},
+    {0, NULL},
+};
+
+static PyType_Spec tp_blockarg_spec = {"tether.ir.BlockArgument", sizeof(TpHandle), 0,
+                                       Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, blockarg_slots};
+
+int tp_init_value(PyObject *m) {
+  if (tp_add_type(m, &tp_value_spec, NULL, &tp.Value) < 0 ||
+      tp_add_type(m, &tp_opresult_spec, (PyObject *)tp.Value, &tp.OpResult) < 0 ||
+      tp_add_type(m, &tp_blockarg_spec, (PyObject *)tp.Value, &tp.BlockArgument) < 0 ||
+      tp_add_type(m, &operand_spec, NULL, &tp.OpOperand) < 0)
+    return -1;
+  return 0;
+}
