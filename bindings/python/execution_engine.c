@@ -26,13 +26,24 @@ static int engine_alive(TpEngine *e) {
 }
 
 static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"module", "opt_level", "shared_libs", "enable_object_dump",
-                                      NULL};
-  PyObject *a[4];
-  if (!tp_args("ExecutionEngine", args, kw, names, 1, 4, a)) return NULL;
+  /* enable_pic: MLIR 22's (upstream 22's keyword); a 19 build keeps upstream 19's signature. */
+  static const char *const names[] = {
+    "module",
+    "opt_level",
+    "shared_libs",
+    "enable_object_dump",
+#if TETHER_MLIR_VERSION >= 22
+    "enable_pic",
+#endif
+    NULL
+  };
+  PyObject *a[5] = {NULL};
+  if (!tp_args("ExecutionEngine", args, kw, names, 1, TETHER_MLIR_VERSION >= 22 ? 5 : 4, a))
+    return NULL;
   PyObject *module = a[0], *libs = a[2] ? a[2] : Py_None;
-  int opt = 2, dump = 1;
-  if ((a[1] && !tp_arg_int(a[1], "opt_level", &opt)) || (a[3] && !tp_arg_bool(a[3], &dump)))
+  int opt = 2, dump = 1, pic = 0;
+  if ((a[1] && !tp_arg_int(a[1], "opt_level", &opt)) || (a[3] && !tp_arg_bool(a[3], &dump)) ||
+      (a[4] && !tp_arg_bool(a[4], &pic)))
     return NULL;
   if (opt < 0 || opt > 3) return PyErr_Format(PyExc_ValueError, "opt_level must be 0 to 3");
   tether_op *h;
@@ -56,7 +67,7 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
       return NULL;
     }
   MlirExecutionEngine jit =
-      mlirExecutionEngineCreate(mlirModuleFromOperation(raw), opt, (int)n, refs, dump);
+      tether_mlir_ee_create(mlirModuleFromOperation(raw), opt, (int)n, refs, dump, pic);
   tether_keep_alive(h);
   PyMem_Free(refs);
   Py_DECREF(paths);
@@ -137,6 +148,17 @@ static PyObject *engine_dump(TpEngine *self, PyObject *const *args, Py_ssize_t n
   Py_RETURN_NONE;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* initialize(): runs the module's global constructors (once), as upstream 22 (MLIR 19 ran them
+ * when the engine was made, and upstream 19 has no such method). */
+static PyObject *engine_initialize(TpEngine *self, PyObject *unused) {
+  (void)unused;
+  if (!engine_alive(self)) return NULL;
+  tether_mlir_ee_initialize(self->jit);
+  Py_RETURN_NONE;
+}
+#endif
+
 static PyObject *engine_release(TpEngine *self, PyObject *unused) {
   (void)unused;
   /* Upstream's testing hook: forget (leak) the engine. */
@@ -169,6 +191,10 @@ static PyMethodDef engine_methods[] = {
      "raw_register_runtime(name, callback): `callback` (a ctypes pointer) as symbol `name`."},
     {"dump_to_object_file", TP_FASTFN(engine_dump), TP_FAST,
      "dump_to_object_file(file_name): the compiled object code into a file."},
+#if TETHER_MLIR_VERSION >= 22
+    {"initialize", (PyCFunction)engine_initialize, METH_NOARGS,
+     "initialize(): run the module's global constructors (once)."},
+#endif
     {"_testing_release", (PyCFunction)engine_release, METH_NOARGS,
      "Releases (leaks) the backing engine (for tests)."},
     TP_METHODS_END,

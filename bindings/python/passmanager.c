@@ -39,6 +39,7 @@ static PyObject *pm_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 static void pm_dealloc(TpPassManager *self) {
   if (self->pm.ptr) mlirPassManagerDestroy(self->pm);
   Py_XDECREF(self->context);
+  Py_XDECREF(self->printing.tree_dir);
   PyTypeObject *t = Py_TYPE(self);
   t->tp_free(self);
   Py_DECREF(t);
@@ -112,13 +113,95 @@ static PyObject *pm_enable_verifier(TpPassManager *self, PyObject *const *args, 
   Py_RETURN_NONE;
 }
 
-static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *unused) {
-  (void)unused;
-  if (!pm_check(self)) return NULL;
-  mlirPassManagerEnableIRPrinting(self->pm);
+/* Turns IR printing on in pm with self's options. 0 with an exception when MLIR cannot. */
+static int pm_apply_printing(TpPassManager *self, MlirPassManager pm) {
+  const TpIRPrinting *o = &self->printing;
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  if (o->elements_limit >= 0) mlirOpPrintingFlagsElideLargeElementsAttrs(flags, o->elements_limit);
+#if TETHER_MLIR_VERSION >= 22
+  if (o->resource_limit >= 0) mlirOpPrintingFlagsElideLargeResourceString(flags, o->resource_limit);
+#endif
+  if (o->debug_info) mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+  if (o->generic) mlirOpPrintingFlagsPrintGenericOpForm(flags);
+  tether_mlir_ir_printing p = {o->before_all,    o->after_all, o->module_scope, o->after_change,
+                               o->after_failure, flags,        {NULL, 0}};
+  int ok = !o->tree_dir || tp_arg_str(o->tree_dir, "tree_printing_dir_path", &p.tree_dir);
+#if TETHER_MLIR_VERSION < 22
+  p.flags = (MlirOpPrintingFlags){NULL}; /* MLIR 19 takes no options (only the default ones) */
+#endif
+  if (ok && !tether_mlir_pm_enable_ir_printing(pm, &p)) {
+    PyErr_SetString(PyExc_NotImplementedError,
+                    "this IR printing configuration needs MLIR 22 (tether is built for MLIR 19)");
+    ok = 0;
+  }
+  mlirOpPrintingFlagsDestroy(flags);
+  return ok;
+}
+
+#if TETHER_MLIR_VERSION >= 22
+/* enable_ir_printing(print_before_all=False, print_after_all=True, print_module_scope=False,
+ * print_after_change=False, print_after_failure=False, large_elements_limit=None,
+ * large_resource_limit=None, enable_debug_info=False, print_generic_op_form=False,
+ * tree_printing_dir_path=None), as upstream 22. */
+static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames) {
+  static const char *const names[] = {"print_before_all",
+                                      "print_after_all",
+                                      "print_module_scope",
+                                      "print_after_change",
+                                      "print_after_failure",
+                                      "large_elements_limit",
+                                      "large_resource_limit",
+                                      "enable_debug_info",
+                                      "print_generic_op_form",
+                                      "tree_printing_dir_path",
+                                      NULL};
+  PyObject *x[10];
+  if (!tp_fastargs("enable_ir_printing", args, nargs, kwnames, names, 0, 10, x) || !pm_check(self))
+    return NULL;
+  TpIRPrinting o = {false, true, false, false, false, false, false, -1, -1, NULL};
+  bool *flags[] = {&o.before_all, &o.after_all, &o.module_scope, &o.after_change, &o.after_failure,
+                   NULL,          NULL,         &o.debug_info,   &o.generic};
+  for (int i = 0; i < 9; i++) {
+    if (!x[i] || !flags[i]) continue;
+    int v = PyObject_IsTrue(x[i]);
+    if (v < 0) return NULL;
+    *flags[i] = v;
+  }
+  intptr_t *limits[] = {&o.elements_limit, &o.resource_limit};
+  for (int i = 0; i < 2; i++)
+    if (x[5 + i] && x[5 + i] != Py_None && !tp_arg_intptr(x[5 + i], names[5 + i], limits[i]))
+      return NULL;
+  if (x[9] && x[9] != Py_None) {
+    MlirStringRef dir;
+    if (!tp_arg_str(x[9], "tree_printing_dir_path", &dir)) return NULL;
+    o.tree_dir = Py_NewRef(x[9]);
+  }
+  TpIRPrinting old = self->printing;
+  self->printing = o;
+  if (!pm_apply_printing(self, self->pm)) {
+    self->printing = old;
+    Py_XDECREF(o.tree_dir);
+    return NULL;
+  }
+  Py_XDECREF(old.tree_dir);
   self->ir_printing = true;
   Py_RETURN_NONE;
 }
+#else
+/* enable_ir_printing(), as upstream 19: MLIR's one configuration. */
+static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *unused) {
+  (void)unused;
+  if (!pm_check(self)) return NULL;
+  tether_mlir_ir_printing d = tether_mlir_ir_printing_19();
+  self->printing = (TpIRPrinting){
+      d.before_all, d.after_all, d.module_scope, d.after_change, d.after_failure, false, false, -1,
+      -1,           NULL};
+  if (!pm_apply_printing(self, self->pm)) return NULL;
+  self->ir_printing = true;
+  Py_RETURN_NONE;
+}
+#endif
 
 /* The pipeline of self, built anew in ctx (another context): the textual pipeline, parsed there and
  * checked to print back the same, with the verifier setting and IR printing. Null with ValueError
@@ -169,7 +252,10 @@ static MlirPassManager pm_rebuild(TpPassManager *self, TpContext *ctx) {
     return none;
   }
   mlirPassManagerEnableVerifier(pm, self->verifier);
-  if (self->ir_printing) mlirPassManagerEnableIRPrinting(pm);
+  if (self->ir_printing && !pm_apply_printing(self, pm)) {
+    mlirPassManagerDestroy(pm);
+    return none;
+  }
   return pm;
 }
 
@@ -267,7 +353,15 @@ static PyMethodDef pm_methods[] = {
      "same pipeline built in that context runs."},
     {"enable_verifier", TP_FASTFN(pm_enable_verifier), TP_FAST,
      "enable_verifier(enable): verify after each pass."},
+#if TETHER_MLIR_VERSION >= 22
+    {"enable_ir_printing", TP_FASTFN(pm_enable_ir_printing), TP_FAST,
+     "enable_ir_printing(print_before_all=False, print_after_all=True, print_module_scope=False, "
+     "print_after_change=False, print_after_failure=False, large_elements_limit=None, "
+     "large_resource_limit=None, enable_debug_info=False, print_generic_op_form=False, "
+     "tree_printing_dir_path=None): print the IR around passes."},
+#else
     {"enable_ir_printing", (PyCFunction)pm_enable_ir_printing, METH_NOARGS, NULL},
+#endif
     {"_CAPICreate", (PyCFunction)pm_from_capsule, METH_O | METH_STATIC, NULL},
     {"_testing_release", (PyCFunction)pm_release, METH_NOARGS, NULL},
     TP_METHODS_END,

@@ -58,6 +58,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "mlir_compat.h"
 #include "tether.h"
 
 #include <mlir-c/AffineExpr.h>
@@ -161,13 +162,21 @@ typedef struct TpContext {
   } idents[16];
 } TpContext;
 
+/* enable_ir_printing's options (MLIR 22's; MLIR 19 has one configuration). */
+typedef struct {
+  bool before_all, after_all, module_scope, after_change, after_failure, debug_info, generic;
+  intptr_t elements_limit, resource_limit; /* -1: not elided */
+  PyObject *tree_dir;                      /* str, or NULL: print to stderr */
+} TpIRPrinting;
+
 typedef struct {
   PyObject_HEAD MlirPassManager pm;
   PyObject *context; /* TpContext: keeps the arena alive while the pass manager lives */
   /* What a run on IR of another context carries over to the pipeline it rebuilds there (the C
-   * API cannot read it back): enable_verifier's setting, enable_ir_printing, and whether a capsule
-   * was handed out (its holder may have changed anything). */
+   * API cannot read it back): enable_verifier's setting, enable_ir_printing and its options, and
+   * whether a capsule was handed out (its holder may have changed anything). */
   bool verifier, ir_printing, capsule_given;
+  TpIRPrinting printing;
 } TpPassManager;
 
 /* Sequences over an owner wrapper (a TpHandle or TpOp). */
