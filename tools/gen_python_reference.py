@@ -3,6 +3,7 @@
 docstrings of the built package.
 
     PYTHONPATH=bazel-bin/bindings/python python3 tools/gen_python_reference.py > docs/python-api.md
+    (a --config=mlir19 build: > docs/python-api-19.md)
 
 //tests/bindings:api_reference_test regenerates it and fails when the checked-in file differs, so
 the reference follows every change of the API.
@@ -94,9 +95,12 @@ def describe_module(modname):
 
 
 def main():
-    out = ["# tether Python API reference", "",
+    from tether._mlir_version import MLIR_VERSION
+    other = "docs/python-api-19.md" if MLIR_VERSION == 22 else "docs/python-api.md"
+    out = [f"# tether Python API reference (MLIR {MLIR_VERSION} build)", "",
            "Generated from the docstrings by tools/gen_python_reference.py (do not edit). The "
-           "behaviour is upstream `mlir`'s unless docs/python.md lists a difference.", ""]
+           f"behaviour is upstream `mlir`'s of LLVM {MLIR_VERSION} unless docs/python.md lists a "
+           f"difference; {other} is the reference of the other MLIR version tether builds.", ""]
     for m in MODULES:
         out += describe_module(m)
     for m in OPTIONAL:
