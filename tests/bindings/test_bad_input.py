@@ -553,6 +553,10 @@ def test_dense_array_addition_takes_an_array_and_a_list(run_checks):
     assert list(f32 + [3.0]) == [1.0, 2.0, 3.0]
     assert list(i64 + [3]) == [1, 2, 3]
     raises(TypeError, lambda: i64 + [1.5])
+    arr = ir.ArrayAttr.get([s])
+    raises(TypeError, lambda: s + arr)
+    raises(TypeError, lambda: f32 + arr)
+    assert len(arr + [s]) == 2
     """)
 
 
