@@ -539,8 +539,10 @@ static PyObject *array_item(PyObject *self, Py_ssize_t i) {
   return tp_wrap_attr(TP_CTX(self), mlirArrayAttrGetElement(A(self), i));
 }
 
+/* `array + sequence of attributes`. CPython calls the slot for the reflected `other + array` too,
+ * with the other object first: only an ArrayAttr on the left. */
 static PyObject *array_concat(PyObject *self, PyObject *other) {
-  if (!tp_is(self, tp.Attribute)) Py_RETURN_NOTIMPLEMENTED;
+  if (!tp_is(self, tp.Attribute) || !mlirAttributeIsAArray(A(self))) Py_RETURN_NOTIMPLEMENTED;
   PyObject *ctx = TP_CTX(self);
   intptr_t n2;
   MlirAttribute *v2;

@@ -694,9 +694,14 @@ static PyObject *array_item(PyObject *self, Py_ssize_t i) {
   return array_element(A(self), array_kind(A(self)), i);
 }
 
+/* `array + list`, as upstream's __add__(list). CPython calls the slot for `self + other` and for
+ * `other + self` alike (the reflected case has the array on the right), so `self` may be any
+ * object: only an array of these classes on the left and a list on the right; anything else is
+ * NotImplemented (Python's TypeError). */
 static PyObject *array_add(PyObject *self, PyObject *other) {
-  if (!tp_is(self, tp.Attribute)) Py_RETURN_NOTIMPLEMENTED;
-  return array_make(TP_CTX(self), array_kind(A(self)), A(self), other);
+  int k = kind_of_class((PyObject *)Py_TYPE(self));
+  if (k < 0 || array_kind(A(self)) != k || !PyList_Check(other)) Py_RETURN_NOTIMPLEMENTED;
+  return array_make(TP_CTX(self), k, A(self), other);
 }
 
 typedef struct {

@@ -540,6 +540,26 @@ def test_huge_integers_are_range_errors(run_checks):
     """)
 
 
+def test_dense_array_addition_takes_an_array_and_a_list(run_checks):
+    # The reflected `other + array` reaches the same C slot with `other` first: an attribute of
+    # another kind was read as a dense array (a wrong error, or a crash).
+    run_checks("""
+    f32 = ir.DenseF32ArrayAttr.get([1.0, 2.0])
+    i64 = ir.DenseI64ArrayAttr.get([1, 2])
+    s = ir.StringAttr.get("x")
+    for x, y in [(f32, i64), (i64, f32), (f32, s), (s, f32), (i64, s), (f32, (1.0,)), ([1.0], f32)]:
+        raises(TypeError, lambda: x + y)
+    assert f32.__radd__(s) is NotImplemented and f32.__radd__(i64) is NotImplemented
+    assert list(f32 + [3.0]) == [1.0, 2.0, 3.0]
+    assert list(i64 + [3]) == [1, 2, 3]
+    raises(TypeError, lambda: i64 + [1.5])
+    arr = ir.ArrayAttr.get([s])
+    raises(TypeError, lambda: s + arr)
+    raises(TypeError, lambda: f32 + arr)
+    assert len(arr + [s]) == 2
+    """)
+
+
 # ---------------------------------------------------------------------------------------------
 # In-process checks of the documented exception types.
 
