@@ -3,18 +3,18 @@
     load("@tether//tools/bazel:deps.bzl", "tether_dependencies")
     tether_dependencies()
 
-declares @bdwgc, @mlir (MLIR 22 unless told otherwise), @libclang, @cjson, @libelf and @python (docs/building.md). The names are
+declares @bdwgc, @mlir (MLIR 19 unless told otherwise), @libclang, @cjson, @libelf and @python (docs/building.md). The names are
 fixed: tether's BUILD files refer to them.
 """
 
 load(":system_repos.bzl", "mlir_repository", "python_repository", "system_library")
 
-# The MLIR versions tether builds against, the default first. `--config=mlir19` (.bazelrc) picks
+# The MLIR versions tether builds against, the default first. `--config=mlir22` (.bazelrc) picks
 # another through TETHER_MLIR_VERSION; tether_dependencies(mlir_version = ...) pins one for another
 # workspace. Each version is found at /usr/lib/llvm-V (Debian's packages, installed) or unpacked
 # under $TETHER_MLIR_CACHE/mlir-V (tools/setup.sh: Debian's MLIR packages of different versions
 # conflict, so only one can be installed; docs/building.md).
-MLIR_VERSIONS = ["22", "19"]
+MLIR_VERSIONS = ["19", "22"]
 
 # The LLVM toolchain whose libclang tether-lint uses (independent of the MLIR version built).
 LLVM = "/usr/lib/llvm-19"
@@ -132,8 +132,8 @@ def tether_dependencies(mlir_version = None):
     """Declares the system libraries tether builds against, as local repositories.
 
     Args:
-      mlir_version: "22" or "19" pins the MLIR version; None (the default) takes
-        TETHER_MLIR_VERSION from the environment (`--repo_env`, as `--config=mlir19` sets it),
+      mlir_version: "19" or "22" pins the MLIR version; None (the default) takes
+        TETHER_MLIR_VERSION from the environment (`--repo_env`, as `--config=mlir22` sets it),
         else the first of MLIR_VERSIONS.
     """
     system_library(

@@ -1,6 +1,8 @@
 // The dstream dialect: the one translation unit that defines its TypeIDs.
 #include "DStream.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include "DStreamDialect.cpp.inc"

@@ -163,7 +163,7 @@ def verdict(args, res):
             res["notes"].append(diff(res["upstream_record"], res["tether_record"], "upstream",
                                      "tether", args.diff_lines))
     if args.check_expected:
-        exp_path = path[:-3] + ".expected"
+        exp_path = expected_path(path, args.mlir_version)
         if not os.path.exists(exp_path):
             why.append(f"no {os.path.basename(exp_path)}")
             differs = True
@@ -189,6 +189,23 @@ def verdict(args, res):
     return res["verdict"] in ("CRASH", "FAIL", "XPASS")
 
 
+def expected_path(path, version, for_writing=False, record=None):
+    """PROG.V.expected where upstream's output of MLIR V differs from PROG.expected (printed IR
+    changes between MLIR versions), else PROG.expected. Writing: PROG.expected when there is none
+    or it says the same; else PROG.V.expected (None: nothing to write)."""
+    base, versioned = path[:-3] + ".expected", f"{path[:-3]}.{version}.expected"
+    if not for_writing:
+        return versioned if version and os.path.exists(versioned) else base
+    if not os.path.exists(base) or not version:
+        return base
+    with open(base, encoding="utf-8") as f:
+        if f.read() == record:
+            if os.path.exists(versioned):
+                os.remove(versioned)
+            return None
+    return versioned
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tether-py", default=os.environ.get("TETHER_PY"),
@@ -198,6 +215,8 @@ def main(argv=None):
     ap.add_argument("--python", default="/usr/bin/python3")
     ap.add_argument("--timeout", type=float, default=120, help="seconds per program run")
     ap.add_argument("--jobs", "-j", type=int, default=2)
+    ap.add_argument("--mlir-version", default="",
+                    help="the MLIR version of the packages: PROG.V.expected is used where it exists")
     ap.add_argument("--check-expected", action="store_true",
                     help="compare tether's record with PROG.expected")
     ap.add_argument("--update-expected", action="store_true",
@@ -239,8 +258,11 @@ def main(argv=None):
                 print(f"    not writing {res['name'][:-3]}.expected: upstream "
                       f"{describe(res['upstream'])}")
             else:
-                with open(res["path"][:-3] + ".expected", "w", encoding="utf-8") as f:
-                    f.write(res["upstream_record"])
+                out = expected_path(res["path"], args.mlir_version, for_writing=True,
+                                    record=res["upstream_record"])
+                if out:
+                    with open(out, "w", encoding="utf-8") as f:
+                        f.write(res["upstream_record"])
     print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" of {len(results)}")
     return 1 if failed else 0
 
