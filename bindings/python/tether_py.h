@@ -407,6 +407,16 @@ typedef struct tp_class_def {
 /* Creates every class of `defs` (NULL-name terminated) as subclasses of `family`, adds them to the
  * module and registers those with a typeid in `casters` (may be NULL). */
 int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyObject *casters);
+#if TETHER_MLIR_VERSION >= 22
+/* MLIR's name of a concrete class's values ("builtin.integer": the C API's mlirXGetName), which
+ * upstream 22 publishes as the class property `type_name` or `attr_name`. */
+typedef struct {
+  const char *cls; /* a class of defs */
+  MlirStringRef (*name)(void);
+} tp_mlir_name;
+/* Sets attribute `attr` of the classes of defs (created) named in names (NULL-cls terminated). */
+int tp_set_mlir_names(tp_class_def *defs, const char *attr, const tp_mlir_name *names);
+#endif
 /* The class def of a class created by tp_define_classes (searching the MRO), or NULL. */
 tp_class_def *tp_class_def_of(PyTypeObject *cls);
 /* tp_init of classes whose tp_new did the work (a cast): a Python subclass's

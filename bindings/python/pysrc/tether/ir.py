@@ -120,6 +120,18 @@ class _NoTypeID:
 Type.static_typeid = _NoTypeID()
 Attribute.static_typeid = _NoTypeID()
 
+if _MLIR_VERSION >= 22:
+    class _Signedness(_enum.Enum):
+        """IntegerType.Signedness: IntegerType.get(width, signedness) and `.signedness`."""
+        SIGNLESS = 0
+        SIGNED = 1
+        UNSIGNED = 2
+
+    _Signedness.__name__ = "Signedness"
+    _Signedness.__qualname__ = "IntegerType.Signedness"
+    IntegerType.Signedness = _Signedness
+    IntegerType.SIGNLESS, IntegerType.SIGNED, IntegerType.UNSIGNED = _Signedness
+
 
 # ---- attribute builders (used by generated dialect classes) -------------------------------------
 

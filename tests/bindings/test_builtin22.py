@@ -1,0 +1,195 @@
+"""MLIR 22's additions to the builtin types, attributes, locations and Context (upstream 22's
+`mlir.ir`): new float types, IntegerType.get(signedness), ShapedType.is_static_*, get_unchecked,
+type_name / attr_name, IntegerSetAttr, no static isinstance; each with hostile arguments and values
+of another context."""
+
+import pytest
+
+from tether import ir
+from tether._mlir_version import MLIR_VERSION
+
+pytestmark = pytest.mark.skipif(MLIR_VERSION < 22, reason="MLIR 22's mlir.ir surface")
+
+NEW_FLOATS = [
+    ("Float4E2M1FNType", "f4E2M1FN"),
+    ("Float6E2M3FNType", "f6E2M3FN"),
+    ("Float6E3M2FNType", "f6E3M2FN"),
+    ("Float8E3M4Type", "f8E3M4"),
+    ("Float8E8M0FNUType", "f8E8M0FNU"),
+]
+
+
+@pytest.mark.parametrize("name,text", NEW_FLOATS)
+def test_new_float_types(ctx, name, text):
+    cls = getattr(ir, name)
+    t = cls.get()
+    assert str(t) == text and type(t) is cls and isinstance(t, ir.FloatType)
+    assert repr(t) == f"{name}({text})"
+    parsed = ir.Type.parse(text)
+    assert type(parsed) is cls and parsed == t
+    assert cls.static_typeid == t.typeid
+    assert t.width in (4, 6, 8)
+    assert cls.type_name == "builtin." + text
+    with pytest.raises(ValueError, match=f"Cannot cast type to {name}"):
+        cls(ir.F32Type.get())
+    with pytest.raises(TypeError):
+        cls.get(context="not a context")
+    other = ir.Context()
+    assert cls.get(context=other).context is other
+
+
+def test_integer_type_signedness(ctx):
+    S = ir.IntegerType.Signedness
+    assert [m.name for m in S] == ["SIGNLESS", "SIGNED", "UNSIGNED"]
+    assert ir.IntegerType.SIGNED is S.SIGNED
+    assert str(ir.IntegerType.get(8)) == "i8"
+    assert str(ir.IntegerType.get(16, ir.IntegerType.SIGNED)) == "si16"
+    assert str(ir.IntegerType.get(64, signedness=S.UNSIGNED)) == "ui64"
+    assert ir.IntegerType.get(8).signedness is S.SIGNLESS
+    assert ir.IntegerType.get_signed(8).signedness is S.SIGNED
+    assert ir.IntegerType.get_unsigned(8).signedness is S.UNSIGNED
+    assert "SIGNLESS" in str(ir.IntegerType.get(1).signedness)
+    other = ir.Context()
+    assert ir.IntegerType.get(3, S.SIGNED, other).context is other
+    for bad in (1, "SIGNED", None, 1.0):
+        with pytest.raises(TypeError):
+            ir.IntegerType.get(8, bad)
+    for width in (-1, 2**64, 2**24):
+        with pytest.raises((OverflowError, ValueError)):
+            ir.IntegerType.get(width)
+    with pytest.raises(TypeError):
+        ir.IntegerType.get("8")
+
+
+def test_shaped_type_is_static(ctx):
+    v = ir.VectorType(ir.Type.parse("vector<2x3xf32>"))
+    t = ir.RankedTensorType(ir.Type.parse("tensor<?x3xf32>"))
+    dyn = ir.ShapedType.get_dynamic_size()
+    assert v.is_static_dim(0) and not t.is_static_dim(0) and t.is_static_dim(1)
+    assert ir.ShapedType.is_static_size(3) and not ir.ShapedType.is_static_size(dyn)
+    assert v.is_static_stride_or_offset(1)
+    assert not v.is_static_stride_or_offset(ir.ShapedType.get_dynamic_stride_or_offset())
+    for bad in (-1, 2, 2**70):
+        with pytest.raises((ValueError, OverflowError)):
+            v.is_static_dim(bad)
+    with pytest.raises(TypeError):
+        v.is_static_dim("0")
+    with pytest.raises(OverflowError):
+        ir.ShapedType.is_static_size(2**64)
+    unranked = ir.UnrankedTensorType(ir.Type.parse("tensor<*xf32>"))
+    with pytest.raises(ValueError, match="requires that the type has a rank"):
+        unranked.is_static_dim(0)
+    with pytest.raises(ValueError, match="requires that the type has a rank"):
+        unranked.is_static_stride_or_offset(0)
+
+
+def test_get_unchecked(ctx):
+    f32 = ir.F32Type.get()
+    assert str(ir.VectorType.get_unchecked([2, 3], f32)) == "vector<2x3xf32>"
+    assert str(ir.VectorType.get_unchecked([2, 3], f32, scalable=[False, True])) == \
+        "vector<2x[3]xf32>"
+    assert str(ir.RankedTensorType.get_unchecked([2], f32)) == "tensor<2xf32>"
+    assert str(ir.UnrankedTensorType.get_unchecked(f32)) == "tensor<*xf32>"
+    assert str(ir.MemRefType.get_unchecked([4], f32)) == "memref<4xf32>"
+    two = ir.Attribute.parse("2")
+    assert str(ir.UnrankedMemRefType.get_unchecked(f32, two)) == "memref<*xf32, 2>"
+    assert str(ir.FloatAttr.get_unchecked(f32, 1.5)) == "1.500000e+00 : f32"
+    # What MLIR would refuse (or assert on) raises, as the checked getters do.
+    none = ir.NoneType.get()
+    with pytest.raises(ir.MLIRError, match="Invalid type"):
+        ir.VectorType.get_unchecked([2], none)
+    with pytest.raises(ir.MLIRError, match="Invalid type"):
+        ir.RankedTensorType.get_unchecked([-5], f32)
+    with pytest.raises(ir.MLIRError, match="Invalid type"):
+        ir.MemRefType.get_unchecked([2], ir.FunctionType.get([], []))
+    with pytest.raises(ir.MLIRError, match="Invalid attribute"):
+        ir.FloatAttr.get_unchecked(ir.IntegerType.get_signless(32), 1.0)
+    with pytest.raises(TypeError):
+        ir.VectorType.get_unchecked([2], f32, loc=ir.Location.unknown())
+    with pytest.raises(OverflowError):
+        ir.VectorType.get_unchecked([2**64], f32)
+
+
+def test_values_of_another_context_are_refused(ctx):
+    other = ir.Context()
+    f32_other = ir.F32Type.get(context=other)
+    f32 = ir.F32Type.get()
+    loc = ir.Location.unknown()
+    with pytest.raises(ValueError, match="another context"):
+        ir.VectorType.get([2], f32_other, loc=loc)
+    with pytest.raises(ValueError, match="another context"):
+        ir.VectorType.get_unchecked([2], f32_other)
+    with pytest.raises(ValueError, match="another context"):
+        ir.RankedTensorType.get([2], f32, encoding=ir.Attribute.parse("1", other))
+    with pytest.raises(ValueError, match="another context"):
+        ir.MemRefType.get([2], f32, memory_space=ir.Attribute.parse("1", other))
+    with pytest.raises(ValueError, match="another context"):
+        ir.UnrankedMemRefType.get_unchecked(f32_other, None)
+    with pytest.raises(ValueError, match="another context"):
+        ir.FloatAttr.get(f32_other, 1.0, loc=loc)
+    with pytest.raises(ValueError, match="another context"):
+        ir.FloatAttr.get_unchecked(f32, 1.0, context=other)
+    assert ir.VectorType.get_unchecked([2], f32_other, context=other).context is other
+
+
+TYPE_NAMES = {
+    "IntegerType": "builtin.integer", "IndexType": "builtin.index", "F32Type": "builtin.f32",
+    "BF16Type": "builtin.bf16", "NoneType": "builtin.none", "ComplexType": "builtin.complex",
+    "VectorType": "builtin.vector", "RankedTensorType": "builtin.tensor",
+    "UnrankedTensorType": "builtin.unranked_tensor", "MemRefType": "builtin.memref",
+    "UnrankedMemRefType": "builtin.unranked_memref", "TupleType": "builtin.tuple",
+    "FunctionType": "builtin.function", "OpaqueType": "builtin.opaque",
+}
+
+ATTR_NAMES = {
+    "AffineMapAttr": "builtin.affine_map", "IntegerSetAttr": "builtin.integer_set",
+    "ArrayAttr": "builtin.array", "IntegerAttr": "builtin.integer",
+    "SymbolRefAttr": "builtin.symbol_ref", "OpaqueAttr": "builtin.opaque",
+    "DictAttr": "builtin.dictionary", "TypeAttr": "builtin.type", "UnitAttr": "builtin.unit",
+    "StridedLayoutAttr": "builtin.strided_layout",
+    "DenseResourceElementsAttr": "builtin.dense_resource_elements",
+    "StringAttr": "builtin.string", "FloatAttr": "builtin.float",
+}
+
+
+def test_type_and_attr_names():
+    for cls, name in TYPE_NAMES.items():
+        assert getattr(ir, cls).type_name == name, cls
+    for cls, name in ATTR_NAMES.items():
+        assert getattr(ir, cls).attr_name == name, cls
+    with ir.Context():
+        assert ir.IntegerType.get_signless(4).type_name == "builtin.integer"
+
+
+def test_no_static_isinstance():
+    # Upstream 22 removed X.isinstance(value): Python's isinstance does it (values come out of
+    # MLIR as their class).
+    for cls in (ir.IntegerType, ir.F32Type, ir.ShapedType, ir.StringAttr, ir.ArrayAttr,
+                ir.AffineMapAttr, ir.IntegerSetAttr, ir.AffineAddExpr, ir.DenseElementsAttr):
+        assert not hasattr(cls, "isinstance"), cls
+
+
+def test_integer_set_attr(ctx):
+    d0, d1 = ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)
+    s0 = ir.AffineSymbolExpr.get(0)
+    s = ir.IntegerSet.get(2, 1, [d0 - d1, s0 - ir.AffineConstantExpr.get(42)], [True, False])
+    a = ir.IntegerSetAttr.get(s)
+    assert type(a) is ir.IntegerSetAttr
+    assert str(a) == "affine_set<(d0, d1)[s0] : (d0 - d1 == 0, s0 - 42 >= 0)>"
+    parsed = ir.Attribute.parse(str(a))
+    assert type(parsed) is ir.IntegerSetAttr and parsed == a
+    assert ir.IntegerSetAttr.get(integer_set=s) == a
+    assert ir.IntegerSetAttr.static_typeid == a.typeid
+    assert repr(a) == f"IntegerSetAttr({a})"
+    with pytest.raises(ValueError, match="Cannot cast attribute to IntegerSetAttr"):
+        ir.IntegerSetAttr(ir.UnitAttr.get())
+    for bad in (None, 1, ir.AffineMap.get_identity(2), a):
+        with pytest.raises(TypeError):
+            ir.IntegerSetAttr.get(bad)
+    # The attribute keeps its context alive.
+    other = ir.Context()
+    a2 = ir.IntegerSetAttr.get(ir.IntegerSet.get_empty(1, 0, other))
+    del other
+    import gc
+    gc.collect()
+    assert str(a2) == "affine_set<(d0) : (1 == 0)>"
