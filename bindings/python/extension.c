@@ -63,6 +63,7 @@ static int (*const file_inits[])(PyObject *m) = {
     tp_init_dialect_types,
     tp_init_dialect_quant,
     tp_init_dialect_sparse_tensor,
+    tp_init_dialects22,
     tp_init_execution_engine,
     tp_init_transform_interpreter,
     tp_init_linalg,

@@ -50,6 +50,7 @@
  *   interfaces.c     InferTypeOpInterface, InferShapedTypeOpInterface, ShapedTypeComponents
  *   dialect_types.c  the transform, pdl, gpu, nvgpu and llvm types (_tether._transform, ...)
  *   dialect_quant.c, dialect_sparse_tensor.c   quant's types, sparse_tensor's EncodingAttr
+ *   dialects22.c     the C parts of dialects new in MLIR 22's bindings (_tether._smt, ...)
  *   execution_engine.c, transform_interpreter.c, rewrite.c, linalg.c   _tether's submodules
  */
 #ifndef TETHER_PY_H
@@ -262,6 +263,8 @@ int tp_init_dialect_types(PyObject *m);
  * EncodingAttr in _tether._sparse_tensor. */
 int tp_init_dialect_quant(PyObject *m);
 int tp_init_dialect_sparse_tensor(PyObject *m);
+/* dialects22.c: _tether._smt, ._amdgpu, ._irdl (MLIR 22; nothing on 19). */
+int tp_init_dialects22(PyObject *m);
 /* execution_engine.c: _tether._ExecutionEngine. */
 int tp_init_execution_engine(PyObject *m);
 /* transform_interpreter.c: _tether._transform_interpreter. */
@@ -599,6 +602,11 @@ void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f);
 PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
+
+/* dialects22.c: 1 if the operation verifies (tether_op_verify), else 0 with MLIRError("Verification
+ * failed", diagnostics) or the handle's error. For calls into MLIR that crash on IR that does not
+ * verify. */
+int tp_require_verified(tether_op *h);
 
 /* Insertion points (insertion_point.c): where one inserts, its block and the operation to insert
  * before (NULL: the end, which must have no terminator: IndexError as upstream), 0 or -1; and the

@@ -193,3 +193,81 @@ def test_integer_set_attr(ctx):
     import gc
     gc.collect()
     assert str(a2) == "affine_set<(d0) : (1 == 0)>"
+
+
+# ---- Location --------------------------------------------------------------------------------
+
+
+def test_location_file_range_and_parts(ctx):
+    loc = ir.Location.file("foo1.txt", 123, 56)
+    rng = ir.Location.file("foo2.txt", 123, 56, 124, 100)
+    assert str(loc) == 'loc("foo1.txt":123:56)'
+    assert str(rng) == 'loc("foo2.txt":123:56 to 124:100)'
+    assert ir.Location.file(filename="f", start_line=1, start_col=2, end_line=3, end_col=4) == \
+        ir.Location.file("f", 1, 2, 3, 4)
+    assert ir.Location.file("f", 1, 2, context=ctx) == ir.Location.file("f", line=1, col=2)
+    assert loc.is_a_file() and not loc.is_a_name() and not loc.is_a_callsite()
+    assert not loc.is_a_fused()
+    assert (loc.filename, loc.start_line, loc.start_col, loc.end_line, loc.end_col) == \
+        ("foo1.txt", 123, 56, 123, 56)
+    assert (rng.filename, rng.start_line, rng.start_col, rng.end_line, rng.end_col) == \
+        ("foo2.txt", 123, 56, 124, 100)
+    other = ir.Context()
+    assert ir.Location.file("f", 1, 2, 3, 4, other).context is other
+    for bad in [("f", -1, 2, 3, 4), ("f", 1, 2, 3, 2**40), ("f", 1, 2, 3, "4"), (1, 1, 2, 3, 4)]:
+        with pytest.raises((TypeError, OverflowError)):
+            ir.Location.file(*bad)
+    with pytest.raises(TypeError):
+        ir.Location.file("f", 1, 2, 3)  # end_col missing
+    with pytest.raises(TypeError):
+        ir.Location.file("f", 1, 2, 3, 4, 5)
+    assert ir.Location.file("a\0b", 1, 2).filename == "a\0b"  # a NUL is kept
+
+
+def test_location_name_callsite_fused(ctx):
+    n = ir.Location.name("nombre")
+    child = ir.Location.name("naam", n)
+    assert n.is_a_name() and n.name_str == "nombre" and str(n.child_loc) == "loc(unknown)"
+    assert child.name_str == "naam" and child.child_loc == n
+    cs = ir.Location.callsite(ir.Location.file("foo.text", 123, 45),
+                              [ir.Location.file("util.foo", 379, 21),
+                               ir.Location.file("main.foo", 100, 63)])
+    assert cs.is_a_callsite() and str(cs.callee) == 'loc("foo.text":123:45)'
+    assert str(cs.caller) == 'loc(callsite("util.foo":379:21 at "main.foo":100:63))'
+    fused = ir.Location.fused([ir.Location.name("apple"), ir.Location.name("banana")])
+    assert fused.is_a_fused() and [str(x) for x in fused.locations] == \
+        ['loc("apple")', 'loc("banana")']
+    assert ir.Location.unknown().locations == [] and n.locations == []
+    assert [str(x) for x in ir.Location.fused([], ir.Attribute.parse('"m"')).locations] == \
+        ["loc(unknown)"]
+    # The parts of another kind of location raise (MLIR's C API would crash on them); the line
+    # and column numbers are -1, as the C API answers.
+    unknown = ir.Location.unknown()
+    for loc, attrs in [(unknown, ["filename", "callee", "caller", "name_str", "child_loc"]),
+                       (n, ["filename", "callee", "caller"]),
+                       (cs, ["filename", "name_str", "child_loc"]),
+                       (fused, ["filename", "callee", "name_str"])]:
+        for a in attrs:
+            with pytest.raises(ValueError, match="the location is not a"):
+                getattr(loc, a)
+    assert (unknown.start_line, unknown.end_col) == (-1, -1)
+
+
+def test_location_current_is_none_outside():
+    assert ir.Location.current is None
+    with ir.Context(), ir.Location.unknown() as loc:
+        assert ir.Location.current is loc
+    assert ir.Location.current is None
+
+
+def test_location_parts_keep_the_context_alive():
+    import gc
+    c = ir.Context()
+    cs = ir.Location.callsite(ir.Location.name("a", context=c), [ir.Location.file("f", 1, 2,
+                                                                                  context=c)])
+    del c
+    gc.collect()
+    callee, caller = cs.callee, cs.caller
+    del cs
+    gc.collect()
+    assert (callee.name_str, caller.filename) == ("a", "f")
