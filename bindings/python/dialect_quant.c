@@ -564,6 +564,7 @@ static int ints_arg(PyObject *o, const char *what, long long lo, long long hi, P
     if (!tp_arg_int_in(PyList_GET_ITEM(l, i), tp_nth(name, sizeof name, what, i), lo, hi,
                        &(*out)[i])) {
       PyMem_Free(*out);
+      *out = NULL;
       Py_DECREF(l);
       return 0;
     }

@@ -39,6 +39,7 @@ static int (*const file_inits[])(PyObject *m) = {
     tp_init_classes,
     tp_init_current,
     tp_init_context,
+    tp_init_thread_pool,
     tp_init_insertion_point,
     tp_init_dialect_registry,
     tp_init_locations,

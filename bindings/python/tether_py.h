@@ -26,6 +26,7 @@
  *   typeid.c         TypeID
  *   current.c        the thread's current Context / InsertionPoint / Location; class properties
  *   context.c        Context
+ *   thread_pool.c    ThreadPool (MLIR 22)
  *   insertion_point.c  InsertionPoint
  *   dialect_registry.c DialectRegistry, DialectDescriptor
  *   locations.c      Location
@@ -235,6 +236,7 @@ int tp_init_typeid(PyObject *m);
 int tp_init_classes(PyObject *m);
 int tp_init_current(PyObject *m);
 int tp_init_context(PyObject *m);
+int tp_init_thread_pool(PyObject *m);
 int tp_init_insertion_point(PyObject *m);
 int tp_init_dialect_registry(PyObject *m);
 int tp_init_locations(PyObject *m);
@@ -496,6 +498,12 @@ int tp_load_dialect(MlirContext ctx, const char *name);
 PyObject *tp_context_append_dialect_registry(TpContext *self, PyObject *registry);
 PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name);
 PyObject *tp_context_attach_diagnostic_handler(TpContext *self, PyObject *callback);
+#if TETHER_MLIR_VERSION >= 22
+/* thread_pool.c: a ThreadPool argument's pool, which is never destroyed from then on (1, or 0
+ * with TypeError); a pool's address as upstream prints it (0x..., or 0). */
+int tp_arg_thread_pool(PyObject *o, MlirLlvmThreadPool *out);
+PyObject *tp_thread_pool_ptr_str(MlirLlvmThreadPool pool);
+#endif
 /* Detaches every handler of a Context that goes away. */
 void tp_diagnostics_detach_all(TpContext *self);
 

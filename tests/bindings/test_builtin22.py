@@ -271,3 +271,131 @@ def test_location_parts_keep_the_context_alive():
     del cs
     gc.collect()
     assert (callee.name_str, caller.filename) == ("a", "f")
+
+
+# ---- Context, ThreadPool ---------------------------------------------------------------------
+
+
+def test_thread_pool_and_context():
+    tp = ir.ThreadPool()
+    n = tp.get_max_concurrency()
+    assert n > 0 and tp.get_max_concurrency() == n
+    c5 = ir.Context()
+    c5.set_thread_pool(tp)
+    assert c5.get_num_threads() == n
+    assert c5._mlir_thread_pool_ptr() == tp._mlir_thread_pool_ptr()
+    assert tp._mlir_thread_pool_ptr().startswith("0x")
+    c7 = ir.Context(thread_pool=tp)
+    assert c7.get_num_threads() == n and c7._mlir_thread_pool_ptr() == tp._mlir_thread_pool_ptr()
+    plain = ir.Context()
+    plain.enable_multithreading(False)
+    assert plain.get_num_threads() == 1
+    for bad in (None, 1, "pool", plain):
+        with pytest.raises(TypeError):
+            plain.set_thread_pool(bad)
+    with pytest.raises(TypeError):
+        ir.Context(thread_pool=1)
+    with pytest.raises(TypeError):
+        ir.ThreadPool(4)
+    with pytest.raises(TypeError):
+        ir.Context(None, None, None)
+
+
+def test_thread_pool_outlives_its_object(run_snippet):
+    # The pool a context uses stays valid when the ThreadPool object goes (MLIR would run the
+    # context's parallel work on freed threads): a pass pipeline runs multithreaded afterwards.
+    run_snippet("""
+import gc
+from tether import ir
+from tether.passmanager import PassManager
+ctx = ir.Context(thread_pool=ir.ThreadPool())
+gc.collect()
+m = ir.Module.parse("\\n".join(
+    "func.func @f%d(%%a: i32) -> i32 { %%0 = arith.addi %%a, %%a : i32 return %%0 : i32 }" % i
+    for i in range(64)), ctx)
+del ctx
+gc.collect()
+for _ in range(3):
+    PassManager.parse("builtin.module(func.func(canonicalize,cse))", m.context).run(m.operation)
+assert m.context.get_num_threads() >= 1
+print(str(m).count("func.func"))
+""")
+
+
+def test_context_load_on_create_dialects():
+    ctx = ir.Context(load_on_create_dialects=["func", "arith"])
+    assert ctx.dialects.func.descriptor.namespace == "func"
+    with pytest.raises(IndexError):
+        ir.Context(load_on_create_dialects=["no_such_dialect"])
+    with pytest.raises(TypeError):
+        ir.Context(load_on_create_dialects=[1])
+    with pytest.raises(TypeError):
+        ir.Context(load_on_create_dialects=5)
+    lst = ir.get_load_on_create_dialects()
+    assert isinstance(lst, list)
+    ir.append_load_on_create_dialect("func")
+    assert ir.get_load_on_create_dialects()[-1] == "func"
+    lst.pop()
+
+
+# ---- OpAttributeMap, AffineExpr --------------------------------------------------------------
+
+
+def test_op_attribute_map_views(ctx):
+    import collections.abc
+    ctx.allow_unregistered_dialects = True
+    op = ir.Operation.create("custom.op", attributes={
+        "some.attribute": ir.IntegerAttr.get(ir.IntegerType.get_signless(8), 1),
+        "other.attribute": ir.StringAttr.get("x"), "dependent": ir.UnitAttr.get()})
+    attrs = op.attributes
+    assert sorted(attrs.keys()) == ["dependent", "other.attribute", "some.attribute"]
+    assert sorted(attrs) == sorted(attrs.keys())
+    assert [type(v) for v in attrs.values()] == [type(attrs[k]) for k in attrs.keys()]
+    assert dict(attrs.items())["other.attribute"] == ir.StringAttr.get("x")
+    assert attrs.get("dependent") == ir.UnitAttr.get()
+    assert attrs.get("missing") is None and attrs.get("missing", 7) == 7
+    assert attrs.get(key="missing", default="d") == "d"
+    assert isinstance(attrs, collections.abc.Mapping)
+    with pytest.raises(TypeError):
+        attrs.get(0)
+    with pytest.raises(TypeError):
+        attrs.get()
+    op.erase()
+    for f in (attrs.keys, attrs.values, attrs.items, lambda: list(attrs),
+              lambda: attrs.get("dependent")):
+        with pytest.raises(ir.InvalidatedError):
+            f()
+
+
+def test_affine_expr_shift_and_simplify(ctx):
+    d = [ir.AffineDimExpr.get(i) for i in range(4)]
+    s = [ir.AffineSymbolExpr.get(i) for i in range(4)]
+    assert (d[2] + d[3]) == (d[0] + d[1]).shift_dims(2, 2)
+    assert (s[2] + s[3]) == (s[0] + s[1]).shift_symbols(2, 2, 0)
+    assert (d[0] + d[3]) == (d[0] + d[1]).shift_dims(num_dims=2, shift=2, offset=1)
+    # Huge counts are the same shift (positions the expression does not use change nothing).
+    assert (d[0] + d[1]).shift_dims(2**32 - 1, 2) == (d[0] + d[1]).shift_dims(2, 2)
+    assert (d[0] + d[1]).shift_dims(2, 2, 2**32 - 1) == d[0] + d[1]
+    e = d[0] * 2 + d[0] * 3
+    simple = ir.AffineExpr.simplify_affine_expr(e, 1, 0)
+    assert str(simple) == "d0 * 5" and type(simple) is ir.AffineMulExpr
+    assert ir.AffineExpr.simplify_affine_expr(expr=d[0] + s[0], num_dims=1, num_symbols=1) == \
+        d[0] + s[0]
+    with pytest.raises(ValueError, match="uses dimension 3"):
+        ir.AffineExpr.simplify_affine_expr(d[3], 1, 0)
+    with pytest.raises(ValueError, match="uses symbol 2"):
+        ir.AffineExpr.simplify_affine_expr(s[2] + d[0], 1, 1)
+    with pytest.raises(ValueError, match="2\\*\\*16"):
+        ir.AffineExpr.simplify_affine_expr(d[0], 2**20, 0)
+    # Division by zero stays (MLIR leaves undefined expressions alone).
+    z = ir.AffineExpr.get_floor_div(d[0], ir.AffineConstantExpr.get(0))
+    assert ir.AffineExpr.simplify_affine_expr(z, 1, 0) == z
+    for bad in (-1, 2**32, "1", None):
+        with pytest.raises(TypeError):
+            d[0].shift_dims(bad, 1)
+        with pytest.raises(TypeError):
+            ir.AffineExpr.simplify_affine_expr(d[0], bad, 0)
+    with pytest.raises(TypeError):
+        ir.AffineExpr.simplify_affine_expr("d0", 1, 0)
+    assert type(ir.AffineAddExpr(d[0] + d[1]).maybe_downcast()) is ir.AffineAddExpr
+    assert type((d[0] + 1).maybe_downcast()) is ir.AffineAddExpr

@@ -272,3 +272,75 @@ def test_quant_context_keyword(ctx):
     assert quant.CalibratedQuantizedType.get(f32, -1.0, 1.0, context=None).min == -1.0
     with pytest.raises(ValueError):
         quant.UniformQuantizedType.get(1, i8, f32, 0.5, 0, -8, 7, context=ir.Context())
+
+
+# ---- linalg ---------------------------------------------------------------------------------
+
+MATMUL = """
+func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>)
+                     outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %0 : tensor<4x16xf32>
+}
+"""
+
+
+def test_linalg_contraction_and_maps(ctx):
+    from tether.dialects import linalg
+    m = ir.Module.parse(MATMUL)
+    func = m.body.operations[0]
+    mm, ret = func.regions[0].blocks[0].operations
+    assert linalg.isa_contraction_op(mm) and not linalg.isa_contraction_op(ret)
+    assert not linalg.isa_convolution_op(mm) and not linalg.isa_convolution_op(op=func)
+    dims = linalg.infer_contraction_dimensions(mm)
+    assert type(dims) is linalg.ContractionDimensions
+    assert (list(dims.batch), list(dims.m), list(dims.n), list(dims.k)) == ([], [0], [1], [2])
+    assert type(dims.m) is ir.DenseI32ArrayAttr
+    assert linalg.infer_contraction_dimensions(ret) is None
+    assert linalg.infer_convolution_dimensions(mm) is None
+    maps = linalg.get_indexing_maps(mm)
+    assert type(maps) is ir.ArrayAttr and len(maps) == 3
+    assert linalg.get_indexing_maps(ret) is None
+    from_maps = linalg.infer_contraction_dimensions_from_maps([a.value for a in maps])
+    assert list(from_maps.k) == [2]
+    assert linalg.infer_contraction_dimensions_from_maps([]) is None
+    assert linalg.infer_contraction_dimensions_from_maps([maps[0].value, maps[1].value]) is None
+    # Maps of different dimension counts (MLIR would index past one of them): None.
+    d0, d1 = ir.AffineDimExpr.get(0), ir.AffineDimExpr.get(1)
+    mixed = [ir.AffineMap.get(3, 0, [d0]), ir.AffineMap.get(2, 0, [d1]),
+             ir.AffineMap.get(1, 0, [d0])]
+    assert linalg.infer_contraction_dimensions_from_maps(mixed) is None
+    with pytest.raises(ValueError, match="different contexts"):
+        linalg.infer_contraction_dimensions_from_maps(
+            [maps[0].value, maps[1].value, ir.AffineMap.get_identity(2, ir.Context())])
+    for bad in ([1, 2, 3], "maps", None):
+        with pytest.raises(TypeError):
+            linalg.infer_contraction_dimensions_from_maps(bad)
+    with pytest.raises(TypeError):
+        linalg.isa_contraction_op(maps)
+    with pytest.raises(TypeError):
+        linalg.ContractionDimensions()
+    m.operation.erase()
+    for f in (linalg.isa_contraction_op, linalg.infer_contraction_dimensions,
+              linalg.get_indexing_maps, linalg.infer_convolution_dimensions):
+        with pytest.raises(ir.InvalidatedError):
+            f(mm)
+
+
+def test_linalg_queries_on_ops_that_do_not_verify(run_checks):
+    # MLIR reads a linalg op's maps and region as its verifier guarantees them: a linalg op that
+    # does not verify raises instead.
+    run_checks("""
+from tether.dialects import linalg
+f32 = ir.F32Type.get()
+t = ir.RankedTensorType.get([4], f32)
+m = ir.Module.create()
+with ir.InsertionPoint(m.body):
+    g = ir.Operation.create("linalg.generic", results=[t], regions=1)
+    mm = ir.Operation.create("linalg.matmul", results=[t], regions=1)
+for op in (g, mm):
+    for fn in (linalg.isa_contraction_op, linalg.isa_convolution_op,
+               linalg.infer_contraction_dimensions, linalg.infer_convolution_dimensions,
+               linalg.get_indexing_maps):
+        expect(ir.MLIRError, fn, op)
+""")
