@@ -344,3 +344,20 @@ for op in (g, mm):
                linalg.get_indexing_maps):
         expect(ir.MLIRError, fn, op)
 """)
+
+
+def test_sparse_tensor_soa_property(ctx):
+    from tether.dialects import sparse_tensor as st
+    assert st.LevelProperty.soa.value == 4
+    singleton = st.EncodingAttr.build_level_type(st.LevelFormat.singleton, [st.LevelProperty.soa])
+    compressed = st.EncodingAttr.build_level_type(st.LevelFormat.compressed,
+                                                  [st.LevelProperty.non_unique])
+    e = st.EncodingAttr.get([compressed, singleton], None, None, 0, 0)
+    assert "singleton(soa)" in str(e)
+    with pytest.raises(ValueError, match="SoA is only applicable to singleton"):
+        st.EncodingAttr.get([st.EncodingAttr.build_level_type(
+            st.LevelFormat.compressed, [st.LevelProperty.soa]), singleton], None, None, 0, 0)
+    with pytest.raises(ValueError):
+        st.EncodingAttr.build_level_type(st.LevelFormat.dense, [st.LevelProperty.soa])
+    with pytest.raises(ValueError):
+        st.EncodingAttr.build_level_type(st.LevelFormat.singleton, [8])
