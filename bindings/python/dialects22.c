@@ -227,7 +227,9 @@ static PyObject *tdm_gather_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   }
   tp_errcap cap;
   tp_errcap_begin(&cap, (TpContext *)ctx);
-  MlirType t = mlirTypeParseGet(tp_ctx_raw(ctx), mlirStringRefCreate(b.data, b.len));
+  MlirType t = {NULL};
+  if (tether_parse_check(tp_ctx_raw(ctx), TETHER_PARSE_TYPE, b.data, b.len) == TETHER_OK)
+    t = mlirTypeParseGet(tp_ctx_raw(ctx), mlirStringRefCreate(b.data, b.len));
   PyMem_RawFree(b.data);
   if (mlirTypeIsNull(t) || !mlirTypeIsAAMDGPUTDMGatherBaseType(t))
     return tp_errcap_raise(&cap, "Invalid type");
