@@ -277,7 +277,89 @@ PyObject *tp_affine_new_refused(PyTypeObject *t, PyObject *args, PyObject *kw) {
   return NULL;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* shift_dims(num_dims, shift, offset=0) and shift_symbols(num_symbols, shift, offset=0): MLIR
+ * builds a replacement for each of the first num positions; positions the expression does not use
+ * change nothing, so only those up to the largest it uses are asked for (the result is the same,
+ * without a table of 2**32 expressions). */
+static PyObject *expr_shift(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames, int dims) {
+  static const char *const dim_names[] = {"num_dims", "shift", "offset", NULL};
+  static const char *const sym_names[] = {"num_symbols", "shift", "offset", NULL};
+  const char *const *names = dims ? dim_names : sym_names;
+  PyObject *a[3];
+  unsigned n, shift, offset = 0;
+  if (!tp_fastargs(dims ? "shift_dims" : "shift_symbols", args, nargs, kwnames, names, 2, 3, a) ||
+      !tp_arg_uint_in(a[0], names[0], &n) || !tp_arg_uint_in(a[1], "shift", &shift) ||
+      (a[2] && !tp_arg_uint_in(a[2], "offset", &offset)))
+    return NULL;
+  MlirAffineExpr e = {TP_PTR(self)};
+  intptr_t max_dim = -1, max_sym = -1;
+  tp_affine_max_positions(e, &max_dim, &max_sym);
+  intptr_t used = (dims ? max_dim : max_sym) + 1;
+  if ((intptr_t)n > used) n = (unsigned)used;
+  if (offset > n) offset = n;
+  return tp_wrap_affine_expr(TP_CTX(self), dims ? mlirAffineExprShiftDims(e, n, shift, offset)
+                                                : mlirAffineExprShiftSymbols(e, n, shift, offset));
+}
+
+static PyObject *expr_shift_dims(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
+  return expr_shift(self, args, nargs, kwnames, 1);
+}
+
+static PyObject *expr_shift_symbols(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  return expr_shift(self, args, nargs, kwnames, 0);
+}
+
+/* AffineExpr.simplify_affine_expr(expr, num_dims, num_symbols): MLIR's flattening indexes a row
+ * of num_dims + num_symbols entries by the positions the expression uses, for each node: the
+ * positions must be within the counts (ValueError), and the counts at most 2**16 together. */
+static PyObject *expr_simplify(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"expr", "num_dims", "num_symbols", NULL};
+  PyObject *a[3];
+  unsigned nd, ns;
+  MlirAffineExpr e;
+  if (!tp_fastargs("simplify_affine_expr", args, nargs, kwnames, names, 3, 3, a) ||
+      !tp_arg_affine_expr(a[0], NULL, &e) || !tp_arg_uint_in(a[1], "num_dims", &nd) ||
+      !tp_arg_uint_in(a[2], "num_symbols", &ns))
+    return NULL;
+  if ((unsigned long long)nd + ns > (1u << 16))
+    return PyErr_Format(PyExc_ValueError, "num_dims + num_symbols must be at most 2**16");
+  intptr_t max_dim = -1, max_sym = -1;
+  tp_affine_max_positions(e, &max_dim, &max_sym);
+  if (max_dim >= (intptr_t)nd || max_sym >= (intptr_t)ns)
+    return PyErr_Format(PyExc_ValueError,
+                        "the expression uses %s %zd, but there are only %u dimensions and %u "
+                        "symbols",
+                        max_dim >= (intptr_t)nd ? "dimension" : "symbol",
+                        (Py_ssize_t)(max_dim >= (intptr_t)nd ? max_dim : max_sym), nd, ns);
+  return tp_wrap_affine_expr(TP_CTX(a[0]), mlirSimplifyAffineExpr(e, nd, ns));
+}
+
+/* maybe_downcast(): the expression as its subclass (AffineAddExpr, ...), as every expression
+ * tether hands out already is. */
+static PyObject *expr_maybe_downcast(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return tp_wrap_affine_expr(TP_CTX(self), (MlirAffineExpr){TP_PTR(self)});
+}
+#endif
+
 static PyMethodDef expr_methods[] = {
+#if TETHER_MLIR_VERSION >= 22
+    {"shift_dims", TP_FASTFN(expr_shift_dims), TP_FAST,
+     "shift_dims(num_dims, shift, offset=0): dimensions offset..num_dims-1 moved by shift."},
+    {"shift_symbols", TP_FASTFN(expr_shift_symbols), TP_FAST,
+     "shift_symbols(num_symbols, shift, offset=0): symbols offset..num_symbols-1 moved by "
+     "shift."},
+    {"simplify_affine_expr", TP_FASTFN(expr_simplify), TP_FAST | METH_STATIC,
+     "simplify_affine_expr(expr, num_dims, num_symbols): the expression simplified."},
+    {"maybe_downcast", (PyCFunction)expr_maybe_downcast, METH_NOARGS,
+     "The expression as its subclass."},
+#endif
     {"compose", (PyCFunction)expr_compose, METH_O, "The expression composed with an AffineMap."},
     {"get_add", TP_FASTFN(get_add), METH_FASTCALL | METH_STATIC, "get_add(lhs, rhs)"},
     {"get_mul", TP_FASTFN(get_mul), METH_FASTCALL | METH_STATIC, "get_mul(lhs, rhs)"},

@@ -471,5 +471,9 @@ int tp_init_affine_map(PyObject *m) {
       tp_affine_list_type(m, "tether.ir.AffineExprList", &ExprListType) < 0 ||
       tp_define_classes(m, tp.Attribute, map_attr_defs, tp.attr_casters) < 0)
     return -1;
+#if TETHER_MLIR_VERSION >= 22
+  static const tp_mlir_name names[] = {{"AffineMapAttr", mlirAffineMapAttrGetName}, {NULL, NULL}};
+  if (tp_set_mlir_names(map_attr_defs, "attr_name", names) < 0) return -1;
+#endif
   return 0;
 }

@@ -295,25 +295,53 @@ static int arg_double(PyObject *o, double *out) {
   return !(*out == -1.0 && PyErr_Occurred());
 }
 
-static PyObject *float_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames) {
-  (void)cls;
+/* FloatAttr.get(type, value, loc=None), and on MLIR 22 get_unchecked(type, value, context=None)
+ * (`unchecked`), which tether checks as well (MLIR asserts on a type that is not a float type),
+ * at the unknown location of the context. */
+static PyObject *float_attr_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                 int unchecked) {
   static const char *const names[] = {"type", "value", "loc", NULL};
+  static const char *const names_unchecked[] = {"type", "value", "context", NULL};
   PyObject *a[3];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  if (!tp_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
+                   unchecked ? names_unchecked : names, 2, 3, a))
+    return NULL;
   MlirType t;
-  PyObject *ctx;
   double v;
-  if (!tp_arg_type(a[0], &t, &ctx) || !arg_double(a[1], &v)) return NULL;
-  PyObject *lo = tp_resolve_loc(a[2]);
-  if (!lo) return NULL;
+  if (!tp_arg_type(a[0], &t, NULL) || !arg_double(a[1], &v)) return NULL;
+  PyObject *ctx;
+  MlirLocation l;
+  if (unchecked) {
+    if (!(ctx = tp_context_arg(a[2]))) return NULL;
+    l = mlirLocationUnknownGet(tp_ctx_raw(ctx));
+  } else {
+    PyObject *lo = tp_resolve_loc(a[2]);
+    if (!lo) return NULL;
+    ctx = TP_CTX(lo);
+    l = (MlirLocation){TP_PTR(lo)};
+  }
+  if (!tp_arg_type_in(a[0], ctx, &t)) return NULL;
   tp_errcap cap;
-  tp_errcap_begin(&cap, (TpContext *)TP_CTX(lo));
-  MlirAttribute r = mlirFloatAttrDoubleGetChecked((MlirLocation){TP_PTR(lo)}, t, v);
+  tp_errcap_begin(&cap, (TpContext *)ctx);
+  MlirAttribute r = mlirFloatAttrDoubleGetChecked(l, t, v);
   if (mlirAttributeIsNull(r)) return tp_errcap_raise(&cap, "Invalid attribute");
   Py_XDECREF(tp_errcap_end(&cap));
   return tp_wrap_attr(ctx, r);
 }
+
+static PyObject *float_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  (void)cls;
+  return float_attr_make(args, nargs, kwnames, 0);
+}
+
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *float_attr_get_unchecked(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames) {
+  (void)cls;
+  return float_attr_make(args, nargs, kwnames, 1);
+}
+#endif
 
 static PyObject *float_attr_get_typed(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                                       MlirType (*get)(MlirContext), const char *fname) {
@@ -349,6 +377,10 @@ static PyObject *float_attr_float(PyObject *self) { return float_attr_value(self
 
 static PyMethodDef float_attr_methods[] = {
     {"get", TP_FASTFN(float_attr_get), TP_FAST | METH_STATIC, "get(type, value, loc=None)"},
+#if TETHER_MLIR_VERSION >= 22
+    {"get_unchecked", TP_FASTFN(float_attr_get_unchecked), TP_FAST | METH_STATIC,
+     "get_unchecked(type, value, context=None)"},
+#endif
     {"get_f32", TP_FASTFN(float_attr_get_f32), TP_FAST | METH_STATIC,
      "get_f32(value, context=None)"},
     {"get_f64", TP_FASTFN(float_attr_get_f64), TP_FAST | METH_STATIC,
@@ -918,12 +950,34 @@ static tp_class_def attr_defs[] = {
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
+#if TETHER_MLIR_VERSION >= 22
+/* Upstream 22's `attr_name` of each class ("builtin.integer"; AffineMapAttr's, IntegerSetAttr's
+ * and DenseResourceElementsAttr's are set where they are defined). */
+static const tp_mlir_name attr_names[] = {
+    {"IntegerAttr", mlirIntegerAttrGetName},
+    {"FloatAttr", mlirFloatAttrGetName},
+    {"StringAttr", mlirStringAttrGetName},
+    {"TypeAttr", mlirTypeAttrGetName},
+    {"UnitAttr", mlirUnitAttrGetName},
+    {"ArrayAttr", mlirArrayAttrGetName},
+    {"DictAttr", mlirDictionaryAttrGetName},
+    {"SymbolRefAttr", mlirSymbolRefAttrGetName},
+    {"FlatSymbolRefAttr", mlirFlatSymbolRefAttrGetName},
+    {"OpaqueAttr", mlirOpaqueAttrGetName},
+    {"StridedLayoutAttr", mlirStridedLayoutAttrGetName},
+    {NULL, NULL},
+};
+#endif
+
 int tp_init_attributes(PyObject *m) {
   if (tp_add_type(m, &tp_attribute_spec, NULL, &tp.Attribute) < 0 ||
       tp_add_type(m, &named_spec, NULL, &tp.NamedAttribute) < 0)
     return -1;
   if (tp_define_classes(m, tp.Attribute, attr_defs, tp.attr_casters) < 0) return -1;
   integer_attr_cls = attr_defs[0].cls;
+#if TETHER_MLIR_VERSION >= 22
+  if (tp_set_mlir_names(attr_defs, "attr_name", attr_names) < 0) return -1;
+#endif
   /* As upstream: `true` comes back as a BoolAttr, `@a` as a FlatSymbolRefAttr (their TypeIDs are
    * IntegerAttr's and SymbolRefAttr's). */
   PyObject *ints = Py_BuildValue("(OO)", attr_defs[2].cls, attr_defs[0].cls);

@@ -1,5 +1,6 @@
 /* attrmap.c: OpAttributeMap, op.attributes: an operation's attributes by name (str -> Attribute)
- * and by index (int -> NamedAttribute), settable and deletable by name.
+ * and by index (int -> NamedAttribute), settable and deletable by name; on MLIR 22 also keys(),
+ * values(), items(), get() and iteration over the names.
  *
  * Invariants: the map holds the Operation object, and reads the operation through the arena's
  * guarded access at every use (an erased operation raises InvalidatedError). Setting or removing
@@ -140,7 +141,96 @@ static int attrmap_contains(TpAttrMap *m, PyObject *key) {
   return !mlirAttributeIsNull(mlirOperationGetAttributeByName(raw, s));
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* What keys(), values(), items() and iteration list (MLIR 22): 0 names, 1 attributes, 2 (name,
+ * attribute) tuples. The attributes are read first (no Python code runs while MLIR is read; names
+ * and attributes belong to the context, which the operation keeps). */
+static PyObject *attrmap_list(TpAttrMap *m, int what) {
+  PyObject *ctx = tp_context_of_handle(TP_OP(m->op)->h);
+  if (!ctx) return NULL;
+  MAP_OP(m, raw, (Py_DECREF(ctx), NULL));
+  intptr_t n = mlirOperationGetNumAttributes(raw);
+  MlirNamedAttribute *all = PyMem_RawMalloc((size_t)(n ? n : 1) * sizeof *all);
+  if (!all) {
+    Py_DECREF(ctx);
+    return PyErr_NoMemory();
+  }
+  for (intptr_t i = 0; i < n; i++) all[i] = mlirOperationGetAttribute(raw, i);
+  PyObject *l = PyList_New(n);
+  for (intptr_t i = 0; l && i < n; i++) {
+    PyObject *name = what != 1 ? tp_str_from_ref(mlirIdentifierStr(all[i].name)) : NULL;
+    PyObject *attr = what != 0 ? tp_wrap_attr(ctx, all[i].attribute) : NULL;
+    PyObject *e = NULL;
+    if (what == 0)
+      e = name;
+    else if (what == 1)
+      e = attr;
+    else if (name && attr)
+      e = PyTuple_Pack(2, name, attr);
+    if (what == 2) {
+      Py_XDECREF(name);
+      Py_XDECREF(attr);
+    }
+    if (!e)
+      Py_CLEAR(l);
+    else
+      PyList_SET_ITEM(l, i, e);
+  }
+  PyMem_RawFree(all);
+  Py_DECREF(ctx);
+  return l;
+}
+
+static PyObject *attrmap_keys(TpAttrMap *m, PyObject *unused) {
+  (void)unused;
+  return attrmap_list(m, 0);
+}
+
+static PyObject *attrmap_values(TpAttrMap *m, PyObject *unused) {
+  (void)unused;
+  return attrmap_list(m, 1);
+}
+
+static PyObject *attrmap_items(TpAttrMap *m, PyObject *unused) {
+  (void)unused;
+  return attrmap_list(m, 2);
+}
+
+static PyObject *attrmap_iter(TpAttrMap *m) {
+  PyObject *keys = attrmap_list(m, 0);
+  PyObject *it = keys ? PyObject_GetIter(keys) : NULL;
+  Py_XDECREF(keys);
+  return it;
+}
+
+/* get(key, default=None): the attribute named key, or default. */
+static PyObject *attrmap_get(TpAttrMap *m, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+  static const char *const names[] = {"key", "default", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!PyUnicode_Check(a[0])) return tp_type_error("key", "a str", a[0]);
+  int has = attrmap_contains(m, a[0]);
+  if (has < 0) return NULL;
+  if (!has) return Py_NewRef(a[1] ? a[1] : Py_None);
+  return attrmap_subscript(m, a[0]);
+}
+
+static PyMethodDef attrmap_methods[] = {
+    {"keys", (PyCFunction)attrmap_keys, METH_NOARGS, "The attributes' names, as a list."},
+    {"values", (PyCFunction)attrmap_values, METH_NOARGS, "The attributes, as a list."},
+    {"items", (PyCFunction)attrmap_items, METH_NOARGS, "(name, attribute) pairs, as a list."},
+    {"get", TP_FASTFN(attrmap_get), TP_FAST,
+     "get(key, default=None): the attribute named key, or default."},
+    TP_METHODS_END,
+};
+#endif
+
 static PyType_Slot attrmap_slots[] = {
+#if TETHER_MLIR_VERSION >= 22
+    {Py_tp_iter, attrmap_iter},
+    {Py_tp_methods, attrmap_methods},
+#endif
     {Py_tp_dealloc, tp_gc_dealloc},
     {Py_tp_traverse, attrmap_traverse},
     {Py_tp_clear, attrmap_clear},

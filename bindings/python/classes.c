@@ -79,6 +79,7 @@ static PyObject *concrete_new(PyTypeObject *type, PyObject *args, PyObject *kw) 
   return tp_ctxobj_new(type, TP_CTX(other), TP_PTR(other));
 }
 
+#if TETHER_MLIR_VERSION < 22
 /* X.isinstance(value): whether the value is an X (as a classmethod: works on subclasses). */
 static PyObject *concrete_isinstance(PyObject *cls, PyObject *other) {
   tp_class_def *def = tp_class_def_of((PyTypeObject *)cls);
@@ -86,6 +87,7 @@ static PyObject *concrete_isinstance(PyObject *cls, PyObject *other) {
   if (!tp_is(other, family)) Py_RETURN_FALSE;
   return PyBool_FromLong(!def || !def->isa || def->isa(TP_PTR(other)));
 }
+#endif
 
 /* ClassName(printed form), as upstream prints concrete values. */
 static PyObject *concrete_repr(PyObject *self) {
@@ -97,11 +99,17 @@ static PyObject *concrete_repr(PyObject *self) {
   return r;
 }
 
+/* The static X.isinstance(value) of upstream 19's concrete classes; upstream 22 removed it
+ * (Python's isinstance does: values come out of MLIR as their class). */
+#if TETHER_MLIR_VERSION < 22
 static PyMethodDef concrete_methods[] = {
     {"isinstance", concrete_isinstance, METH_O | METH_CLASS,
      "Whether the value is an instance of this class."},
     TP_METHODS_END,
 };
+#else
+static PyMethodDef concrete_methods[] = {TP_METHODS_END};
+#endif
 
 static PyObject *add_methods(PyObject *cls, PyMethodDef *defs) {
   for (PyMethodDef *d = defs; d && d->ml_name; d++) {
@@ -183,6 +191,24 @@ int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyO
   }
   return 0;
 }
+
+#if TETHER_MLIR_VERSION >= 22
+int tp_set_mlir_names(tp_class_def *defs, const char *attr, const tp_mlir_name *names) {
+  for (const tp_mlir_name *n = names; n->cls; n++) {
+    tp_class_def *d = defs;
+    while (d->name && strcmp(d->name, n->cls)) d++;
+    if (!d->cls) {
+      PyErr_Format(PyExc_SystemError, "%s: no class %s", attr, n->cls);
+      return -1;
+    }
+    PyObject *s = tp_str_from_ref(n->name());
+    int rc = s ? PyObject_SetAttrString((PyObject *)d->cls, attr, s) : -1;
+    Py_XDECREF(s);
+    if (rc < 0) return -1;
+  }
+  return 0;
+}
+#endif
 
 /* The value as an object of cls (upstream's `cls(value)`): these classes have no caster. */
 PyObject *tp_cast_to(PyObject *cls, PyObject *o) {

@@ -39,9 +39,40 @@ PyObject *tp_context_of(tether_arena *a) {
   return context_wrap(tp.Context, a);
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* The rest of upstream 22's Context(load_on_create_dialects=None, thread_pool=None): the pool
+ * installed, and each dialect named loaded as `ctx.dialects[name]` does (IndexError when there is
+ * none). Without a list, dialects load when first needed, as on every tether Context. */
+static int context_setup(PyObject *self, PyObject *dialects, PyObject *pool) {
+  if (pool && pool != Py_None) {
+    PyObject *r = PyObject_CallMethod(self, "set_thread_pool", "O", pool);
+    if (!r) return -1;
+    Py_DECREF(r);
+  }
+  if (!dialects || dialects == Py_None) return 0;
+  PyObject *names = PySequence_List(dialects);
+  PyObject *by_name = names ? PyObject_GetAttrString(self, "dialects") : NULL;
+  int rc = by_name ? 0 : -1;
+  for (Py_ssize_t i = 0; rc == 0 && i < PyList_GET_SIZE(names); i++) {
+    PyObject *d = PyObject_GetItem(by_name, PyList_GET_ITEM(names, i));
+    rc = d ? 0 : -1;
+    Py_XDECREF(d);
+  }
+  Py_XDECREF(by_name);
+  Py_XDECREF(names);
+  return rc;
+}
+#endif
+
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
+#if TETHER_MLIR_VERSION >= 22
+  static const char *const names[] = {"load_on_create_dialects", "thread_pool", NULL};
+  PyObject *opt[2];
+  if (!tp_args("Context", args, kw, names, 0, 2, opt)) return NULL;
+#else
   if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
     return PyErr_Format(PyExc_TypeError, "Context() takes no arguments");
+#endif
   tether_arena *a;
   int rc = tether_arena_create(&a);
   if (rc != TETHER_OK) return tp_raise(rc, NULL, NULL);
@@ -49,7 +80,11 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
    * translate to LLVM IR (gpu-module-to-binary) need. Lost in the noise of the dialect
    * registration (a Context takes about 3 ms either way). */
   mlirRegisterAllLLVMTranslations(tether_arena_context(a));
-  return context_wrap(type, a);
+  PyObject *self = context_wrap(type, a);
+#if TETHER_MLIR_VERSION >= 22
+  if (self && context_setup(self, opt[0], opt[1]) < 0) Py_CLEAR(self);
+#endif
+  return self;
 }
 
 static int context_traverse(TpContext *self, visitproc visit, void *arg) {
@@ -203,6 +238,31 @@ static PyObject *context_enable_mt(TpContext *self, PyObject *enable) {
   Py_RETURN_NONE;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* set_thread_pool(pool): multithreading through pool (MLIR wants it off first). The pool is never
+ * destroyed from then on (thread_pool.c). */
+static PyObject *context_set_thread_pool(TpContext *self, PyObject *pool) {
+  MlirLlvmThreadPool p;
+  if (!tp_arg_thread_pool(pool, &p)) return NULL;
+  MlirContext c = tether_arena_context(self->arena);
+  mlirContextEnableMultithreading(c, false);
+  mlirContextSetThreadPool(c, p);
+  Py_RETURN_NONE;
+}
+
+static PyObject *context_num_threads(TpContext *self, PyObject *unused) {
+  (void)unused;
+  return PyLong_FromUnsignedLong(mlirContextGetNumThreads(tether_arena_context(self->arena)));
+}
+
+/* The address of the context's thread pool ("0" without one). MLIR hands out the pool it keeps
+ * (with multithreading off, the external pool it remembers, or none): nothing is dereferenced. */
+static PyObject *context_pool_ptr(TpContext *self, PyObject *unused) {
+  (void)unused;
+  return tp_thread_pool_ptr_str(mlirContextGetThreadPool(tether_arena_context(self->arena)));
+}
+#endif
+
 static PyObject *context_is_registered(TpContext *self, PyObject *name) {
   MlirStringRef s;
   if (!tp_arg_str(name, "operation_name", &s)) return NULL;
@@ -283,6 +343,14 @@ static PyMethodDef context_methods[] = {
     {"load_all_available_dialects", (PyCFunction)context_load_all, METH_NOARGS, NULL},
     {"is_registered_operation", (PyCFunction)context_is_registered, METH_O, NULL},
     {"enable_multithreading", (PyCFunction)context_enable_mt, METH_O, NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"set_thread_pool", (PyCFunction)context_set_thread_pool, METH_O,
+     "set_thread_pool(pool): runs multithreaded work on a ThreadPool (kept for the process)."},
+    {"get_num_threads", (PyCFunction)context_num_threads, METH_NOARGS,
+     "The number of threads the context's work may use (1 without multithreading)."},
+    {"_mlir_thread_pool_ptr", (PyCFunction)context_pool_ptr, METH_NOARGS,
+     "The address of the context's LLVM thread pool, as a str."},
+#endif
     {"append_dialect_registry", (PyCFunction)tp_context_append_dialect_registry, METH_O, NULL},
     {"get_dialect_descriptor", (PyCFunction)tp_context_get_dialect_descriptor, METH_O,
      "The DialectDescriptor of a dialect, loading it; ValueError if unknown."},

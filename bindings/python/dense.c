@@ -797,6 +797,11 @@ static PyType_Slot iter_slots[] = {
 int tp_init_dense(PyObject *m) {
   if (tp_define_classes(m, tp.Attribute, dense_defs, tp.attr_casters) < 0) return -1;
   dense_elements_cls = dense_defs[0].cls;
+#if TETHER_MLIR_VERSION >= 22
+  static const tp_mlir_name names[] = {
+      {"DenseResourceElementsAttr", mlirDenseResourceElementsAttrGetName}, {NULL, NULL}};
+  if (tp_set_mlir_names(dense_defs, "attr_name", names) < 0) return -1;
+#endif
   for (int k = 0; k < K_COUNT; k++) {
     char name[80];
     snprintf(name, sizeof name, "tether.ir.%.*sIterator", (int)(strlen(array_names[k]) - 4),

@@ -1,7 +1,7 @@
 /* dialect_quant.c: the quant dialect's types, upstream's `mlir.dialects.quant` classes
  * (QuantizedType, AnyQuantizedType, UniformQuantizedType, UniformQuantizedPerAxisType,
- * CalibratedQuantizedType), through the dialect's C API, in `_tether._quant` (re-exported by
- * tether.dialects.quant).
+ * CalibratedQuantizedType; UniformQuantizedSubChannelType on MLIR 22), through the dialect's C API,
+ * in `_tether._quant` (re-exported by tether.dialects.quant).
  *
  * The C API creates its types with the unchecked getters (`get`, not `getChecked`): MLIR's
  * verifier does not run, and a type it would reject is created anyway and crashes later (in the
@@ -10,8 +10,11 @@
  * (MLIR aborts when a type of an unloaded dialect is made). Arguments convert as upstream's
  * (pybind11): a value of the wrong kind or out of range is a TypeError.
  *
- * The C API has no TypeID getters: as upstream 19, there are no casters and no `static_typeid`
- * (a parsed `!quant.uniform<...>` is a plain Type; `UniformQuantizedType(t)` casts it).
+ * MLIR 19's C API has no TypeID getters: as upstream 19, there are no casters and no
+ * `static_typeid` (a parsed `!quant.uniform<...>` is a plain Type; `UniformQuantizedType(t)` casts
+ * it). On MLIR 22, as upstream 22: casters (types come out as their class), `type_name`, a
+ * `context=None` keyword on every get (it must be the types' context), per-axis scales and zero
+ * points as lists, and UniformQuantizedSubChannelType.
  */
 #include "tether_py.h"
 
@@ -22,6 +25,29 @@
 #include <string.h>
 
 #define T(o) ((MlirType){TP_PTR(o)})
+
+/* MLIR 22: every get() ends with upstream 22's `context=None` (Q: 1 there, else 0). */
+#if TETHER_MLIR_VERSION >= 22
+#define Q 1
+#define QCTX "context",
+#define SINCE_22(fn) fn
+#else
+#define Q 0
+#define QCTX
+#define SINCE_22(fn) NULL
+#endif
+
+/* The `context=` of a get (a[i] when Q): given (not None), it must be ctx, the types'. 1 or 0. */
+static int context_is(PyObject *const *a, int i, PyObject *ctx) {
+  if (!Q || !a[i] || a[i] == Py_None) return 1;
+  TpContext *c = tp_resolve_context(a[i]);
+  if (!c) return 0;
+  if (!tp_same_context((PyObject *)c, ctx)) {
+    PyErr_SetString(PyExc_ValueError, "context: not the context of the types given");
+    return 0;
+  }
+  return 1;
+}
 
 /* ---- arguments ------------------------------------------------------------------------------- */
 
@@ -319,14 +345,14 @@ static PyGetSetDef qt_getset[] = {
 static PyObject *any_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
   static const char *const names[] = {
-      "flags", "storage_type", "expressed_type", "storage_type_min", "storage_type_max", NULL};
-  PyObject *a[5];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 5, 5, a)) return NULL;
+      "flags", "storage_type", "expressed_type", "storage_type_min", "storage_type_max", QCTX NULL};
+  PyObject *a[6];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 5, 5 + Q, a)) return NULL;
   unsigned flags;
   MlirType storage, expressed;
   PyObject *ctx;
   int64_t min, max;
-  if (!quant_head(a, &flags, &storage, &expressed, &ctx) ||
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx) || !context_is(a, 5, ctx) ||
       !int64_arg(a[3], "storage_type_min", &min) || !int64_arg(a[4], "storage_type_max", &max) ||
       !check_quantized(flags, storage, expressed, min, max))
     return NULL;
@@ -343,18 +369,19 @@ static PyMethodDef any_methods[] = {
 
 static PyObject *uniform_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-  static const char *const names[] = {"flags",      "storage_type",     "expressed_type",   "scale",
-                                      "zero_point", "storage_type_min", "storage_type_max", NULL};
-  PyObject *a[7];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 7, 7, a)) return NULL;
+  static const char *const names[] = {
+      "flags",      "storage_type",     "expressed_type",   "scale",
+      "zero_point", "storage_type_min", "storage_type_max", QCTX NULL};
+  PyObject *a[8];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 7, 7 + Q, a)) return NULL;
   unsigned flags;
   MlirType storage, expressed;
   PyObject *ctx;
   double scale;
   int64_t zero, min, max;
-  if (!quant_head(a, &flags, &storage, &expressed, &ctx) || !double_arg(a[3], "scale", &scale) ||
-      !int64_arg(a[4], "zero_point", &zero) || !int64_arg(a[5], "storage_type_min", &min) ||
-      !int64_arg(a[6], "storage_type_max", &max) ||
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx) || !context_is(a, 7, ctx) ||
+      !double_arg(a[3], "scale", &scale) || !int64_arg(a[4], "zero_point", &zero) ||
+      !int64_arg(a[5], "storage_type_min", &min) || !int64_arg(a[6], "storage_type_max", &max) ||
       !check_quantized(flags, storage, expressed, min, max) || !check_scale(scale))
     return NULL;
   return tp_cast_to(cls, tp_wrap_type(ctx, mlirUniformQuantizedTypeGet(flags, storage, expressed,
@@ -396,15 +423,15 @@ static PyObject *per_axis_get(PyObject *cls, PyObject *const *args, Py_ssize_t n
   static const char *const names[] = {
       "flags",       "storage_type",        "expressed_type",   "scales",
       "zero_points", "quantized_dimension", "storage_type_min", "storage_type_max",
-      NULL};
-  PyObject *a[8];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 8, 8, a)) return NULL;
+      QCTX NULL};
+  PyObject *a[9];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 8, 8 + Q, a)) return NULL;
   unsigned flags;
   MlirType storage, expressed;
   PyObject *ctx;
   long long dim;
   int64_t min, max;
-  if (!quant_head(a, &flags, &storage, &expressed, &ctx)) return NULL;
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx) || !context_is(a, 8, ctx)) return NULL;
   PyObject *scales = tp_arg_seq(a[3], "scales");
   if (!scales) return NULL;
   PyObject *zeros = tp_arg_seq(a[4], "zero_points");
@@ -452,6 +479,23 @@ done:
   return r;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* The scales (closure NULL) or zero points (non-NULL) of a per-axis type, as a list. */
+static PyObject *per_axis_list(PyObject *self, void *zeros) {
+  intptr_t n = mlirUniformQuantizedPerAxisTypeGetNumDims(T(self));
+  PyObject *l = PyList_New(n);
+  for (intptr_t i = 0; l && i < n; i++) {
+    PyObject *v = zeros
+                      ? PyLong_FromLongLong(mlirUniformQuantizedPerAxisTypeGetZeroPoint(T(self), i))
+                      : PyFloat_FromDouble(mlirUniformQuantizedPerAxisTypeGetScale(T(self), i));
+    if (!v)
+      Py_CLEAR(l);
+    else
+      PyList_SET_ITEM(l, i, v);
+  }
+  return l;
+}
+#else
 /* Upstream 19's `scales` and `zero_points` return None (its bindings build the list and drop it);
  * tether returns the same, so that programs print what they print upstream. */
 static PyObject *per_axis_none(PyObject *self, void *c) {
@@ -459,6 +503,7 @@ static PyObject *per_axis_none(PyObject *self, void *c) {
   (void)c;
   Py_RETURN_NONE;
 }
+#endif
 
 static PyObject *per_axis_dim(PyObject *self, void *c) {
   (void)c;
@@ -479,10 +524,16 @@ static PyMethodDef per_axis_methods[] = {
 };
 
 static PyGetSetDef per_axis_getset[] = {
+#if TETHER_MLIR_VERSION >= 22
+    {"scales", per_axis_list, NULL, "The scales, one per slice of the quantized dimension.", NULL},
+    {"zero_points", per_axis_list, NULL,
+     "The zero points, one per slice of the quantized dimension.", (void *)1},
+#else
     {"scales", per_axis_none, NULL, "None, as upstream 19 (the scales are in the printed form).",
      NULL},
     {"zero_points", per_axis_none, NULL,
      "None, as upstream 19 (the zero points are in the printed form).", NULL},
+#endif
     {"quantized_dimension", per_axis_dim, NULL,
      "The dimension of the shape the scales and zero points follow.", NULL},
     {"is_fixed_point", per_axis_fixed, NULL, "Whether values are real numbers divided by a scale.",
@@ -490,16 +541,193 @@ static PyGetSetDef per_axis_getset[] = {
     TP_GETSET_END,
 };
 
+/* ---- quant: UniformQuantizedSubChannelType (MLIR 22) ----------------------------------------- */
+
+#if TETHER_MLIR_VERSION >= 22
+/* DenseElementsAttr, set at init: the class of the scales and zero points (upstream's). */
+static PyTypeObject *dense_elements_cls;
+
+/* Integers in [lo, hi] from a sequence, into a PyMem array (free with PyMem_Free). 1 or 0. */
+static int ints_arg(PyObject *o, const char *what, long long lo, long long hi, Py_ssize_t *n,
+                    long long **out) {
+  PyObject *l = tp_arg_seq(o, what);
+  if (!l) return 0;
+  *n = PyList_GET_SIZE(l);
+  *out = PyMem_Malloc((size_t)(*n ? *n : 1) * sizeof **out);
+  if (!*out) {
+    Py_DECREF(l);
+    PyErr_NoMemory();
+    return 0;
+  }
+  char name[48];
+  for (Py_ssize_t i = 0; i < *n; i++)
+    if (!tp_arg_int_in(PyList_GET_ITEM(l, i), tp_nth(name, sizeof name, what, i), lo, hi,
+                       &(*out)[i])) {
+      PyMem_Free(*out);
+      *out = NULL;
+      Py_DECREF(l);
+      return 0;
+    }
+  Py_DECREF(l);
+  return 1;
+}
+
+/* What UniformQuantizedSubChannelType's verifier checks of the scales and zero points (dense
+ * float and integer elements of the expressed and storage types, of one shape), and what its
+ * printer needs (a shape of rank 1 at least). */
+static int check_sub_channel_params(MlirType storage, MlirType expressed, MlirAttribute scales,
+                                    MlirAttribute zeros) {
+  if (!mlirAttributeIsADenseFPElements(scales) || !mlirAttributeIsADenseIntElements(zeros)) {
+    PyErr_SetString(PyExc_ValueError, "scales and zero points must be dense float and integer "
+                                      "elements attributes");
+    return 0;
+  }
+  MlirType st = mlirAttributeGetType(scales), zt = mlirAttributeGetType(zeros);
+  if (!mlirTypeEqual(mlirShapedTypeGetElementType(st), expressed)) {
+    PyErr_SetString(PyExc_ValueError, "type of scale values must match the expressed type");
+    return 0;
+  }
+  if (!mlirTypeEqual(mlirShapedTypeGetElementType(zt), storage)) {
+    PyErr_SetString(PyExc_ValueError, "type of zero point values must match the storage type");
+    return 0;
+  }
+  intptr_t rank = mlirShapedTypeGetRank(st);
+  int same = rank == mlirShapedTypeGetRank(zt);
+  for (intptr_t i = 0; same && i < rank; i++)
+    same = mlirShapedTypeGetDimSize(st, i) == mlirShapedTypeGetDimSize(zt, i);
+  if (!same) {
+    PyErr_SetString(PyExc_ValueError, "shape of scales and zeroPoints does not match");
+    return 0;
+  }
+  if (rank < 1) {
+    PyErr_SetString(PyExc_ValueError, "scales and zero points must have a rank of 1 at least");
+    return 0;
+  }
+  return 1;
+}
+
+static PyObject *sub_channel_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
+  static const char *const names[] = {"flags",
+                                      "storage_type",
+                                      "expressed_type",
+                                      "scales",
+                                      "zero_points",
+                                      "quantized_dimensions",
+                                      "block_sizes",
+                                      "storage_type_min",
+                                      "storage_type_max",
+                                      "context",
+                                      NULL};
+  PyObject *a[10];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 9, 10, a)) return NULL;
+  unsigned flags;
+  MlirType storage, expressed;
+  MlirAttribute scales, zeros;
+  PyObject *ctx;
+  int64_t min, max;
+  if (!quant_head(a, &flags, &storage, &expressed, &ctx) || !context_is(a, 9, ctx) ||
+      !tp_arg_attr_in(a[3], ctx, &scales) || !tp_arg_attr_in(a[4], ctx, &zeros))
+    return NULL;
+  Py_ssize_t nd, nb;
+  long long *dims = NULL, *blocks = NULL;
+  int32_t *dims32 = NULL;
+  int64_t *blocks64 = NULL;
+  PyObject *r = NULL;
+  if (!ints_arg(a[5], "quantized_dimensions", INT32_MIN, INT32_MAX, &nd, &dims) ||
+      !ints_arg(a[6], "block_sizes", INT64_MIN, INT64_MAX, &nb, &blocks) ||
+      !int64_arg(a[7], "storage_type_min", &min) || !int64_arg(a[8], "storage_type_max", &max) ||
+      !check_quantized(flags, storage, expressed, min, max) ||
+      !check_sub_channel_params(storage, expressed, scales, zeros))
+    goto done;
+  if (nd != nb) {
+    PyErr_Format(PyExc_ValueError,
+                 "number of quantized dimensions and block sizes (%zd vs %zd) does not match", nd,
+                 nb);
+    goto done;
+  }
+  dims32 = PyMem_Malloc((size_t)(nd ? nd : 1) * sizeof *dims32);
+  blocks64 = PyMem_Malloc((size_t)(nd ? nd : 1) * sizeof *blocks64);
+  if (!dims32 || !blocks64) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  for (Py_ssize_t i = 0; i < nd; i++) {
+    if (dims[i] < 0) {
+      PyErr_Format(PyExc_ValueError, "illegal quantized dimension: %lld", dims[i]);
+      goto done;
+    }
+    if (blocks[i] <= 0) {
+      PyErr_Format(PyExc_ValueError, "illegal block size: %lld", blocks[i]);
+      goto done;
+    }
+    dims32[i] = (int32_t)dims[i];
+    blocks64[i] = (int64_t)blocks[i];
+  }
+  r = tp_cast_to(cls, tp_wrap_type(ctx, mlirUniformQuantizedSubChannelTypeGet(
+                                            flags, storage, expressed, scales, zeros, nd, dims32,
+                                            blocks64, min, max)));
+done:
+  PyMem_Free(dims);
+  PyMem_Free(blocks);
+  PyMem_Free(dims32);
+  PyMem_Free(blocks64);
+  return r;
+}
+
+/* quantized_dimensions (closure NULL) or block_sizes (non-NULL), as a list. */
+static PyObject *sub_channel_list(PyObject *self, void *blocks) {
+  intptr_t n = mlirUniformQuantizedSubChannelTypeGetNumBlockSizes(T(self));
+  PyObject *l = PyList_New(n);
+  for (intptr_t i = 0; l && i < n; i++) {
+    PyObject *v =
+        blocks
+            ? PyLong_FromLongLong(mlirUniformQuantizedSubChannelTypeGetBlockSize(T(self), i))
+            : PyLong_FromLong(mlirUniformQuantizedSubChannelTypeGetQuantizedDimension(T(self), i));
+    if (!v)
+      Py_CLEAR(l);
+    else
+      PyList_SET_ITEM(l, i, v);
+  }
+  return l;
+}
+
+/* scales (closure NULL) or zero_points (non-NULL): a DenseElementsAttr, as upstream's. */
+static PyObject *sub_channel_attr(PyObject *self, void *zeros) {
+  MlirAttribute a = zeros ? mlirUniformQuantizedSubChannelTypeGetZeroPoints(T(self))
+                          : mlirUniformQuantizedSubChannelTypeGetScales(T(self));
+  return tp_ctxobj_new(dense_elements_cls, TP_CTX(self), a.ptr);
+}
+
+static PyMethodDef sub_channel_methods[] = {
+    {"get", TP_FASTFN(sub_channel_get), TP_FAST | METH_CLASS,
+     "get(flags, storage_type, expressed_type, scales, zero_points, quantized_dimensions, "
+     "block_sizes, storage_type_min, storage_type_max, context=None): "
+     "!quant.uniform<storage:expressed:{dim:block, ...}, {...}>, in the storage type's context."},
+    TP_METHODS_END,
+};
+
+static PyGetSetDef sub_channel_getset[] = {
+    {"quantized_dimensions", sub_channel_list, NULL,
+     "The quantized dimensions, in the order of block_sizes.", NULL},
+    {"block_sizes", sub_channel_list, NULL, "The block size of each quantized dimension.",
+     (void *)1},
+    {"scales", sub_channel_attr, NULL, "The scales (a DenseElementsAttr).", NULL},
+    {"zero_points", sub_channel_attr, NULL, "The zero points (a DenseElementsAttr).", (void *)1},
+    TP_GETSET_END,
+};
+#endif
+
 static PyObject *calibrated_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
-  static const char *const names[] = {"expressed_type", "min", "max", NULL};
-  PyObject *a[3];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 3, 3, a)) return NULL;
+  static const char *const names[] = {"expressed_type", "min", "max", QCTX NULL};
+  PyObject *a[4];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 3, 3 + Q, a)) return NULL;
   MlirType expressed;
   PyObject *ctx;
   double min, max;
-  if (!type_arg(a[0], "expressed_type", NULL, &expressed, &ctx) || !double_arg(a[1], "min", &min) ||
-      !double_arg(a[2], "max", &max))
+  if (!type_arg(a[0], "expressed_type", NULL, &expressed, &ctx) || !context_is(a, 3, ctx) ||
+      !double_arg(a[1], "min", &min) || !double_arg(a[2], "max", &max))
     return NULL;
   if (!mlirTypeIsAFloat(expressed))
     return PyErr_Format(PyExc_ValueError, "expressed type must be floating point");
@@ -541,29 +769,63 @@ TP_ISA(MlirType, mlirTypeIsAAnyQuantizedType)
 TP_ISA(MlirType, mlirTypeIsAUniformQuantizedType)
 TP_ISA(MlirType, mlirTypeIsAUniformQuantizedPerAxisType)
 TP_ISA(MlirType, mlirTypeIsACalibratedQuantizedType)
+#if TETHER_MLIR_VERSION >= 22
+TP_ISA(MlirType, mlirTypeIsAUniformQuantizedSubChannelType)
+#endif
 
 static tp_class_def quant_defs[] = {
     {"QuantizedType", NULL, isa_mlirTypeIsAQuantizedType, NULL, qt_methods, qt_getset, NULL,
      "A type of the quant dialect.", NULL, NULL},
-    {"AnyQuantizedType", "QuantizedType", isa_mlirTypeIsAAnyQuantizedType, NULL, any_methods, NULL,
-     NULL, "!quant.any<storage:expressed>", NULL, NULL},
-    {"UniformQuantizedType", "QuantizedType", isa_mlirTypeIsAUniformQuantizedType, NULL,
-     uniform_methods, uniform_getset, NULL, "!quant.uniform<storage:expressed, scale:zero_point>",
-     NULL, NULL},
+    {"AnyQuantizedType", "QuantizedType", isa_mlirTypeIsAAnyQuantizedType,
+     SINCE_22(mlirAnyQuantizedTypeGetTypeID), any_methods, NULL, NULL,
+     "!quant.any<storage:expressed>", NULL, NULL},
+    {"UniformQuantizedType", "QuantizedType", isa_mlirTypeIsAUniformQuantizedType,
+     SINCE_22(mlirUniformQuantizedTypeGetTypeID), uniform_methods, uniform_getset, NULL,
+     "!quant.uniform<storage:expressed, scale:zero_point>", NULL, NULL},
     {"UniformQuantizedPerAxisType", "QuantizedType", isa_mlirTypeIsAUniformQuantizedPerAxisType,
-     NULL, per_axis_methods, per_axis_getset, NULL,
+     SINCE_22(mlirUniformQuantizedPerAxisTypeGetTypeID), per_axis_methods, per_axis_getset, NULL,
      "!quant.uniform<storage:expressed:dim, {scale:zero_point, ...}>", NULL, NULL},
-    {"CalibratedQuantizedType", "QuantizedType", isa_mlirTypeIsACalibratedQuantizedType, NULL,
-     calibrated_methods, calibrated_getset, NULL, "!quant.calibrated<expressed<min:max>>", NULL,
-     NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"UniformQuantizedSubChannelType", "QuantizedType",
+     isa_mlirTypeIsAUniformQuantizedSubChannelType, mlirUniformQuantizedSubChannelTypeGetTypeID,
+     sub_channel_methods, sub_channel_getset, NULL,
+     "!quant.uniform<storage:expressed:{dim:block, ...}, {...}>", NULL, NULL},
+#endif
+    {"CalibratedQuantizedType", "QuantizedType", isa_mlirTypeIsACalibratedQuantizedType,
+     SINCE_22(mlirCalibratedQuantizedTypeGetTypeID), calibrated_methods, calibrated_getset, NULL,
+     "!quant.calibrated<expressed<min:max>>", NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
+
+#if TETHER_MLIR_VERSION >= 22
+static const tp_mlir_name quant_names[] = {
+    {"AnyQuantizedType", mlirAnyQuantizedTypeGetName},
+    {"UniformQuantizedType", mlirUniformQuantizedTypeGetName},
+    {"UniformQuantizedPerAxisType", mlirUniformQuantizedPerAxisTypeGetName},
+    {"UniformQuantizedSubChannelType", mlirUniformQuantizedSubChannelTypeGetName},
+    {"CalibratedQuantizedType", mlirCalibratedQuantizedTypeGetName},
+    {NULL, NULL}};
+#endif
 
 int tp_init_dialect_quant(PyObject *m) {
   PyObject *quant = PyModule_New("_quant");
   if (!quant) return -1;
   PyObject *flag = NULL;
-  int bad = tp_define_classes(quant, tp.Type, quant_defs, NULL) < 0 ||
+#if TETHER_MLIR_VERSION >= 22
+  dense_elements_cls = (PyTypeObject *)PyObject_GetAttrString(m, "DenseElementsAttr");
+  if (!dense_elements_cls) {
+    Py_DECREF(quant);
+    return -1;
+  }
+  Py_DECREF(dense_elements_cls); /* the module keeps it */
+  PyObject *casters = tp.type_casters;
+#else
+  PyObject *casters = NULL;
+#endif
+  int bad = tp_define_classes(quant, tp.Type, quant_defs, casters) < 0 ||
+#if TETHER_MLIR_VERSION >= 22
+            tp_set_mlir_names(quant_defs, "type_name", quant_names) < 0 ||
+#endif
             !(flag = PyLong_FromUnsignedLong(mlirQuantizedTypeGetSignedFlag())) ||
             PyObject_SetAttrString((PyObject *)quant_defs[0].cls, "FLAG_SIGNED", flag) < 0 ||
             PyModule_AddObjectRef(m, "_quant", quant) < 0;

@@ -58,7 +58,7 @@ static PyObject *build_level_type(PyObject *cls, PyObject *const *args, Py_ssize
     return PyErr_Format(PyExc_ValueError, "lvl_fmt must be a LevelFormat, not %R", a[0]);
   if (n > 0xff || m > 0xff) /* MLIR asserts this, else mixes the bits into other fields */
     return PyErr_Format(PyExc_ValueError, "n and m must be in [0, 255], not %u and %u", n, m);
-  enum MlirSparseTensorLevelPropertyNondefault props[2];
+  enum MlirSparseTensorLevelPropertyNondefault props[3];
   unsigned nprops = 0;
   uint64_t bits = (uint64_t)fmt | ((uint64_t)n << 32) | ((uint64_t)m << 40);
   if (a[1] && a[1] != Py_None) {
@@ -72,7 +72,11 @@ static PyObject *build_level_type(PyObject *cls, PyObject *const *args, Py_ssize
         Py_DECREF(l);
         return NULL;
       }
-      if (p != MLIR_SPARSE_PROPERTY_NON_UNIQUE && p != MLIR_SPARSE_PROPERTY_NON_ORDERED) {
+      if (p != MLIR_SPARSE_PROPERTY_NON_UNIQUE && p != MLIR_SPARSE_PROPERTY_NON_ORDERED
+#if TETHER_MLIR_VERSION >= 22
+          && p != MLIR_SPARSE_PROPERTY_SOA /* MLIR 22's C API has it */
+#endif
+      ) {
         PyErr_Format(PyExc_ValueError, "properties must be LevelProperty values, not %R",
                      PyList_GET_ITEM(l, i));
         Py_DECREF(l);
@@ -558,15 +562,21 @@ static int add_enum_members(PyObject *sub) {
       MLIR_SPARSE_TENSOR_LEVEL_DENSE, MLIR_SPARSE_TENSOR_LEVEL_N_OUT_OF_M,
       MLIR_SPARSE_TENSOR_LEVEL_COMPRESSED, MLIR_SPARSE_TENSOR_LEVEL_SINGLETON,
       MLIR_SPARSE_TENSOR_LEVEL_LOOSE_COMPRESSED};
+#if TETHER_MLIR_VERSION >= 22
+  static const char *const prop_names[] = {"non_ordered", "non_unique", "soa"};
+  static const long long prop_values[] = {
+      MLIR_SPARSE_PROPERTY_NON_ORDERED, MLIR_SPARSE_PROPERTY_NON_UNIQUE, MLIR_SPARSE_PROPERTY_SOA};
+#else
   static const char *const prop_names[] = {"non_ordered", "non_unique"};
   static const long long prop_values[] = {MLIR_SPARSE_PROPERTY_NON_ORDERED,
                                           MLIR_SPARSE_PROPERTY_NON_UNIQUE};
+#endif
   PyObject *f = members(fmt_names, fmt_values, 5);
   if (!f || PyModule_AddObject(sub, "_level_formats", f) < 0) {
     Py_XDECREF(f);
     return -1;
   }
-  PyObject *p = members(prop_names, prop_values, 2);
+  PyObject *p = members(prop_names, prop_values, (int)(sizeof prop_values / sizeof prop_values[0]));
   if (!p || PyModule_AddObject(sub, "_level_properties", p) < 0) {
     Py_XDECREF(p);
     return -1;

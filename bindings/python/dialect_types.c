@@ -1,6 +1,7 @@
 /* dialect_types.c: the types of dialects that upstream's bindings define in C++ (transform, pdl,
- * gpu, nvgpu, llvm), and gpu's ObjectAttr, through the dialects' C APIs. Each dialect's classes
- * live in their own module object (`_tether._transform`, ...), re-exported by
+ * gpu, nvgpu, llvm), and gpu's ObjectAttr, through the dialects' C APIs; on MLIR 22 also
+ * llvm.translate_module_to_llvmir, and casters for the classes whose TypeID the C API gives. Each
+ * dialect's classes live in their own module object (`_tether._transform`, ...), re-exported by
  * tether.dialects.<dialect>: classes of different dialects share names (transform.OperationType,
  * pdl.OperationType).
  *
@@ -17,8 +18,23 @@
 #include <mlir-c/Dialect/Transform.h>
 #include <string.h>
 
-/* mlir-c/Dialect/GPU.h includes a generated header Debian does not ship: its type and attribute
- * functions. */
+#if TETHER_MLIR_VERSION >= 22
+#include <mlir-c/Dialect/GPU.h>
+
+/* mlir-c/Target/LLVMIR.h includes LLVM's C headers, which tether does not build against: what
+ * translate_module_to_llvmir needs of them (libLLVM exports these). */
+typedef struct LLVMOpaqueContext *LLVMContextRef;
+typedef struct LLVMOpaqueModule *LLVMModuleRef;
+LLVMContextRef LLVMContextCreate(void);
+void LLVMContextDispose(LLVMContextRef c);
+void LLVMDisposeModule(LLVMModuleRef m);
+char *LLVMPrintModuleToString(LLVMModuleRef m);
+void LLVMDisposeMessage(char *message);
+MLIR_CAPI_EXPORTED LLVMModuleRef mlirTranslateModuleToLLVMIR(MlirOperation module,
+                                                             LLVMContextRef context);
+#else
+/* MLIR 19's mlir-c/Dialect/GPU.h includes a generated header Debian does not ship: its type and
+ * attribute functions. */
 MLIR_CAPI_EXPORTED bool mlirTypeIsAGPUAsyncTokenType(MlirType type);
 MLIR_CAPI_EXPORTED MlirType mlirGPUAsyncTokenTypeGet(MlirContext ctx);
 MLIR_CAPI_EXPORTED bool mlirAttributeIsAGPUObjectAttr(MlirAttribute attr);
@@ -30,6 +46,15 @@ MLIR_CAPI_EXPORTED uint32_t mlirGPUObjectAttrGetFormat(MlirAttribute mlirObjectA
 MLIR_CAPI_EXPORTED MlirStringRef mlirGPUObjectAttrGetObject(MlirAttribute mlirObjectAttr);
 MLIR_CAPI_EXPORTED bool mlirGPUObjectAttrHasProperties(MlirAttribute mlirObjectAttr);
 MLIR_CAPI_EXPORTED MlirAttribute mlirGPUObjectAttrGetProperties(MlirAttribute mlirObjectAttr);
+#endif
+
+/* The TypeID getter the C API has on MLIR 22 only (upstream 22 registers these classes' casters):
+ * NULL on 19. */
+#if TETHER_MLIR_VERSION >= 22
+#define SINCE_22(fn) fn
+#else
+#define SINCE_22(fn) NULL
+#endif
 
 #define T(o) ((MlirType){TP_PTR(o)})
 
@@ -69,6 +94,19 @@ static PyMethodDef simple_methods[] = {
     {"get", TP_FASTFN(simple_get), TP_FAST | METH_CLASS, "get(context=None): the type."},
     TP_METHODS_END,
 };
+
+/* An optional `context=` argument next to a value that determines the context: when given (not
+ * None), it must be ctx's (ValueError), as the result belongs to ctx. 1 or 0. */
+static int same_context(PyObject *c, PyObject *ctx) {
+  if (!c || c == Py_None) return 1;
+  TpContext *given = tp_resolve_context(c);
+  if (!given) return 0;
+  if ((PyObject *)given != ctx && given->arena != ((TpContext *)ctx)->arena) {
+    PyErr_SetString(PyExc_ValueError, "the context given is not the context of the arguments");
+    return 0;
+  }
+  return 1;
+}
 
 /* The dialect's type from an element type (its context). */
 static int element_arg(PyObject *o, const char *what, const char *dialect, MlirType *t,
@@ -182,12 +220,15 @@ static const simple_def pdl_value = {"pdl", mlirPDLValueTypeGet};
 
 static PyObject *range_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames) {
-  static const char *const names[] = {"element_type", NULL};
-  PyObject *a[1];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 1, a)) return NULL;
+  static const char *const names[] = {"element_type", "context", NULL};
+  PyObject *a[2];
+  /* context=: upstream 22's keyword */
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, TETHER_MLIR_VERSION >= 22 ? 2 : 1, a))
+    return NULL;
   MlirType t;
   PyObject *tctx;
-  if (!element_arg(a[0], "element_type", "pdl", &t, &tctx)) return NULL;
+  if (!element_arg(a[0], "element_type", "pdl", &t, &tctx) || !same_context(a[1], tctx))
+    return NULL;
   if (!mlirTypeIsAPDLType(t))
     return PyErr_Format(PyExc_ValueError, "a pdl range holds pdl types (attribute, operation, "
                                           "type or value)");
@@ -216,16 +257,18 @@ static PyGetSetDef range_getset[] = {
 
 static tp_class_def pdl_defs[] = {
     {"PDLType", NULL, isa_mlirTypeIsAPDLType, NULL, NULL, NULL, NULL, "Any pdl type.", NULL, NULL},
-    {"AttributeType", "PDLType", isa_mlirTypeIsAPDLAttributeType, NULL, simple_methods, NULL, NULL,
-     "!pdl.attribute", (void *)&pdl_attribute, NULL},
-    {"OperationType", "PDLType", isa_mlirTypeIsAPDLOperationType, NULL, simple_methods, NULL, NULL,
-     "!pdl.operation", (void *)&pdl_operation, NULL},
-    {"RangeType", "PDLType", isa_mlirTypeIsAPDLRangeType, NULL, range_methods, range_getset, NULL,
-     "!pdl.range<element_type>", NULL, NULL},
-    {"TypeType", "PDLType", isa_mlirTypeIsAPDLTypeType, NULL, simple_methods, NULL, NULL,
-     "!pdl.type", (void *)&pdl_type, NULL},
-    {"ValueType", "PDLType", isa_mlirTypeIsAPDLValueType, NULL, simple_methods, NULL, NULL,
-     "!pdl.value", (void *)&pdl_value, NULL},
+    {"AttributeType", "PDLType", isa_mlirTypeIsAPDLAttributeType,
+     SINCE_22(mlirPDLAttributeTypeGetTypeID), simple_methods, NULL, NULL, "!pdl.attribute",
+     (void *)&pdl_attribute, NULL},
+    {"OperationType", "PDLType", isa_mlirTypeIsAPDLOperationType,
+     SINCE_22(mlirPDLOperationTypeGetTypeID), simple_methods, NULL, NULL, "!pdl.operation",
+     (void *)&pdl_operation, NULL},
+    {"RangeType", "PDLType", isa_mlirTypeIsAPDLRangeType, SINCE_22(mlirPDLRangeTypeGetTypeID),
+     range_methods, range_getset, NULL, "!pdl.range<element_type>", NULL, NULL},
+    {"TypeType", "PDLType", isa_mlirTypeIsAPDLTypeType, SINCE_22(mlirPDLTypeTypeGetTypeID),
+     simple_methods, NULL, NULL, "!pdl.type", (void *)&pdl_type, NULL},
+    {"ValueType", "PDLType", isa_mlirTypeIsAPDLValueType, SINCE_22(mlirPDLValueTypeGetTypeID),
+     simple_methods, NULL, NULL, "!pdl.value", (void *)&pdl_value, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -289,16 +332,36 @@ static int check_target(PyObject *ctx, MlirAttribute target) {
   return 0;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* Whether attr is a #gpu.kernel_table (the C API has no isa for it): the TypeID of one parsed in
+ * its context. */
+static int is_kernel_table(PyObject *ctx, MlirAttribute attr) {
+  MlirAttribute empty =
+      mlirAttributeParseGet(tp_ctx_raw(ctx), mlirStringRefCreateFromCString("#gpu.kernel_table<>"));
+  return !mlirAttributeIsNull(empty) &&
+         mlirTypeIDEqual(mlirAttributeGetTypeID(empty), mlirAttributeGetTypeID(attr));
+}
+#endif
+
 static PyObject *object_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
+#if TETHER_MLIR_VERSION >= 22
+  static const char *const names[] = {"target",  "format",  "object", "properties",
+                                      "kernels", "context", NULL};
+  PyObject *a[6];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 3, 6, a)) return NULL;
+  PyObject *context = a[5];
+#else
   static const char *const names[] = {"target", "format", "object", "properties", "context", NULL};
   PyObject *a[5];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 3, 4, a)) return NULL;
+  PyObject *context = a[4];
+#endif
   MlirAttribute target;
   PyObject *ctx;
   if (!tp_arg_attr(a[0], &target, &ctx)) return NULL;
-  if (a[4] && a[4] != Py_None) {
-    TpContext *c = tp_resolve_context(a[4]);
+  if (context && context != Py_None) {
+    TpContext *c = tp_resolve_context(context);
     if (!c) return NULL;
     if ((PyObject *)c != ctx && c->arena != ((TpContext *)ctx)->arena)
       return PyErr_Format(PyExc_ValueError, "the target belongs to another context");
@@ -315,6 +378,15 @@ static PyObject *object_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
     if (!tp_arg_attr_in(a[3], ctx, &props)) return NULL;
     if (!mlirAttributeIsADictionary(props)) return tp_type_error("properties", "a DictAttr", a[3]);
   }
+  MlirAttribute kernels = {NULL};
+#if TETHER_MLIR_VERSION >= 22
+  if (a[4] && a[4] != Py_None) {
+    if (!tp_arg_attr_in(a[4], ctx, &kernels)) return NULL;
+    mlirContextGetOrLoadDialect(tp_ctx_raw(ctx), mlirStringRefCreateFromCString("gpu"));
+    if (!is_kernel_table(ctx, kernels))
+      return tp_type_error("kernels", "a #gpu.kernel_table attribute", a[4]);
+  }
+#endif
   if (PyUnicode_Check(a[2])) return tp_type_error("object", "bytes", a[2]);
   Py_buffer view;
   if (PyObject_GetBuffer(a[2], &view, PyBUF_SIMPLE) < 0) {
@@ -324,8 +396,15 @@ static PyObject *object_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   mlirContextGetOrLoadDialect(tp_ctx_raw(ctx), mlirStringRefCreateFromCString("gpu"));
   PyObject *r = NULL;
   if (check_target(ctx, target)) {
+#if TETHER_MLIR_VERSION >= 22
+    MlirAttribute o = mlirGPUObjectAttrGetWithKernels(
+        tp_ctx_raw(ctx), target, format, mlirStringRefCreate(view.buf, (size_t)view.len), props,
+        kernels);
+#else
+    (void)kernels;
     MlirAttribute o = mlirGPUObjectAttrGet(tp_ctx_raw(ctx), target, format,
                                            mlirStringRefCreate(view.buf, (size_t)view.len), props);
+#endif
     r = wrap_attr_as(cls, ctx, o);
   }
   PyBuffer_Release(&view);
@@ -354,10 +433,25 @@ static PyObject *object_properties(PyObject *self, void *c) {
   return tp_wrap_attr(TP_CTX(self), mlirGPUObjectAttrGetProperties(A(self)));
 }
 
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *object_kernels(PyObject *self, void *c) {
+  (void)c;
+  if (!mlirGPUObjectAttrHasKernels(A(self))) Py_RETURN_NONE;
+  return tp_wrap_attr(TP_CTX(self), mlirGPUObjectAttrGetKernels(A(self)));
+}
+#endif
+
 static PyMethodDef object_methods[] = {
+#if TETHER_MLIR_VERSION >= 22
+    {"get", TP_FASTFN(object_get), TP_FAST | METH_CLASS,
+     "get(target, format, object, properties=None, kernels=None, context=None): a #gpu.object "
+     "from its target attribute, gpu.CompilationTarget format, bytes, optional DictAttr "
+     "properties and optional #gpu.kernel_table."},
+#else
     {"get", TP_FASTFN(object_get), TP_FAST | METH_CLASS,
      "get(target, format, object, properties=None, *, context=None): a #gpu.object from its "
      "target attribute, gpu.CompilationTarget format, bytes and optional DictAttr properties."},
+#endif
     TP_METHODS_END,
 };
 
@@ -367,6 +461,9 @@ static PyGetSetDef object_getset[] = {
     {"format", object_format, NULL, "The format, an int (gpu.CompilationTarget(format)).", NULL},
     {"object", object_bytes, NULL, "The object's contents, as bytes.", NULL},
     {"properties", object_properties, NULL, "The properties (a DictAttr), or None.", NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"kernels", object_kernels, NULL, "The kernel table (#gpu.kernel_table), or None.", NULL},
+#endif
     TP_GETSET_END,
 };
 
@@ -381,13 +478,25 @@ TP_ISA(MlirType, mlirTypeIsANVGPUTensorMapDescriptorType)
 static PyObject *tmd_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"tensor_type", "swizzle", "l2promo", "oob_fill",
-                                      "interleave",  "ctx",     NULL};
+  static const char *const names[] = {
+    "tensor_type",
+    "swizzle",
+    "l2promo",
+    "oob_fill",
+    "interleave",
+#if TETHER_MLIR_VERSION >= 22
+    "context", /* upstream 22's name */
+#else
+    "ctx",
+#endif
+    NULL
+  };
   PyObject *a[6];
   if (!tp_fastargs("get", args, nargs, kwnames, names, 5, 6, a)) return NULL;
   MlirType t;
   PyObject *tctx;
-  if (!element_arg(a[0], "tensor_type", "nvgpu", &t, &tctx)) return NULL;
+  if (!element_arg(a[0], "tensor_type", "nvgpu", &t, &tctx) || !same_context(a[5], tctx))
+    return NULL;
   if (!mlirTypeIsAMemRef(t))
     return PyErr_Format(PyExc_ValueError, "tensor_type must be a MemRefType");
   int64_t v[4];
@@ -401,8 +510,13 @@ static PyObject *tmd_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
 }
 
 static PyMethodDef tmd_methods[] = {
+#if TETHER_MLIR_VERSION >= 22
+    {"get", TP_FASTFN(tmd_get), TP_FAST | METH_STATIC,
+     "get(tensor_type, swizzle, l2promo, oob_fill, interleave, context=None)."},
+#else
     {"get", TP_FASTFN(tmd_get), TP_FAST | METH_STATIC,
      "get(tensor_type, swizzle, l2promo, oob_fill, interleave, ctx=None)."},
+#endif
     TP_METHODS_END,
 };
 
@@ -452,23 +566,43 @@ static int struct_elements(PyObject *seq, PyObject *ctx, intptr_t *n, MlirType *
   return tp_seq_types(seq, ctx, n, ts);
 }
 
-static PyObject *struct_literal(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames) {
-  static const char *const names[] = {"elements", "packed", "loc", NULL};
-  PyObject *a[3];
-  if (!tp_fastargs("get_literal", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+/* get_literal(elements, *, packed=False, loc=None[, context=None on 22]) and, on MLIR 22,
+ * get_literal_unchecked(elements, *, packed=False, context=None) (`unchecked`: reported at the
+ * unknown location of the context; tether checks it as well, MLIR would make an invalid type). */
+static PyObject *struct_literal_make(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames, int unchecked) {
+  static const char *const names[] = {"elements", "packed", "loc", "context", NULL};
+  static const char *const names_unchecked[] = {"elements", "packed", "context", NULL};
+  PyObject *a[4] = {NULL, NULL, NULL, NULL};
+  PyObject *ctx;
+  MlirLocation l;
+  if (unchecked) {
+    if (!tp_fastargs("get_literal_unchecked", args, nargs, kwnames, names_unchecked, 1, 2, a) ||
+        !(ctx = tp_context_arg(a[2])))
+      return NULL;
+    l = mlirLocationUnknownGet(tp_ctx_raw(ctx));
+  } else {
+    if (!tp_fastargs("get_literal", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+#if TETHER_MLIR_VERSION < 22
+    if (a[3])
+      return PyErr_Format(PyExc_TypeError,
+                          "get_literal() got an unexpected keyword argument 'context'");
+#endif
+    PyObject *lo = tp_resolve_loc(a[2] ? a[2] : Py_None);
+    if (!lo) return NULL;
+    ctx = TP_CTX(lo);
+    l = (MlirLocation){TP_PTR(lo)};
+    if (!same_context(a[3], ctx)) return NULL;
+  }
   int packed = a[1] ? PyObject_IsTrue(a[1]) : 0;
   if (packed < 0) return NULL;
-  PyObject *lo = tp_resolve_loc(a[2] ? a[2] : Py_None);
-  if (!lo) return NULL;
-  PyObject *ctx = TP_CTX(lo);
   mlirContextGetOrLoadDialect(tp_ctx_raw(ctx), mlirStringRefCreateFromCString("llvm"));
   intptr_t n;
   MlirType *ts;
   if (!struct_elements(a[0], ctx, &n, &ts)) return NULL;
   tp_errcap cap;
   tp_errcap_begin(&cap, (TpContext *)ctx);
-  MlirType t = mlirLLVMStructTypeLiteralGetChecked((MlirLocation){TP_PTR(lo)}, n, ts, packed);
+  MlirType t = mlirLLVMStructTypeLiteralGetChecked(l, n, ts, packed);
   PyMem_Free(ts);
   if (mlirTypeIsNull(t)) {
     PyObject *errs = tp_errcap_end(&cap);
@@ -481,6 +615,18 @@ static PyObject *struct_literal(PyObject *cls, PyObject *const *args, Py_ssize_t
   Py_XDECREF(tp_errcap_end(&cap));
   return wrap_as(cls, ctx, t);
 }
+
+static PyObject *struct_literal(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  return struct_literal_make(cls, args, nargs, kwnames, 0);
+}
+
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *struct_literal_unchecked(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                          PyObject *kwnames) {
+  return struct_literal_make(cls, args, nargs, kwnames, 1);
+}
+#endif
 
 static PyObject *struct_named(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames, int opaque) {
@@ -580,8 +726,15 @@ static PyObject *struct_is_opaque(PyObject *self, void *c) {
 }
 
 static PyMethodDef struct_methods[] = {
+#if TETHER_MLIR_VERSION >= 22
+    {"get_literal", TP_FASTFN(struct_literal), TP_FAST | METH_CLASS,
+     "get_literal(elements, *, packed=False, loc=None, context=None): !llvm.struct<(...)>."},
+    {"get_literal_unchecked", TP_FASTFN(struct_literal_unchecked), TP_FAST | METH_CLASS,
+     "get_literal_unchecked(elements, *, packed=False, context=None): !llvm.struct<(...)>."},
+#else
     {"get_literal", TP_FASTFN(struct_literal), TP_FAST | METH_CLASS,
      "get_literal(elements, *, packed=False, loc=None): !llvm.struct<(...)>."},
+#endif
     {"get_identified", TP_FASTFN(struct_identified), TP_FAST | METH_CLASS,
      "get_identified(name, *, context=None): the identified struct of that name."},
     {"get_opaque", TP_FASTFN(struct_opaque), TP_FAST | METH_CLASS,
@@ -603,12 +756,77 @@ static PyGetSetDef struct_getset[] = {
 };
 
 static tp_class_def llvm_defs[] = {
-    {"StructType", NULL, isa_mlirTypeIsALLVMStructType, NULL, struct_methods, struct_getset, NULL,
-     "!llvm.struct<...>", NULL, NULL},
-    {"PointerType", NULL, isa_mlirTypeIsALLVMPointerType, NULL, ptr_methods, ptr_getset, NULL,
-     "!llvm.ptr", NULL, NULL},
+    {"StructType", NULL, isa_mlirTypeIsALLVMStructType, SINCE_22(mlirLLVMStructTypeGetTypeID),
+     struct_methods, struct_getset, NULL, "!llvm.struct<...>", NULL, NULL},
+    {"PointerType", NULL, isa_mlirTypeIsALLVMPointerType, SINCE_22(mlirLLVMPointerTypeGetTypeID),
+     ptr_methods, ptr_getset, NULL, "!llvm.ptr", NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
+
+#if TETHER_MLIR_VERSION >= 22
+/* llvm.translate_module_to_llvmir(module): the LLVM IR (text) of an operation MLIR translates (a
+ * module of llvm dialect operations). MLIR's translation edits what it translates (it splits
+ * duplicated successors): it gets a copy, and the operation is verified first. What MLIR refuses
+ * raises MLIRError with its diagnostics (upstream 22 crashes printing the null module). */
+static PyObject *translate_to_llvmir(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
+  (void)m;
+  static const char *const names[] = {"module", NULL};
+  PyObject *a[1];
+  if (!tp_fastargs("translate_module_to_llvmir", args, nargs, kwnames, names, 1, 1, a)) return NULL;
+  tether_op *h;
+  MlirOperation op;
+  if (!tp_arg_op(a[0], &h, &op) || !tp_require_verified(h)) return NULL;
+  PyObject *ctx = tp_context_of_handle(h);
+  if (!ctx) return NULL;
+  tp_errcap cap;
+  tp_errcap_begin(&cap, (TpContext *)ctx);
+  Py_DECREF(ctx); /* the handle keeps it alive */
+  MlirOperation copy = mlirOperationClone(op);
+  LLVMContextRef llvm = LLVMContextCreate();
+  LLVMModuleRef module = mlirTranslateModuleToLLVMIR(copy, llvm);
+  mlirOperationDestroy(copy);
+  if (!module) {
+    LLVMContextDispose(llvm);
+    return tp_errcap_raise(&cap, "Failed to translate the module to LLVM IR");
+  }
+  Py_XDECREF(tp_errcap_end(&cap));
+  char *text = LLVMPrintModuleToString(module);
+  PyObject *r = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+  LLVMDisposeMessage(text);
+  LLVMDisposeModule(module);
+  LLVMContextDispose(llvm);
+  return r;
+}
+
+static PyMethodDef llvm_functions[] = {
+    {"translate_module_to_llvmir", TP_FASTFN(translate_to_llvmir), TP_FAST,
+     "translate_module_to_llvmir(module): the LLVM IR of a module of llvm dialect operations, "
+     "as text."},
+    TP_METHODS_END,
+};
+
+/* Upstream 22's `type_name` / `attr_name` of these classes. */
+static const tp_mlir_name transform_names[] = {{"AnyOpType", mlirTransformAnyOpTypeGetName},
+                                               {"AnyParamType", mlirTransformAnyParamTypeGetName},
+                                               {"AnyValueType", mlirTransformAnyValueTypeGetName},
+                                               {"OperationType", mlirTransformOperationTypeGetName},
+                                               {"ParamType", mlirTransformParamTypeGetName},
+                                               {NULL, NULL}};
+static const tp_mlir_name pdl_names[] = {
+    {"AttributeType", mlirPDLAttributeTypeGetName}, {"OperationType", mlirPDLOperationTypeGetName},
+    {"RangeType", mlirPDLRangeTypeGetName},         {"TypeType", mlirPDLTypeTypeGetName},
+    {"ValueType", mlirPDLValueTypeGetName},         {NULL, NULL}};
+static const tp_mlir_name gpu_names[] = {{"AsyncTokenType", mlirGPUAsyncTokenTypeGetName},
+                                         {NULL, NULL}};
+static const tp_mlir_name gpu_attr_names[] = {{"ObjectAttr", mlirGPUObjectAttrGetName},
+                                              {NULL, NULL}};
+static const tp_mlir_name nvgpu_names[] = {
+    {"TensorMapDescriptorType", mlirNVGPUTensorMapDescriptorTypeGetName}, {NULL, NULL}};
+static const tp_mlir_name llvm_names[] = {{"StructType", mlirLLVMStructTypeGetName},
+                                          {"PointerType", mlirLLVMPointerTypeGetName},
+                                          {NULL, NULL}};
+#endif
 
 /* ---- module ---------------------------------------------------------------------------------- */
 
@@ -627,11 +845,22 @@ static int define_in(PyObject *m, const char *attr, tp_class_def *defs, tp_class
 }
 
 int tp_init_dialect_types(PyObject *m) {
-  return define_in(m, "_transform", transform_defs, NULL) < 0 ||
-                 define_in(m, "_pdl", pdl_defs, NULL) < 0 ||
-                 define_in(m, "_gpu", gpu_defs, gpu_attr_defs) < 0 ||
-                 define_in(m, "_nvgpu", nvgpu_defs, NULL) < 0 ||
-                 define_in(m, "_llvm", llvm_defs, NULL) < 0
-             ? -1
-             : 0;
+  if (define_in(m, "_transform", transform_defs, NULL) < 0 ||
+      define_in(m, "_pdl", pdl_defs, NULL) < 0 ||
+      define_in(m, "_gpu", gpu_defs, gpu_attr_defs) < 0 ||
+      define_in(m, "_nvgpu", nvgpu_defs, NULL) < 0 || define_in(m, "_llvm", llvm_defs, NULL) < 0)
+    return -1;
+#if TETHER_MLIR_VERSION >= 22
+  PyObject *llvm = PyObject_GetAttrString(m, "_llvm");
+  int rc = !llvm || PyModule_AddFunctions(llvm, llvm_functions) < 0;
+  Py_XDECREF(llvm);
+  if (rc || tp_set_mlir_names(transform_defs, "type_name", transform_names) < 0 ||
+      tp_set_mlir_names(pdl_defs, "type_name", pdl_names) < 0 ||
+      tp_set_mlir_names(gpu_defs, "type_name", gpu_names) < 0 ||
+      tp_set_mlir_names(gpu_attr_defs, "attr_name", gpu_attr_names) < 0 ||
+      tp_set_mlir_names(nvgpu_defs, "type_name", nvgpu_names) < 0 ||
+      tp_set_mlir_names(llvm_defs, "type_name", llvm_names) < 0)
+    return -1;
+#endif
+  return 0;
 }

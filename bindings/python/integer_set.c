@@ -1,5 +1,5 @@
 /* integer_set.c: IntegerSet (upstream's IRAffine.cpp) and its constraints (IntegerSetConstraint,
- * IntegerSetConstraintList).
+ * IntegerSetConstraintList); on MLIR 22 IntegerSetAttr.
  *
  * Invariant: the expressions a set is built from or replaced with are checked against its
  * dimensions and symbols, and their counts against the equality flags, before the C API sees them:
@@ -8,6 +8,7 @@
 #include "tether_py.h"
 
 #include <mlir-c/AffineExpr.h>
+#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/IntegerSet.h>
 
 #define S(o) ((MlirIntegerSet){TP_PTR(o)})
@@ -282,10 +283,48 @@ static PyType_Slot set_slots[] = {
 static PyType_Spec set_spec = {"tether.ir.IntegerSet", sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT,
                                set_slots};
 
+/* ---- IntegerSetAttr (MLIR 22) -----------------------------------------------------------------
+ */
+
+#if TETHER_MLIR_VERSION >= 22
+TP_ISA(MlirAttribute, mlirAttributeIsAIntegerSet)
+
+/* IntegerSetAttr.get(integer_set): the set's context is the attribute's. */
+static PyObject *set_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"integer_set", NULL};
+  PyObject *a[1];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 1, a)) return NULL;
+  if (!tp_is(a[0], tp.IntegerSet)) return tp_type_error("integer_set", "an IntegerSet", a[0]);
+  return tp_wrap_attr(TP_CTX(a[0]), mlirIntegerSetAttrGet(S(a[0])));
+}
+
+static PyMethodDef set_attr_methods[] = {
+    {"get", TP_FASTFN(set_attr_get), TP_FAST | METH_STATIC,
+     "get(integer_set): the attribute holding an IntegerSet."},
+    TP_METHODS_END,
+};
+
+static tp_class_def set_attr_defs[] = {
+    {"IntegerSetAttr", NULL, isa_mlirAttributeIsAIntegerSet, mlirIntegerSetAttrGetTypeID,
+     set_attr_methods, NULL, NULL, "An attribute holding an IntegerSet.", NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+static const tp_mlir_name set_attr_names[] = {{"IntegerSetAttr", mlirIntegerSetAttrGetName},
+                                              {NULL, NULL}};
+#endif
+
 int tp_init_integer_set(PyObject *m) {
   if (tp_add_type(m, &set_spec, NULL, &tp.IntegerSet) < 0 ||
       tp_affine_list_type(m, "tether.ir.IntegerSetConstraintList", &ConstraintListType) < 0 ||
       tp_add_type(m, &constraint_spec, NULL, &ConstraintType) < 0)
     return -1;
+#if TETHER_MLIR_VERSION >= 22
+  if (tp_define_classes(m, tp.Attribute, set_attr_defs, tp.attr_casters) < 0 ||
+      tp_set_mlir_names(set_attr_defs, "attr_name", set_attr_names) < 0)
+    return -1;
+#endif
   return 0;
 }

@@ -1,5 +1,9 @@
 /* linalg.c: _tether._linalg_fill_builtin_region, upstream's `linalg.fill_builtin_region(op)`:
- * MLIR builds the body of a named linalg op (mlirLinalgFillBuiltinNamedOpRegion).
+ * MLIR builds the body of a named linalg op (mlirLinalgFillBuiltinNamedOpRegion); on MLIR 22 also
+ * `_tether._linalg`, upstream 22's isa_contraction_op, isa_convolution_op,
+ * infer_contraction_dimensions(_from_maps), infer_convolution_dimensions, get_indexing_maps and
+ * the ContractionDimensions and ConvolutionDimensions they return (the linalg ops they look at
+ * are verified first: MLIR reads their indexing maps and regions without checking).
  *
  * MLIR checks nothing there: it casts the op to a linalg op (any other op is undefined
  * behaviour), indexes block arguments by the op's definition (too few operands read past them)
@@ -108,4 +112,244 @@ static PyMethodDef functions[] = {
     TP_METHODS_END,
 };
 
-int tp_init_linalg(PyObject *m) { return PyModule_AddFunctions(m, functions); }
+#if TETHER_MLIR_VERSION >= 22
+
+/* ---- ContractionDimensions, ConvolutionDimensions ------------------------------------------- */
+
+/* What an inference found: dense array attributes (DenseI32ArrayAttr, strides and dilations
+ * DenseI64ArrayAttr), read through properties (the PyGetSetDef closure is the field's index). */
+enum { MAX_DIMS = 8 };
+typedef struct {
+  PyObject_HEAD PyObject *f[MAX_DIMS];
+} TpDims;
+
+static PyTypeObject *ContractionDimsType, *ConvolutionDimsType;
+
+static int dims_traverse(TpDims *d, visitproc visit, void *arg) {
+  Py_VISIT(Py_TYPE(d));
+  for (int i = 0; i < MAX_DIMS; i++) Py_VISIT(d->f[i]);
+  return 0;
+}
+
+static int dims_clear(TpDims *d) {
+  for (int i = 0; i < MAX_DIMS; i++) Py_CLEAR(d->f[i]);
+  return 0;
+}
+
+static PyObject *dims_field(TpDims *d, void *i) {
+  PyObject *f = d->f[(intptr_t)i];
+  return Py_NewRef(f ? f : Py_None);
+}
+
+/* The object for n attributes of ctx; None when every attribute is null (no inference). */
+static PyObject *dims_new(PyTypeObject *type, PyObject *ctx, const MlirAttribute *attrs, int n) {
+  int any = 0;
+  for (int i = 0; i < n; i++) any |= !mlirAttributeIsNull(attrs[i]);
+  if (!any) Py_RETURN_NONE;
+  TpDims *d = PyObject_GC_New(TpDims, type);
+  if (!d) return NULL;
+  for (int i = 0; i < MAX_DIMS; i++) d->f[i] = NULL;
+  PyObject_GC_Track(d);
+  for (int i = 0; i < n; i++)
+    if (!(d->f[i] = tp_wrap_attr(ctx, attrs[i]))) {
+      Py_DECREF(d);
+      return NULL;
+    }
+  return (PyObject *)d;
+}
+
+#define DIM(name, i)                                                                               \
+  { name, (getter)dims_field, NULL, NULL, (void *)(i) }
+
+static PyGetSetDef contraction_getset[] = {
+    DIM("batch", 0), DIM("m", 1), DIM("n", 2), DIM("k", 3), TP_GETSET_END,
+};
+
+static PyGetSetDef convolution_getset[] = {
+    DIM("batch", 0),       DIM("output_image", 1),  DIM("output_channel", 2),
+    DIM("filter_loop", 3), DIM("input_channel", 4), DIM("depth", 5),
+    DIM("strides", 6),     DIM("dilations", 7),     TP_GETSET_END,
+};
+
+static PyType_Slot contraction_slots[] = {
+    {Py_tp_dealloc, tp_gc_dealloc},
+    {Py_tp_traverse, dims_traverse},
+    {Py_tp_clear, dims_clear},
+    {Py_tp_getset, contraction_getset},
+    {Py_tp_doc, "The batch, m, n and k dimensions of a contraction (dense arrays)."},
+    {0, NULL},
+};
+
+static PyType_Slot convolution_slots[] = {
+    {Py_tp_dealloc, tp_gc_dealloc},
+    {Py_tp_traverse, dims_traverse},
+    {Py_tp_clear, dims_clear},
+    {Py_tp_getset, convolution_getset},
+    {Py_tp_doc, "The dimensions of a convolution, and its strides and dilations (dense arrays)."},
+    {0, NULL},
+};
+
+static PyType_Spec contraction_spec = {
+    "tether.dialects.linalg.ContractionDimensions", sizeof(TpDims), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION, contraction_slots};
+
+static PyType_Spec convolution_spec = {
+    "tether.dialects.linalg.ConvolutionDimensions", sizeof(TpDims), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION, convolution_slots};
+
+/* ---- the functions --------------------------------------------------------------------------- */
+
+/* The operation argument `op` of a function, checked; a linalg operation must verify (MLIR reads
+ * its maps and region as the verifier guarantees them). ctx: its Context (new reference). */
+static int linalg_op_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         const char *fname, MlirOperation *op, PyObject **ctx) {
+  static const char *const names[] = {"op", NULL};
+  PyObject *a[1];
+  tether_op *h;
+  if (!tp_fastargs(fname, args, nargs, kwnames, names, 1, 1, a) || !tp_arg_op(a[0], &h, op))
+    return 0;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(*op));
+  if (name.length > 7 && !memcmp(name.data, "linalg.", 7) && !tp_require_verified(h)) return 0;
+  *ctx = tp_context_of_handle(h);
+  return *ctx != NULL;
+}
+
+#define LINALG_FN(cname)                                                                           \
+  static PyObject *cname(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+
+LINALG_FN(isa_contraction) {
+  (void)m;
+  MlirOperation op;
+  PyObject *ctx;
+  if (!linalg_op_arg(args, nargs, kwnames, "isa_contraction_op", &op, &ctx)) return NULL;
+  Py_DECREF(ctx);
+  return PyBool_FromLong(mlirLinalgIsAContractionOp(op));
+}
+
+LINALG_FN(isa_convolution) {
+  (void)m;
+  MlirOperation op;
+  PyObject *ctx;
+  if (!linalg_op_arg(args, nargs, kwnames, "isa_convolution_op", &op, &ctx)) return NULL;
+  Py_DECREF(ctx);
+  return PyBool_FromLong(mlirLinalgIsAConvolutionOp(op));
+}
+
+static PyObject *contraction_dims(PyObject *ctx, MlirLinalgContractionDimensions d) {
+  MlirAttribute f[4] = {d.batch, d.m, d.n, d.k};
+  return dims_new(ContractionDimsType, ctx, f, 4);
+}
+
+LINALG_FN(infer_contraction) {
+  (void)m;
+  MlirOperation op;
+  PyObject *ctx;
+  if (!linalg_op_arg(args, nargs, kwnames, "infer_contraction_dimensions", &op, &ctx)) return NULL;
+  PyObject *r = contraction_dims(ctx, mlirLinalgInferContractionDimensions(op));
+  Py_DECREF(ctx);
+  return r;
+}
+
+/* infer_contraction_dimensions_from_maps(indexing_maps): None as well when the maps differ in
+ * their number of dimensions (MLIR indexes one map's dimensions with another's). */
+LINALG_FN(infer_contraction_from_maps) {
+  (void)m;
+  static const char *const names[] = {"indexing_maps", NULL};
+  PyObject *a[1];
+  if (!tp_fastargs("infer_contraction_dimensions_from_maps", args, nargs, kwnames, names, 1, 1, a))
+    return NULL;
+  PyObject *maps = tp_arg_seq(a[0], "indexing_maps");
+  if (!maps) return NULL;
+  Py_ssize_t n = PyList_GET_SIZE(maps);
+  MlirAffineMap *raw = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *raw);
+  PyObject *r = NULL, *ctx = NULL;
+  if (!raw) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  int same_dims = 1;
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = PyList_GET_ITEM(maps, i);
+    if (!tp_is(o, tp.AffineMap)) {
+      tp_type_error("indexing_maps", "a sequence of AffineMap", o);
+      goto done;
+    }
+    if (!ctx)
+      ctx = TP_CTX(o);
+    else if (!tp_same_context(ctx, TP_CTX(o))) {
+      PyErr_SetString(PyExc_ValueError, "indexing_maps: maps of different contexts");
+      goto done;
+    }
+    raw[i] = (MlirAffineMap){TP_PTR(o)};
+    same_dims &= mlirAffineMapGetNumDims(raw[i]) == mlirAffineMapGetNumDims(raw[0]);
+  }
+  if (n == 0 || !same_dims)
+    r = Py_NewRef(Py_None);
+  else
+    r = contraction_dims(ctx, mlirLinalgInferContractionDimensionsFromMaps(raw, (size_t)n));
+done:
+  PyMem_Free(raw);
+  Py_DECREF(maps);
+  return r;
+}
+
+LINALG_FN(infer_convolution) {
+  (void)m;
+  MlirOperation op;
+  PyObject *ctx;
+  if (!linalg_op_arg(args, nargs, kwnames, "infer_convolution_dimensions", &op, &ctx)) return NULL;
+  MlirLinalgConvolutionDimensions d = mlirLinalgInferConvolutionDimensions(op);
+  MlirAttribute f[8] = {d.batch,        d.outputImage, d.outputChannel, d.filterLoop,
+                        d.inputChannel, d.depth,       d.strides,       d.dilations};
+  PyObject *r = dims_new(ConvolutionDimsType, ctx, f, 8);
+  Py_DECREF(ctx);
+  return r;
+}
+
+LINALG_FN(get_indexing_maps) {
+  (void)m;
+  MlirOperation op;
+  PyObject *ctx;
+  if (!linalg_op_arg(args, nargs, kwnames, "get_indexing_maps", &op, &ctx)) return NULL;
+  PyObject *r = tp_wrap_attr(ctx, mlirLinalgGetIndexingMapsAttribute(op));
+  Py_DECREF(ctx);
+  return r;
+}
+
+static PyMethodDef linalg_functions[] = {
+    {"isa_contraction_op", TP_FASTFN(isa_contraction), TP_FAST,
+     "isa_contraction_op(op): whether op is a linalg contraction."},
+    {"isa_convolution_op", TP_FASTFN(isa_convolution), TP_FAST,
+     "isa_convolution_op(op): whether op is a linalg convolution."},
+    {"infer_contraction_dimensions", TP_FASTFN(infer_contraction), TP_FAST,
+     "infer_contraction_dimensions(op): the ContractionDimensions of a linalg contraction, or "
+     "None."},
+    {"infer_contraction_dimensions_from_maps", TP_FASTFN(infer_contraction_from_maps), TP_FAST,
+     "infer_contraction_dimensions_from_maps(indexing_maps): the ContractionDimensions of three "
+     "indexing maps (inputs, output), or None."},
+    {"infer_convolution_dimensions", TP_FASTFN(infer_convolution), TP_FAST,
+     "infer_convolution_dimensions(op): the ConvolutionDimensions of a linalg convolution, or "
+     "None."},
+    {"get_indexing_maps", TP_FASTFN(get_indexing_maps), TP_FAST,
+     "get_indexing_maps(op): the indexing_maps ArrayAttr of a linalg op, or None."},
+    TP_METHODS_END,
+};
+
+static int init_linalg22(PyObject *m) {
+  PyObject *sub = PyModule_New("_linalg");
+  if (!sub) return -1;
+  int bad = tp_add_type(sub, &contraction_spec, NULL, &ContractionDimsType) < 0 ||
+            tp_add_type(sub, &convolution_spec, NULL, &ConvolutionDimsType) < 0 ||
+            PyModule_AddFunctions(sub, linalg_functions) < 0 ||
+            PyModule_AddObjectRef(m, "_linalg", sub) < 0;
+  Py_DECREF(sub);
+  return bad ? -1 : 0;
+}
+#endif
+
+int tp_init_linalg(PyObject *m) {
+#if TETHER_MLIR_VERSION >= 22
+  if (init_linalg22(m) < 0) return -1;
+#endif
+  return PyModule_AddFunctions(m, functions);
+}

@@ -1,6 +1,7 @@
 /* locations.c: Location (upstream mlir.ir.Location): unknown, file, name,
  * callsite, fused, from_attr, attr, emit_error, the context manager and
- * Location.current.
+ * Location.current; on MLIR 22 the file range form and what a location is made of (filename,
+ * callee, name_str, locations, is_a_file, ...).
  *
  * Invariant: a Location holds its Context object, like every context-owned
  * value; locations combined into one (callsite, fused, name) must all belong to
@@ -35,9 +36,41 @@ static PyObject *loc_unknown(PyObject *cls, PyObject *const *args, Py_ssize_t na
   return tp_wrap_loc((PyObject *)ctx, mlirLocationUnknownGet(tp_ctx_raw((PyObject *)ctx)));
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* Whether a call to Location.file is the range form (upstream 22's second overload): five
+ * positional arguments, or a keyword of that form. */
+static int file_is_range(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const range_kw[] = {"start_line", "start_col", "end_line", "end_col", NULL};
+  if (nargs >= 5) return 1;
+  for (const char *const *k = range_kw; *k; k++)
+    if (tp_kwarg(args, nargs, kwnames, *k)) return 1;
+  return 0;
+}
+
+/* Location.file(filename, start_line, start_col, end_line, end_col, context=None) (MLIR 22). */
+static PyObject *loc_file_range(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"filename", "start_line", "start_col", "end_line",
+                                      "end_col",  "context",    NULL};
+  PyObject *a[6];
+  if (!tp_fastargs("file", args, nargs, kwnames, names, 5, 6, a)) return NULL;
+  MlirStringRef fs;
+  unsigned v[4];
+  if (!tp_arg_str(a[0], "filename", &fs)) return NULL;
+  for (int i = 0; i < 4; i++)
+    if (!tp_arg_uint(a[1 + i], names[1 + i], &v[i])) return NULL;
+  TpContext *ctx = tp_resolve_context(a[5]);
+  if (!ctx) return NULL;
+  return tp_wrap_loc((PyObject *)ctx, mlirLocationFileLineColRangeGet(tp_ctx_raw((PyObject *)ctx),
+                                                                      fs, v[0], v[1], v[2], v[3]));
+}
+#endif
+
 static PyObject *loc_file(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
   (void)cls;
+#if TETHER_MLIR_VERSION >= 22
+  if (file_is_range(args, nargs, kwnames)) return loc_file_range(args, nargs, kwnames);
+#endif
   static const char *const names[] = {"filename", "line", "col", "context", NULL};
   PyObject *a[4];
   if (!tp_fastargs("file", args, nargs, kwnames, names, 3, 4, a)) return NULL;
@@ -188,9 +221,102 @@ static PyObject *loc_exit(PyObject *self, PyObject *args) {
 static PyObject *loc_current(PyObject *cls) {
   (void)cls;
   PyObject *l = tp_current_loc();
+#if TETHER_MLIR_VERSION >= 22
+  if (!l) Py_RETURN_NONE; /* upstream 22: None when there is none */
+#else
   if (!l) return PyErr_Format(PyExc_ValueError, "No current Location");
+#endif
   return Py_NewRef(l);
 }
+
+/* ---- what a location is made of (MLIR 22) ---------------------------------------------------- */
+
+#if TETHER_MLIR_VERSION >= 22
+#define L(o) ((MlirLocation){TP_PTR(o)})
+
+static PyObject *loc_is_a_file(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return PyBool_FromLong(mlirLocationIsAFileLineColRange(L(self)));
+}
+static PyObject *loc_is_a_name(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return PyBool_FromLong(mlirLocationIsAName(L(self)));
+}
+static PyObject *loc_is_a_callsite(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return PyBool_FromLong(mlirLocationIsACallSite(L(self)));
+}
+static PyObject *loc_is_a_fused(PyObject *self, PyObject *unused) {
+  (void)unused;
+  return PyBool_FromLong(mlirLocationIsAFused(L(self)));
+}
+
+/* The accessors of one kind of location on another kind are undefined behaviour in MLIR's C API
+ * (a null cast followed): ValueError instead. 1 when self is of the kind (isa). */
+static int require_kind(PyObject *self, bool (*isa)(MlirLocation), const char *kind) {
+  if (isa(L(self))) return 1;
+  PyErr_Format(PyExc_ValueError, "the location is not a %s", kind);
+  return 0;
+}
+
+static PyObject *loc_filename(PyObject *self, void *c) {
+  (void)c;
+  if (!require_kind(self, mlirLocationIsAFileLineColRange, "FileLineColLoc")) return NULL;
+  return tp_str_from_ref(mlirIdentifierStr(mlirLocationFileLineColRangeGetFilename(L(self))));
+}
+
+/* start_line, start_col, end_line, end_col: -1 for a location that is not a file location (as
+ * the C API answers). closure: which. */
+static PyObject *loc_range_part(PyObject *self, void *which) {
+  int (*get[])(MlirLocation) = {
+      mlirLocationFileLineColRangeGetStartLine, mlirLocationFileLineColRangeGetStartColumn,
+      mlirLocationFileLineColRangeGetEndLine, mlirLocationFileLineColRangeGetEndColumn};
+  return PyLong_FromLong(get[(intptr_t)which](L(self)));
+}
+
+static PyObject *loc_callee(PyObject *self, void *c) {
+  (void)c;
+  if (!require_kind(self, mlirLocationIsACallSite, "CallSiteLoc")) return NULL;
+  return tp_wrap_loc(TP_CTX(self), mlirLocationCallSiteGetCallee(L(self)));
+}
+
+static PyObject *loc_caller(PyObject *self, void *c) {
+  (void)c;
+  if (!require_kind(self, mlirLocationIsACallSite, "CallSiteLoc")) return NULL;
+  return tp_wrap_loc(TP_CTX(self), mlirLocationCallSiteGetCaller(L(self)));
+}
+
+static PyObject *loc_name_str(PyObject *self, void *c) {
+  (void)c;
+  if (!require_kind(self, mlirLocationIsAName, "NameLoc")) return NULL;
+  return tp_str_from_ref(mlirIdentifierStr(mlirLocationNameGetName(L(self))));
+}
+
+static PyObject *loc_child_loc(PyObject *self, void *c) {
+  (void)c;
+  if (!require_kind(self, mlirLocationIsAName, "NameLoc")) return NULL;
+  return tp_wrap_loc(TP_CTX(self), mlirLocationNameGetChildLoc(L(self)));
+}
+
+/* The locations a fused location is made of ([] for another kind, as the C API answers). */
+static PyObject *loc_locations(PyObject *self, void *c) {
+  (void)c;
+  unsigned n = mlirLocationFusedGetNumLocations(L(self));
+  MlirLocation *ls = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *ls);
+  if (!ls) return PyErr_NoMemory();
+  if (n) mlirLocationFusedGetLocations(L(self), ls);
+  PyObject *r = PyList_New(n);
+  for (unsigned i = 0; r && i < n; i++) {
+    PyObject *e = tp_wrap_loc(TP_CTX(self), ls[i]);
+    if (!e)
+      Py_CLEAR(r);
+    else
+      PyList_SET_ITEM(r, i, e);
+  }
+  PyMem_Free(ls);
+  return r;
+}
+#endif
 
 static PyObject *loc_new(PyTypeObject *t, PyObject *a, PyObject *k) {
   (void)t;
@@ -205,7 +331,13 @@ static PyObject *loc_new(PyTypeObject *t, PyObject *a, PyObject *k) {
 
 static PyMethodDef loc_methods[] = {
     {"unknown", KW(loc_unknown), "unknown(context=None): the unknown location."},
+#if TETHER_MLIR_VERSION >= 22
+    {"file", KW(loc_file),
+     "file(filename, line, col, context=None), or file(filename, start_line, start_col, "
+     "end_line, end_col, context=None): a file location (or range)."},
+#else
     {"file", KW(loc_file), "file(filename, line, col, context=None)."},
+#endif
     {"name", KW(loc_name), "name(name, childLoc=None, context=None)."},
     {"callsite", KW(loc_callsite),
      "callsite(callee, frames, context=None): callee called from frames[0], "
@@ -215,6 +347,12 @@ static PyMethodDef loc_methods[] = {
     {"from_attr", KW(loc_from_attr), "from_attr(attribute, context=None)."},
     {"_CAPICreate", (PyCFunction)loc_from_capsule, METH_O | METH_STATIC, NULL},
     {"emit_error", (PyCFunction)loc_emit_error, METH_O, "Emits an error diagnostic here."},
+#if TETHER_MLIR_VERSION >= 22
+    {"is_a_file", loc_is_a_file, METH_NOARGS, "Whether this is a file location (FileLineColLoc)."},
+    {"is_a_name", loc_is_a_name, METH_NOARGS, "Whether this is a NameLoc."},
+    {"is_a_callsite", loc_is_a_callsite, METH_NOARGS, "Whether this is a CallSiteLoc."},
+    {"is_a_fused", loc_is_a_fused, METH_NOARGS, "Whether this is a FusedLoc."},
+#endif
     {"__enter__", (PyCFunction)loc_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)loc_exit, METH_VARARGS, NULL},
     TP_METHODS_END,
@@ -224,6 +362,22 @@ static PyGetSetDef loc_getset[] = {
     {"attr", loc_attr, NULL, "The location as an attribute.", NULL},
     {"context", tp_ctxobj_context, NULL, NULL, NULL},
     {"_CAPIPtr", tp_ctxobj_capsule, NULL, NULL, "mlir.ir.Location._CAPIPtr"},
+#if TETHER_MLIR_VERSION >= 22
+    {"filename", loc_filename, NULL, "The file name of a FileLineColLoc.", NULL},
+    {"start_line", loc_range_part, NULL, "The start line of a FileLineColLoc (-1 otherwise).",
+     (void *)0},
+    {"start_col", loc_range_part, NULL, "The start column of a FileLineColLoc (-1 otherwise).",
+     (void *)1},
+    {"end_line", loc_range_part, NULL, "The end line of a FileLineColLoc (-1 otherwise).",
+     (void *)2},
+    {"end_col", loc_range_part, NULL, "The end column of a FileLineColLoc (-1 otherwise).",
+     (void *)3},
+    {"callee", loc_callee, NULL, "The callee of a CallSiteLoc.", NULL},
+    {"caller", loc_caller, NULL, "The caller of a CallSiteLoc.", NULL},
+    {"name_str", loc_name_str, NULL, "The name of a NameLoc.", NULL},
+    {"child_loc", loc_child_loc, NULL, "The child location of a NameLoc.", NULL},
+    {"locations", loc_locations, NULL, "The locations of a FusedLoc ([] otherwise).", NULL},
+#endif
     TP_GETSET_END,
 };
 

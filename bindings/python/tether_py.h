@@ -26,6 +26,7 @@
  *   typeid.c         TypeID
  *   current.c        the thread's current Context / InsertionPoint / Location; class properties
  *   context.c        Context
+ *   thread_pool.c    ThreadPool (MLIR 22)
  *   insertion_point.c  InsertionPoint
  *   dialect_registry.c DialectRegistry, DialectDescriptor
  *   locations.c      Location
@@ -50,6 +51,7 @@
  *   interfaces.c     InferTypeOpInterface, InferShapedTypeOpInterface, ShapedTypeComponents
  *   dialect_types.c  the transform, pdl, gpu, nvgpu and llvm types (_tether._transform, ...)
  *   dialect_quant.c, dialect_sparse_tensor.c   quant's types, sparse_tensor's EncodingAttr
+ *   dialects22.c     the C parts of dialects new in MLIR 22's bindings (_tether._smt, ...)
  *   execution_engine.c, transform_interpreter.c, rewrite.c, linalg.c   _tether's submodules
  */
 #ifndef TETHER_PY_H
@@ -234,6 +236,7 @@ int tp_init_typeid(PyObject *m);
 int tp_init_classes(PyObject *m);
 int tp_init_current(PyObject *m);
 int tp_init_context(PyObject *m);
+int tp_init_thread_pool(PyObject *m);
 int tp_init_insertion_point(PyObject *m);
 int tp_init_dialect_registry(PyObject *m);
 int tp_init_locations(PyObject *m);
@@ -262,6 +265,8 @@ int tp_init_dialect_types(PyObject *m);
  * EncodingAttr in _tether._sparse_tensor. */
 int tp_init_dialect_quant(PyObject *m);
 int tp_init_dialect_sparse_tensor(PyObject *m);
+/* dialects22.c: _tether._smt, ._amdgpu, ._irdl (MLIR 22; nothing on 19). */
+int tp_init_dialects22(PyObject *m);
 /* execution_engine.c: _tether._ExecutionEngine. */
 int tp_init_execution_engine(PyObject *m);
 /* transform_interpreter.c: _tether._transform_interpreter. */
@@ -407,6 +412,16 @@ typedef struct tp_class_def {
 /* Creates every class of `defs` (NULL-name terminated) as subclasses of `family`, adds them to the
  * module and registers those with a typeid in `casters` (may be NULL). */
 int tp_define_classes(PyObject *m, PyTypeObject *family, tp_class_def *defs, PyObject *casters);
+#if TETHER_MLIR_VERSION >= 22
+/* MLIR's name of a concrete class's values ("builtin.integer": the C API's mlirXGetName), which
+ * upstream 22 publishes as the class property `type_name` or `attr_name`. */
+typedef struct {
+  const char *cls; /* a class of defs */
+  MlirStringRef (*name)(void);
+} tp_mlir_name;
+/* Sets attribute `attr` of the classes of defs (created) named in names (NULL-cls terminated). */
+int tp_set_mlir_names(tp_class_def *defs, const char *attr, const tp_mlir_name *names);
+#endif
 /* The class def of a class created by tp_define_classes (searching the MRO), or NULL. */
 tp_class_def *tp_class_def_of(PyTypeObject *cls);
 /* tp_init of classes whose tp_new did the work (a cast): a Python subclass's
@@ -483,6 +498,12 @@ int tp_load_dialect(MlirContext ctx, const char *name);
 PyObject *tp_context_append_dialect_registry(TpContext *self, PyObject *registry);
 PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name);
 PyObject *tp_context_attach_diagnostic_handler(TpContext *self, PyObject *callback);
+#if TETHER_MLIR_VERSION >= 22
+/* thread_pool.c: a ThreadPool argument's pool, which is never destroyed from then on (1, or 0
+ * with TypeError); a pool's address as upstream prints it (0x..., or 0). */
+int tp_arg_thread_pool(PyObject *o, MlirLlvmThreadPool *out);
+PyObject *tp_thread_pool_ptr_str(MlirLlvmThreadPool pool);
+#endif
 /* Detaches every handler of a Context that goes away. */
 void tp_diagnostics_detach_all(TpContext *self);
 
@@ -589,6 +610,11 @@ void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f);
 PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
+
+/* dialects22.c: 1 if the operation verifies (tether_op_verify), else 0 with MLIRError("Verification
+ * failed", diagnostics) or the handle's error. For calls into MLIR that crash on IR that does not
+ * verify. */
+int tp_require_verified(tether_op *h);
 
 /* Insertion points (insertion_point.c): where one inserts, its block and the operation to insert
  * before (NULL: the end, which must have no terminator: IndexError as upstream), 0 or -1; and the

@@ -33,13 +33,27 @@ static PyObject *checked(tp_errcap *cap, PyObject *ctx, MlirType t) {
   return tp_wrap_type(ctx, t);
 }
 
-static PyObject *loc_ctx_begin(PyObject *loc, tp_errcap *cap, MlirLocation *l, PyObject **ctx) {
-  PyObject *lo = tp_resolve_loc(loc);
-  if (!lo) return NULL;
-  *l = (MlirLocation){TP_PTR(lo)};
-  *ctx = TP_CTX(lo);
+/* Where a shaped type's constructor reports what MLIR refuses: get(..., loc=None) at the location
+ * given or the current one; get_unchecked(..., context=None) (MLIR 22, `unchecked`) at the unknown
+ * location of the context given or the current one (tether checks these too: MLIR would assert or
+ * make an invalid type). The element type must belong to that context (ValueError). Begins the
+ * error capture: 1, or 0 with the exception. */
+static int loc_ctx_begin(PyObject *where, int unchecked, PyObject *elt, tp_errcap *cap,
+                         MlirLocation *l, PyObject **ctx) {
+  if (unchecked) {
+    *ctx = tp_context_arg(where);
+    if (!*ctx) return 0;
+    *l = mlirLocationUnknownGet(tp_ctx_raw(*ctx));
+  } else {
+    PyObject *lo = tp_resolve_loc(where);
+    if (!lo) return 0;
+    *l = (MlirLocation){TP_PTR(lo)};
+    *ctx = TP_CTX(lo);
+  }
+  MlirType t;
+  if (!tp_arg_type_in(elt, *ctx, &t)) return 0;
   tp_errcap_begin(cap, (TpContext *)*ctx);
-  return lo;
+  return 1;
 }
 
 /* ---- Type ------------------------------------------------------------------------------------ */
@@ -167,6 +181,13 @@ TP_ISA(MlirType, mlirTypeIsAFloat8E4M3)
 TP_ISA(MlirType, mlirTypeIsAFloat8E4M3FNUZ)
 TP_ISA(MlirType, mlirTypeIsAFloat8E4M3B11FNUZ)
 TP_ISA(MlirType, mlirTypeIsAFloat8E5M2FNUZ)
+#if TETHER_MLIR_VERSION >= 22
+TP_ISA(MlirType, mlirTypeIsAFloat4E2M1FN)
+TP_ISA(MlirType, mlirTypeIsAFloat6E2M3FN)
+TP_ISA(MlirType, mlirTypeIsAFloat6E3M2FN)
+TP_ISA(MlirType, mlirTypeIsAFloat8E3M4)
+TP_ISA(MlirType, mlirTypeIsAFloat8E8M0FNU)
+#endif
 TP_ISA(MlirType, mlirTypeIsANone)
 TP_ISA(MlirType, mlirTypeIsAComplex)
 TP_ISA(MlirType, mlirTypeIsAShaped)
@@ -224,6 +245,63 @@ INT_GET(get_signless, mlirIntegerTypeGet)
 INT_GET(get_signed, mlirIntegerTypeSignedGet)
 INT_GET(get_unsigned, mlirIntegerTypeUnsignedGet)
 
+#if TETHER_MLIR_VERSION >= 22
+/* IntegerType, set at init: its enum IntegerType.Signedness (tether/ir.py defines it). */
+static PyTypeObject *integer_type_cls;
+
+static PyObject *signedness_enum(void) {
+  PyObject *e = PyObject_GetAttrString((PyObject *)integer_type_cls, "Signedness");
+  if (e && !PyType_Check(e)) {
+    Py_DECREF(e);
+    PyErr_SetString(PyExc_RuntimeError, "IntegerType.Signedness is not a class");
+    return NULL;
+  }
+  return e;
+}
+
+/* IntegerType.get(width, signedness=Signedness.SIGNLESS, context=None) (MLIR 22). */
+static PyObject *int_get_any(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"width", "signedness", "context", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  long which = 0;
+  if (a[1]) {
+    PyObject *e = signedness_enum();
+    if (!e) return NULL;
+    int ok = PyObject_IsInstance(a[1], e);
+    Py_DECREF(e);
+    if (ok < 0) return NULL;
+    if (!ok) return tp_type_error("signedness", "an IntegerType.Signedness", a[1]);
+    PyObject *v = PyObject_GetAttrString(a[1], "value");
+    if (!v) return NULL;
+    which = PyLong_Check(v) ? PyLong_AsLong(v) : -1;
+    Py_DECREF(v);
+    if (which < 0 || which > 2) {
+      if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "unknown IntegerType.Signedness");
+      return NULL;
+    }
+  }
+  PyObject *rest[2] = {a[0], a[2] ? a[2] : Py_None};
+  return int_get(rest, 2, NULL,
+                 which == 0   ? mlirIntegerTypeGet
+                 : which == 1 ? mlirIntegerTypeSignedGet
+                              : mlirIntegerTypeUnsignedGet,
+                 "get");
+}
+
+static PyObject *int_signedness(PyObject *self, void *c) {
+  (void)c;
+  PyObject *e = signedness_enum();
+  if (!e) return NULL;
+  long which = mlirIntegerTypeIsSignless(T(self)) ? 0 : mlirIntegerTypeIsSigned(T(self)) ? 1 : 2;
+  PyObject *r = PyObject_CallFunction(e, "l", which);
+  Py_DECREF(e);
+  return r;
+}
+#endif
+
 static PyObject *int_width(PyObject *self, void *c) {
   (void)c;
   return PyLong_FromUnsignedLong(mlirIntegerTypeGetWidth(T(self)));
@@ -247,6 +325,10 @@ static PyMethodDef int_methods[] = {
     {"get_signed", TP_FASTFN(get_signed), TP_FAST | METH_STATIC, "get_signed(width, context=None)"},
     {"get_unsigned", TP_FASTFN(get_unsigned), TP_FAST | METH_STATIC,
      "get_unsigned(width, context=None)"},
+#if TETHER_MLIR_VERSION >= 22
+    {"get", TP_FASTFN(int_get_any), TP_FAST | METH_STATIC,
+     "get(width, signedness=IntegerType.SIGNLESS, context=None)"},
+#endif
     TP_METHODS_END,
 };
 
@@ -255,6 +337,9 @@ static PyGetSetDef int_getset[] = {
     {"is_signless", int_signless, NULL, NULL, NULL},
     {"is_signed", int_signed, NULL, NULL, NULL},
     {"is_unsigned", int_unsigned, NULL, NULL, NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"signedness", int_signedness, NULL, "An IntegerType.Signedness.", NULL},
+#endif
     TP_GETSET_END,
 };
 
@@ -358,6 +443,25 @@ static PyObject *shaped_is_dynamic_dim(PyObject *self, PyObject *o) {
   if (!dim_index(self, o, &d)) return NULL;
   return PyBool_FromLong(mlirShapedTypeIsDynamicDim(T(self), d));
 }
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *shaped_is_static_dim(PyObject *self, PyObject *o) {
+  intptr_t d;
+  if (!dim_index(self, o, &d)) return NULL;
+  return PyBool_FromLong(mlirShapedTypeIsStaticDim(T(self), d));
+}
+static PyObject *shaped_is_static_size(PyObject *cls, PyObject *o) {
+  (void)cls;
+  int64_t v;
+  if (!tp_arg_int64(o, "dim_size", &v)) return NULL;
+  return PyBool_FromLong(mlirShapedTypeIsStaticSize(v));
+}
+static PyObject *shaped_is_static_stride(PyObject *self, PyObject *o) {
+  int64_t v;
+  if (!require_rank(self) || !tp_arg_int64(o, "dim_size", &v)) return NULL;
+  return PyBool_FromLong(mlirShapedTypeIsStaticStrideOrOffset(v));
+}
+#endif
+
 static PyObject *shaped_get_dim_size(PyObject *self, PyObject *o) {
   intptr_t d;
   if (!dim_index(self, o, &d)) return NULL;
@@ -395,6 +499,11 @@ static PyMethodDef shaped_methods[] = {
     {"get_dynamic_size", (PyCFunction)shaped_dynamic_size, METH_NOARGS | METH_STATIC, NULL},
     {"get_dynamic_stride_or_offset", (PyCFunction)shaped_dynamic_stride, METH_NOARGS | METH_STATIC,
      NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"is_static_dim", (PyCFunction)shaped_is_static_dim, METH_O, NULL},
+    {"is_static_size", (PyCFunction)shaped_is_static_size, METH_O | METH_STATIC, NULL},
+    {"is_static_stride_or_offset", (PyCFunction)shaped_is_static_stride, METH_O, NULL},
+#endif
     TP_METHODS_END,
 };
 
@@ -431,13 +540,16 @@ static int shape_of(PyObject *seq, intptr_t *n, int64_t **out) {
 
 /* ---- VectorType ------------------------------------------------------------------------------ */
 
-static PyObject *vector_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames) {
-  (void)cls;
+static PyObject *vector_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                             int unchecked) {
   static const char *const names[] = {"shape",         "element_type", "scalable",
                                       "scalable_dims", "loc",          NULL};
+  static const char *const names_unchecked[] = {"shape",         "element_type", "scalable",
+                                                "scalable_dims", "context",      NULL};
   PyObject *a[5];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tp_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
+                   unchecked ? names_unchecked : names, 2, 2, a))
+    return NULL;
   MlirType elt;
   if (!tp_arg_type(a[1], &elt, NULL)) return NULL;
   intptr_t rank;
@@ -489,7 +601,7 @@ static PyObject *vector_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   tp_errcap cap;
   MlirLocation l;
   PyObject *ctx;
-  if (!loc_ctx_begin(a[4], &cap, &l, &ctx)) {
+  if (!loc_ctx_begin(a[4], unchecked, a[1], &cap, &l, &ctx)) {
     PyMem_Free(shape);
     PyMem_Free(scal);
     return NULL;
@@ -500,6 +612,20 @@ static PyObject *vector_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   PyMem_Free(scal);
   return checked(&cap, ctx, t);
 }
+
+static PyObject *vector_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  (void)cls;
+  return vector_make(args, nargs, kwnames, 0);
+}
+
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *vector_get_unchecked(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames) {
+  (void)cls;
+  return vector_make(args, nargs, kwnames, 1);
+}
+#endif
 
 static PyObject *vector_scalable(PyObject *self, void *c) {
   (void)c;
@@ -518,6 +644,10 @@ static PyObject *vector_scalable_dims(PyObject *self, void *c) {
 static PyMethodDef vector_methods[] = {
     {"get", TP_FASTFN(vector_get), TP_FAST | METH_STATIC,
      "get(shape, element_type, *, scalable=None, scalable_dims=None, loc=None)"},
+#if TETHER_MLIR_VERSION >= 22
+    {"get_unchecked", TP_FASTFN(vector_get_unchecked), TP_FAST | METH_STATIC,
+     "get_unchecked(shape, element_type, *, scalable=None, scalable_dims=None, context=None)"},
+#endif
     TP_METHODS_END,
 };
 
@@ -529,12 +659,15 @@ static PyGetSetDef vector_getset[] = {
 
 /* ---- RankedTensorType / UnrankedTensorType --------------------------------------------------- */
 
-static PyObject *tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames) {
-  (void)cls;
+static PyObject *tensor_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                             int unchecked) {
   static const char *const names[] = {"shape", "element_type", "encoding", "loc", NULL};
+  static const char *const names_unchecked[] = {"shape", "element_type", "encoding", "context",
+                                                NULL};
   PyObject *a[4];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  if (!tp_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
+                   unchecked ? names_unchecked : names, 2, unchecked ? 4 : 3, a))
+    return NULL;
   MlirType elt;
   if (!tp_arg_type(a[1], &elt, NULL)) return NULL;
   MlirAttribute enc = mlirAttributeGetNull();
@@ -545,7 +678,12 @@ static PyObject *tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   tp_errcap cap;
   MlirLocation l;
   PyObject *ctx;
-  if (!loc_ctx_begin(a[3], &cap, &l, &ctx)) {
+  if (!loc_ctx_begin(a[3], unchecked, a[1], &cap, &l, &ctx)) {
+    PyMem_Free(shape);
+    return NULL;
+  }
+  if (!mlirAttributeIsNull(enc) && !tp_arg_attr_in(a[2], ctx, &enc)) {
+    Py_XDECREF(tp_errcap_end(&cap));
     PyMem_Free(shape);
     return NULL;
   }
@@ -553,6 +691,20 @@ static PyObject *tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   PyMem_Free(shape);
   return checked(&cap, ctx, t);
 }
+
+static PyObject *tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  (void)cls;
+  return tensor_make(args, nargs, kwnames, 0);
+}
+
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *tensor_get_unchecked(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames) {
+  (void)cls;
+  return tensor_make(args, nargs, kwnames, 1);
+}
+#endif
 
 static PyObject *tensor_encoding(PyObject *self, void *c) {
   (void)c;
@@ -563,6 +715,10 @@ static PyObject *tensor_encoding(PyObject *self, void *c) {
 static PyMethodDef tensor_methods[] = {
     {"get", TP_FASTFN(tensor_get), TP_FAST | METH_STATIC,
      "get(shape, element_type, encoding=None, loc=None)"},
+#if TETHER_MLIR_VERSION >= 22
+    {"get_unchecked", TP_FASTFN(tensor_get_unchecked), TP_FAST | METH_STATIC,
+     "get_unchecked(shape, element_type, encoding=None, context=None)"},
+#endif
     TP_METHODS_END,
 };
 
@@ -571,35 +727,58 @@ static PyGetSetDef tensor_getset[] = {
     TP_GETSET_END,
 };
 
-static PyObject *unranked_tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                                     PyObject *kwnames) {
-  (void)cls;
+static PyObject *unranked_tensor_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                      int unchecked) {
   static const char *const names[] = {"element_type", "loc", NULL};
+  static const char *const names_unchecked[] = {"element_type", "context", NULL};
   PyObject *a[2];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tp_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
+                   unchecked ? names_unchecked : names, 1, 2, a))
+    return NULL;
   MlirType elt;
   if (!tp_arg_type(a[0], &elt, NULL)) return NULL;
   tp_errcap cap;
   MlirLocation l;
   PyObject *ctx;
-  if (!loc_ctx_begin(a[1], &cap, &l, &ctx)) return NULL;
+  if (!loc_ctx_begin(a[1], unchecked, a[0], &cap, &l, &ctx)) return NULL;
   return checked(&cap, ctx, mlirUnrankedTensorTypeGetChecked(l, elt));
 }
 
+static PyObject *unranked_tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
+  (void)cls;
+  return unranked_tensor_make(args, nargs, kwnames, 0);
+}
+
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *unranked_tensor_get_unchecked(PyObject *cls, PyObject *const *args,
+                                               Py_ssize_t nargs, PyObject *kwnames) {
+  (void)cls;
+  return unranked_tensor_make(args, nargs, kwnames, 1);
+}
+#endif
+
 static PyMethodDef unranked_tensor_methods[] = {
     {"get", TP_FASTFN(unranked_tensor_get), TP_FAST | METH_STATIC, "get(element_type, loc=None)"},
+#if TETHER_MLIR_VERSION >= 22
+    {"get_unchecked", TP_FASTFN(unranked_tensor_get_unchecked), TP_FAST | METH_STATIC,
+     "get_unchecked(element_type, context=None)"},
+#endif
     TP_METHODS_END,
 };
 
 /* ---- MemRefType / UnrankedMemRefType --------------------------------------------------------- */
 
-static PyObject *memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames) {
-  (void)cls;
+static PyObject *memref_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                             int unchecked) {
   static const char *const names[] = {"shape",        "element_type", "layout",
                                       "memory_space", "loc",          NULL};
+  static const char *const names_unchecked[] = {"shape",        "element_type", "layout",
+                                                "memory_space", "context",      NULL};
   PyObject *a[5];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 4, a)) return NULL;
+  if (!tp_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
+                   unchecked ? names_unchecked : names, 2, unchecked ? 5 : 4, a))
+    return NULL;
   MlirType elt;
   if (!tp_arg_type(a[1], &elt, NULL)) return NULL;
   MlirAttribute layout = mlirAttributeGetNull(), space = mlirAttributeGetNull();
@@ -611,7 +790,13 @@ static PyObject *memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   tp_errcap cap;
   MlirLocation l;
   PyObject *ctx;
-  if (!loc_ctx_begin(a[4], &cap, &l, &ctx)) {
+  if (!loc_ctx_begin(a[4], unchecked, a[1], &cap, &l, &ctx)) {
+    PyMem_Free(shape);
+    return NULL;
+  }
+  if ((!mlirAttributeIsNull(layout) && !tp_arg_attr_in(a[2], ctx, &layout)) ||
+      (!mlirAttributeIsNull(space) && !tp_arg_attr_in(a[3], ctx, &space))) {
+    Py_XDECREF(tp_errcap_end(&cap));
     PyMem_Free(shape);
     return NULL;
   }
@@ -619,6 +804,20 @@ static PyObject *memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   PyMem_Free(shape);
   return checked(&cap, ctx, t);
 }
+
+static PyObject *memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames) {
+  (void)cls;
+  return memref_make(args, nargs, kwnames, 0);
+}
+
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *memref_get_unchecked(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames) {
+  (void)cls;
+  return memref_make(args, nargs, kwnames, 1);
+}
+#endif
 
 static PyObject *memref_layout(PyObject *self, void *c) {
   (void)c;
@@ -657,6 +856,10 @@ static PyObject *memref_strides_and_offset(PyObject *self, PyObject *unused) {
 static PyMethodDef memref_methods[] = {
     {"get", TP_FASTFN(memref_get), TP_FAST | METH_STATIC,
      "get(shape, element_type, layout=None, memory_space=None, loc=None)"},
+#if TETHER_MLIR_VERSION >= 22
+    {"get_unchecked", TP_FASTFN(memref_get_unchecked), TP_FAST | METH_STATIC,
+     "get_unchecked(shape, element_type, layout=None, memory_space=None, context=None)"},
+#endif
     {"get_strides_and_offset", (PyCFunction)memref_strides_and_offset, METH_NOARGS, NULL},
     TP_METHODS_END,
 };
@@ -668,12 +871,14 @@ static PyGetSetDef memref_getset[] = {
     TP_GETSET_END,
 };
 
-static PyObject *unranked_memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                                     PyObject *kwnames) {
-  (void)cls;
+static PyObject *unranked_memref_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                      int unchecked) {
   static const char *const names[] = {"element_type", "memory_space", "loc", NULL};
+  static const char *const names_unchecked[] = {"element_type", "memory_space", "context", NULL};
   PyObject *a[3];
-  if (!tp_fastargs("get", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tp_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
+                   unchecked ? names_unchecked : names, 2, unchecked ? 3 : 2, a))
+    return NULL;
   MlirType elt;
   if (!tp_arg_type(a[0], &elt, NULL)) return NULL;
   MlirAttribute space = mlirAttributeGetNull();
@@ -681,13 +886,35 @@ static PyObject *unranked_memref_get(PyObject *cls, PyObject *const *args, Py_ss
   tp_errcap cap;
   MlirLocation l;
   PyObject *ctx;
-  if (!loc_ctx_begin(a[2], &cap, &l, &ctx)) return NULL;
+  if (!loc_ctx_begin(a[2], unchecked, a[0], &cap, &l, &ctx)) return NULL;
+  if (!mlirAttributeIsNull(space) && !tp_arg_attr_in(a[1], ctx, &space)) {
+    Py_XDECREF(tp_errcap_end(&cap));
+    return NULL;
+  }
   return checked(&cap, ctx, mlirUnrankedMemRefTypeGetChecked(l, elt, space));
 }
+
+static PyObject *unranked_memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames) {
+  (void)cls;
+  return unranked_memref_make(args, nargs, kwnames, 0);
+}
+
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *unranked_memref_get_unchecked(PyObject *cls, PyObject *const *args,
+                                               Py_ssize_t nargs, PyObject *kwnames) {
+  (void)cls;
+  return unranked_memref_make(args, nargs, kwnames, 1);
+}
+#endif
 
 static PyMethodDef unranked_memref_methods[] = {
     {"get", TP_FASTFN(unranked_memref_get), TP_FAST | METH_STATIC,
      "get(element_type, memory_space, loc=None)"},
+#if TETHER_MLIR_VERSION >= 22
+    {"get_unchecked", TP_FASTFN(unranked_memref_get_unchecked), TP_FAST | METH_STATIC,
+     "get_unchecked(element_type, memory_space, context=None)"},
+#endif
     TP_METHODS_END,
 };
 
@@ -862,6 +1089,18 @@ static tp_class_def type_defs[] = {
            mlirFloat8E4M3B11FNUZTypeGetTypeID, mlirFloat8E4M3B11FNUZTypeGet),
     SIMPLE("Float8E5M2FNUZType", isa_mlirTypeIsAFloat8E5M2FNUZ, mlirFloat8E5M2FNUZTypeGetTypeID,
            mlirFloat8E5M2FNUZTypeGet),
+#if TETHER_MLIR_VERSION >= 22
+    SIMPLE("Float4E2M1FNType", isa_mlirTypeIsAFloat4E2M1FN, mlirFloat4E2M1FNTypeGetTypeID,
+           mlirFloat4E2M1FNTypeGet),
+    SIMPLE("Float6E2M3FNType", isa_mlirTypeIsAFloat6E2M3FN, mlirFloat6E2M3FNTypeGetTypeID,
+           mlirFloat6E2M3FNTypeGet),
+    SIMPLE("Float6E3M2FNType", isa_mlirTypeIsAFloat6E3M2FN, mlirFloat6E3M2FNTypeGetTypeID,
+           mlirFloat6E3M2FNTypeGet),
+    SIMPLE("Float8E3M4Type", isa_mlirTypeIsAFloat8E3M4, mlirFloat8E3M4TypeGetTypeID,
+           mlirFloat8E3M4TypeGet),
+    SIMPLE("Float8E8M0FNUType", isa_mlirTypeIsAFloat8E8M0FNU, mlirFloat8E8M0FNUTypeGetTypeID,
+           mlirFloat8E8M0FNUTypeGet),
+#endif
     {"NoneType", NULL, isa_mlirTypeIsANone, mlirNoneTypeGetTypeID, simple_methods, NULL, NULL,
      "The none type.", (void *)mlirNoneTypeGet, NULL},
     {"ComplexType", NULL, isa_mlirTypeIsAComplex, mlirComplexTypeGetTypeID, complex_methods,
@@ -888,7 +1127,48 @@ static tp_class_def type_defs[] = {
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
+#if TETHER_MLIR_VERSION >= 22
+/* Upstream 22's `type_name` of each class ("builtin.integer"). */
+static const tp_mlir_name type_names[] = {
+    {"IntegerType", mlirIntegerTypeGetName},
+    {"IndexType", mlirIndexTypeGetName},
+    {"F16Type", mlirF16TypeGetName},
+    {"BF16Type", mlirBF16TypeGetName},
+    {"F32Type", mlirF32TypeGetName},
+    {"F64Type", mlirF64TypeGetName},
+    {"FloatTF32Type", mlirTF32TypeGetName},
+    {"Float8E4M3FNType", mlirFloat8E4M3FNTypeGetName},
+    {"Float8E5M2Type", mlirFloat8E5M2TypeGetName},
+    {"Float8E4M3Type", mlirFloat8E4M3TypeGetName},
+    {"Float8E4M3FNUZType", mlirFloat8E4M3FNUZTypeGetName},
+    {"Float8E4M3B11FNUZType", mlirFloat8E4M3B11FNUZTypeGetName},
+    {"Float8E5M2FNUZType", mlirFloat8E5M2FNUZTypeGetName},
+    {"Float4E2M1FNType", mlirFloat4E2M1FNTypeGetName},
+    {"Float6E2M3FNType", mlirFloat6E2M3FNTypeGetName},
+    {"Float6E3M2FNType", mlirFloat6E3M2FNTypeGetName},
+    {"Float8E3M4Type", mlirFloat8E3M4TypeGetName},
+    {"Float8E8M0FNUType", mlirFloat8E8M0FNUTypeGetName},
+    {"NoneType", mlirNoneTypeGetName},
+    {"ComplexType", mlirComplexTypeGetName},
+    {"VectorType", mlirVectorTypeGetName},
+    {"RankedTensorType", mlirRankedTensorTypeGetName},
+    {"UnrankedTensorType", mlirUnrankedTensorTypeGetName},
+    {"MemRefType", mlirMemRefTypeGetName},
+    {"UnrankedMemRefType", mlirUnrankedMemRefTypeGetName},
+    {"TupleType", mlirTupleTypeGetName},
+    {"FunctionType", mlirFunctionTypeGetName},
+    {"OpaqueType", mlirOpaqueTypeGetName},
+    {NULL, NULL},
+};
+#endif
+
 int tp_init_types(PyObject *m) {
-  if (tp_add_type(m, &tp_type_spec, NULL, &tp.Type) < 0) return -1;
-  return tp_define_classes(m, tp.Type, type_defs, tp.type_casters);
+  if (tp_add_type(m, &tp_type_spec, NULL, &tp.Type) < 0 ||
+      tp_define_classes(m, tp.Type, type_defs, tp.type_casters) < 0)
+    return -1;
+#if TETHER_MLIR_VERSION >= 22
+  integer_type_cls = type_defs[0].cls;
+  if (tp_set_mlir_names(type_defs, "type_name", type_names) < 0) return -1;
+#endif
+  return 0;
 }

@@ -3,6 +3,7 @@
 import pytest
 
 from tether import ir
+from tether._mlir_version import MLIR_VERSION
 
 FUNC = r"""module {
   func.func @f(%a: i32, %b: i32) -> i32 {
@@ -225,7 +226,7 @@ def test_attributes_mapping(ctx):
     assert ir.StringAttr(attrs["sym_name"]).value == "f"
     assert isinstance(attrs["sym_name"], ir.StringAttr)
     fty = ir.TypeAttr(attrs["function_type"]).value
-    assert isinstance(fty, ir.FunctionType) or ir.FunctionType.isinstance(fty)
+    assert isinstance(fty, ir.FunctionType)
     with pytest.raises(KeyError):
         attrs["nope"]
     attrs["my.note"] = ir.StringAttr.get("hello")
@@ -617,8 +618,11 @@ def test_type_isinstance_and_casts(ctx):
     t = ir.Type.parse("i16")
     assert isinstance(t, ir.Type)
     assert isinstance(t, ir.IntegerType)
-    assert ir.IntegerType.isinstance(t)
-    assert not ir.F32Type.isinstance(t)
+    if MLIR_VERSION >= 22:  # upstream 22 removed the static isinstance
+        assert not hasattr(ir.IntegerType, "isinstance")
+    else:
+        assert ir.IntegerType.isinstance(t)
+        assert not ir.F32Type.isinstance(t)
     assert ir.IntegerType(t).width == 16
     with pytest.raises(ValueError):
         ir.F32Type(t)
@@ -633,8 +637,9 @@ def test_type_isinstance_and_casts(ctx):
     assert isinstance(ir.Type.parse("index"), ir.IndexType)
     assert isinstance(ir.Type.parse("f64"), ir.F64Type)
     assert isinstance(ir.Type.parse("(i32) -> ()"), ir.FunctionType)
-    assert ir.RankedTensorType.isinstance(ir.Type.parse("tensor<2xf32>"))
-    assert not ir.RankedTensorType.isinstance(ir.Type.parse("memref<2xf32>"))
+    if MLIR_VERSION < 22:
+        assert ir.RankedTensorType.isinstance(ir.Type.parse("tensor<2xf32>"))
+        assert not ir.RankedTensorType.isinstance(ir.Type.parse("memref<2xf32>"))
 
 
 def test_type_parse_error(ctx):
@@ -674,8 +679,11 @@ def test_attribute_isinstance_and_casts(ctx):
     a = ir.Attribute.parse('"text"')
     assert isinstance(a, ir.Attribute)
     assert isinstance(a, ir.StringAttr)
-    assert ir.StringAttr.isinstance(a)
-    assert not ir.IntegerAttr.isinstance(a)
+    if MLIR_VERSION >= 22:
+        assert not hasattr(ir.StringAttr, "isinstance")
+    else:
+        assert ir.StringAttr.isinstance(a)
+        assert not ir.IntegerAttr.isinstance(a)
     assert ir.StringAttr(a).value == "text"
     with pytest.raises(ValueError):
         ir.IntegerAttr(a)

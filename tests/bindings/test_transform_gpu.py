@@ -11,6 +11,7 @@ import pytest
 
 import tether
 from tether import ir
+from tether._mlir_version import MLIR_VERSION
 from tether.dialects import gpu
 from tether.dialects.transform import interpreter as interp
 from tether.passmanager import PassManager
@@ -368,9 +369,12 @@ def test_object_attr(ctx):
     assert repr(plain) == 'ObjectAttr(#gpu.object<#nvvm.target, offload = "x">)'
     # Attributes read back are plain Attributes, cast as upstream's are.
     parsed = ir.Attribute.parse(str(o))
-    assert type(parsed) is ir.Attribute and gpu.ObjectAttr.isinstance(parsed)
+    assert type(parsed) is ir.Attribute
+    if MLIR_VERSION < 22:  # upstream 22 has no static isinstance
+        assert gpu.ObjectAttr.isinstance(parsed)
     assert gpu.ObjectAttr(parsed).object == blob
-    assert not gpu.ObjectAttr.isinstance(target)
+    if MLIR_VERSION < 22:
+        assert not gpu.ObjectAttr.isinstance(target)
     with pytest.raises(ValueError, match="Cannot cast attribute to ObjectAttr"):
         gpu.ObjectAttr(target)
 

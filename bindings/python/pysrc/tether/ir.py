@@ -120,6 +120,18 @@ class _NoTypeID:
 Type.static_typeid = _NoTypeID()
 Attribute.static_typeid = _NoTypeID()
 
+if _MLIR_VERSION >= 22:
+    class _Signedness(_enum.Enum):
+        """IntegerType.Signedness: IntegerType.get(width, signedness) and `.signedness`."""
+        SIGNLESS = 0
+        SIGNED = 1
+        UNSIGNED = 2
+
+    _Signedness.__name__ = "Signedness"
+    _Signedness.__qualname__ = "IntegerType.Signedness"
+    IntegerType.Signedness = _Signedness
+    IntegerType.SIGNLESS, IntegerType.SIGNED, IntegerType.UNSIGNED = _Signedness
+
 
 # ---- attribute builders (used by generated dialect classes) -------------------------------------
 
@@ -280,6 +292,22 @@ def get_dialect_registry():
 
 
 if _MLIR_VERSION >= 22:
+    import collections.abc as _abc
+
+    _abc.Mapping.register(OpAttributeMap)  # as upstream 22 (for `match`)
+
+    _load_on_create_dialects = []
+
+    def append_load_on_create_dialect(dialect):
+        """Adds a dialect to the process's list of dialects to load on creation (upstream 22's;
+        tether's contexts load dialects when first needed, Context(load_on_create_dialects=...)
+        loads those named)."""
+        _load_on_create_dialects.append(dialect)
+
+    def get_load_on_create_dialects():
+        """The list append_load_on_create_dialect adds to (the list itself, as upstream's)."""
+        return _load_on_create_dialects
+
     @_contextlib.contextmanager
     def loc_tracebacks(*, max_depth=None):
         """Within it, operations created without a location get one from the Python call stack
@@ -306,4 +334,5 @@ __all__ = [n for n in dir(_tether) if not n.startswith("__") and n[0].isupper()]
     "MLIRError", "DiagnosticSeverity", "WalkResult", "WalkOrder", "register_type_caster",
     "register_value_caster", "register_attribute_builder", "AttrBuilder", "Dialect", "Dialects",
     "get_dialect_registry",
-] + (["loc_tracebacks"] if _MLIR_VERSION >= 22 else [])
+] + (["loc_tracebacks", "append_load_on_create_dialect", "get_load_on_create_dialects"]
+     if _MLIR_VERSION >= 22 else [])

@@ -13,3 +13,7 @@ CalibratedQuantizedType = _cext.CalibratedQuantizedType
 
 __all__ = ["QuantizedType", "AnyQuantizedType", "UniformQuantizedType",
            "UniformQuantizedPerAxisType", "CalibratedQuantizedType"]
+
+if hasattr(_cext, "UniformQuantizedSubChannelType"):  # MLIR 22
+    UniformQuantizedSubChannelType = _cext.UniformQuantizedSubChannelType
+    __all__.append("UniformQuantizedSubChannelType")
