@@ -41,7 +41,8 @@
  *   module.c         Module (the builtin.module type; the extension module is extension.c)
  *   attrmap.c        OpAttributeMap (op.attributes)
  *   printing.c       printing operations (get_asm, print, bytecode), AsmState
- *   create.c         Operation.create, OpView.build_generic
+ *   create.c         Operation.create, OpView.build_generic, OpView.__init__'s MLIR 22 form;
+ *                    the location of a new operation (22's loc_tracebacks)
  *   handle.c         what Region, Block and Value wrappers share
  *   region.c, block.c, value.c   Region; Block; Value, OpResult, BlockArgument, OpOperand
  *   sequences.c      the IR sequences (OperationList, BlockList, ...) and their iterator
@@ -246,6 +247,7 @@ int tp_init_affine_map(PyObject *m);
 int tp_init_integer_set(PyObject *m);
 int tp_init_operation(PyObject *m);
 int tp_init_opview(PyObject *m);
+int tp_init_create(PyObject *m);
 int tp_init_module(PyObject *m);
 int tp_init_attrmap(PyObject *m);
 int tp_init_printing(PyObject *m);
@@ -589,6 +591,16 @@ void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f);
 PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
+#if TETHER_MLIR_VERSION >= 22
+/* OpView.__init__'s MLIR 22 form: build_generic's work from x = (name, opRegionSpec,
+ * operandSegmentSpecObj, resultSegmentSpecObj, results, operands, attributes, successors,
+ * regions, loc, ip), each NULL when not given. 0 with the new operation's handle, or -1. */
+int tp_opview_build(PyObject *const *x, tether_op **out);
+#endif
+/* The location of an operation being created: `given` (a Location, or None / NULL), else on MLIR
+ * 22 while loc_tracebacks are on one from the Python call stack, else the current Location. New
+ * reference, or NULL with RuntimeError (no location) or TypeError. */
+PyObject *tp_creation_loc(PyObject *given);
 
 /* Insertion points (insertion_point.c): where one inserts, its block and the operation to insert
  * before (NULL: the end, which must have no terminator: IndexError as upstream), 0 or -1; and the

@@ -10,6 +10,8 @@
 
 #include <mlir-c/BuiltinAttributes.h>
 
+#include <string.h>
+
 static PyObject *value_cast(PyObject *v);
 
 PyObject *tp_wrap_value(tether_value *h) {
@@ -82,7 +84,11 @@ static PyObject *value_owner(PyObject *self, void *c) {
   if (mlirValueIsAOpResult(raw)) {
     tether_op *o;
     TP_CALL(tether_value_owner_op(TP_H(self), &o), TP_H(self));
-    return tp_wrap_operation(o); /* as upstream: the Operation, not its OpView */
+#if TETHER_MLIR_VERSION >= 22
+    return tp_wrap_op(o); /* as upstream 22: the operation's OpView */
+#else
+    return tp_wrap_operation(o); /* as upstream 19: the Operation, not its OpView */
+#endif
   }
   tether_block *b;
   TP_CALL(tether_value_owner_block(TP_H(self), &b), TP_H(self));
@@ -275,7 +281,15 @@ static PyObject *value_get_name(PyObject *self, PyObject *const *args, Py_ssize_
 static PyObject *value_str(PyObject *self) {
   TP_SELF(tether_value_get, self, raw, MlirValue);
   tp_strbuf b = {0};
-  tp_strbuf_append(mlirStringRefCreateFromCString("Value("), &b);
+  const char *cls = "Value(";
+#if TETHER_MLIR_VERSION >= 22
+  /* As upstream 22: results and arguments print as their class. */
+  if (tp_is(self, tp.OpResult))
+    cls = "OpResult(";
+  else if (tp_is(self, tp.BlockArgument))
+    cls = "BlockArgument(";
+#endif
+  tp_strbuf_append(mlirStringRefCreateFromCString(cls), &b);
   if (mlirValueIsAOpResult(raw) && tether_handle_has_foreign_uses(TP_H(self))) {
     /* mlirValuePrint verifies the enclosing IR first, which crashes on IR using values of other
      * IR: print the defining operation unverified, generic form. */
@@ -300,7 +314,9 @@ static PyObject *value_dump(PyObject *self, PyObject *unused) {
     if (!s) return NULL;
     Py_ssize_t n;
     const char *text = PyUnicode_AsUTF8AndSize(s, &n);
-    if (text && n >= 7) fprintf(stderr, "%.*s\n", (int)(n - 7), text + 6);
+    const char *open = text ? memchr(text, '(', (size_t)n) : NULL; /* after "Value(" & co. */
+    if (open && n - (open - text) >= 2)
+      fprintf(stderr, "%.*s\n", (int)(n - (open - text) - 2), open + 1);
     Py_DECREF(s);
     Py_RETURN_NONE;
   }
@@ -361,6 +377,10 @@ static PyMethodDef value_methods[] = {
     {"maybe_downcast", (PyCFunction)value_maybe_downcast, METH_NOARGS, NULL},
     {"_CAPICreate", (PyCFunction)value_from_capsule, METH_O | METH_STATIC, NULL},
     {"isinstance", (PyCFunction)value_isinstance, METH_O | METH_CLASS, NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS,
+     "Value[T]: a Value whose type is T (typing only; upstream 22's Value is generic)."},
+#endif
     TP_METHODS_END,
 };
 
