@@ -90,6 +90,31 @@ static PyObject *ip_at_block_terminator(PyObject *cls, PyObject *block) {
   return r;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* InsertionPoint.after(operation): before the operation that follows it now, or at the end of its
+ * block. */
+static PyObject *ip_after(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+  static const char *const names[] = {"operation", NULL};
+  PyObject *operation;
+  if (!tp_fastargs("after", args, nargs, kwnames, names, 1, 1, &operation)) return NULL;
+  tether_op *h;
+  MlirOperation raw;
+  if (!tp_arg_op(operation, &h, &raw)) return NULL;
+  tether_block *b;
+  tether_op *next;
+  TP_CALL(tether_op_block(h, &b), h);
+  if (!b) return PyErr_Format(PyExc_ValueError, "Operation has no parent block.");
+  TP_CALL(tether_op_next(h, &next), h);
+  PyObject *bo = tp_wrap_block(b);
+  PyObject *no = bo && next ? tp_wrap_operation(next) : NULL;
+  PyObject *r = bo && (no || !next) ? ip_make((PyTypeObject *)cls, bo, no) : NULL;
+  Py_XDECREF(bo);
+  Py_XDECREF(no);
+  return r;
+}
+#endif
+
 int tp_ip_target(PyObject *ipo, tether_block **block, tether_op **before) {
   TpIP *ip = (TpIP *)ipo;
   *before = NULL;
@@ -194,6 +219,10 @@ static PyMethodDef ip_methods[] = {
      "Inserts before the block's first operation (at its end when empty)."},
     {"at_block_terminator", (PyCFunction)ip_at_block_terminator, METH_O | METH_CLASS,
      "Inserts before the block's terminator; ValueError without one."},
+#if TETHER_MLIR_VERSION >= 22
+    {"after", TP_FASTFN(ip_after), TP_FAST | METH_CLASS,
+     "after(operation): inserts right after the operation (before the one that follows it now)."},
+#endif
     {"insert", (PyCFunction)ip_insert, METH_O, "Inserts a detached operation here."},
     {"__enter__", (PyCFunction)ip_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)ip_exit, METH_VARARGS, NULL},

@@ -189,6 +189,10 @@ enum {
   TP_LIST_BLOCK_OPS,
   TP_LIST_BLOCK_ARGS,
   TP_LIST_REGION_BLOCKS,
+#if TETHER_MLIR_VERSION >= 22
+  TP_LIST_BLOCK_SUCCESSORS,   /* a block's successors (its terminator's) */
+  TP_LIST_BLOCK_PREDECESSORS, /* the blocks whose terminators branch to a block */
+#endif
   TP_LIST_KINDS
 };
 

@@ -3,6 +3,7 @@
 import pytest
 
 from tether import ir
+from tether._mlir_version import MLIR_VERSION
 
 FUNC = r"""module {
   func.func @f(%a: i32, %b: i32) -> i32 {
@@ -466,11 +467,16 @@ def test_values(ctx):
     assert not isinstance(r, ir.BlockArgument)
     assert isinstance(a, ir.Value) and isinstance(a, ir.BlockArgument)
     assert not isinstance(a, ir.OpResult)
-    assert r.owner is add.operation and r.owner == add
+    # As upstream's: the owner is the OpView on MLIR 22, the Operation on 19.
+    assert r.owner is (add if MLIR_VERSION >= 22 else add.operation) and r.owner == add
     assert a.owner is block
     assert r.result_number == 0
     assert a.arg_number == 1
-    assert type(add.operands[0]) is ir.Value  # as upstream: operands are plain Values
+    if MLIR_VERSION >= 22:  # as upstream 22's: operands are their OpResult or BlockArgument
+        assert add.operands[0] is a.owner.arguments[0]
+        assert type(block.operations[1].operands[0]) is ir.OpResult
+    else:  # as upstream 19's: operands are plain Values
+        assert type(add.operands[0]) is ir.Value
     assert isinstance(ir.BlockArgument(add.operands[0]), ir.BlockArgument)
     assert isinstance(ir.OpResult(block.operations[1].operands[0]), ir.OpResult)
     assert a.type == _i32()
