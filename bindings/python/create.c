@@ -451,7 +451,12 @@ PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
   if (x[4] && x[4] != Py_None && !convert_successors(&a, x[4], arena)) goto done;
   if (!convert_regions(&a, x[5], arena)) goto done;
   tether_op *op;
+#if TETHER_MLIR_VERSION >= 22
+  /* The Operation, as upstream 22's (19's gave the OpView). */
+  if (create_from(&a, x[0], name, loc, x[7], infer, &op) == 0) r = tp_wrap_operation(op);
+#else
   if (create_from(&a, x[0], name, loc, x[7], infer, &op) == 0) r = tp_wrap_op(op);
+#endif
 done:
   op_args_free(&a);
   Py_DECREF(loc);
