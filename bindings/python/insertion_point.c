@@ -187,8 +187,11 @@ static PyObject *ip_enter(TpIP *self, PyObject *unused) {
   return Py_NewRef(self);
 }
 
-static PyObject *ip_exit(TpIP *self, PyObject *args) {
-  (void)args;
+/* __exit__(exc_type, exc_value, traceback), upstream 22's names (19's took them positionally). */
+static PyObject *ip_exit(TpIP *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"exc_type", "exc_value", "traceback", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("__exit__", args, nargs, kwnames, names, 3, 3, a)) return NULL;
   if (tp_current_pop(TP_FRAME_IP, (PyObject *)self, "InsertionPoint") < 0) return NULL;
   Py_RETURN_NONE;
 }
@@ -225,7 +228,7 @@ static PyMethodDef ip_methods[] = {
 #endif
     {"insert", (PyCFunction)ip_insert, METH_O, "Inserts a detached operation here."},
     {"__enter__", (PyCFunction)ip_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)ip_exit, METH_VARARGS, NULL},
+    {"__exit__", TP_FASTFN(ip_exit), TP_FAST, NULL},
     TP_METHODS_END,
 };
 

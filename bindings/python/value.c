@@ -128,7 +128,11 @@ static PyObject *value_rauw(PyObject *self, PyObject *with) {
   Py_RETURN_NONE;
 }
 
-static PyObject *value_set_type(PyObject *self, PyObject *type) {
+static PyObject *value_set_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  static const char *const names[] = {"type", NULL};
+  PyObject *type;
+  if (!tp_fastargs("set_type", args, nargs, kwnames, names, 1, 1, &type)) return NULL;
   MlirType t;
   PyObject *tctx;
   if (!tp_arg_type(type, &t, &tctx)) return NULL;
@@ -466,7 +470,7 @@ static PyObject *blockarg_set_location(PyObject *self, PyObject *const *args, Py
 static PyMethodDef value_methods[] = {
     {"replace_all_uses_with", (PyCFunction)value_rauw, METH_O,
      "Replaces every use of this value with another one."},
-    {"set_type", (PyCFunction)value_set_type, METH_O, NULL},
+    {"set_type", TP_FASTFN(value_set_type), TP_FAST, "set_type(type): changes the value's type."},
 #if TETHER_MLIR_VERSION >= 22
     {"get_name", TP_FASTFN(value_get_name), TP_FAST,
      "get_name(use_local_scope=False, use_name_loc_as_prefix=False), or get_name(state): the "

@@ -548,3 +548,40 @@ def test_loc_tracebacks_without_a_context():
     with ir.loc_tracebacks():
         with pytest.raises(RuntimeError):
             ir.Operation.create("custom.t")
+
+
+def test_creation_location_hook(m):
+    # What loc_tracebacks installs (tether.dialects._ods_common._traceback_location): op and
+    # module creation without a location asks it; a failing or wrong answer raises.
+    from tether import _tether
+
+    calls = []
+
+    def hook(context):
+        calls.append(context)
+        return ir.Location.name("from_hook", context=context)
+
+    _tether._set_loc_traceback_fn(hook)
+    try:
+        op = ir.Operation.create("custom.t")
+        view = Plain("custom.plain", (0, True), results=[])
+        module = ir.Module.create()
+        assert [str(x.location) for x in (op, view, module.operation)] == ['loc("from_hook")'] * 3
+        assert calls[0] is m.context
+        assert str(ir.Operation.create("custom.t", loc=ir.Location.name("given")).location) == \
+            'loc("given")'
+        _tether._set_loc_traceback_fn(lambda context: "not a location")
+        with pytest.raises(TypeError, match="a Location"):
+            ir.Operation.create("custom.t")
+
+        def fail(context):
+            raise KeyError("hook")
+
+        _tether._set_loc_traceback_fn(fail)
+        with pytest.raises(KeyError):
+            Plain("custom.plain", (0, True), results=[])
+        with pytest.raises(TypeError):
+            _tether._set_loc_traceback_fn(3)
+    finally:
+        _tether._set_loc_traceback_fn(None)
+    assert str(ir.Operation.create("custom.t").location) == "loc(unknown)"
