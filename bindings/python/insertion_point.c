@@ -20,10 +20,20 @@ static PyObject *ip_make(PyTypeObject *type, PyObject *block, PyObject *ref) {
   return (PyObject *)self;
 }
 
+/* InsertionPoint(block) or InsertionPoint(beforeOperation), upstream's two constructors (the
+ * keyword names which). */
 static PyObject *ip_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"beforeOperation_or_block", NULL};
+  static const char *const block_names[] = {"block", NULL};
+  static const char *const op_names[] = {"beforeOperation", NULL};
+  static const char *const any_names[] = {"beforeOperation_or_block", NULL};
+  int by_op = kw && PyDict_GetItemString(kw, "beforeOperation") != NULL;
+  int by_block = kw && PyDict_GetItemString(kw, "block") != NULL;
+  const char *const *names = by_op ? op_names : by_block ? block_names : any_names;
   PyObject *x;
   if (!tp_args("InsertionPoint", args, kw, names, 1, 1, &x)) return NULL;
+  if (by_op && !tp_is(x, tp.OperationBase))
+    return tp_type_error("beforeOperation", "an operation", x);
+  if (by_block && !tp_is(x, tp.Block)) return tp_type_error("block", "a Block", x);
   if (tp_is(x, tp.Block)) {
     MlirBlock raw;
     tether_block *bh;

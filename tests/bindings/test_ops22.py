@@ -294,6 +294,8 @@ def test_print_options(m, tmp_path):
     assert str(ir.Module.parseFile(str(bc)).operation).count("custom.loc") == 1
     with pytest.raises(ValueError, match="Unable to open file for writing"):
         m.operation.print(file=str(tmp_path / "no" / "such" / "dir"))
+    with pytest.raises(ValueError, match="Unable to open file for writing"):
+        m.operation.write_bytecode(str(tmp_path))
     with pytest.raises(ValueError):
         m.operation.print(file="a\0b")
 
@@ -453,6 +455,15 @@ def test_insertion_point_after(m):
     d.erase()
     with pytest.raises(ir.InvalidatedError):
         ir.InsertionPoint.after(d)
+    # The constructors' keywords name which one (upstream's `block` and `beforeOperation`).
+    assert ir.InsertionPoint(block=m.body).ref_operation is None
+    assert ir.InsertionPoint(beforeOperation=b).ref_operation is b.operation
+    with pytest.raises(TypeError):
+        ir.InsertionPoint(block=b)
+    with pytest.raises(TypeError):
+        ir.InsertionPoint(beforeOperation=m.body)
+    with pytest.raises(TypeError):
+        ir.InsertionPoint(block=m.body, beforeOperation=b)
 
 
 def test_block_named_arguments(m):
