@@ -109,6 +109,18 @@ static PyObject *block_arguments(PyObject *self, void *c) {
   return block_list(self, TP_LIST_BLOCK_ARGS);
 }
 
+#if TETHER_MLIR_VERSION >= 22
+static PyObject *block_successors(PyObject *self, void *c) {
+  (void)c;
+  return block_list(self, TP_LIST_BLOCK_SUCCESSORS);
+}
+
+static PyObject *block_predecessors(PyObject *self, void *c) {
+  (void)c;
+  return block_list(self, TP_LIST_BLOCK_PREDECESSORS);
+}
+#endif
+
 static PyObject *block_owner(PyObject *self, void *c) {
   (void)c;
   tether_op *p;
@@ -130,7 +142,11 @@ static PyObject *block_context(PyObject *self, void *c) {
   return tp_context_of_handle(TP_H(self));
 }
 
-static PyObject *block_append(PyObject *self, PyObject *op) {
+static PyObject *block_append(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames) {
+  static const char *const names[] = {"operation", NULL};
+  PyObject *op;
+  if (!tp_fastargs("append", args, nargs, kwnames, names, 1, 1, &op)) return NULL;
   tether_op *oh;
   MlirOperation raw;
   if (!tp_arg_op(op, &oh, &raw)) return NULL;
@@ -173,10 +189,18 @@ static PyObject *block_add_argument(PyObject *self, PyObject *const *args, Py_ss
     return PyErr_Format(PyExc_ValueError, "the type belongs to another context");
   tether_value *v;
   TP_CALL(tether_block_add_arg(TP_H(self), t, l, &v), TP_H(self));
+#if TETHER_MLIR_VERSION >= 22
+  return tp_wrap_handle(tp.BlockArgument, v); /* the BlockArgument, as upstream 22's */
+#else
   return tp_wrap_operand(v); /* a Value, as upstream's (block.arguments[i] is the BlockArgument) */
+#endif
 }
 
-static PyObject *block_erase_argument(PyObject *self, PyObject *index) {
+static PyObject *block_erase_argument(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames) {
+  static const char *const names[] = {"index", NULL};
+  PyObject *index;
+  if (!tp_fastargs("erase_argument", args, nargs, kwnames, names, 1, 1, &index)) return NULL;
   intptr_t i;
   if (!tp_arg_intptr(index, "index", &i)) return NULL;
   TP_SELF(tether_block_get, self, raw, MlirBlock);
@@ -266,7 +290,11 @@ static PyObject *block_create_at_start(PyObject *cls, PyObject *const *args, Py_
   return b;
 }
 
-static PyObject *block_append_to(PyObject *self, PyObject *region) {
+static PyObject *block_append_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames) {
+  static const char *const names[] = {"region", NULL};
+  PyObject *region;
+  if (!tp_fastargs("append_to", args, nargs, kwnames, names, 1, 1, &region)) return NULL;
   tether_region *rh;
   MlirRegion rraw;
   if (!tp_arg_region(region, &rh, &rraw)) return NULL;
@@ -323,11 +351,11 @@ static PyObject *block_capsule(PyObject *self, void *c) {
 }
 
 static PyMethodDef block_methods[] = {
-    {"append", (PyCFunction)block_append, METH_O,
+    {"append", TP_FASTFN(block_append), TP_FAST,
      "Appends an operation to the block (a detached one, or moves it here)."},
     {"add_argument", TP_FASTFN(block_add_argument), TP_FAST,
      "add_argument(type, loc=None): a new argument; returns it."},
-    {"erase_argument", (PyCFunction)block_erase_argument, METH_O,
+    {"erase_argument", TP_FASTFN(block_erase_argument), TP_FAST,
      "Erases argument `index` (ValueError while it has uses)."},
     {"create_before", TP_FASTFN(block_create_before), TP_FAST,
      "create_before(*arg_types, arg_locs=None)"},
@@ -335,7 +363,7 @@ static PyMethodDef block_methods[] = {
      "create_after(*arg_types, arg_locs=None)"},
     {"create_at_start", TP_FASTFN(block_create_at_start), TP_FAST | METH_STATIC,
      "create_at_start(parent, arg_types=[], arg_locs=None): a new first block of the region."},
-    {"append_to", (PyCFunction)block_append_to, METH_O,
+    {"append_to", TP_FASTFN(block_append_to), TP_FAST,
      "Appends this block to a region (moving it out of its region, if any)."},
     TP_METHODS_END,
 };
@@ -345,6 +373,12 @@ static PyGetSetDef block_getset[] = {
     {"arguments", block_arguments, NULL, "The block's arguments (BlockArgumentList).", NULL},
     {"owner", block_owner, NULL, "The operation owning the block's region, or None.", NULL},
     {"region", block_region, NULL, "The containing region, or None.", NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"successors", block_successors, NULL,
+     "The blocks its terminator branches to (BlockSuccessors).", NULL},
+    {"predecessors", block_predecessors, NULL,
+     "The blocks that branch to it (BlockPredecessors; None for a branch in no block).", NULL},
+#endif
     {"context", block_context, NULL, NULL, NULL},
     {"_CAPIPtr", block_capsule, NULL, NULL, NULL},
     TP_GETSET_END,

@@ -79,10 +79,13 @@ static int same_arena(tether_arena *a, tether_arena *b) {
   return a == b;
 }
 
-/* An operand: a Value, or an operation (Operation / OpView) with exactly one result. */
-/* An operand: a Value, or an Operation / OpView with exactly one result. */
+/* An operand: a Value, or an Operation / OpView with exactly one result (on MLIR 22 also an
+ * OpResultList: its operation's one result, as upstream's builders take it). */
 static int arg_operand(PyObject *o, tether_value **h, MlirValue *raw) {
   if (tp_is(o, tp.Value)) return tp_arg_value(o, h, raw);
+#if TETHER_MLIR_VERSION >= 22
+  if (tp_is(o, tp.List) && ((TpList *)o)->kind == TP_LIST_RESULTS) o = ((TpList *)o)->owner;
+#endif
   if (tp_is(o, tp.OperationBase)) {
     tether_op *oh;
     MlirOperation oraw;
@@ -284,8 +287,6 @@ static int convert_attributes(op_args *a, PyObject *attrs, PyObject *ctx, PyObje
   return 1;
 }
 
-/* Creates the operation from converted arguments and inserts it at ip. New reference (the
- * OpView) or NULL. */
 /* An invalid operand or successor: InvalidatedError with its reason. */
 static void raise_invalid_arg(op_args *a) {
   for (Py_ssize_t i = 0; i < a->n_operands; i++) {
@@ -307,15 +308,15 @@ static void raise_invalid_arg(op_args *a) {
   tp_raise(TETHER_EINVALID, NULL, NULL);
 }
 
-/* Creates the operation from converted arguments and inserts it at ip. New reference (the
- * OpView) or NULL. */
-static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, PyObject *loc,
-                             PyObject *ip, int infer) {
+/* Creates the operation from converted arguments and inserts it at ip: 0 with its handle in *out
+ * (the caller wraps it; the handle is on the stack, which the collector scans), or -1. */
+static int create_from(op_args *a, PyObject *pyname, MlirStringRef name, PyObject *loc,
+                       PyObject *ip, int infer, tether_op **out) {
   TpContext *ctx = (TpContext *)TP_CTX(loc);
   MlirOperationState st = mlirOperationStateGet(name, (MlirLocation){TP_PTR(loc)});
   MlirRegion rg_s[SMALL];
   MlirRegion *rg = a->n_regions <= SMALL ? rg_s : PyMem_Malloc((size_t)a->n_regions * sizeof *rg);
-  PyObject *result = NULL;
+  int result = -1;
   if (!rg) {
     PyErr_NoMemory();
     goto done;
@@ -386,11 +387,43 @@ static PyObject *create_from(op_args *a, PyObject *pyname, MlirStringRef name, P
     goto done;
   }
   if (cap.attached) Py_XDECREF(tp_errcap_end(&cap));
-  result = tp_wrap_op(op);
+  *out = op;
+  result = 0;
 done:
   if (rg != rg_s) PyMem_Free(rg);
   return result;
 }
+
+/* ---- the location of a new operation ------------------------------------------------------- */
+
+/* MLIR 22's loc_tracebacks: while enabled, the function making a location from the Python call
+ * stack (tether.dialects._ods_common._traceback_location(context)), else NULL. */
+static PyObject *traceback_loc_fn;
+
+PyObject *tp_creation_loc(PyObject *given) {
+  if ((given && given != Py_None) || !traceback_loc_fn) {
+    PyObject *loc = tp_resolve_loc(given);
+    return loc ? Py_NewRef(loc) : NULL;
+  }
+  TpContext *ctx = tp_resolve_context(NULL);
+  if (!ctx) return NULL;
+  PyObject *loc = PyObject_CallOneArg(traceback_loc_fn, (PyObject *)ctx);
+  if (loc && !tp_is(loc, tp.Location)) {
+    tp_type_error("the traceback location", "a Location", loc);
+    Py_CLEAR(loc);
+  }
+  return loc;
+}
+
+#if TETHER_MLIR_VERSION >= 22
+/* _set_loc_traceback_fn(fn): fn(context) makes creation locations from now on (None: no more). */
+static PyObject *fn_set_loc_traceback_fn(PyObject *m, PyObject *fn) {
+  (void)m;
+  if (fn != Py_None && !PyCallable_Check(fn)) return tp_type_error("fn", "callable or None", fn);
+  Py_XSETREF(traceback_loc_fn, fn == Py_None ? NULL : Py_NewRef(fn));
+  Py_RETURN_NONE;
+}
+#endif
 
 /* Operation.create(name, results=None, operands=None, attributes=None, successors=None,
  * regions=0, loc=None, ip=None, infer_type=False) */
@@ -405,9 +438,8 @@ PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
   if (!tp_arg_str(x[0], "name", &name)) return NULL;
   int infer = x[8] ? PyObject_IsTrue(x[8]) : 0;
   if (infer < 0) return NULL;
-  PyObject *loc = tp_resolve_loc(x[6]);
+  PyObject *loc = tp_creation_loc(x[6]); /* held: the stack may change while arguments convert */
   if (!loc) return NULL;
-  Py_INCREF(loc); /* the stack may change while arguments convert */
   PyObject *ctx = TP_CTX(loc);
   tether_arena *arena = ((TpContext *)ctx)->arena;
   op_args a;
@@ -418,43 +450,91 @@ PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
   if (!convert_attributes(&a, x[3], ctx, x[0])) goto done;
   if (x[4] && x[4] != Py_None && !convert_successors(&a, x[4], arena)) goto done;
   if (!convert_regions(&a, x[5], arena)) goto done;
-  r = create_from(&a, x[0], name, loc, x[7], infer);
+  tether_op *op;
+#if TETHER_MLIR_VERSION >= 22
+  /* The Operation, as upstream 22's (19's gave the OpView). */
+  if (create_from(&a, x[0], name, loc, x[7], infer, &op) == 0) r = tp_wrap_operation(op);
+#else
+  if (create_from(&a, x[0], name, loc, x[7], infer, &op) == 0) r = tp_wrap_op(op);
+#endif
 done:
   op_args_free(&a);
   Py_DECREF(loc);
   return r;
 }
 
-/* ---- build_generic --------------------------------------------------------------------------- */
+/* ---- build_generic and OpView.__init__ ------------------------------------------------------ */
 
-/* build_generic's element checks, with upstream's ValueErrors: "Operand 1 of operation "x.y" must
- * be a Value (detail)", "... must be a Sequence of Types (contained a None item)". An operand is a
- * Value (or, as everywhere in tether, an operation with one result: checked when converted). */
-static int element_ok(PyObject *item, int operand) {
-  return operand ? tp_is(item, tp.Value) || tp_is(item, tp.OperationBase) : tp_is(item, tp.Type);
+/* The element checks of the builders, with upstream's ValueErrors: "Operand 1 of operation "x.y"
+ * must be a Value (detail)", "... must be a Sequence of Types (contained a None item)". An operand
+ * is a Value, an operation with one result (Operation or OpView) or, on MLIR 22, an OpResultList
+ * (its operation's one result); the element is converted later (convert_operands), which checks
+ * it again, since Python code may run in between. */
+
+/* Whether item may be an element of kind `operand` (else of results); 0 with *detail (a new str)
+ * saying why not; -1 with an exception. */
+static int element_check(PyObject *item, int operand, int sequence, PyObject **detail) {
+  const char *kind = operand ? "Value" : "Type";
+  *detail = NULL;
+#if TETHER_MLIR_VERSION >= 22
+  if (operand) {
+    /* Upstream 22's getOpResultOrValue. */
+    if (item == Py_None) {
+      *detail = PyUnicode_FromString("contained a None item");
+      return *detail ? 0 : -1;
+    }
+    if (tp_is(item, tp.Value)) return 1;
+    tether_op *h = NULL;
+    if (tp_is(item, tp.OperationBase))
+      h = TP_OP(item)->h;
+    else if (tp_is(item, tp.List) && ((TpList *)item)->kind == TP_LIST_RESULTS)
+      h = TP_OP(((TpList *)item)->owner)->h;
+    else {
+      *detail = PyUnicode_FromString("is not a Value");
+      return *detail ? 0 : -1;
+    }
+    MlirOperation raw;
+    if (!h) return PyErr_SetString(PyExc_RuntimeError, "the OpView was never initialized"), -1;
+    int rc = tether_op_get(h, &raw);
+    if (rc != TETHER_OK) return TP_RAISE_RC(rc, h), -1;
+    intptr_t n = mlirOperationGetNumResults(raw);
+    if (n == 1) return 1;
+    PyObject *nm = tp_op_name_str(raw);
+    if (!nm) return -1;
+    *detail = PyUnicode_FromFormat("Cannot call .result on operation %U which has %zd results (it "
+                                   "is only valid for operations with a single result)",
+                                   nm, (Py_ssize_t)n);
+    Py_DECREF(nm);
+    return *detail ? 0 : -1;
+  }
+#endif
+  if (operand ? tp_is(item, tp.Value) || tp_is(item, tp.OperationBase) : tp_is(item, tp.Type))
+    return 1;
+  *detail = item == Py_None
+                ? PyUnicode_FromString(sequence ? "contained a None item" : "")
+                : PyUnicode_FromFormat("Unable to cast Python instance of type %R to a %s",
+                                       (PyObject *)Py_TYPE(item), kind);
+  return *detail ? 0 : -1;
 }
 
-static void element_error(int operand, Py_ssize_t i, PyObject *opname, int sequence,
-                          PyObject *item) {
+/* Checks one element (operand or result i, in a segment's sequence when `sequence`), raising
+ * upstream's ValueError when it cannot be one. 1 or 0. */
+static int element_ok(PyObject *item, int operand, Py_ssize_t i, PyObject *opname, int sequence) {
+  PyObject *detail;
+  int ok = element_check(item, operand, sequence, &detail);
+  if (ok) return ok > 0;
   const char *kind = operand ? "Value" : "Type";
-  PyObject *detail = item == Py_None
-                         ? PyUnicode_FromString(sequence ? "contained a None item" : "")
-                         : PyUnicode_FromFormat("Unable to cast Python instance of type %R to a %s",
-                                                (PyObject *)Py_TYPE(item), kind);
-  if (!detail) return;
   PyErr_Format(PyExc_ValueError, "%s %zd of operation \"%U\" must be a %s%s%s (%U)",
                operand ? "Operand" : "Result", i, opname, sequence ? "Sequence of " : "", kind,
                sequence ? "s" : "", detail);
   Py_DECREF(detail);
+  return 0;
 }
 
 /* Checks every element of a list without segments. */
 static int check_elements(PyObject *list, int operand, PyObject *opname) {
   for (Py_ssize_t i = 0; i < SEQ_N(list); i++)
-    if (!element_ok(SEQ_AT(list, i), operand)) {
-      element_error(operand, i, opname, 0, SEQ_AT(list, i));
-      return 0;
-    }
+    if (!element_ok(SEQ_AT(list, i), operand, i, opname, 0)) return 0;
   return 1;
 }
 
@@ -462,6 +542,7 @@ static int check_elements(PyObject *list, int operand, PyObject *opname) {
  * Appends to `flat` and the segment lengths to `sizes`. */
 static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int32_t **sizes,
                             Py_ssize_t *nsizes, const char *what, PyObject *opname) {
+  int operand = what[0] == 'o';
   PyObject *sp = PySequence_Fast(spec, "segment spec must be a sequence");
   if (!sp) return 0;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(sp);
@@ -488,16 +569,12 @@ static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int3
           PyErr_Format(PyExc_ValueError,
                        "%s %zd of operation \"%U\" must be a %s (was None and %s is not "
                        "optional)",
-                       what[0] == 'o' ? "Operand" : "Result", i, opname,
-                       what[0] == 'o' ? "Value" : "Type", what);
+                       operand ? "Operand" : "Result", i, opname, operand ? "Value" : "Type", what);
           goto fail;
         }
         (*sizes)[i] = 0;
       } else {
-        if (!element_ok(item, what[0] == 'o')) {
-          element_error(what[0] == 'o', i, opname, 0, item);
-          goto fail;
-        }
+        if (!element_ok(item, operand, i, opname, 0)) goto fail;
         if (PyList_Append(flat, item) < 0) goto fail;
         (*sizes)[i] = 1;
       }
@@ -512,19 +589,14 @@ static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int3
         PyErr_Format(PyExc_ValueError,
                      "%s %zd of operation \"%U\" must be a Sequence of %ss (Object of type "
                      "'%s' is not an instance of 'sequence')",
-                     what[0] == 'o' ? "Operand" : "Result", i, opname,
-                     what[0] == 'o' ? "Value" : "Type", Py_TYPE(item)->tp_name);
+                     operand ? "Operand" : "Result", i, opname, operand ? "Value" : "Type",
+                     Py_TYPE(item)->tp_name);
         goto fail;
       }
       Py_ssize_t k = PySequence_Fast_GET_SIZE(seg);
       for (Py_ssize_t j = 0; j < k; j++) {
         PyObject *e = PySequence_Fast_GET_ITEM(seg, j);
-        if (!element_ok(e, what[0] == 'o')) {
-          element_error(what[0] == 'o', i, opname, 1, e);
-          Py_DECREF(seg);
-          goto fail;
-        }
-        if (PyList_Append(flat, e) < 0) {
+        if (!element_ok(e, operand, i, opname, 1) || PyList_Append(flat, e) < 0) {
           Py_DECREF(seg);
           goto fail;
         }
@@ -549,50 +621,51 @@ fail:
   return 0;
 }
 
-PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
-                                  PyObject *kwnames) {
-  static const char *const names[] = {"results", "operands", "attributes", "successors",
-                                      "regions", "loc",      "ip",         NULL};
-  PyObject *x[7];
-  if (!tp_fastargs("build_generic", args, nargs, kwnames, names, 0, 7, x)) return NULL;
-  /* The class's metadata, looked up by interned names (the type's attribute cache answers). */
-  static PyObject *k_name, *k_oseg, *k_rseg, *k_regions;
-  if (!k_regions && (!(k_name = PyUnicode_InternFromString("OPERATION_NAME")) ||
-                     !(k_oseg = PyUnicode_InternFromString("_ODS_OPERAND_SEGMENTS")) ||
-                     !(k_rseg = PyUnicode_InternFromString("_ODS_RESULT_SEGMENTS")) ||
-                     !(k_regions = PyUnicode_InternFromString("_ODS_REGIONS"))))
-    return NULL;
-  PyObject *opname = PyObject_GetAttr(cls, k_name);
-  PyObject *oseg = opname ? PyObject_GetAttr(cls, k_oseg) : NULL;
-  PyObject *rseg = oseg ? PyObject_GetAttr(cls, k_rseg) : NULL;
-  PyObject *rspec = rseg ? PyObject_GetAttr(cls, k_regions) : NULL;
-  PyObject *ops = NULL, *res = NULL, *attrs = NULL, *r = NULL, *loc = NULL;
+/* The region spec (minimum count, whether there are no variadic regions). 1 or 0. */
+static int region_spec(PyObject *rspec, long *min_regions, int *no_variadic) {
+  PyObject *f = PySequence_Check(rspec) ? PySequence_Fast(rspec, "") : NULL;
+  if (!f || PySequence_Fast_GET_SIZE(f) != 2) {
+    Py_XDECREF(f);
+    PyErr_Clear();
+    PyErr_SetString(PyExc_TypeError, "_ODS_REGIONS must be a (int, bool) tuple");
+    return 0;
+  }
+  *min_regions = PyLong_AsLong(PySequence_Fast_GET_ITEM(f, 0));
+  *no_variadic = PyObject_IsTrue(PySequence_Fast_GET_ITEM(f, 1));
+  Py_DECREF(f);
+  return !((*min_regions == -1 && PyErr_Occurred()) || *no_variadic < 0);
+}
+
+/* Adds a DenseI32ArrayAttr of sizes to attrs under key. 1 or 0. */
+static int add_segment_sizes(PyObject *attrs, const char *key, PyObject *ctx, Py_ssize_t n,
+                             const int32_t *sizes) {
+  PyObject *at = tp_wrap_attr(ctx, mlirDenseI32ArrayGet(tp_ctx_raw(ctx), n, sizes));
+  int ok = at && PyDict_SetItemString(attrs, key, at) == 0;
+  Py_XDECREF(at);
+  return ok;
+}
+
+/* Upstream's buildGeneric: the operation `opname` of an op class with the class's metadata
+ * (rspec: _ODS_REGIONS; oseg, rseg: _ODS_OPERAND_SEGMENTS, _ODS_RESULT_SEGMENTS, None or specs)
+ * and x: results, operands, attributes, successors, regions, loc, ip (NULL: not given). 0 with
+ * the new operation's handle in *out, or -1. */
+static int build(PyObject *opname, PyObject *rspec, PyObject *oseg, PyObject *rseg,
+                 PyObject *const *x, tether_op **out) {
+  PyObject *ops = NULL, *res = NULL, *attrs = NULL, *loc = NULL;
   int32_t *osizes = NULL, *rsizes = NULL;
   Py_ssize_t nos = 0, nrs = 0;
+  int r = -1;
   op_args a;
   op_args_init(&a);
-  if (!rspec) goto done;
   MlirStringRef name;
   if (!PyUnicode_Check(opname)) {
     tp_type_error("OPERATION_NAME", "a str", opname);
     goto done;
   }
   if (!tp_arg_str(opname, "OPERATION_NAME", &name)) goto done;
-  /* Regions: (minimum count, whether there are no variadic regions). */
   long min_regions;
   int no_variadic;
-  {
-    PyObject *f = PySequence_Fast(rspec, "_ODS_REGIONS must be a (int, bool) tuple");
-    if (!f || PySequence_Fast_GET_SIZE(f) != 2) {
-      if (f) PyErr_SetString(PyExc_TypeError, "_ODS_REGIONS must be a (int, bool) tuple");
-      Py_XDECREF(f);
-      goto done;
-    }
-    min_regions = PyLong_AsLong(PySequence_Fast_GET_ITEM(f, 0));
-    no_variadic = PyObject_IsTrue(PySequence_Fast_GET_ITEM(f, 1));
-    Py_DECREF(f);
-    if ((min_regions == -1 && PyErr_Occurred()) || no_variadic < 0) goto done;
-  }
+  if (!region_spec(rspec, &min_regions, &no_variadic)) goto done;
   intptr_t nregions = min_regions;
   if (x[4] && x[4] != Py_None && !tp_arg_intptr(x[4], "regions", &nregions)) goto done;
   if (nregions < min_regions) {
@@ -639,11 +712,9 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
     }
   }
   /* Location and context. */
-  loc = tp_resolve_loc(x[5]);
+  loc = tp_creation_loc(x[5]);
   if (!loc) goto done;
-  Py_INCREF(loc);
   PyObject *ctx = TP_CTX(loc);
-  MlirContext c = tp_ctx_raw(ctx);
   /* Attributes, with the segment sizes. */
   if (x[2] && x[2] != Py_None) {
     if (!PyDict_Check(x[2])) {
@@ -665,22 +736,8 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
                       "is unsupported. Use Operation.create for such low-level access.");
       goto done;
     }
-    if (rsizes) {
-      PyObject *at = tp_wrap_attr(ctx, mlirDenseI32ArrayGet(c, nrs, rsizes));
-      if (!at || PyDict_SetItemString(attrs, "resultSegmentSizes", at) < 0) {
-        Py_XDECREF(at);
-        goto done;
-      }
-      Py_DECREF(at);
-    }
-    if (osizes) {
-      PyObject *at = tp_wrap_attr(ctx, mlirDenseI32ArrayGet(c, nos, osizes));
-      if (!at || PyDict_SetItemString(attrs, "operandSegmentSizes", at) < 0) {
-        Py_XDECREF(at);
-        goto done;
-      }
-      Py_DECREF(at);
-    }
+    if (rsizes && !add_segment_sizes(attrs, "resultSegmentSizes", ctx, nrs, rsizes)) goto done;
+    if (osizes && !add_segment_sizes(attrs, "operandSegmentSizes", ctx, nos, osizes)) goto done;
   }
   tether_arena *arena = ((TpContext *)ctx)->arena;
   if (res && !convert_results(&a, res, ctx)) goto done;
@@ -691,18 +748,56 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
   int ok = nr && convert_regions(&a, nr, arena);
   Py_XDECREF(nr);
   if (!ok) goto done;
-  r = create_from(&a, opname, name, loc, x[6], infer);
+  r = create_from(&a, opname, name, loc, x[6], infer, out);
 done:
   op_args_free(&a);
   PyMem_Free(osizes);
   PyMem_Free(rsizes);
   Py_XDECREF(loc);
-  Py_XDECREF(opname);
-  Py_XDECREF(oseg);
-  Py_XDECREF(rseg);
-  Py_XDECREF(rspec);
   Py_XDECREF(ops);
   Py_XDECREF(res);
   Py_XDECREF(attrs);
   return r;
 }
+
+PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames) {
+  static const char *const names[] = {"results", "operands", "attributes", "successors",
+                                      "regions", "loc",      "ip",         NULL};
+  PyObject *x[7];
+  if (!tp_fastargs("build_generic", args, nargs, kwnames, names, 0, 7, x)) return NULL;
+  /* The class's metadata, looked up by interned names (the type's attribute cache answers). */
+  static PyObject *k_name, *k_oseg, *k_rseg, *k_regions;
+  if (!k_regions && (!(k_name = PyUnicode_InternFromString("OPERATION_NAME")) ||
+                     !(k_oseg = PyUnicode_InternFromString("_ODS_OPERAND_SEGMENTS")) ||
+                     !(k_rseg = PyUnicode_InternFromString("_ODS_RESULT_SEGMENTS")) ||
+                     !(k_regions = PyUnicode_InternFromString("_ODS_REGIONS"))))
+    return NULL;
+  PyObject *opname = PyObject_GetAttr(cls, k_name);
+  PyObject *oseg = opname ? PyObject_GetAttr(cls, k_oseg) : NULL;
+  PyObject *rseg = oseg ? PyObject_GetAttr(cls, k_rseg) : NULL;
+  PyObject *rspec = rseg ? PyObject_GetAttr(cls, k_regions) : NULL;
+  PyObject *r = NULL;
+  tether_op *op;
+  if (rspec && build(opname, rspec, oseg, rseg, x, &op) == 0) r = tp_wrap_op(op);
+  Py_XDECREF(opname);
+  Py_XDECREF(oseg);
+  Py_XDECREF(rseg);
+  Py_XDECREF(rspec);
+  return r;
+}
+
+#if TETHER_MLIR_VERSION >= 22
+int tp_opview_build(PyObject *const *x, tether_op **out) {
+  return build(x[0], x[1], x[2] ? x[2] : Py_None, x[3] ? x[3] : Py_None, x + 4, out);
+}
+#endif
+
+static PyMethodDef create_functions[] = {
+#if TETHER_MLIR_VERSION >= 22
+    {"_set_loc_traceback_fn", fn_set_loc_traceback_fn, METH_O, NULL},
+#endif
+    TP_METHODS_END,
+};
+
+int tp_init_create(PyObject *m) { return PyModule_AddFunctions(m, create_functions); }

@@ -51,6 +51,7 @@ static int (*const file_inits[])(PyObject *m) = {
     tp_init_integer_set,
     tp_init_operation,
     tp_init_opview,
+    tp_init_create,
     tp_init_module,
     tp_init_attrmap,
     tp_init_printing,

@@ -20,10 +20,20 @@ static PyObject *ip_make(PyTypeObject *type, PyObject *block, PyObject *ref) {
   return (PyObject *)self;
 }
 
+/* InsertionPoint(block) or InsertionPoint(beforeOperation), upstream's two constructors (the
+ * keyword names which). */
 static PyObject *ip_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"beforeOperation_or_block", NULL};
+  static const char *const block_names[] = {"block", NULL};
+  static const char *const op_names[] = {"beforeOperation", NULL};
+  static const char *const any_names[] = {"beforeOperation_or_block", NULL};
+  int by_op = kw && PyDict_GetItemString(kw, "beforeOperation") != NULL;
+  int by_block = kw && PyDict_GetItemString(kw, "block") != NULL;
+  const char *const *names = by_op ? op_names : by_block ? block_names : any_names;
   PyObject *x;
   if (!tp_args("InsertionPoint", args, kw, names, 1, 1, &x)) return NULL;
+  if (by_op && !tp_is(x, tp.OperationBase))
+    return tp_type_error("beforeOperation", "an operation", x);
+  if (by_block && !tp_is(x, tp.Block)) return tp_type_error("block", "a Block", x);
   if (tp_is(x, tp.Block)) {
     MlirBlock raw;
     tether_block *bh;
@@ -89,6 +99,31 @@ static PyObject *ip_at_block_terminator(PyObject *cls, PyObject *block) {
   Py_DECREF(t);
   return r;
 }
+
+#if TETHER_MLIR_VERSION >= 22
+/* InsertionPoint.after(operation): before the operation that follows it now, or at the end of its
+ * block. */
+static PyObject *ip_after(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames) {
+  static const char *const names[] = {"operation", NULL};
+  PyObject *operation;
+  if (!tp_fastargs("after", args, nargs, kwnames, names, 1, 1, &operation)) return NULL;
+  tether_op *h;
+  MlirOperation raw;
+  if (!tp_arg_op(operation, &h, &raw)) return NULL;
+  tether_block *b;
+  tether_op *next;
+  TP_CALL(tether_op_block(h, &b), h);
+  if (!b) return PyErr_Format(PyExc_ValueError, "Operation has no parent block.");
+  TP_CALL(tether_op_next(h, &next), h);
+  PyObject *bo = tp_wrap_block(b);
+  PyObject *no = bo && next ? tp_wrap_operation(next) : NULL;
+  PyObject *r = bo && (no || !next) ? ip_make((PyTypeObject *)cls, bo, no) : NULL;
+  Py_XDECREF(bo);
+  Py_XDECREF(no);
+  return r;
+}
+#endif
 
 int tp_ip_target(PyObject *ipo, tether_block **block, tether_op **before) {
   TpIP *ip = (TpIP *)ipo;
@@ -162,8 +197,11 @@ static PyObject *ip_enter(TpIP *self, PyObject *unused) {
   return Py_NewRef(self);
 }
 
-static PyObject *ip_exit(TpIP *self, PyObject *args) {
-  (void)args;
+/* __exit__(exc_type, exc_value, traceback), upstream 22's names (19's took them positionally). */
+static PyObject *ip_exit(TpIP *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"exc_type", "exc_value", "traceback", NULL};
+  PyObject *a[3];
+  if (!tp_fastargs("__exit__", args, nargs, kwnames, names, 3, 3, a)) return NULL;
   if (tp_current_pop(TP_FRAME_IP, (PyObject *)self, "InsertionPoint") < 0) return NULL;
   Py_RETURN_NONE;
 }
@@ -194,9 +232,13 @@ static PyMethodDef ip_methods[] = {
      "Inserts before the block's first operation (at its end when empty)."},
     {"at_block_terminator", (PyCFunction)ip_at_block_terminator, METH_O | METH_CLASS,
      "Inserts before the block's terminator; ValueError without one."},
+#if TETHER_MLIR_VERSION >= 22
+    {"after", TP_FASTFN(ip_after), TP_FAST | METH_CLASS,
+     "after(operation): inserts right after the operation (before the one that follows it now)."},
+#endif
     {"insert", (PyCFunction)ip_insert, METH_O, "Inserts a detached operation here."},
     {"__enter__", (PyCFunction)ip_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)ip_exit, METH_VARARGS, NULL},
+    {"__exit__", TP_FASTFN(ip_exit), TP_FAST, NULL},
     TP_METHODS_END,
 };
 

@@ -7,6 +7,8 @@
  */
 #include "tether_py.h"
 
+#include <string.h>
+
 static TpOp live_modules = {.live_prev = &live_modules, .live_next = &live_modules};
 
 Py_ssize_t tp_live_modules(tether_arena *a) {
@@ -46,23 +48,170 @@ static PyObject *module_parse(PyObject *cls, PyObject *const *args, Py_ssize_t n
   return wrap_module(op);
 }
 
+/* A new empty module at location lo (a Location object). 0 with its handle, or -1. */
+static int new_module(PyObject *lo, tether_op **op) {
+  TpContext *ctx = (TpContext *)TP_CTX(lo);
+  tether_loc *l;
+  int rc = tether_loc_wrap(ctx->arena, (MlirLocation){TP_PTR(lo)}, &l);
+  if (rc == TETHER_OK) rc = tether_module_create(ctx->arena, l, op);
+  if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena), -1;
+  return 0;
+}
+
 static PyObject *module_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
   (void)cls;
   static const char *const names[] = {"loc", NULL};
   PyObject *a[1];
   if (!tp_fastargs("create", args, nargs, kwnames, names, 0, 1, a)) return NULL;
-  PyObject *lo = tp_resolve_loc(a[0]);
+  PyObject *lo = tp_creation_loc(a[0]);
   if (!lo) return NULL;
-  TpContext *ctx = (TpContext *)TP_CTX(lo);
-  tether_loc *l;
-  int rc = tether_loc_wrap(ctx->arena, (MlirLocation){TP_PTR(lo)}, &l);
-  if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
   tether_op *op;
-  rc = tether_module_create(ctx->arena, l, &op);
-  if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
-  return wrap_module(op);
+  int rc = new_module(lo, &op);
+  Py_DECREF(lo);
+  return rc < 0 ? NULL : wrap_module(op);
 }
+
+#if TETHER_MLIR_VERSION >= 22
+/* The text of the file at path (bytes, new reference); NULL with the exception (OSError when it
+ * cannot be read). */
+static PyObject *read_file(PyObject *path) {
+  PyObject *io = PyImport_ImportModule("io");
+  PyObject *f = io ? PyObject_CallMethod(io, "open", "Os", path, "rb") : NULL;
+  Py_XDECREF(io);
+  if (!f) return NULL;
+  PyObject *text = PyObject_CallMethod(f, "read", NULL);
+  PyObject *c = PyObject_CallMethod(f, "close", NULL);
+  Py_DECREF(f);
+  if (!c) Py_CLEAR(text);
+  Py_XDECREF(c);
+  if (text && !PyBytes_Check(text)) {
+    tp_type_error("the file's content", "bytes", text);
+    Py_CLEAR(text);
+  }
+  return text;
+}
+
+/* Whether the parse failed only for want of one top-level operation (MLIR's named parse makes one
+ * operation; a file holding several, or none, is an implicit module). */
+static int not_one_op(PyObject *errors) {
+  for (Py_ssize_t i = 0; errors && i < PyList_GET_SIZE(errors); i++) {
+    PyObject *m = PyObject_GetAttrString(PyList_GET_ITEM(errors, i), "message");
+    const char *t = m && PyUnicode_Check(m) ? PyUnicode_AsUTF8(m) : NULL;
+    int hit = t && strstr(t, "source must contain a single top-level operation") != NULL;
+    Py_XDECREF(m);
+    PyErr_Clear();
+    if (hit) return 1;
+  }
+  return 0;
+}
+
+/* Module.parseFile(path, context=None): the module in the file, its locations naming the file
+ * (MLIR's parseSourceFile). The file is read once and parsed from memory, through the arena's
+ * guarded parse, as a named operation: a builtin.module is the module; another operation goes
+ * into a new module located at the file (as MLIR does); a file whose top level is not one
+ * operation is parsed as an implicit module, whose locations then name "-" (MLIR's C API has no
+ * named module parse of text). */
+static PyObject *module_parse_file(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames) {
+  (void)cls;
+  static const char *const names[] = {"path", "context", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("parseFile", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!PyUnicode_Check(a[0])) return tp_type_error("path", "a str", a[0]);
+  TpContext *ctx = tp_resolve_context(a[1]);
+  if (!ctx) return NULL;
+  Py_INCREF(ctx); /* reading the file runs Python code */
+  const char *cpath = PyUnicode_AsUTF8(a[0]);
+  PyObject *text = cpath ? read_file(a[0]) : NULL, *r = NULL;
+  tp_errcap cap;
+  if (!text) {
+    if (!cpath || !PyErr_ExceptionMatches(PyExc_OSError)) goto done;
+    /* As MLIR's parseSourceFile: an error diagnostic, and MLIRError. */
+    PyErr_Clear();
+    tp_errcap_begin(&cap, ctx);
+    MlirContext c = tether_arena_context(ctx->arena);
+    PyObject *msg = PyUnicode_FromFormat("could not open input file %s", cpath);
+    if (msg) mlirEmitError(mlirLocationUnknownGet(c), PyUnicode_AsUTF8(msg));
+    Py_XDECREF(msg);
+    tp_errcap_raise(&cap, "Unable to parse module assembly");
+    goto done;
+  }
+  tp_errcap_begin(&cap, ctx);
+  tether_op *op;
+  int rc = tether_op_parse_named(ctx->arena, PyBytes_AS_STRING(text),
+                                 (size_t)PyBytes_GET_SIZE(text), cpath, &op);
+  if (rc == TETHER_EPARSE) {
+    PyObject *errs = tp_errcap_end(&cap);
+    if (!not_one_op(errs)) {
+      if (errs) tp_raise_mlir_error("Unable to parse module assembly", errs);
+      Py_XDECREF(errs);
+      goto done;
+    }
+    Py_DECREF(errs);
+    tp_errcap_begin(&cap, ctx);
+    rc = tether_module_parse(ctx->arena, PyBytes_AS_STRING(text), (size_t)PyBytes_GET_SIZE(text),
+                             &op);
+    if (rc == TETHER_EPARSE) {
+      tp_errcap_raise(&cap, "Unable to parse module assembly");
+      goto done;
+    }
+  }
+  Py_XDECREF(tp_errcap_end(&cap));
+  if (rc != TETHER_OK) {
+    tp_raise(rc, NULL, ctx->arena);
+    goto done;
+  }
+  MlirOperation raw;
+  tether_op_get(op, &raw);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(raw));
+  if (name.length == 14 && !memcmp(name.data, "builtin.module", 14)) {
+    r = wrap_module(op);
+    goto done;
+  }
+  /* One operation that is not a module: into a module located at the file, line 0, column 0. */
+  MlirContext c = tether_arena_context(ctx->arena);
+  PyObject *lo = tp_wrap_loc(
+      (PyObject *)ctx, mlirLocationFileLineColGet(c, mlirStringRefCreateFromCString(cpath), 0, 0));
+  tether_op *m;
+  tether_region *body_region;
+  tether_block *body;
+  if (!lo || new_module(lo, &m) < 0) {
+    Py_XDECREF(lo);
+    goto done;
+  }
+  Py_DECREF(lo);
+  rc = tether_op_region(m, 0, &body_region);
+  if (rc == TETHER_OK) rc = tether_region_first_block(body_region, &body);
+  if (rc == TETHER_OK) rc = tether_block_append_op(body, op);
+  if (rc != TETHER_OK) {
+    TP_RAISE_RC(rc, m);
+    goto done;
+  }
+  r = wrap_module(m);
+done:
+  Py_XDECREF(text);
+  Py_DECREF(ctx);
+  return r;
+}
+
+/* Module == Module: the same module (upstream 22; tether's Module objects are not interned). */
+static PyObject *module_richcompare(PyObject *a, PyObject *b, int op) {
+  if ((op != Py_EQ && op != Py_NE) || !tp_is(b, tp.Module)) Py_RETURN_NOTIMPLEMENTED;
+  int eq = TP_OP(a)->h && TP_OP(a)->h == TP_OP(b)->h;
+  return PyBool_FromLong(op == Py_EQ ? eq : !eq);
+}
+
+static Py_hash_t module_hash(PyObject *a) { return _Py_HashPointer(TP_OP(a)->h); }
+
+/* _clear_mlir_module(): upstream 22's guard against freeing a module twice after
+ * _CAPICreate; a tether Module from a capsule is the module's own object (nothing to clear). */
+static PyObject *module_clear_mlir_module(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  Py_RETURN_NONE;
+}
+#endif
 
 static PyObject *module_operation(PyObject *self, void *c) {
   (void)c;
@@ -122,6 +271,13 @@ static PyMethodDef module_methods[] = {
      "parse(asm, context=None): MLIRError on bad input."},
     {"create", TP_FASTFN(module_create), TP_FAST | METH_STATIC,
      "create(loc=None): an empty module."},
+#if TETHER_MLIR_VERSION >= 22
+    {"parseFile", TP_FASTFN(module_parse_file), TP_FAST | METH_STATIC,
+     "parseFile(path, context=None): the module in a file; MLIRError on bad input."},
+    {"_clear_mlir_module", (PyCFunction)module_clear_mlir_module, METH_NOARGS,
+     "Accepted for upstream 22's programs; does nothing (a Module from a capsule is the "
+     "module's own object)."},
+#endif
     {"_CAPICreate", (PyCFunction)module_from_capsule, METH_O | METH_STATIC, NULL},
     {"dump", (PyCFunction)module_dump, METH_NOARGS, "Prints the module to stderr."},
     TP_METHODS_END,
@@ -139,6 +295,10 @@ static PyType_Slot module_slots[] = {
     {Py_tp_new, tp_opbase_new},
     {Py_tp_dealloc, module_dealloc},
     {Py_tp_str, tp_op_str},
+#if TETHER_MLIR_VERSION >= 22
+    {Py_tp_richcompare, module_richcompare},
+    {Py_tp_hash, module_hash},
+#endif
     {Py_tp_methods, module_methods},
     {Py_tp_getset, module_getset},
     {Py_tp_doc, "A builtin.module: Module.parse(), Module.create()."},

@@ -492,7 +492,104 @@ static PyObject *op_walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs
   Py_RETURN_NONE;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* ---- what MLIR 22 adds to _OperationBase ----------------------------------------------------- */
+
+static PyObject *op_attached(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF_OP(self, raw);
+  return PyBool_FromLong(!mlirBlockIsNull(mlirOperationGetBlock(raw)));
+}
+
+static int op_set_location(PyObject *self, PyObject *value, void *c) {
+  (void)c;
+  if (!value) {
+    PyErr_SetString(PyExc_AttributeError, "the location of an operation cannot be deleted");
+    return -1;
+  }
+  MlirLocation loc;
+  PyObject *lctx;
+  if (!tp_arg_loc(value, &loc, &lctx)) return -1;
+  tether_op *h;
+  MlirOperation raw;
+  if (!tp_arg_op(self, &h, &raw)) return -1;
+  if (((TpContext *)lctx)->arena != tether_handle_arena(h)) {
+    PyErr_SetString(PyExc_ValueError, "the location belongs to another context");
+    return -1;
+  }
+  mlirOperationSetLocation(raw, loc);
+  return 0;
+}
+
+/* is_before_in_block(other): MLIR leaves operations of different blocks undefined (it reads the
+ * order of one block only): ValueError. */
+static PyObject *op_is_before_in_block(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames) {
+  static const char *const names[] = {"other", NULL};
+  PyObject *other;
+  if (!tp_fastargs("is_before_in_block", args, nargs, kwnames, names, 1, 1, &other)) return NULL;
+  tether_op *oh;
+  MlirOperation oraw;
+  if (!tp_arg_op(other, &oh, &oraw)) return NULL;
+  TP_SELF_OP(self, raw);
+  MlirBlock b = mlirOperationGetBlock(raw);
+  if (mlirBlockIsNull(b) || !mlirBlockEqual(b, mlirOperationGetBlock(oraw)))
+    return PyErr_Format(PyExc_ValueError,
+                        "is_before_in_block: the operations are not in the same block");
+  return PyBool_FromLong(mlirOperationIsBeforeInBlock(raw, oraw));
+}
+
+/* replace_uses_of_with(of, with_): in this operation's own operands. */
+static PyObject *op_replace_uses_of_with(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames) {
+  static const char *const names[] = {"of", "with_", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("replace_uses_of_with", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  tether_value *of, *with;
+  MlirValue raw_of, raw_with;
+  if (!tp_arg_value(a[0], &of, &raw_of) || !tp_arg_value(a[1], &with, &raw_with)) return NULL;
+  TP_SELF_OP(self, raw);
+  (void)raw;
+  int rc = tether_op_replace_uses_of(TP_OP(self)->h, of, with);
+  if (rc == TETHER_EINVALID) /* which one: the value that is invalid says why */
+    return TP_RAISE_RC(rc, tether_handle_is_valid(of) ? with : of);
+  TP_CALL(rc, TP_OP(self)->h);
+  Py_RETURN_NONE;
+}
+
+/* _set_invalid(): upstream 22 asks its users to invalidate by hand the objects of operations a
+ * change erased. tether invalidates every one of them itself (they raise InvalidatedError), so
+ * there is nothing to do: the operation and its object stay as they are. */
+static PyObject *op_set_invalid(PyObject *self, PyObject *unused) {
+  (void)self;
+  (void)unused;
+  Py_RETURN_NONE;
+}
+#endif
+
 static PyMethodDef opbase_methods[] = {
+#if TETHER_MLIR_VERSION >= 22
+    {"get_asm", TP_FASTFN(tp_op_get_asm), TP_FAST,
+     "get_asm(binary=False, large_elements_limit=None, large_resource_limit=None, "
+     "enable_debug_info=False, pretty_debug_info=False, print_generic_op_form=False, "
+     "use_local_scope=False, use_name_loc_as_prefix=False, assume_verified=False, "
+     "skip_regions=False): the operation's text (bytes when binary)."},
+    {"print", TP_FASTFN(tp_op_print), TP_FAST,
+     "print(large_elements_limit=None, large_resource_limit=None, enable_debug_info=False, "
+     "pretty_debug_info=False, print_generic_op_form=False, use_local_scope=False, "
+     "use_name_loc_as_prefix=False, assume_verified=False, file=None, binary=False, "
+     "skip_regions=False), or print(state, file=None, binary=False). file: a file-like "
+     "object, None (sys.stdout) or the path of a file to write."},
+    {"is_before_in_block", TP_FASTFN(op_is_before_in_block), TP_FAST,
+     "is_before_in_block(other): whether this operation comes before `other` in their block "
+     "(ValueError when they are not in the same block)."},
+    {"replace_uses_of_with", TP_FASTFN(op_replace_uses_of_with), TP_FAST,
+     "replace_uses_of_with(of, with_): replaces `of` with `with_` among this operation's "
+     "operands."},
+    {"_set_invalid", (PyCFunction)op_set_invalid, METH_NOARGS,
+     "Accepted for upstream 22's programs; does nothing (tether invalidates the objects of erased "
+     "operations itself)."},
+#else
     {"get_asm", TP_FASTFN(tp_op_get_asm), TP_FAST,
      "get_asm(binary=False, large_elements_limit=None, enable_debug_info=False, "
      "pretty_debug_info=False, print_generic_op_form=False, use_local_scope=False, "
@@ -501,6 +598,7 @@ static PyMethodDef opbase_methods[] = {
      "print(large_elements_limit=None, enable_debug_info=False, pretty_debug_info=False, "
      "print_generic_op_form=False, use_local_scope=False, assume_verified=False, file=None, "
      "binary=False, skip_regions=False), or print(state, file=None, binary=False)."},
+#endif
     {"write_bytecode", TP_FASTFN(tp_op_write_bytecode), TP_FAST,
      "write_bytecode(file, desired_version=None): MLIR bytecode into a binary file."},
     {"verify", (PyCFunction)op_verify, METH_NOARGS, "True, or raises MLIRError with diagnostics."},
@@ -525,7 +623,12 @@ static PyGetSetDef opbase_getset[] = {
     {"attributes", tp_op_attributes, NULL, NULL, NULL},
     {"parent", op_parent, NULL, "The parent operation, or None.", NULL},
     {"block", op_block, NULL, "The containing block, or None when detached (tether).", NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"location", op_location, op_set_location, "The operation's location (settable).", NULL},
+    {"attached", op_attached, NULL, "Whether the operation is in a block.", NULL},
+#else
     {"location", op_location, NULL, NULL, NULL},
+#endif
     {"context", op_context, NULL, NULL, NULL},
     {"is_valid", op_is_valid, NULL, "False once erased or removed.", NULL},
     {"_CAPIPtr", op_capsule, NULL, NULL, NULL},

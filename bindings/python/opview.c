@@ -107,9 +107,45 @@ static PyMethodDef op_functions[] = {
 
 /* ---- OpView ---------------------------------------------------------------------------------- */
 
-/* OpView(operation): self becomes the view of that operation. (Generated classes' __init__ calls
- * it with what build_generic made.) */
-static int opview_init(PyObject *self, PyObject *args, PyObject *kw) {
+/* Lets go of the operation self is a view of (OpView.__init__ called again on it). */
+static void opview_release(TpOp *self) {
+  TpOp *old = self->sibling;
+  self->sibling = NULL;
+  if (old) {
+    if (old->sibling == self) old->sibling = NULL;
+    Py_DECREF(old);
+  } else if (tether_handle_get_user(self->h) == self) {
+    tether_handle_set_user(self->h, NULL);
+  }
+  tp_unpin(self->pin);
+}
+
+/* self becomes the view of h. op (a reference stolen, may be NULL) is h's Operation object, which
+ * the view then holds; without one, self is the handle's wrapper (h has none: a new operation).
+ * 0, or -1 with MemoryError. */
+static int opview_attach(PyObject *self, tether_op *h, TpOp *op) {
+  intptr_t pin = tp_pin(h);
+  if (pin < 0) {
+    Py_XDECREF(op);
+    PyErr_NoMemory();
+    return -1;
+  }
+  if (TP_OP(self)->h) /* initialized before */
+    opview_release(TP_OP(self));
+  else
+    tp_op_track(TP_OP(self));
+  TP_OP(self)->h = h;
+  TP_OP(self)->pin = pin;
+  TP_OP(self)->sibling = op;
+  if (op)
+    op->sibling = TP_OP(self);
+  else
+    tether_handle_set_user(h, self);
+  return 0;
+}
+
+/* OpView(operation): self becomes the view of that operation. */
+static int opview_init_operation(PyObject *self, PyObject *args, PyObject *kw) {
   static const char *const names[] = {"operation", NULL};
   PyObject *operation;
   if (!tp_args("OpView", args, kw, names, 1, 1, &operation)) return -1;
@@ -119,30 +155,47 @@ static int opview_init(PyObject *self, PyObject *args, PyObject *kw) {
   if (TP_OP(self)->h == h) return 0;
   TpOp *op = (TpOp *)tp_wrap_operation(h);
   if (!op) return -1;
-  intptr_t pin = tp_pin(h);
-  if (pin < 0) {
-    Py_DECREF(op);
-    PyErr_NoMemory();
-    return -1;
-  }
-  if (TP_OP(self)->h) { /* initialized before: let go of the old operation */
-    TpOp *old = TP_OP(self)->sibling;
-    TP_OP(self)->sibling = NULL;
-    if (old) {
-      if (old->sibling == TP_OP(self)) old->sibling = NULL;
-      Py_DECREF(old);
-    } else if (tether_handle_get_user(TP_OP(self)->h) == self) {
-      tether_handle_set_user(TP_OP(self)->h, NULL);
-    }
-    tp_unpin(TP_OP(self)->pin);
-  } else {
-    tp_op_track(TP_OP(self));
-  }
-  TP_OP(self)->h = h;
-  TP_OP(self)->pin = pin;
-  TP_OP(self)->sibling = op; /* the reference from tp_wrap_operation */
-  op->sibling = TP_OP(self);
-  return 0;
+  return opview_attach(self, h, op);
+}
+
+#if TETHER_MLIR_VERSION >= 22
+/* OpView(name, opRegionSpec, operandSegmentSpecObj=None, resultSegmentSpecObj=None, results=None,
+ * operands=None, attributes=None, successors=None, regions=None, loc=None, ip=None): what
+ * generated op classes call on MLIR 22; self becomes the view of the operation built as
+ * build_generic builds it. */
+static int opview_init_build(PyObject *self, PyObject *args, PyObject *kw) {
+  static const char *const names[] = {"name",
+                                      "opRegionSpec",
+                                      "operandSegmentSpecObj",
+                                      "resultSegmentSpecObj",
+                                      "results",
+                                      "operands",
+                                      "attributes",
+                                      "successors",
+                                      "regions",
+                                      "loc",
+                                      "ip",
+                                      NULL};
+  PyObject *x[11];
+  if (!tp_args("OpView", args, kw, names, 2, 11, x)) return -1;
+  tether_op *h;
+  if (tp_opview_build(x, &h) < 0) return -1;
+  /* A new operation has no wrapper (no Python code ran since it was made); should it have one,
+   * self holds its Operation object as OpView(operation) does. */
+  TpOp *op = NULL;
+  if (tether_handle_get_user(h) && !(op = (TpOp *)tp_wrap_operation(h))) return -1;
+  return opview_attach(self, h, op);
+}
+#endif
+
+static int opview_init(PyObject *self, PyObject *args, PyObject *kw) {
+#if TETHER_MLIR_VERSION >= 22
+  /* One argument (positional, or `operation=`) is OpView(operation); anything else the builder. */
+  Py_ssize_t nkw = kw ? PyDict_GET_SIZE(kw) : 0;
+  if (PyTuple_GET_SIZE(args) + nkw != 1 || (nkw && !PyDict_GetItemString(kw, "operation")))
+    return opview_init_build(self, args, kw);
+#endif
+  return opview_init_operation(self, args, kw);
 }
 
 static PyObject *opview_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
@@ -182,7 +235,7 @@ static PyObject *opview_parse(PyObject *cls, PyObject *const *args, Py_ssize_t n
         if (view) {
           TP_OP(view)->pin = -1;
           PyObject *t = PyTuple_Pack(1, op);
-          if (!t || opview_init(view, t, NULL) < 0) Py_CLEAR(view);
+          if (!t || opview_init_operation(view, t, NULL) < 0) Py_CLEAR(view);
           Py_XDECREF(t);
         }
         r = view;

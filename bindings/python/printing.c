@@ -10,8 +10,8 @@
 
 /* Printing: the flags of get_asm/print. */
 typedef struct {
-  PyObject *large_elements_limit;
-  int debug, pretty, generic, local, assume, skip_regions, binary;
+  PyObject *large_elements_limit, *large_resource_limit; /* NULL or None: no limit */
+  int debug, pretty, generic, local, assume, skip_regions, binary, name_loc;
 } print_opts;
 
 static MlirOpPrintingFlags make_flags(print_opts *o, int *ok) {
@@ -26,6 +26,18 @@ static MlirOpPrintingFlags make_flags(print_opts *o, int *ok) {
     }
     mlirOpPrintingFlagsElideLargeElementsAttrs(f, (intptr_t)limit);
   }
+#if TETHER_MLIR_VERSION >= 22
+  if (o->large_resource_limit && o->large_resource_limit != Py_None) {
+    int64_t limit;
+    if (!tp_arg_int64(o->large_resource_limit, "large_resource_limit", &limit)) {
+      mlirOpPrintingFlagsDestroy(f);
+      *ok = 0;
+      return f;
+    }
+    mlirOpPrintingFlagsElideLargeResourceString(f, (intptr_t)limit);
+  }
+  if (o->name_loc) mlirOpPrintingFlagsPrintNameLocAsPrefix(f);
+#endif
   if (o->debug) mlirOpPrintingFlagsEnableDebugInfo(f, true, o->pretty);
   if (o->generic) mlirOpPrintingFlagsPrintGenericOpForm(f);
   if (o->local) mlirOpPrintingFlagsUseLocalScope(f);
@@ -73,24 +85,83 @@ static int print_into(PyObject *self, print_opts *o, PyObject *state, tp_strbuf 
   return 1;
 }
 
+/* The keywords of get_asm and print (upstream's, in its order) and where each goes; NULL: an
+ * option that is not a flag (an object: a limit, file). */
+#define OPT_FLAGS(o) &(o).debug, &(o).pretty, &(o).generic, &(o).local
+#if TETHER_MLIR_VERSION >= 22
+static const char *const get_asm_names[] = {"binary",
+                                            "large_elements_limit",
+                                            "large_resource_limit",
+                                            "enable_debug_info",
+                                            "pretty_debug_info",
+                                            "print_generic_op_form",
+                                            "use_local_scope",
+                                            "use_name_loc_as_prefix",
+                                            "assume_verified",
+                                            "skip_regions",
+                                            NULL};
+static const char *const print_names[] = {"large_elements_limit",
+                                          "large_resource_limit",
+                                          "enable_debug_info",
+                                          "pretty_debug_info",
+                                          "print_generic_op_form",
+                                          "use_local_scope",
+                                          "use_name_loc_as_prefix",
+                                          "assume_verified",
+                                          "file",
+                                          "binary",
+                                          "skip_regions",
+                                          NULL};
+enum { N_GET_ASM = 10, N_PRINT = 11, PRINT_FILE = 8 };
+#define GET_ASM_FLAGS(o)                                                                           \
+  { &(o).binary, NULL, NULL, OPT_FLAGS(o), &(o).name_loc, &(o).assume, &(o).skip_regions }
+#define PRINT_FLAGS(o)                                                                             \
+  { NULL, NULL, OPT_FLAGS(o), &(o).name_loc, &(o).assume, NULL, &(o).binary, &(o).skip_regions }
+#define GET_ASM_LIMITS(a) (a)[1], (a)[2]
+#define PRINT_LIMITS(a) (a)[0], (a)[1]
+#else
+static const char *const get_asm_names[] = {"binary",
+                                            "large_elements_limit",
+                                            "enable_debug_info",
+                                            "pretty_debug_info",
+                                            "print_generic_op_form",
+                                            "use_local_scope",
+                                            "assume_verified",
+                                            "skip_regions",
+                                            NULL};
+static const char *const print_names[] = {"large_elements_limit",
+                                          "enable_debug_info",
+                                          "pretty_debug_info",
+                                          "print_generic_op_form",
+                                          "use_local_scope",
+                                          "assume_verified",
+                                          "file",
+                                          "binary",
+                                          "skip_regions",
+                                          NULL};
+enum { N_GET_ASM = 8, N_PRINT = 9, PRINT_FILE = 6 };
+#define GET_ASM_FLAGS(o)                                                                           \
+  { &(o).binary, NULL, OPT_FLAGS(o), &(o).assume, &(o).skip_regions }
+#define PRINT_FLAGS(o)                                                                             \
+  { NULL, OPT_FLAGS(o), &(o).assume, NULL, &(o).binary, &(o).skip_regions }
+#define GET_ASM_LIMITS(a) (a)[1], NULL
+#define PRINT_LIMITS(a) (a)[0], NULL
+#endif
+
+/* The flags of a get_asm or print call: a[] as parsed by those names, flags[] where each goes. */
+static int read_flags(PyObject *const *a, int *const *flags, int n) {
+  for (int i = 0; i < n; i++)
+    if (flags[i] && a[i] && (*flags[i] = PyObject_IsTrue(a[i])) < 0) return 0;
+  return 1;
+}
+
 PyObject *tp_op_get_asm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames) {
-  static const char *const names[] = {"binary",
-                                      "large_elements_limit",
-                                      "enable_debug_info",
-                                      "pretty_debug_info",
-                                      "print_generic_op_form",
-                                      "use_local_scope",
-                                      "assume_verified",
-                                      "skip_regions",
-                                      NULL};
-  PyObject *a[8];
-  if (!tp_fastargs("get_asm", args, nargs, kwnames, names, 0, 8, a)) return NULL;
-  print_opts o = {a[1], 0, 0, 0, 0, 0, 0, 0};
-  int *flags[] = {&o.binary,  NULL,     &o.debug,  &o.pretty,
-                  &o.generic, &o.local, &o.assume, &o.skip_regions};
-  for (int i = 0; i < 8; i++)
-    if (flags[i] && a[i] && (*flags[i] = PyObject_IsTrue(a[i])) < 0) return NULL;
+  PyObject *a[N_GET_ASM];
+  if (!tp_fastargs("get_asm", args, nargs, kwnames, get_asm_names, 0, N_GET_ASM, a)) return NULL;
+  print_opts o = {GET_ASM_LIMITS(a), 0, 0, 0, 0, 0, 0, 0, 0};
+  int *flags[N_GET_ASM] = GET_ASM_FLAGS(o);
+  if (!read_flags(a, flags, N_GET_ASM)) return NULL;
   tp_strbuf b = {0};
   if (!print_into(self, &o, NULL, &b)) {
     PyMem_RawFree(b.data);
@@ -99,11 +170,45 @@ PyObject *tp_op_get_asm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
   return o.binary ? tp_strbuf_finish_bytes(&b) : tp_strbuf_finish(&b);
 }
 
+/* Writes text (str or bytes) to file: a file-like object, None (sys.stdout) or, on MLIR 22, the
+ * path of a file to write (as upstream 22's; the text as UTF-8). */
 static PyObject *write_to(PyObject *file, PyObject *text) {
   if (!file || file == Py_None) {
     file = PySys_GetObject("stdout");
     if (!file) return PyErr_Format(PyExc_RuntimeError, "no sys.stdout");
   }
+#if TETHER_MLIR_VERSION >= 22
+  if (PyUnicode_Check(file)) {
+    PyObject *bytes = PyUnicode_Check(text) ? PyUnicode_AsUTF8String(text) : Py_NewRef(text);
+    if (!bytes) return NULL;
+    PyObject *io = PyImport_ImportModule("io");
+    PyObject *f = io ? PyObject_CallMethod(io, "open", "Os", file, "wb") : NULL;
+    Py_XDECREF(io);
+    if (!f) {
+      Py_DECREF(bytes);
+      if (!PyErr_ExceptionMatches(PyExc_OSError)) return NULL;
+      PyObject *type, *exc, *tb;
+      PyErr_Fetch(&type, &exc, &tb);
+      PyErr_NormalizeException(&type, &exc, &tb);
+      PyObject *why = exc ? PyObject_GetAttrString(exc, "strerror") : NULL;
+      if (!why) PyErr_Clear();
+      PyErr_Format(PyExc_ValueError, "Unable to open file for writing: %S",
+                   why && why != Py_None ? why : exc);
+      Py_XDECREF(why);
+      Py_XDECREF(type);
+      Py_XDECREF(exc);
+      Py_XDECREF(tb);
+      return NULL;
+    }
+    PyObject *r = PyObject_CallMethod(f, "write", "O", bytes);
+    Py_DECREF(bytes);
+    PyObject *c = PyObject_CallMethod(f, "close", NULL);
+    Py_DECREF(f);
+    if (!c) Py_CLEAR(r);
+    Py_XDECREF(c);
+    return r;
+  }
+#endif
   return PyObject_CallMethod(file, "write", "O", text);
 }
 
@@ -116,7 +221,7 @@ PyObject *tp_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     int binary = a[2] ? PyObject_IsTrue(a[2]) : 0;
     if (binary < 0) return NULL;
     tp_strbuf b = {0};
-    print_opts o = {NULL, 0, 0, 0, 0, 0, 0, binary};
+    print_opts o = {NULL, NULL, 0, 0, 0, 0, 0, 0, binary, 0};
     if (!print_into(self, &o, a[0], &b)) {
       PyMem_RawFree(b.data);
       return NULL;
@@ -129,23 +234,11 @@ PyObject *tp_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
     Py_DECREF(r);
     Py_RETURN_NONE;
   }
-  static const char *const names[] = {"large_elements_limit",
-                                      "enable_debug_info",
-                                      "pretty_debug_info",
-                                      "print_generic_op_form",
-                                      "use_local_scope",
-                                      "assume_verified",
-                                      "file",
-                                      "binary",
-                                      "skip_regions",
-                                      NULL};
-  PyObject *a[9];
-  if (!tp_fastargs("print", args, nargs, kwnames, names, 0, 9, a)) return NULL;
-  print_opts o = {a[0], 0, 0, 0, 0, 0, 0, 0};
-  int *flags[] = {NULL,      &o.debug, &o.pretty, &o.generic,     &o.local,
-                  &o.assume, NULL,     &o.binary, &o.skip_regions};
-  for (int i = 0; i < 9; i++)
-    if (flags[i] && a[i] && (*flags[i] = PyObject_IsTrue(a[i])) < 0) return NULL;
+  PyObject *a[N_PRINT];
+  if (!tp_fastargs("print", args, nargs, kwnames, print_names, 0, N_PRINT, a)) return NULL;
+  print_opts o = {PRINT_LIMITS(a), 0, 0, 0, 0, 0, 0, 0, 0};
+  int *flags[N_PRINT] = PRINT_FLAGS(o);
+  if (!read_flags(a, flags, N_PRINT)) return NULL;
   tp_strbuf b = {0};
   if (!print_into(self, &o, NULL, &b)) {
     PyMem_RawFree(b.data);
@@ -153,18 +246,15 @@ PyObject *tp_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, P
   }
   PyObject *text = o.binary ? tp_strbuf_finish_bytes(&b) : tp_strbuf_finish(&b);
   if (!text) return NULL;
-  PyObject *r = write_to(a[6], text);
+  PyObject *r = write_to(a[PRINT_FILE], text);
   Py_DECREF(text);
   if (!r) return NULL;
   Py_DECREF(r);
-  if (!o.binary && (!a[6] || a[6] == Py_None)) {
-    /* upstream's print ends with the newline MLIR's printer leaves out */
-  }
   Py_RETURN_NONE;
 }
 
 PyObject *tp_op_str(PyObject *self) {
-  print_opts o = {NULL, 0, 0, 0, 0, 0, 0, 0};
+  print_opts o = {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
   tp_strbuf b = {0};
   if (!print_into(self, &o, NULL, &b)) {
     PyMem_RawFree(b.data);

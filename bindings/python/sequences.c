@@ -13,8 +13,45 @@
 
 static PyTypeObject *list_types[TP_LIST_KINDS];
 static const char *const list_names[TP_LIST_KINDS] = {
-    "OpOperandList", "OpResultList",      "RegionSequence", "OpSuccessors",
-    "OperationList", "BlockArgumentList", "BlockList"};
+    "OpOperandList",   "OpResultList",      "RegionSequence", "OpSuccessors",
+    "OperationList",   "BlockArgumentList", "BlockList",
+#if TETHER_MLIR_VERSION >= 22
+    "BlockSuccessors", "BlockPredecessors",
+#endif
+};
+
+#if TETHER_MLIR_VERSION >= 22
+/* A block's successors or predecessors, read from MLIR at each access (the arena keeps no list of
+ * them): their number, and the i-th one's handle (NULL: a predecessor that is a branch in no
+ * block). MLIR counts a block's successors from its last operation, and finds its predecessors by
+ * walking the uses of the block. */
+static int block_edges_len(tether_block *h, int kind, intptr_t *n) {
+  MlirBlock raw;
+  int rc = tether_block_get(h, &raw);
+  if (rc != TETHER_OK) return rc;
+  *n = kind == TP_LIST_BLOCK_SUCCESSORS ? mlirBlockGetNumSuccessors(raw)
+                                        : mlirBlockGetNumPredecessors(raw);
+  return TETHER_OK;
+}
+
+static int block_edge(tether_block *h, int kind, intptr_t i, tether_block **out) {
+  /* The safe point first destroys what became unreachable (a predecessor may be in IR nothing
+   * holds any more), so that the wrap below, whose own safe point then has nothing queued, never
+   * meets a block that is being freed. */
+  tether_arena *a = tether_handle_arena(h);
+  if (a) tether_safepoint(a);
+  intptr_t n;
+  int rc = block_edges_len(h, kind, &n);
+  if (rc != TETHER_OK) return rc;
+  if (i < 0 || i >= n) return TETHER_ERANGE;
+  MlirBlock raw;
+  tether_block_get(h, &raw);
+  MlirBlock b = kind == TP_LIST_BLOCK_SUCCESSORS ? mlirBlockGetSuccessor(raw, i)
+                                                 : mlirBlockGetPredecessor(raw, i);
+  *out = NULL;
+  return mlirBlockIsNull(b) ? TETHER_OK : tether_block_wrap(a, b, out);
+}
+#endif
 
 PyObject *tp_new_list(PyObject *owner, int kind) {
   TpList *l = PyObject_GC_New(TpList, list_types[kind]);
@@ -67,6 +104,12 @@ static Py_ssize_t full_len(TpList *l) {
   case TP_LIST_BLOCK_ARGS:
     rc = tether_block_num_args(h, &n);
     break;
+#if TETHER_MLIR_VERSION >= 22
+  case TP_LIST_BLOCK_SUCCESSORS:
+  case TP_LIST_BLOCK_PREDECESSORS:
+    rc = block_edges_len(h, l->kind, &n);
+    break;
+#endif
   default:
     rc = tether_region_num_blocks(h, &n);
     break;
@@ -111,6 +154,12 @@ static PyObject *full_item(TpList *l, Py_ssize_t i) {
   case TP_LIST_BLOCK_ARGS:
     rc = tether_block_arg(h, i, (tether_value **)&out);
     break;
+#if TETHER_MLIR_VERSION >= 22
+  case TP_LIST_BLOCK_SUCCESSORS:
+  case TP_LIST_BLOCK_PREDECESSORS:
+    rc = block_edge(h, l->kind, i, (tether_block **)&out);
+    break;
+#endif
   default:
     rc = tether_region_block(h, i, (tether_block **)&out);
     break;

@@ -42,7 +42,8 @@
  *   module.c         Module (the builtin.module type; the extension module is extension.c)
  *   attrmap.c        OpAttributeMap (op.attributes)
  *   printing.c       printing operations (get_asm, print, bytecode), AsmState
- *   create.c         Operation.create, OpView.build_generic
+ *   create.c         Operation.create, OpView.build_generic, OpView.__init__'s MLIR 22 form;
+ *                    the location of a new operation (22's loc_tracebacks)
  *   handle.c         what Region, Block and Value wrappers share
  *   region.c, block.c, value.c   Region; Block; Value, OpResult, BlockArgument, OpOperand
  *   sequences.c      the IR sequences (OperationList, BlockList, ...) and their iterator
@@ -190,6 +191,10 @@ enum {
   TP_LIST_BLOCK_OPS,
   TP_LIST_BLOCK_ARGS,
   TP_LIST_REGION_BLOCKS,
+#if TETHER_MLIR_VERSION >= 22
+  TP_LIST_BLOCK_SUCCESSORS,   /* a block's successors (its terminator's) */
+  TP_LIST_BLOCK_PREDECESSORS, /* the blocks whose terminators branch to a block */
+#endif
   TP_LIST_KINDS
 };
 
@@ -249,6 +254,7 @@ int tp_init_affine_map(PyObject *m);
 int tp_init_integer_set(PyObject *m);
 int tp_init_operation(PyObject *m);
 int tp_init_opview(PyObject *m);
+int tp_init_create(PyObject *m);
 int tp_init_module(PyObject *m);
 int tp_init_attrmap(PyObject *m);
 int tp_init_printing(PyObject *m);
@@ -610,6 +616,16 @@ void tp_asm_flags_for(void *handle, MlirOpPrintingFlags f);
 PyObject *tp_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames);
+#if TETHER_MLIR_VERSION >= 22
+/* OpView.__init__'s MLIR 22 form: build_generic's work from x = (name, opRegionSpec,
+ * operandSegmentSpecObj, resultSegmentSpecObj, results, operands, attributes, successors,
+ * regions, loc, ip), each NULL when not given. 0 with the new operation's handle, or -1. */
+int tp_opview_build(PyObject *const *x, tether_op **out);
+#endif
+/* The location of an operation being created: `given` (a Location, or None / NULL), else on MLIR
+ * 22 while loc_tracebacks are on one from the Python call stack, else the current Location. New
+ * reference, or NULL with RuntimeError (no location) or TypeError. */
+PyObject *tp_creation_loc(PyObject *given);
 
 /* dialects22.c: 1 if the operation verifies (tether_op_verify), else 0 with MLIRError("Verification
  * failed", diagnostics) or the handle's error. For calls into MLIR that crash on IR that does not

@@ -1,14 +1,17 @@
 /* value.c: Value and its classes OpResult and BlockArgument (upstream mlir.ir), and OpOperand, a
  * use of a value (value.uses).
  *
- * Invariants: a value's interned object is an OpResult or a BlockArgument; an operand or a Value(v)
- * is a plain Value that is not interned, and values compare by the value whatever their class.
+ * Invariants: a value's interned object is an OpResult or a BlockArgument; a Value(v) (and, on
+ * MLIR 19, an operand) is a plain Value that is not interned, and values compare by the value
+ * whatever their class.
  * Values come out as the class registered for their type (register_value_caster). Every method
  * reaches the value through the arena's guarded access first.
  */
 #include "tether_py.h"
 
 #include <mlir-c/BuiltinAttributes.h>
+
+#include <string.h>
 
 static PyObject *value_cast(PyObject *v);
 
@@ -31,7 +34,12 @@ static PyObject *plain_value(tether_value *h, int cast) {
   return v;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* As upstream 22's: an operand is its value's OpResult or BlockArgument, as its caster makes it. */
+PyObject *tp_wrap_operand(tether_value *h) { return tp_wrap_value(h); }
+#else
 PyObject *tp_wrap_operand(tether_value *h) { return plain_value(h, 1); }
+#endif
 
 /* The value as the class registered (register_value_caster) for its type's TypeID. Steals v. */
 static PyObject *value_cast(PyObject *v) {
@@ -82,7 +90,11 @@ static PyObject *value_owner(PyObject *self, void *c) {
   if (mlirValueIsAOpResult(raw)) {
     tether_op *o;
     TP_CALL(tether_value_owner_op(TP_H(self), &o), TP_H(self));
-    return tp_wrap_operation(o); /* as upstream: the Operation, not its OpView */
+#if TETHER_MLIR_VERSION >= 22
+    return tp_wrap_op(o); /* as upstream 22: the operation's OpView */
+#else
+    return tp_wrap_operation(o); /* as upstream 19: the Operation, not its OpView */
+#endif
   }
   tether_block *b;
   TP_CALL(tether_value_owner_block(TP_H(self), &b), TP_H(self));
@@ -116,7 +128,11 @@ static PyObject *value_rauw(PyObject *self, PyObject *with) {
   Py_RETURN_NONE;
 }
 
-static PyObject *value_set_type(PyObject *self, PyObject *type) {
+static PyObject *value_set_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames) {
+  static const char *const names[] = {"type", NULL};
+  PyObject *type;
+  if (!tp_fastargs("set_type", args, nargs, kwnames, names, 1, 1, &type)) return NULL;
   MlirType t;
   PyObject *tctx;
   if (!tp_arg_type(type, &t, &tctx)) return NULL;
@@ -239,14 +255,31 @@ fail:
   return NULL;
 }
 
+/* get_name(use_local_scope=False, state=None) on MLIR 19; on 22 get_name(use_local_scope=False,
+ * use_name_loc_as_prefix=False) or get_name(state) (a first argument that is not a bool, or
+ * `state=`, is the state). */
 static PyObject *value_get_name(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
+  int local = 0, name_loc = 0;
+  PyObject *state = Py_None;
+#if TETHER_MLIR_VERSION >= 22
+  if ((nargs >= 1 && !PyBool_Check(args[0])) || tp_kwarg(args, nargs, kwnames, "state")) {
+    static const char *const names[] = {"state", NULL};
+    if (!tp_fastargs("get_name", args, nargs, kwnames, names, 1, 1, &state)) return NULL;
+  } else {
+    static const char *const names[] = {"use_local_scope", "use_name_loc_as_prefix", NULL};
+    PyObject *a[2];
+    if (!tp_fastargs("get_name", args, nargs, kwnames, names, 0, 2, a)) return NULL;
+    if ((a[0] && !tp_arg_bool(a[0], &local)) || (a[1] && !tp_arg_bool(a[1], &name_loc)))
+      return NULL;
+  }
+#else
   static const char *const names[] = {"use_local_scope", "state", NULL};
   PyObject *a[2];
   if (!tp_fastargs("get_name", args, nargs, kwnames, names, 0, 2, a)) return NULL;
-  int local = 0;
   if (a[0] && !tp_arg_bool(a[0], &local)) return NULL;
-  PyObject *state = a[1] ? a[1] : Py_None;
+  if (a[1]) state = a[1];
+#endif
   MlirAsmState *given = NULL;
   if (state != Py_None && !(given = tp_arg_asm_state(state))) return NULL;
   TP_SELF(tether_value_get, self, raw, MlirValue);
@@ -262,6 +295,11 @@ static PyObject *value_get_name(PyObject *self, PyObject *const *args, Py_ssize_
                           "name yet");
     MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
     if (local) mlirOpPrintingFlagsUseLocalScope(f);
+#if TETHER_MLIR_VERSION >= 22
+    if (name_loc) mlirOpPrintingFlagsPrintNameLocAsPrefix(f);
+#else
+    (void)name_loc;
+#endif
     tp_asm_flags_for(TP_H(self), f);
     MlirAsmState st = mlirAsmStateCreateForValue(raw, f);
     mlirValuePrintAsOperand(raw, st, tp_strbuf_append, &b);
@@ -275,7 +313,15 @@ static PyObject *value_get_name(PyObject *self, PyObject *const *args, Py_ssize_
 static PyObject *value_str(PyObject *self) {
   TP_SELF(tether_value_get, self, raw, MlirValue);
   tp_strbuf b = {0};
-  tp_strbuf_append(mlirStringRefCreateFromCString("Value("), &b);
+  const char *cls = "Value(";
+#if TETHER_MLIR_VERSION >= 22
+  /* As upstream 22: results and arguments print as their class. */
+  if (tp_is(self, tp.OpResult))
+    cls = "OpResult(";
+  else if (tp_is(self, tp.BlockArgument))
+    cls = "BlockArgument(";
+#endif
+  tp_strbuf_append(mlirStringRefCreateFromCString(cls), &b);
   if (mlirValueIsAOpResult(raw) && tether_handle_has_foreign_uses(TP_H(self))) {
     /* mlirValuePrint verifies the enclosing IR first, which crashes on IR using values of other
      * IR: print the defining operation unverified, generic form. */
@@ -300,7 +346,9 @@ static PyObject *value_dump(PyObject *self, PyObject *unused) {
     if (!s) return NULL;
     Py_ssize_t n;
     const char *text = PyUnicode_AsUTF8AndSize(s, &n);
-    if (text && n >= 7) fprintf(stderr, "%.*s\n", (int)(n - 7), text + 6);
+    const char *open = text ? memchr(text, '(', (size_t)n) : NULL; /* after "Value(" & co. */
+    if (open && n - (open - text) >= 2)
+      fprintf(stderr, "%.*s\n", (int)(n - (open - text) - 2), open + 1);
     Py_DECREF(s);
     Py_RETURN_NONE;
   }
@@ -351,16 +399,97 @@ static PyObject *value_isinstance(PyObject *cls, PyObject *other) {
   Py_RETURN_TRUE;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+/* ---- what MLIR 22 adds to Value and BlockArgument -------------------------------------------- */
+
+static PyObject *value_location(PyObject *self, void *c) {
+  (void)c;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  return tp_wrap_loc_a(tether_handle_arena(TP_H(self)), mlirValueGetLocation(raw));
+}
+
+/* replace_all_uses_except(with_, exceptions): every use of this value becomes `with_` except the
+ * uses by `exceptions`, an operation or a sequence of operations. */
+static PyObject *value_replace_all_uses_except(PyObject *self, PyObject *const *args,
+                                               Py_ssize_t nargs, PyObject *kwnames) {
+  static const char *const names[] = {"with_", "exceptions", NULL};
+  PyObject *a[2];
+  if (!tp_fastargs("replace_all_uses_except", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  tether_value *with;
+  MlirValue wraw;
+  if (!tp_arg_value(a[0], &with, &wraw)) return NULL;
+  int one = tp_is(a[1], tp.OperationBase);
+  PyObject *seq = one ? NULL : tp_arg_seq(a[1], "exceptions");
+  if (!one && !seq) return NULL;
+  Py_ssize_t n = one ? 1 : PyList_GET_SIZE(seq);
+  tether_op **ex = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *ex);
+  PyObject *r = NULL;
+  if (!ex) {
+    PyErr_NoMemory();
+    goto done;
+  }
+  /* The handles only (no Python code runs from here on): the arena checks each. */
+  for (Py_ssize_t i = 0; i < n; i++) {
+    PyObject *o = one ? a[1] : PyList_GET_ITEM(seq, i);
+    MlirOperation oraw;
+    if (!tp_arg_op(o, &ex[i], &oraw)) goto done;
+  }
+  MlirValue raw;
+  int rc = tether_value_get(TP_H(self), &raw);
+  if (rc == TETHER_OK) rc = tether_value_replace_uses_except(TP_H(self), with, ex, n);
+  if (rc == TETHER_EINVALID && tether_handle_is_valid(TP_H(self)))
+    TP_RAISE_RC(rc, with);
+  else if (rc != TETHER_OK)
+    TP_RAISE_RC(rc, TP_H(self));
+  else
+    r = Py_NewRef(Py_None);
+done:
+  PyMem_Free(ex);
+  Py_XDECREF(seq);
+  return r;
+}
+
+static PyObject *blockarg_set_location(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                       PyObject *kwnames) {
+  static const char *const names[] = {"loc", NULL};
+  PyObject *loc;
+  if (!tp_fastargs("set_location", args, nargs, kwnames, names, 1, 1, &loc)) return NULL;
+  MlirLocation l;
+  PyObject *lctx;
+  if (!tp_arg_loc(loc, &l, &lctx)) return NULL;
+  TP_SELF(tether_value_get, self, raw, MlirValue);
+  if (((TpContext *)lctx)->arena != tether_handle_arena(TP_H(self)))
+    return PyErr_Format(PyExc_ValueError, "the location belongs to another context");
+  if (!mlirValueIsABlockArgument(raw))
+    return PyErr_Format(PyExc_ValueError, "the value is not a block argument");
+  mlirBlockArgumentSetLocation(raw, l);
+  Py_RETURN_NONE;
+}
+#endif
+
 static PyMethodDef value_methods[] = {
     {"replace_all_uses_with", (PyCFunction)value_rauw, METH_O,
      "Replaces every use of this value with another one."},
-    {"set_type", (PyCFunction)value_set_type, METH_O, NULL},
+    {"set_type", TP_FASTFN(value_set_type), TP_FAST, NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"get_name", TP_FASTFN(value_get_name), TP_FAST,
+     "get_name(use_local_scope=False, use_name_loc_as_prefix=False), or get_name(state): the "
+     "value's name as an operand (%0)."},
+    {"replace_all_uses_except", TP_FASTFN(value_replace_all_uses_except), TP_FAST,
+     "replace_all_uses_except(with_, exceptions): replaces every use of this value with `with_` "
+     "except the uses by `exceptions` (an operation or a list of operations)."},
+#else
     {"get_name", TP_FASTFN(value_get_name), TP_FAST,
      "get_name(use_local_scope=False, state=None): the value's name as an operand (%0)."},
+#endif
     {"dump", (PyCFunction)value_dump, METH_NOARGS, "Prints the value to stderr."},
     {"maybe_downcast", (PyCFunction)value_maybe_downcast, METH_NOARGS, NULL},
     {"_CAPICreate", (PyCFunction)value_from_capsule, METH_O | METH_STATIC, NULL},
     {"isinstance", (PyCFunction)value_isinstance, METH_O | METH_CLASS, NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS,
+     "Value[T]: a Value whose type is T (typing only; upstream 22's Value is generic)."},
+#endif
     TP_METHODS_END,
 };
 
@@ -369,6 +498,9 @@ static PyGetSetDef value_getset[] = {
     {"owner", value_owner, NULL, "The defining operation, or the owning Block.", NULL},
     {"uses", value_uses, NULL, "The uses of the value: an iterator of OpOperand.", NULL},
     {"context", value_context, NULL, NULL, NULL},
+#if TETHER_MLIR_VERSION >= 22
+    {"location", value_location, NULL, "The value's location.", NULL},
+#endif
     {"_CAPIPtr", value_capsule, NULL, NULL, NULL},
     TP_GETSET_END,
 };
@@ -408,7 +540,18 @@ static PyGetSetDef blockarg_getset[] = {
     TP_GETSET_END,
 };
 
+#if TETHER_MLIR_VERSION >= 22
+static PyMethodDef blockarg_methods[] = {
+    {"set_location", TP_FASTFN(blockarg_set_location), TP_FAST,
+     "set_location(loc): sets the argument's location."},
+    TP_METHODS_END,
+};
+#endif
+
 static PyType_Slot blockarg_slots[] = {
+#if TETHER_MLIR_VERSION >= 22
+    {Py_tp_methods, blockarg_methods},
+#endif
     {Py_tp_getset, blockarg_getset},
     {Py_tp_doc, "An argument of a block."},
     {0, NULL},

@@ -279,7 +279,7 @@ def test_operation_create_with_insertion_points(ctx):
         assert a.parent is m.operation
         # ip= overrides.
         c = _const(3, ip=ir.InsertionPoint.at_block_begin(m.body))
-        assert m.body.operations[0] is c
+        assert m.body.operations[0] is c.opview  # Operation.create gives the Operation on MLIR 22
         # Before an op.
         with ir.InsertionPoint(b):
             d = _const(4)
@@ -287,7 +287,7 @@ def test_operation_create_with_insertion_points(ctx):
         # ip.insert of a detached op.
         e = _const(5)
         ir.InsertionPoint(m.body).insert(e)
-        assert m.body.operations[-1] is e
+        assert m.body.operations[-1] is e.opview
         assert e.parent is m.operation
         # InsertionPoint.current
         ip = ir.InsertionPoint(m.body)
@@ -303,7 +303,7 @@ def test_insertion_point_at_block_terminator(ctx):
     with ir.Location.unknown(), ir.InsertionPoint.at_block_terminator(block):
         c = _const(9)
     assert block.operations[3].name == "func.return"
-    assert block.operations[2] is c
+    assert block.operations[2] is c.opview  # Operation.create gives the Operation on MLIR 22
     with pytest.raises(ValueError):
         ir.InsertionPoint.at_block_terminator(m.body)  # builtin.module body has none
 
@@ -320,11 +320,11 @@ def test_operation_create_regions_int_and_successors(ctx):
         )
         assert len(f.regions) == 1
         region = f.regions[0]
-        assert region.owner is f
+        assert region.owner is f.opview  # Operation.create gives the Operation on MLIR 22
         entry = region.blocks.append(i32)
         exit_ = region.blocks.append(i32)
         assert len(region.blocks) == 2
-        assert entry.owner is f
+        assert entry.owner is f.opview
         with ir.InsertionPoint(entry):
             ir.Operation.create("cf.br", operands=[entry.arguments[0]], successors=[exit_])
         with ir.InsertionPoint(exit_):
@@ -467,11 +467,16 @@ def test_values(ctx):
     assert not isinstance(r, ir.BlockArgument)
     assert isinstance(a, ir.Value) and isinstance(a, ir.BlockArgument)
     assert not isinstance(a, ir.OpResult)
-    assert r.owner is add.operation and r.owner == add
+    # As upstream's: the owner is the OpView on MLIR 22, the Operation on 19.
+    assert r.owner is (add if MLIR_VERSION >= 22 else add.operation) and r.owner == add
     assert a.owner is block
     assert r.result_number == 0
     assert a.arg_number == 1
-    assert type(add.operands[0]) is ir.Value  # as upstream: operands are plain Values
+    if MLIR_VERSION >= 22:  # as upstream 22's: operands are their OpResult or BlockArgument
+        assert add.operands[0] is a.owner.arguments[0]
+        assert type(block.operations[1].operands[0]) is ir.OpResult
+    else:  # as upstream 19's: operands are plain Values
+        assert type(add.operands[0]) is ir.Value
     assert isinstance(ir.BlockArgument(add.operands[0]), ir.BlockArgument)
     assert isinstance(ir.OpResult(block.operations[1].operands[0]), ir.OpResult)
     assert a.type == _i32()
@@ -577,7 +582,7 @@ def test_region_and_block(ctx):
         c = _const(1)
         new.append(c)
         assert c.block is new
-        assert new.operations[0] is c
+        assert new.operations[0] is c.opview  # Operation.create gives the Operation on MLIR 22
 
 
 def test_block_append_requires_detached_op(ctx):

@@ -338,10 +338,10 @@ def test_detached_region_and_block_attach_to_new_op(ctx, collect_until):
             regions=[region],
         )
     # Ownership moved: the region is now the op's, with identity preserved all the way down.
-    assert region.owner is func
+    assert region.owner is func.opview  # Operation.create gives the Operation on MLIR 22
     assert func.regions[0] is region
     assert func.regions[0].blocks[0] is block
-    assert block.owner is func
+    assert block.owner is func.opview
     assert block.region is region
     assert ret.parent is func.operation
     assert func.verify()
@@ -374,7 +374,7 @@ def test_detached_block_appended_to_attached_region(ctx):
             ir.Operation.create("scf.yield", operands=[c.result])
         op.regions[0].blocks.append(block)
     assert op.regions[0].blocks[0] is block
-    assert block.owner is op
+    assert block.owner is op.opview  # Operation.create gives the Operation on MLIR 22
     assert block.region is op.regions[0]
     assert c.parent is op.operation
     assert op.verify()
@@ -432,7 +432,7 @@ def test_attached_region_cannot_be_reused(ctx):
             ir.Operation.create("scf.execute_region", regions=[region])
         with pytest.raises((ValueError, RuntimeError, TypeError)):
             ir.Operation.create("scf.execute_region", regions=[op.regions[0]])
-        assert region.owner is op
+        assert region.owner is op.opview  # Operation.create gives the Operation on MLIR 22
 
 
 def test_attached_block_cannot_be_appended_again(ctx):

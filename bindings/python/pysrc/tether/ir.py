@@ -327,6 +327,15 @@ if _MLIR_VERSION >= 22:
                 settings.set_loc_tracebacks_enabled(False)
             settings.set_loc_tracebacks_frame_limit(old_limit)
 
+    # As upstream 22: the IR sequences are Sequences, so `match` takes them apart.
+    import collections.abc as _abc
+
+    for _seq in (BlockArgumentList, BlockList, BlockSuccessors, BlockPredecessors,  # noqa: F405
+                 OperationList, OpOperandList, OpResultList, OpSuccessors,  # noqa: F405
+                 RegionSequence):  # noqa: F405
+        _abc.Sequence.register(_seq)
+    del _seq
+
 
 from tether._attr_builders import *  # noqa: F401,F403,E402  (the builders register themselves)
 

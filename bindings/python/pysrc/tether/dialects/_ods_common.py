@@ -13,6 +13,7 @@ puts n_simple first, and registers its file with `_cext.globals.register_traceba
 
 from typing import Optional as _Optional, Sequence as _Sequence, Union as _Union
 
+from tether import _tether
 from tether import ir as _ir
 from tether._mlir_version import MLIR_VERSION as _MLIR_VERSION
 
@@ -58,6 +59,8 @@ class _Globals:
 
         def set_loc_tracebacks_enabled(self, enabled):
             _tracebacks.enabled = bool(enabled)
+            # Op creation without a location asks _traceback_location while they are on.
+            _tether._set_loc_traceback_fn(_traceback_location if _tracebacks.enabled else None)
 
         def loc_tracebacks_frame_limit(self):
             return _tracebacks.frame_limit
