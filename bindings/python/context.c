@@ -199,8 +199,21 @@ static PyObject *context_load_all(TpContext *self, PyObject *unused) {
 static PyObject *context_enable_mt(TpContext *self, PyObject *enable) {
   int on = PyObject_IsTrue(enable);
   if (on < 0) return NULL;
-  mlirContextEnableMultithreading(tether_arena_context(self->arena), on);
+  self->threads_off = !on;
+  /* While suspended, MLIR's setting changes when the suspension ends. */
+  if (!self->threads_suspended)
+    mlirContextEnableMultithreading(tether_arena_context(self->arena), on);
   Py_RETURN_NONE;
+}
+
+void tp_context_threads_suspend(TpContext *ctx) {
+  if (ctx->threads_suspended++ == 0 && !ctx->threads_off)
+    mlirContextEnableMultithreading(tether_arena_context(ctx->arena), false);
+}
+
+void tp_context_threads_resume(TpContext *ctx) {
+  if (--ctx->threads_suspended == 0 && !ctx->threads_off)
+    mlirContextEnableMultithreading(tether_arena_context(ctx->arena), true);
 }
 
 static PyObject *context_is_registered(TpContext *self, PyObject *name) {

@@ -160,6 +160,10 @@ typedef struct TpContext {
     PyObject *key;
     MlirIdentifier id;
   } idents[16];
+  /* Context.enable_multithreading(False) was called; MLIR's multithreading is also off while
+   * threads_suspended > 0 (tp_context_threads_suspend). */
+  bool threads_off;
+  int threads_suspended;
 } TpContext;
 
 /* enable_ir_printing's options (MLIR 22's; MLIR 19 has one configuration). */
@@ -177,6 +181,11 @@ typedef struct {
    * whether a capsule was handed out (its holder may have changed anything). */
   bool verifier, ir_printing, capsule_given;
   TpIRPrinting printing;
+  bool timing;        /* enable_timing (MLIR 22) */
+  int statistics;     /* enable_statistics' display mode, -1: off (MLIR 22) */
+  bool running;       /* run() is in progress: a pass of it cannot run it again */
+  bool python_passes; /* PassManager.add(callable) added passes written in Python (MLIR 22) */
+  uint64_t id;        /* what its passes written in Python know it by */
 } TpPassManager;
 
 /* Sequences over an owner wrapper (a TpHandle or TpOp). */
@@ -485,6 +494,11 @@ PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name);
 PyObject *tp_context_attach_diagnostic_handler(TpContext *self, PyObject *callback);
 /* Detaches every handler of a Context that goes away. */
 void tp_diagnostics_detach_all(TpContext *self);
+/* Turns MLIR's multithreading off in ctx while code written in Python runs inside MLIR (passes,
+ * rewrite patterns: MLIR would call it from its worker threads, without the GIL, and fork trial
+ * children without them), and back to what Context.enable_multithreading asked for after. Nests. */
+void tp_context_threads_suspend(TpContext *ctx);
+void tp_context_threads_resume(TpContext *ctx);
 
 /* Error capture (diagnostics.c): while attached, error diagnostics of the context are collected
  * as DiagnosticInfo objects (unless the context emits them: emit_error_diagnostics); other
