@@ -27,6 +27,7 @@
 #include "tether_internal.h"
 
 #include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/Dialect/PDL.h>
 
 #include <stdio.h>
@@ -56,6 +57,7 @@ enum { MAX_RESULTS = 16 };
 typedef struct {
   tether_pdl_callback fn;
   void *user;
+  bool rewrite;
   int nres;
   uint8_t kinds[MAX_RESULTS];
 } fn_state;
@@ -71,17 +73,42 @@ struct tether_pdl_results {
   intptr_t given;
 };
 
+/* The first of the call's values of a kind (a Value or an Operation), or NULL. */
+static const void *first_of(size_t n, MlirPDLValue *values, int kind) {
+  for (size_t i = 0; i < n; i++) {
+    const void *p = kind == TETHER_PDL_VALUE ? (const void *)mlirPDLValueAsValue(values[i]).ptr
+                                             : (const void *)mlirPDLValueAsOperation(values[i]).ptr;
+    if (p) return p;
+  }
+  return NULL;
+}
+
 /* What MLIR calls: the binding's function, which gives its results through
- * tether_pdl_results_push; a success with fewer results than expected becomes a failure (MLIR
- * would read the missing ones). */
+ * tether_pdl_results_push. A constraint that succeeds with fewer results than expected fails
+ * instead (MLIR would read the missing ones). A rewrite function must not fail: MLIR's greedy and
+ * walk drivers abort the process when one does ("the pattern rewriter doesn't support recovery").
+ * So a rewrite that fails, or gives fewer results, succeeds with the missing results made up (a
+ * unit attribute, the none type, the first value or operation among its arguments); the binding
+ * reports its failure itself. Only when no argument can stand for a missing value or operation
+ * does it fail (and MLIR abort). */
 static MlirLogicalResult trampoline(MlirPatternRewriter rewriter, MlirPDLResultList list, size_t n,
                                     MlirPDLValue *values, void *ud) {
   const fn_state *f = ud;
   tether_pdl_results r = {list, f, 0};
   MlirLogicalResult res = f->fn(rewriter, &r, n, values, f->user);
-  if (mlirLogicalResultIsSuccess(res) && r.given != (f->nres < 0 ? 0 : f->nres))
-    return mlirLogicalResultFailure();
-  return res;
+  int nres = f->nres < 0 ? 0 : f->nres;
+  if (!f->rewrite)
+    return mlirLogicalResultIsSuccess(res) && r.given != nres ? mlirLogicalResultFailure() : res;
+  MlirContext ctx = mlirRewriterBaseGetContext(mlirPatternRewriterAsBase(rewriter));
+  while (r.given < nres) {
+    int kind = f->kinds[r.given];
+    const void *raw = kind == TETHER_PDL_ATTRIBUTE ? mlirUnitAttrGet(ctx).ptr
+                      : kind == TETHER_PDL_TYPE    ? mlirNoneTypeGet(ctx).ptr
+                                                   : first_of(n, values, kind);
+    if (!raw || tether_pdl_results_push(&r, (tether_pdl_kind)kind, raw) != TETHER_OK)
+      return mlirLogicalResultFailure();
+  }
+  return mlirLogicalResultSuccess();
 }
 
 int tether_pdl_results_push(tether_pdl_results *r, tether_pdl_kind kind, const void *raw) {
@@ -358,6 +385,7 @@ int tether_pdl_freeze_ex(tether_op *module, const tether_pdl_function *fns, intp
   for (intptr_t i = 0; i < n; i++) {
     st->fns[i].fn = fns[i].fn;
     st->fns[i].user = fns[i].user;
+    st->fns[i].rewrite = fns[i].rewrite;
     st->fns[i].nres = -1;
   }
   int rc = pdl_freeze(module, fns, n, st, out);
@@ -386,10 +414,15 @@ static int apply_checked(tether__tree *t, const tether__apply *x, unsigned flags
   if (!(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&
       !mlirOperationVerify(x->op))
     return TETHER_EVERIFY;
-  if (!(flags & TETHER_PATTERNS_NO_TRIAL) && tether__patterns_crash(x)) return TETHER_EPASS;
-  tether__touch(t->arena);
-  tether__run run; /* patterns written in the binding's language call back (callbacks.c) */
+  /* Patterns written in the binding's language call back (callbacks.c), in the trial's child
+   * too. */
+  tether__run run;
   tether__run_push(t->arena, &run, t, x->op, 1);
+  if (!(flags & TETHER_PATTERNS_NO_TRIAL) && tether__patterns_crash(x)) {
+    tether__run_pop(t->arena, &run);
+    return TETHER_EPASS;
+  }
+  tether__touch(t->arena);
   MlirLogicalResult r = tether__patterns_apply(x);
   tether__run_pop(t->arena, &run);
   tether__tree_revalidate(tether__tree_resolve(t));

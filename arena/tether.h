@@ -489,9 +489,13 @@ int tether_op_apply_patterns_ex(tether_op *op, MlirFrozenRewritePatternSet set,
  * pdl.apply_native_rewrite, pdl.rewrite with a name): MLIR 22's mlirPDLPatternModuleRegister*. MLIR
  * reads the results a function gives by the kinds the call sites declare, without checking them, so
  * a function hands its results over through tether_pdl_results_push, which refuses more results or
- * another kind than the patterns expect, and a function that succeeds with fewer results is made to
- * fail. A function that calls back into a binding brackets its work with tether_scope_enter
- * (TETHER_SCOPE_PDL). */
+ * another kind than the patterns expect; a constraint that succeeds with fewer results is made to
+ * fail. MLIR's greedy and walk drivers abort the process when a rewrite function fails, so a
+ * rewrite function that fails or gives fewer results succeeds instead, the missing results made up
+ * (a unit attribute, the none type, the first value or operation among its arguments), and the
+ * caller reports the failure its own way; only when no argument can stand for a missing value or
+ * operation does MLIR see the failure (and abort). A function that calls back into a binding
+ * brackets its work with tether_scope_enter (TETHER_SCOPE_PDL). */
 typedef enum {
   TETHER_PDL_ATTRIBUTE = 0,
   TETHER_PDL_OPERATION = 1,

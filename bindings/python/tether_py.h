@@ -51,6 +51,7 @@
  *   dialect_types.c  the transform, pdl, gpu, nvgpu and llvm types (_tether._transform, ...)
  *   dialect_quant.c, dialect_sparse_tensor.c   quant's types, sparse_tensor's EncodingAttr
  *   execution_engine.c, transform_interpreter.c, rewrite.c, linalg.c   _tether's submodules
+ *   patterns.c       MLIR 22's Python rewrite patterns, PatternRewriter, GreedyRewriteConfig
  */
 #ifndef TETHER_PY_H
 #define TETHER_PY_H
@@ -279,6 +280,44 @@ int tp_init_transform_interpreter(PyObject *m);
 int tp_init_linalg(PyObject *m);
 /* rewrite.c: _tether._rewrite (PDLModule, FrozenRewritePatternSet, apply_patterns_...). */
 int tp_init_rewrite(PyObject *m);
+#if TETHER_MLIR_VERSION >= 22
+/* patterns.c: MLIR 22's Python rewriting, in _tether._rewrite too (RewritePatternSet,
+ * PatternRewriter, PDLResultList, GreedyRewriteConfig), and the callbacks MLIR makes into Python
+ * while patterns apply (rewrite.c applies them). */
+int tp_init_patterns(PyObject *rewrite_module);
+/* A callable of a pattern set, as MLIR's user data of a pattern or PDL native function: it calls
+ * Python only while tether applies the set it belongs to (id), on the thread that does. */
+typedef struct {
+  PyObject *fn;   /* strong */
+  PyObject *name; /* str: a PDL function's name (messages), or NULL */
+  uint64_t set_id;
+  bool rewrite; /* a PDL rewrite function (MLIR cannot recover from its failure) */
+} tp_pyfn;
+/* An application of a pattern set in progress on this thread (tp_apply_begin/end around the
+ * arena's call): the set's callbacks call Python meanwhile; error receives the first exception
+ * one raised. */
+typedef struct tp_apply_run {
+  struct tp_apply_run *outer;
+  uint64_t set_id;
+  TpContext *ctx;
+  int driver; /* tether_driver */
+  PyObject *error;
+} tp_apply_run;
+void tp_apply_begin(tp_apply_run *r, uint64_t set_id, TpContext *ctx, int driver);
+void tp_apply_end(tp_apply_run *r);
+/* A new id for a pattern set (its callbacks know it). */
+uint64_t tp_pattern_set_id(void);
+/* A frozen set (new reference; takes set, pdl_state and fns: freed with it): id and whether its
+ * patterns call Python; pdl_state (tether_pdl_freeze_ex) and fns (n PyMem-allocated tp_pyfn
+ * structs, the PDL native functions' user data), NULL when none. */
+PyObject *tp_frozen_set_new(MlirFrozenRewritePatternSet set, PyObject *ctx, uint64_t id,
+                            bool python, void *pdl_state, tp_pyfn *fns, Py_ssize_t n);
+/* The PDL native functions' callback (tether_pdl_callback; user: a tp_pyfn). */
+MlirLogicalResult tp_pdl_callback(MlirPatternRewriter rewriter, tether_pdl_results *results,
+                                  size_t n, MlirPDLValue *values, void *user);
+/* A GreedyRewriteConfig argument (None: null config). 1, or 0 with TypeError. */
+int tp_arg_greedy_config(PyObject *o, MlirGreedyRewriteDriverConfig *out);
+#endif
 
 /* ---- errors (errors.c) ----------------------------------------------------------------------- */
 
