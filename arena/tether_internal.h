@@ -420,8 +420,14 @@ int tether__inliner_unsafe(MlirPassManager pm, MlirOperation root);
 /* Emits a diagnostic and returns 1 when compiling the PDL module (tether__pdl_compile) crashes
  * MLIR: tried in a child once per text of the module. */
 int tether__pdl_compile_crashes(MlirOperation module, const void *fns, intptr_t n, void *state);
-/* Emits a diagnostic and returns 1 when the application (tether__patterns_apply) crashes MLIR or
- * runs 120 s: tried in a child every time; nothing changed then. */
+/* Whether operations in op (op itself included) have null operands, as MLIR 22's rewriter leaves
+ * the users of an operation it erased while still used; with repair, each such operand is set to
+ * the result of a new "tether.dropped_use" operation of type none inserted before its user (IR
+ * that does not verify, but that MLIR's printer and verifier can read). */
+int tether__dropped_uses(MlirOperation op, int repair);
+/* Emits a diagnostic and returns 1 when the application (tether__patterns_apply) crashes MLIR,
+ * runs 120 s or leaves null operands (tether__dropped_uses): tried in a child every time; nothing
+ * changed then. */
 int tether__patterns_crash(const tether__apply *x);
 
 /* ---- callbacks.c ---------------------------------------------------------------------------- */

@@ -292,6 +292,9 @@ static MlirLogicalResult pattern_match(MlirRewritePattern pattern, MlirOperation
   Py_XDECREF(rw);
   Py_XDECREF(view);
   MlirLogicalResult out = result_of(r, res);
+  /* The pattern erased the matched operation (or what holds it) through the rewriter: MLIR must
+   * hear "matched", or it tries its next pattern on the freed operation. */
+  if (rc == TETHER_OK && !tether_handle_is_valid(h)) out = mlirLogicalResultSuccess();
   tether_scope_leave(&scope);
   return out;
 }
