@@ -738,17 +738,37 @@ static void key_append(MlirStringRef s, void *ud) {
   k->len += s.length;
 }
 
-static void compile_in_child(void *module) { tether__pdl_compile(*(MlirOperation *)module); }
+typedef struct {
+  MlirOperation module;
+  const void *fns;
+  intptr_t n;
+  void *state;
+} compile_call;
 
-int tether__pdl_compile_crashes(MlirOperation module) {
+static void compile_in_child(void *ud) {
+  compile_call *c = ud;
+  tether__pdl_compile(c->module, c->fns, c->n, c->state);
+}
+
+int tether__pdl_compile_crashes(MlirOperation module, const void *fns, intptr_t n, void *state) {
   key_text k = {NULL, 0, 0, 0};
   key_append(mlirStringRefCreateFromCString("tether_pdl_freeze\n"), &k);
+#if TETHER_MLIR_VERSION >= 22
+  /* The names registered decide what MLIR compiles. */
+  const tether_pdl_function *fn = fns;
+  for (intptr_t i = 0; i < n; i++) {
+    key_append(mlirStringRefCreateFromCString(fn[i].rewrite ? "rewrite " : "constraint "), &k);
+    key_append(fn[i].name, &k);
+    key_append(mlirStringRefCreateFromCString("\n"), &k);
+  }
+#endif
   MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
   mlirOpPrintingFlagsPrintGenericOpForm(f);
   mlirOpPrintingFlagsAssumeVerified(f);
   mlirOperationPrintWithFlags(module, f, key_append, &k);
   mlirOpPrintingFlagsDestroy(f);
-  int safe = k.oom ? -1 : tether_probe(k.text, k.len, compile_in_child, &module);
+  compile_call c = {module, fns, n, state};
+  int safe = k.oom ? -1 : tether_probe(k.text, k.len, compile_in_child, &c);
   free(k.text);
   if (safe != 0) return 0;
   mlirEmitError(mlirOperationGetLocation(module),
@@ -761,30 +781,30 @@ int tether__pdl_compile_crashes(MlirOperation module) {
  * an arith.constant without its value) and erases operations whose results are still used, and
  * MLIR's folders and inference then run on that IR in the same call, unverified: each application
  * is made in a child first (not cached: it depends on the whole IR). */
-typedef struct {
-  MlirModule module;
-  MlirFrozenRewritePatternSet set;
-} patterns_call;
-
 static void apply_in_child(void *ud) {
-  patterns_call *c = ud;
-  tether__patterns_apply(c->module, c->set);
+  const tether__apply *x = ud;
+  tether__patterns_apply(x);
+  /* MLIR 22's rewriter drops the uses of an operation erased while still used: the users are left
+   * with null operands, which MLIR's printer and verifier then dereference. */
+  if (tether__dropped_uses(x->op, 0)) child_answer(3);
 }
 
-int tether__patterns_crash(MlirOperation module_op, MlirFrozenRewritePatternSet set) {
-  patterns_call c = {mlirModuleFromOperation(module_op), set};
-  int r = in_child(apply_in_child, &c, PATTERNS_TIMEOUT_MS);
-  if (r != 0 && r != 2) return 0; /* -1: no child could be made; applied untried, as probes are */
-  mlirEmitError(mlirOperationGetLocation(module_op),
-                r == 0 ? "MLIR crashes applying these patterns to this IR (tether applied "
-                         "them in a child process first): a rewrite builds an operation "
-                         "MLIR's folders or inference cannot handle (operands or attributes "
-                         "missing), or erases an operation whose results are still used; "
-                         "nothing was changed"
-                       : "applying these patterns to this IR did not finish within 120 s "
-                         "in a trial run (tether applies them in a child process first; a "
-                         "pattern that undoes another's rewrite never stops); nothing was "
-                         "changed");
+int tether__patterns_crash(const tether__apply *x) {
+  int r = in_child(apply_in_child, (void *)x, PATTERNS_TIMEOUT_MS);
+  if (r == -1 || r == 1) return 0; /* -1: no child could be made; applied untried, as probes are */
+  mlirEmitError(mlirOperationGetLocation(x->op),
+                r == 3   ? "these patterns erase an operation whose results are still used (tether "
+                           "applied them in a child process first): MLIR would leave its users "
+                           "with operands that are gone; nothing was changed"
+                : r == 0 ? "MLIR crashes applying these patterns to this IR (tether applied "
+                           "them in a child process first): a rewrite builds an operation "
+                           "MLIR's folders or inference cannot handle (operands or attributes "
+                           "missing), or erases an operation whose results are still used; "
+                           "nothing was changed"
+                         : "applying these patterns to this IR did not finish within 120 s "
+                           "in a trial run (tether applies them in a child process first; a "
+                           "pattern that undoes another's rewrite never stops); nothing was "
+                           "changed");
   return 1;
 }
 

@@ -311,6 +311,12 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
       ntrees <= 16 ? few : tether__alloc((size_t)(ntrees ? ntrees : 1) * sizeof *trees);
   if (!trees) return TETHER_ENOMEM;
   rc = find_trees(a, state, hv, into, blk, trees);
+  /* While MLIR is suspended in a callback: no new uses of a tree being rewritten from another one,
+   * no tree MLIR runs on absorbed as a region. */
+  for (intptr_t i = 0; rc == TETHER_OK && a->scopes && i < ntrees; i++)
+    rc = i < state->nOperands + state->nSuccessors
+             ? tether__scope_use(into, trees[i])
+             : tether__scope_removal(trees[i], (MlirOperation){NULL}, (MlirBlock){NULL});
   MlirOperation op = {NULL};
   if (rc == TETHER_OK) rc = make_op(a, state, &op);
   if (rc != TETHER_OK) return rc;

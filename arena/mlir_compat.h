@@ -84,17 +84,33 @@ static inline void tether_mlir_ee_initialize(MlirExecutionEngine e) {
 #endif
 }
 
-/// mlirApplyPatternsAndFoldGreedily with MLIR's default configuration (22 reads the configuration
-/// it is given: it must not be null).
-static inline MlirLogicalResult tether_mlir_apply_greedily(MlirModule m,
-                                                           MlirFrozenRewritePatternSet set) {
+/// MLIR's greedy pattern driver on the regions of op with config (null: MLIR's defaults; 22 reads
+/// the configuration it is given, so it must not be null there). MLIR 19 applies to a
+/// builtin.module only, with its defaults (config is ignored).
+static inline MlirLogicalResult tether_mlir_apply_greedily(MlirOperation op,
+                                                           MlirFrozenRewritePatternSet set,
+                                                           MlirGreedyRewriteDriverConfig config) {
 #if TETHER_MLIR_VERSION >= 22
-  MlirGreedyRewriteDriverConfig c = mlirGreedyRewriteDriverConfigCreate();
-  MlirLogicalResult r = mlirApplyPatternsAndFoldGreedily(m, set, c);
-  mlirGreedyRewriteDriverConfigDestroy(c);
+  MlirGreedyRewriteDriverConfig c = config.ptr ? config : mlirGreedyRewriteDriverConfigCreate();
+  MlirLogicalResult r = mlirApplyPatternsAndFoldGreedilyWithOp(op, set, c);
+  if (!config.ptr) mlirGreedyRewriteDriverConfigDestroy(c);
   return r;
 #else
-  return mlirApplyPatternsAndFoldGreedily(m, set, (MlirGreedyRewriteDriverConfig){NULL});
+  (void)config;
+  return mlirApplyPatternsAndFoldGreedily(mlirModuleFromOperation(op), set,
+                                          (MlirGreedyRewriteDriverConfig){NULL});
+#endif
+}
+
+/// MLIR's walk pattern driver on the regions of op (MLIR 22); false on MLIR 19, which has none.
+static inline bool tether_mlir_walk_and_apply(MlirOperation op, MlirFrozenRewritePatternSet set) {
+#if TETHER_MLIR_VERSION >= 22
+  mlirWalkAndApplyPatterns(op, set);
+  return true;
+#else
+  (void)op;
+  (void)set;
+  return false;
 #endif
 }
 

@@ -36,6 +36,8 @@ static int insert_op(tether_block *b, intptr_t pos, tether_op *op, int append) {
   CHECK_PAIR(b, TETHER_KIND_BLOCK, bh, bt, op, TETHER_KIND_OP, oh, ot);
   if (!tether__is_root_op(oh, ot)) return TETHER_ESTATE;
   if (bt == ot) return TETHER_EARG; /* the block is inside the operation */
+  int rc = tether__scope_removal(ot, OP(oh), (MlirBlock){NULL});
+  if (rc != TETHER_OK) return rc;
   if (append) {
     mlirBlockAppendOwnedOperation(BLK(bh), OP(oh));
   } else {
@@ -58,6 +60,8 @@ static int move_op(tether_op *op, tether_op *ref, int after) {
   if (oh == rh || tether__op_is_inside(OP(rh), OP(oh))) return TETHER_EARG;
   MlirBlock b = mlirOperationGetBlock(OP(rh));
   if (mlirBlockIsNull(b)) return TETHER_ESTATE; /* ref is in no block */
+  int rc = tether__scope_removal(ot, OP(oh), (MlirBlock){NULL});
+  if (rc != TETHER_OK) return rc;
   if (tether__is_root_op(oh, ot)) {
     if (after)
       mlirBlockInsertOwnedOperationAfter(b, OP(rh), OP(oh));
@@ -82,6 +86,8 @@ int tether_op_detach(tether_op *op) {
   TETHER__CHECK(op, TETHER_KIND_OP, h, t);
   tether__touch(t->arena);
   if (mlirBlockIsNull(mlirOperationGetBlock(OP(h)))) return TETHER_OK;
+  int rc = tether__scope_removal(t, OP(h), (MlirBlock){NULL});
+  if (rc != TETHER_OK) return rc;
   tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_OP, tether__raw(h));
   if (!nt) return TETHER_ENOMEM;
   mlirOperationRemoveFromParent(OP(h));
@@ -93,6 +99,8 @@ int tether_block_detach(tether_block *b) {
   tether__tree *t;
   TETHER__CHECK(b, TETHER_KIND_BLOCK, h, t);
   if (mlirRegionIsNull(mlirBlockGetParentRegion(BLK(h)))) return TETHER_OK; /* already a root */
+  int rc = tether__scope_removal(t, (MlirOperation){NULL}, BLK(h));
+  if (rc != TETHER_OK) return rc;
   tether__touch(t->arena);
   tether__tree *nt = tether__tree_new(t->arena, TETHER_KIND_BLOCK, tether__raw(h));
   if (!nt) return TETHER_ENOMEM;
@@ -106,6 +114,8 @@ static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int app
   CHECK_PAIR(r, TETHER_KIND_REGION, rh, rt, b, TETHER_KIND_BLOCK, bh, bt);
   if (!(bt->root_kind == TETHER_KIND_BLOCK && bt->root == tether__raw(bh))) return TETHER_ESTATE;
   if (rt == bt) return TETHER_EARG; /* the region is inside the block */
+  int rc = tether__scope_removal(bt, (MlirOperation){NULL}, BLK(bh));
+  if (rc != TETHER_OK) return rc;
   if (append) {
     mlirRegionAppendOwnedBlock(REG(rh), BLK(bh));
   } else {
@@ -131,6 +141,8 @@ int tether_op_erase(tether_op *op) {
   /* Values used, or blocks branched to, from outside op (in its tree or another one): erasing
    * would leave those uses pointing to freed IR. */
   if (tether__op_used_from_outside(OP(h))) return TETHER_EBUSY;
+  int rc = tether__scope_removal(t, OP(h), (MlirBlock){NULL});
+  if (rc != TETHER_OK) return rc;
   if (tether__is_root_op(h, t)) {
     tether__tree_destroy(t, TETHER_REASON_ERASED);
     return TETHER_OK;
@@ -152,6 +164,8 @@ int tether_op_clone(tether_op *op, tether_op **out) {
   tether__tree *t;
   TETHER__OUT(out);
   TETHER__CHECK(op, TETHER_KIND_OP, h, t);
+  int src = tether__scope_clone(t, OP(h));
+  if (src != TETHER_OK) return src;
   /* The copy's size counts as IR pressure; a collection it triggers is drained right away (op is
    * held: its tree is reachable). */
   size_t n = 0;
@@ -178,7 +192,8 @@ int tether_op_set_operand(tether_op *op, intptr_t i, tether_value *v) {
   tether__tree *ot, *vt;
   CHECK_PAIR(op, TETHER_KIND_OP, oh, ot, v, TETHER_KIND_VALUE, vh, vt);
   if (i < 0 || i >= mlirOperationGetNumOperands(OP(oh))) return TETHER_ERANGE;
-  int rc = tether__add_dep(ot, vt);
+  int rc = tether__scope_use(ot, vt);
+  if (rc == TETHER_OK) rc = tether__add_dep(ot, vt);
   if (rc != TETHER_OK) return rc;
   mlirOperationSetOperand(OP(oh), i, VAL(vh));
   return TETHER_OK;
@@ -191,6 +206,7 @@ int tether_value_replace_all_uses(tether_value *of, tether_value *with) {
   for (MlirOpOperand u = mlirValueGetFirstUse(VAL(oh)); !mlirOpOperandIsNull(u);
        u = mlirOpOperandGetNextUse(u)) {
     tether__tree *ut = tether__find_tree(ot->arena, TETHER_KIND_OP, mlirOpOperandGetOwner(u).ptr);
+    if (ut && tether__scope_use(ut, wt) != TETHER_OK) return TETHER_ESUSPENDED;
     if (ut && tether__add_dep(ut, wt) != TETHER_OK) return TETHER_ENOMEM;
   }
   mlirValueReplaceAllUsesOfWith(VAL(oh), VAL(wh));
@@ -226,7 +242,8 @@ int tether_value_replace_uses_except(tether_value *of, tether_value *with, tethe
     MlirOperation owner = mlirOpOperandGetOwner(u);
     if (op_among(owner, ex, n_except)) continue;
     tether__tree *ut = tether__find_tree(ot->arena, TETHER_KIND_OP, owner.ptr);
-    if (ut && tether__add_dep(ut, wt) != TETHER_OK) rc = TETHER_ENOMEM;
+    if (ut) rc = tether__scope_use(ut, wt);
+    if (ut && rc == TETHER_OK && tether__add_dep(ut, wt) != TETHER_OK) rc = TETHER_ENOMEM;
     if (n == cap) {
       MlirOpOperand *grown = realloc(uses, (size_t)(cap = cap ? 2 * cap : 8) * sizeof *uses);
       if (!grown)
@@ -254,6 +271,7 @@ int tether_op_replace_uses_of(tether_op *op, tether_value *of, tether_value *wit
   intptr_t n = mlirOperationGetNumOperands(OP(oh));
   for (intptr_t i = 0; i < n; i++) {
     if (!mlirValueEqual(mlirOperationGetOperand(OP(oh), i), VAL(fh))) continue;
+    if ((rc = tether__scope_use(ot, wt)) != TETHER_OK) return rc;
     if ((rc = tether__add_dep(ot, wt)) != TETHER_OK) return rc;
     mlirOperationSetOperand(OP(oh), i, VAL(wh));
   }

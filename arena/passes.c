@@ -71,10 +71,15 @@ int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags) {
   tether__tree *t;
   if (!pm.ptr) return TETHER_EARG;
   TETHER__CHECK(op, TETHER_KIND_OP, h, t);
-  /* A pass may free any IR of the tree: refused while other trees use some of it. */
+  /* A pass may free any IR of the tree: refused while other trees use some of it, or while a
+   * callback of an enclosing run forbids it (callbacks.c). */
   if (tether__op_used_from_other_trees(t, OP(h))) return TETHER_EBUSY;
+  int src = tether__scope_rewrite(t, OP(h));
+  if (src != TETHER_OK) return src;
   tether__diag_begin(t->arena);
   tether__run_begin(t->arena);
+  tether__run run; /* passes written in the binding's language call back (callbacks.c) */
+  tether__run_push(t->arena, &run, t, OP(h), 0);
   int rc;
   if (tether__unsafe_for_mlir(t, OP(h)) || tether__inliner_unsafe(pm, OP(h))) {
     rc = TETHER_EPASS;
@@ -86,9 +91,10 @@ int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags) {
   } else {
     tether__touch(t->arena);
     MlirLogicalResult r = mlirPassManagerRunOnOp(pm, OP(h));
-    tether__tree_revalidate(t);
+    tether__tree_revalidate(tether__tree_resolve(t));
     rc = mlirLogicalResultIsSuccess(r) ? TETHER_OK : TETHER_EPASS;
   }
+  tether__run_pop(t->arena, &run);
   tether__run_end(t->arena);
   tether__diag_end(t->arena);
   tether_keep_alive(h);

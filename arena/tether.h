@@ -59,7 +59,10 @@ extern "C" {
   X(TETHER_ECONTEXT, -9, "objects of different arenas or contexts were mixed")                     \
   X(TETHER_EPASS, -10, "the pass pipeline failed")                                                 \
   X(TETHER_ERUNNING, -11,                                                                          \
-    "MLIR is running passes, a transform script or the verifier on IR of this arena")
+    "MLIR is running passes, a transform script or the verifier on IR of this arena")              \
+  X(TETHER_ESUSPENDED, -12,                                                                        \
+    "MLIR is suspended in a callback while it runs on this IR, which may not be removed, moved "   \
+    "or rewritten meanwhile")
 
 typedef enum {
 #define TETHER__STATUS_ENUM(name, value, text) name = value,
@@ -458,6 +461,167 @@ int tether_pdl_freeze(tether_op *module, MlirFrozenRewritePatternSet *out);
 #define TETHER_PATTERNS_NO_TRIAL 2u
 int tether_op_apply_patterns(tether_op *module_op, MlirFrozenRewritePatternSet set,
                              MlirContext set_context, unsigned flags, bool *converged);
+
+/* What tether_op_apply_patterns_ex runs. */
+typedef enum {
+  TETHER_DRIVER_GREEDY = 0, /* MLIR's greedy driver, folding as it goes */
+  TETHER_DRIVER_WALK = 1,   /* MLIR 22's walk driver (mlirWalkAndApplyPatterns): one walk, no
+                             * folding; *converged is always true */
+} tether_driver;
+
+/// tether_op_apply_patterns on any operation: the patterns apply to the operations nested in op's
+/// regions (op itself is never replaced), with the given driver and, for the greedy one, config
+/// (config.ptr NULL: MLIR's defaults; used, not taken). On MLIR 19 only the greedy driver on a
+/// builtin.module with the default configuration exists (TETHER_EARG otherwise). Flags as
+/// tether_op_apply_patterns. A set that calls back into the binding (patterns or PDL functions
+/// written in its language; tether_scope_enter) runs that code in the trial child too (output
+/// discarded; side effects outside the process, such as files written, happen twice; skip the
+/// trial with TETHER_PATTERNS_NO_TRIAL when the callbacks are known to build only valid IR).
+/// Refused first as tether_op_apply_patterns, and with TETHER_ESUSPENDED while a callback of an
+/// enclosing run forbids rewriting op (tether_scope_enter).
+int tether_op_apply_patterns_ex(tether_op *op, MlirFrozenRewritePatternSet set,
+                                MlirContext set_context, tether_driver driver,
+                                MlirGreedyRewriteDriverConfig config, unsigned flags,
+                                bool *converged);
+
+#if defined(TETHER_MLIR_VERSION) && TETHER_MLIR_VERSION >= 22
+/* Native functions PDL patterns call by name (pdl.apply_native_constraint,
+ * pdl.apply_native_rewrite, pdl.rewrite with a name): MLIR 22's mlirPDLPatternModuleRegister*. MLIR
+ * reads the results a function gives by the kinds the call sites declare, without checking them, so
+ * a function hands its results over through tether_pdl_results_push, which refuses more results or
+ * another kind than the patterns expect; a constraint that succeeds with fewer results is made to
+ * fail. MLIR's greedy and walk drivers abort the process when a rewrite function fails, so a
+ * rewrite function that fails or gives fewer results succeeds instead, the missing results made up
+ * (a unit attribute, the none type, the first value or operation among its arguments), and the
+ * caller reports the failure its own way; only when no argument can stand for a missing value or
+ * operation does MLIR see the failure (and abort). A function that calls back into a binding
+ * brackets its work with tether_scope_enter (TETHER_SCOPE_PDL). */
+typedef enum {
+  TETHER_PDL_ATTRIBUTE = 0,
+  TETHER_PDL_OPERATION = 1,
+  TETHER_PDL_TYPE = 2,
+  TETHER_PDL_VALUE = 3,
+} tether_pdl_kind;
+
+/* The results of one call of a native function (on the stack of tether's call of it). */
+typedef struct tether_pdl_results tether_pdl_results;
+
+typedef MlirLogicalResult (*tether_pdl_callback)(MlirPatternRewriter rewriter,
+                                                 tether_pdl_results *results, size_t n,
+                                                 MlirPDLValue *values, void *user);
+
+typedef struct {
+  MlirStringRef name;
+  bool rewrite; /* a rewrite function, else a constraint */
+  tether_pdl_callback fn;
+  void *user; /* passed to fn; must outlive the set */
+} tether_pdl_function;
+
+/// tether_pdl_freeze with the native functions the patterns may call (n of them; fns may be NULL
+/// when n is 0). Refused with TETHER_EARG and a diagnostic: a call of a name that is not among
+/// them (as a function of its kind; MLIR would call a function that does not exist), a name whose
+/// call sites expect different results, results of a range type (which no C API can give) or more
+/// than 16. On success *state receives what the set's calls need (the names' expected results):
+/// free it with tether_pdl_state_free after destroying the set.
+int tether_pdl_freeze_ex(tether_op *module, const tether_pdl_function *fns, intptr_t n,
+                         MlirFrozenRewritePatternSet *out, void **state);
+/// Frees what tether_pdl_freeze_ex gave (NULL: nothing). [no safe point]
+void tether_pdl_state_free(void *state);
+/// Gives the next result of a native function's call: raw is the MlirAttribute, MlirOperation,
+/// MlirType or MlirValue pointer of that kind. TETHER_ERANGE when the call sites expect no more
+/// results, TETHER_EARG for another kind than expected or a null raw. The caller checks that an
+/// operation or value belongs to the IR being rewritten (tether_scope_check_result) and that a
+/// type or attribute is of its context. [no safe point]
+int tether_pdl_results_push(tether_pdl_results *r, tether_pdl_kind kind, const void *raw);
+/// How many results the call sites expect, and how many were given so far. [no safe point]
+intptr_t tether_pdl_results_expected(const tether_pdl_results *r);
+intptr_t tether_pdl_results_given(const tether_pdl_results *r);
+/// The kind of expected result i (0 <= i < expected). [no safe point]
+tether_pdl_kind tether_pdl_results_kind(const tether_pdl_results *r, intptr_t i);
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Callbacks: code of the binding that MLIR calls while it runs on IR of an arena, through
+ * tether_op_run_passes (passes written in the binding's language: MLIR's external passes) or
+ * tether_op_apply_patterns_ex (rewrite patterns and PDL native functions written in it).
+ *
+ * Such a callback brackets its work with tether_scope_enter and tether_scope_leave. Entering
+ * revalidates the tree MLIR runs on (handles of objects MLIR removed so far become invalid, as
+ * after a pass) and lifts TETHER_ERUNNING: the arena's handles work again, so the callback reads
+ * and changes IR through tether, whose trees stay consistent. What MLIR, suspended, still holds
+ * is protected until the callback leaves; what would free or move it is refused with
+ * TETHER_ESUSPENDED:
+ *  - a pass (TETHER_SCOPE_PASS, op: the operation the pass runs on): erasing, detaching or moving
+ *    op or an operation or block enclosing it, and running MLIR (passes, patterns, a transform
+ *    script, symbol merging) on an operation enclosing op. Leaving checks what the pass left for
+ *    the rest of the pipeline, as tether_op_run_passes checks its input: TETHER_EBUSY when other
+ *    trees now use values or blocks inside op, TETHER_EPASS when MLIR's verifier would crash on it,
+ *    TETHER_EVERIFY when it does not verify (diagnostics emitted): the binding then fails the pass
+ *    (mlirExternalPassSignalFailure), which stops the pipeline before MLIR meets that IR.
+ *  - a rewrite pattern (TETHER_SCOPE_PATTERN under the greedy driver, TETHER_SCOPE_WALK under the
+ *    walk driver, TETHER_SCOPE_PDL for a PDL native function; op: the operation matched, or any
+ *    operation of the IR rewritten for PDL): in the whole tree being rewritten, any erasing,
+ *    detaching or moving through tether (MLIR's driver holds its operations: the rewriter does it,
+ *    tether_rewriter_*), any new use of its values or blocks by IR of another tree, and running
+ *    MLIR on it. Everything else (reading, creating operations in it, changing attributes or
+ *    operands within it, other trees) works.
+ * A scope lives on the callback's stack, entered and left on the thread that started the run;
+ * scopes nest (a callback may start another run on IR the scopes allow). A callback that MLIR
+ * makes outside a run tether started (a pass manager or pattern set handed to other code) cannot
+ * enter: TETHER_ESTATE.
+ */
+typedef enum {
+  TETHER_SCOPE_PASS = 1,
+  TETHER_SCOPE_PATTERN = 2,
+  TETHER_SCOPE_WALK = 3,
+  TETHER_SCOPE_PDL = 4,
+} tether_scope_kind;
+
+/* Opaque to the caller (fields for the arena). */
+typedef struct tether_scope {
+  struct tether_scope *outer;
+  void *run;
+  tether_arena *arena;
+  MlirOperation op;
+  MlirRewriterBase rewriter;
+  int kind, running, left;
+  uint64_t epoch;
+} tether_scope;
+
+/// Enters a callback scope of `kind` on arena a for op, the operation MLIR gave the callback (a
+/// pass's operation, a pattern's match; any operation of the IR rewritten for TETHER_SCOPE_PDL),
+/// with the pattern rewriter MLIR gave it (rewriter.ptr NULL for a pass). TETHER_ESTATE (nothing
+/// entered) when no run of a's tether started on this thread is suspended in this callback: MLIR
+/// runs a pass manager or pattern set that other code was given, or op is not in the IR it runs on.
+int tether_scope_enter(tether_arena *a, tether_scope_kind kind, MlirOperation op,
+                       MlirRewriterBase rewriter, tether_scope *s);
+/// Leaves the scope (the innermost one of its arena): MLIR may go on. TETHER_OK, or for a pass the
+/// statuses above (the scope is left all the same). Leaving twice is TETHER_EARG.
+int tether_scope_leave(tether_scope *s);
+/// TETHER_OK when s is entered and the innermost scope of its arena (its rewriter may be used),
+/// else TETHER_ESTATE. [no safe point]
+int tether_scope_check(const tether_scope *s);
+
+/// The rewriter of a pattern scope (TETHER_SCOPE_PATTERN or TETHER_SCOPE_WALK, the innermost one)
+/// erases op, which must be nested in the operation the patterns apply to (under the walk driver:
+/// the matched operation itself), through MLIR's rewriter, which tells the driver; handles into op
+/// become invalid first (TETHER_REASON_ERASED, TETHER_REASON_PARENT_ERASED). TETHER_EBUSY when a
+/// result of op or of an operation inside it is still used outside op; TETHER_ESTATE for a scope
+/// that is not the innermost or of another kind, TETHER_EARG for op out of reach.
+int tether_rewriter_erase_op(tether_scope *s, tether_op *op);
+/// The same, replacing op's results with n values first (one per result, TETHER_EARG otherwise),
+/// which must be of the tree being rewritten, not defined inside op. TETHER_EBUSY when values or
+/// blocks inside op (other than op's own results) are used outside op, or other trees use op.
+int tether_rewriter_replace_op(tether_scope *s, tether_op *op, tether_value *const *values,
+                               intptr_t n);
+/// The same with the results of with (an operation of the tree being rewritten, not op or inside
+/// it, with as many results).
+int tether_rewriter_replace_op_with(tether_scope *s, tether_op *op, tether_op *with);
+/// Whether the object of an IR handle may be handed to MLIR from inside scope s (a PDL native
+/// function's result): TETHER_OK when it is in the tree being rewritten; TETHER_ECONTEXT for
+/// another arena; TETHER_ESUSPENDED for IR of another tree (MLIR would make the rewritten IR use
+/// it); TETHER_ESTATE for a scope that is not the innermost.
+int tether_scope_check_result(const tether_scope *s, const void *handle);
 
 /* ---------------------------------------------------------------------------------------------
  * Crash guards. MLIR 19 aborts or reads memory it does not own on some input its C API gives no

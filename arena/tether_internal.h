@@ -11,6 +11,8 @@
  *   passes.c        MLIR's verifier, printer and pass manager on a tree
  *   transform.c     the transform dialect interpreter and symbol merging
  *   rewrite.c       PDL pattern sets and greedy pattern application
+ *   callbacks.c     callbacks of the binding while MLIR runs (scopes), what they may not change,
+ *                   and the pattern rewriter's erase and replace
  *   crash_guards.c  what keeps MLIR from crashing on input it cannot check: every trial in a
  *                   forked child (inference, probes, parsers, verifiers, PDL), and the checks made
  *                   before MLIR verifies or runs passes (tether.h, "Crash guards")
@@ -114,6 +116,17 @@ struct tether__tree {
 
 /* ---- arenas --------------------------------------------------------------------------------- */
 
+/* A run of MLIR on a tree that may call back into the binding (tether_op_run_passes,
+ * tether_op_apply_patterns_ex), on the stack of the call that started it; the innermost first. */
+typedef struct tether__run {
+  struct tether__run *outer;
+  tether__tree *t;    /* the tree MLIR runs on */
+  MlirOperation root; /* the operation MLIR runs on */
+  int patterns;       /* 1: patterns (their tree is locked in callbacks), 0: passes */
+  int running;        /* the arena's running count while MLIR runs it (no other call inside) */
+  pthread_t thread;
+} tether__run;
+
 typedef struct {
   void *key;
   tether__tree *tree;
@@ -139,6 +152,8 @@ struct tether_arena {
   uint64_t epoch; /* bumped by every change to IR of the arena (tether__touch) */
   int running;    /* > 0 while MLIR verifies, runs passes or a transform script on IR of the arena:
                    * its IR handles are refused (TETHER_ERUNNING; tether__run_begin) */
+  tether__run *run;     /* the innermost run that may call back (callbacks.c), or NULL */
+  tether_scope *scopes; /* the callbacks MLIR is suspended in, innermost first (callbacks.c) */
   uint8_t owns_ctx;
   uint8_t state;
   tether__opname_cache opname; /* the last registered operation name created (mlir_ext.cc) */
@@ -274,6 +289,9 @@ int tether__op_used_from_outside(MlirOperation op);
  * index. */
 int tether__op_uses_other_trees(tether__tree *t, MlirOperation op, MlirOperation *user,
                                 intptr_t *index, int *succ);
+/* Whether a value or block defined inside op (not op's own results) is used, or a block inside op
+ * branched to, from outside op. */
+int tether__op_inner_used_from_outside(MlirOperation op);
 /* Whether IR of another live tree uses a value or a block inside op (op in tree t). */
 int tether__op_used_from_other_trees(tether__tree *t, MlirOperation op);
 /* Whether an operation of tree t that has a parent uses a value or block of another tree. */
@@ -364,10 +382,20 @@ static inline int tether__op_named(MlirOperation op, const char *name) {
 
 /* ---- rewrite.c: the two PDL calls crash_guards.c makes in a child first ---------------------- */
 
-/* Compiles a PDL module MLIR takes (it destroys it) into a frozen pattern set. */
-MlirFrozenRewritePatternSet tether__pdl_compile(MlirOperation module);
-/* Applies set greedily to module m (MLIR's default configuration). */
-MlirLogicalResult tether__patterns_apply(MlirModule m, MlirFrozenRewritePatternSet set);
+/* Compiles a PDL module MLIR takes (it destroys it) into a frozen pattern set, with the native
+ * functions fns (n of them: MLIR 22's tether_pdl_function, state what their calls need: rewrite.c;
+ * none on MLIR 19). */
+MlirFrozenRewritePatternSet tether__pdl_compile(MlirOperation module, const void *fns, intptr_t n,
+                                                void *state);
+/* An application of patterns: set to the regions of op, by driver, with config (null: defaults). */
+typedef struct {
+  MlirOperation op;
+  MlirFrozenRewritePatternSet set;
+  tether_driver driver;
+  MlirGreedyRewriteDriverConfig config;
+} tether__apply;
+/* Makes the application (the walk driver's is always a success). */
+MlirLogicalResult tether__patterns_apply(const tether__apply *x);
 
 /* ---- crash_guards.c ------------------------------------------------------------------------- */
 
@@ -391,10 +419,46 @@ int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op);
 int tether__inliner_unsafe(MlirPassManager pm, MlirOperation root);
 /* Emits a diagnostic and returns 1 when compiling the PDL module (tether__pdl_compile) crashes
  * MLIR: tried in a child once per text of the module. */
-int tether__pdl_compile_crashes(MlirOperation module);
-/* Emits a diagnostic and returns 1 when applying set to module_op (tether__patterns_apply) crashes
- * MLIR or runs 120 s: tried in a child every time; nothing changed then. */
-int tether__patterns_crash(MlirOperation module_op, MlirFrozenRewritePatternSet set);
+int tether__pdl_compile_crashes(MlirOperation module, const void *fns, intptr_t n, void *state);
+/* Whether operations in op (op itself included) have null operands, as MLIR 22's rewriter leaves
+ * the users of an operation it erased while still used; with repair, each such operand is set to
+ * the result of a new "tether.dropped_use" operation of type none inserted before its user (IR
+ * that does not verify, but that MLIR's printer and verifier can read). */
+int tether__dropped_uses(MlirOperation op, int repair);
+/* Emits a diagnostic and returns 1 when the application (tether__patterns_apply) crashes MLIR,
+ * runs 120 s or leaves null operands (tether__dropped_uses): tried in a child every time; nothing
+ * changed then. */
+int tether__patterns_crash(const tether__apply *x);
+
+/* ---- callbacks.c ---------------------------------------------------------------------------- */
+
+/* Around a run that may call back: records it on the arena (r on the caller's stack). */
+void tether__run_push(tether_arena *a, tether__run *r, tether__tree *t, MlirOperation root,
+                      int patterns);
+void tether__run_pop(tether_arena *a, tether__run *r);
+/* What callbacks forbid while MLIR is suspended in them (tether_scope_enter); each is
+ * TETHER_ESUSPENDED or TETHER_OK, and TETHER_OK at once when no callback runs. Removing: erasing,
+ * detaching or moving op (a block b when op is null; the whole tree t, absorbed into another, when
+ * both are null) of tree t. Rewriting: MLIR running on op of tree t. Using: IR of tree `user`
+ * coming to use values or blocks of tree `used`. */
+int tether__scope_removal_slow(tether__tree *t, MlirOperation op, MlirBlock b);
+int tether__scope_rewrite_slow(tether__tree *t, MlirOperation op);
+int tether__scope_use_slow(tether__tree *user, tether__tree *used);
+static inline int tether__scope_removal(tether__tree *t, MlirOperation op, MlirBlock b) {
+  return t->arena->scopes ? tether__scope_removal_slow(t, op, b) : TETHER_OK;
+}
+static inline int tether__scope_rewrite(tether__tree *t, MlirOperation op) {
+  return t->arena->scopes ? tether__scope_rewrite_slow(t, op) : TETHER_OK;
+}
+/* user NULL: a new tree. */
+static inline int tether__scope_use(tether__tree *user, tether__tree *used) {
+  return used && used->arena->scopes ? tether__scope_use_slow(user, used) : TETHER_OK;
+}
+/* A copy of op (tree t) would use what op uses outside itself. */
+int tether__scope_clone_slow(tether_arena *a, MlirOperation op);
+static inline int tether__scope_clone(tether__tree *t, MlirOperation op) {
+  return t->arena->scopes ? tether__scope_clone_slow(t->arena, op) : TETHER_OK;
+}
 
 /* ---- context.c ------------------------------------------------------------------------------ */
 

@@ -308,6 +308,10 @@ int tether_op_apply_transform(tether_op *payload, tether_op *root, tether_op *mo
   TETHER__CHECK(module, TETHER_KIND_OP, mh, mt);
   tether_arena *a = pt->arena;
   if (rt->arena != a || mt->arena != a) return TETHER_ECONTEXT;
+  /* Callbacks of an enclosing run may forbid MLIR changing these trees. */
+  int src = tether__scope_rewrite(pt, OP(ph));
+  if (src == TETHER_OK) src = tether__scope_rewrite(rt, OP(rh));
+  if (src != TETHER_OK) return src;
   MlirTransformOptions o = mlirTransformOptionsCreate();
   if (options) {
     mlirTransformOptionsEnableExpensiveChecks(o, options->expensive_checks);
@@ -371,6 +375,8 @@ int tether_op_merge_symbols(tether_op *target, tether_op *other) {
   TETHER__CHECK(target, TETHER_KIND_OP, th, tt);
   TETHER__CHECK(other, TETHER_KIND_OP, oh, ot);
   if (ot->arena != tt->arena) return TETHER_ECONTEXT;
+  int src = tether__scope_rewrite(tt, OP(th));
+  if (src != TETHER_OK) return src;
   /* Merging erases the external declarations a definition replaces. */
   if (tether__tree_used_from_other_trees(tt)) return TETHER_EBUSY;
   tether__diag_begin(tt->arena);

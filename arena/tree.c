@@ -315,6 +315,7 @@ typedef struct {
   tether__tree *t; /* deps target (operand deps) or dep (use deps); NULL: only find a use */
   int found;
   int rc;
+  int inner; /* uses_cb: not the uses of anc's own results */
 } dep_ctx;
 
 static MlirWalkResult operand_deps_cb(MlirOperation op, void *ud) {
@@ -337,7 +338,7 @@ static MlirWalkResult operand_deps_cb(MlirOperation op, void *ud) {
 }
 
 int tether__record_operand_deps(tether__tree *t, MlirOperation op) {
-  dep_ctx c = {op, t, 0, TETHER_OK};
+  dep_ctx c = {op, t, 0, TETHER_OK, 0};
   mlirOperationWalk(op, operand_deps_cb, &c, MlirWalkPreOrder);
   return c.rc;
 }
@@ -360,7 +361,7 @@ static void uses_outside(MlirValue v, dep_ctx *c) {
  * users' trees; without, stops at the first, counting branches into its blocks too). */
 static MlirWalkResult uses_cb(MlirOperation op, void *ud) {
   dep_ctx *c = ud;
-  intptr_t n = mlirOperationGetNumResults(op);
+  intptr_t n = c->inner && mlirOperationEqual(op, c->anc) ? 0 : mlirOperationGetNumResults(op);
   for (intptr_t i = 0; i < n && !(c->found && !c->t); i++)
     uses_outside(mlirOperationGetResult(op, i), c);
   intptr_t nr = mlirOperationGetNumRegions(op);
@@ -378,7 +379,7 @@ static MlirWalkResult uses_cb(MlirOperation op, void *ud) {
 
 /* Records deps of the trees of every user outside op of a value defined inside op on tree t. */
 static int record_use_deps(tether__tree *t, MlirOperation op) {
-  dep_ctx c = {op, t, 0, TETHER_OK};
+  dep_ctx c = {op, t, 0, TETHER_OK, 0};
   mlirOperationWalk(op, uses_cb, &c, MlirWalkPreOrder);
   return c.rc;
 }
@@ -467,13 +468,19 @@ static MlirWalkResult uses_outside_cb(MlirOperation op, void *ud) {
 }
 
 int tether__op_uses_outside(MlirOperation op) {
-  dep_ctx c = {op, NULL, 0, TETHER_OK};
+  dep_ctx c = {op, NULL, 0, TETHER_OK, 0};
   mlirOperationWalk(op, uses_outside_cb, &c, MlirWalkPreOrder);
   return c.found;
 }
 
 int tether__op_used_from_outside(MlirOperation op) {
-  dep_ctx c = {op, NULL, 0, TETHER_OK};
+  dep_ctx c = {op, NULL, 0, TETHER_OK, 0};
+  mlirOperationWalk(op, uses_cb, &c, MlirWalkPreOrder);
+  return c.found;
+}
+
+int tether__op_inner_used_from_outside(MlirOperation op) {
+  dep_ctx c = {op, NULL, 0, TETHER_OK, 1};
   mlirOperationWalk(op, uses_cb, &c, MlirWalkPreOrder);
   return c.found;
 }

@@ -234,7 +234,10 @@ static PyObject *context_load_all(TpContext *self, PyObject *unused) {
 static PyObject *context_enable_mt(TpContext *self, PyObject *enable) {
   int on = PyObject_IsTrue(enable);
   if (on < 0) return NULL;
-  mlirContextEnableMultithreading(tether_arena_context(self->arena), on);
+  self->threads_off = !on;
+  /* While suspended, MLIR's setting changes when the suspension ends. */
+  if (!self->threads_suspended)
+    mlirContextEnableMultithreading(tether_arena_context(self->arena), on);
   Py_RETURN_NONE;
 }
 
@@ -244,9 +247,17 @@ static PyObject *context_enable_mt(TpContext *self, PyObject *enable) {
 static PyObject *context_set_thread_pool(TpContext *self, PyObject *pool) {
   MlirLlvmThreadPool p;
   if (!tp_arg_thread_pool(pool, &p)) return NULL;
+  if (self->threads_suspended) {
+    /* A pass written in Python runs with multithreading suspended (tp_context_threads_suspend);
+     * a pool set from inside it would turn threads back on under the running pass. */
+    PyErr_SetString(PyExc_RuntimeError,
+                    "set_thread_pool cannot be called while a pass or pattern of this context runs");
+    return NULL;
+  }
   MlirContext c = tether_arena_context(self->arena);
   mlirContextEnableMultithreading(c, false);
-  mlirContextSetThreadPool(c, p);
+  mlirContextSetThreadPool(c, p); /* turns multithreading on, with this pool */
+  self->threads_off = false;
   Py_RETURN_NONE;
 }
 
@@ -262,6 +273,16 @@ static PyObject *context_pool_ptr(TpContext *self, PyObject *unused) {
   return tp_thread_pool_ptr_str(mlirContextGetThreadPool(tether_arena_context(self->arena)));
 }
 #endif
+
+void tp_context_threads_suspend(TpContext *ctx) {
+  if (ctx->threads_suspended++ == 0 && !ctx->threads_off)
+    mlirContextEnableMultithreading(tether_arena_context(ctx->arena), false);
+}
+
+void tp_context_threads_resume(TpContext *ctx) {
+  if (--ctx->threads_suspended == 0 && !ctx->threads_off)
+    mlirContextEnableMultithreading(tether_arena_context(ctx->arena), true);
+}
 
 static PyObject *context_is_registered(TpContext *self, PyObject *name) {
   MlirStringRef s;

@@ -66,6 +66,12 @@ PyObject *tp_raise(int rc, const void *handle, tether_arena *arena) {
     return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
   case TETHER_ESTATE:
     return PyErr_Format(PyExc_ValueError, "the object already has a parent: detach it first");
+  case TETHER_ESUSPENDED:
+    return PyErr_Format(PyExc_RuntimeError,
+                        "MLIR is suspended in a pass or rewrite pattern written in Python and "
+                        "still holds this IR: it cannot be erased, moved, used from other IR or "
+                        "rewritten by MLIR until the pass or pattern returns (a pattern changes "
+                        "its IR through the PatternRewriter)");
   case TETHER_ERUNNING:
     return PyErr_Format(PyExc_RuntimeError,
                         "the IR of this context cannot be used while MLIR runs passes, a "

@@ -54,6 +54,7 @@
  *   dialect_quant.c, dialect_sparse_tensor.c   quant's types, sparse_tensor's EncodingAttr
  *   dialects22.c     the C parts of dialects new in MLIR 22's bindings (_tether._smt, ...)
  *   execution_engine.c, transform_interpreter.c, rewrite.c, linalg.c   _tether's submodules
+ *   patterns.c       MLIR 22's Python rewrite patterns, PatternRewriter, GreedyRewriteConfig
  */
 #ifndef TETHER_PY_H
 #define TETHER_PY_H
@@ -163,6 +164,10 @@ typedef struct TpContext {
     PyObject *key;
     MlirIdentifier id;
   } idents[16];
+  /* Context.enable_multithreading(False) was called; MLIR's multithreading is also off while
+   * threads_suspended > 0 (tp_context_threads_suspend). */
+  bool threads_off;
+  int threads_suspended;
 } TpContext;
 
 /* enable_ir_printing's options (MLIR 22's; MLIR 19 has one configuration). */
@@ -180,6 +185,11 @@ typedef struct {
    * whether a capsule was handed out (its holder may have changed anything). */
   bool verifier, ir_printing, capsule_given;
   TpIRPrinting printing;
+  bool timing;        /* enable_timing (MLIR 22) */
+  int statistics;     /* enable_statistics' display mode, -1: off (MLIR 22) */
+  bool running;       /* run() is in progress: a pass of it cannot run it again */
+  bool python_passes; /* PassManager.add(callable) added passes written in Python (MLIR 22) */
+  uint64_t id;        /* what its passes written in Python know it by */
 } TpPassManager;
 
 /* Sequences over an owner wrapper (a TpHandle or TpOp). */
@@ -281,6 +291,44 @@ int tp_init_transform_interpreter(PyObject *m);
 int tp_init_linalg(PyObject *m);
 /* rewrite.c: _tether._rewrite (PDLModule, FrozenRewritePatternSet, apply_patterns_...). */
 int tp_init_rewrite(PyObject *m);
+#if TETHER_MLIR_VERSION >= 22
+/* patterns.c: MLIR 22's Python rewriting, in _tether._rewrite too (RewritePatternSet,
+ * PatternRewriter, PDLResultList, GreedyRewriteConfig), and the callbacks MLIR makes into Python
+ * while patterns apply (rewrite.c applies them). */
+int tp_init_patterns(PyObject *rewrite_module);
+/* A callable of a pattern set, as MLIR's user data of a pattern or PDL native function: it calls
+ * Python only while tether applies the set it belongs to (id), on the thread that does. */
+typedef struct {
+  PyObject *fn;   /* strong */
+  PyObject *name; /* str: a PDL function's name (messages), or NULL */
+  uint64_t set_id;
+  bool rewrite; /* a PDL rewrite function (MLIR cannot recover from its failure) */
+} tp_pyfn;
+/* An application of a pattern set in progress on this thread (tp_apply_begin/end around the
+ * arena's call): the set's callbacks call Python meanwhile; error receives the first exception
+ * one raised. */
+typedef struct tp_apply_run {
+  struct tp_apply_run *outer;
+  uint64_t set_id;
+  TpContext *ctx;
+  int driver; /* tether_driver */
+  PyObject *error;
+} tp_apply_run;
+void tp_apply_begin(tp_apply_run *r, uint64_t set_id, TpContext *ctx, int driver);
+void tp_apply_end(tp_apply_run *r);
+/* A new id for a pattern set (its callbacks know it). */
+uint64_t tp_pattern_set_id(void);
+/* A frozen set (new reference; takes set, pdl_state and fns: freed with it): id and whether its
+ * patterns call Python; pdl_state (tether_pdl_freeze_ex) and fns (n PyMem-allocated tp_pyfn
+ * structs, the PDL native functions' user data), NULL when none. */
+PyObject *tp_frozen_set_new(MlirFrozenRewritePatternSet set, PyObject *ctx, uint64_t id,
+                            bool python, void *pdl_state, tp_pyfn *fns, Py_ssize_t n);
+/* The PDL native functions' callback (tether_pdl_callback; user: a tp_pyfn). */
+MlirLogicalResult tp_pdl_callback(MlirPatternRewriter rewriter, tether_pdl_results *results,
+                                  size_t n, MlirPDLValue *values, void *user);
+/* A GreedyRewriteConfig argument (None: null config). 1, or 0 with TypeError. */
+int tp_arg_greedy_config(PyObject *o, MlirGreedyRewriteDriverConfig *out);
+#endif
 
 /* ---- errors (errors.c) ----------------------------------------------------------------------- */
 
@@ -512,6 +560,11 @@ PyObject *tp_thread_pool_ptr_str(MlirLlvmThreadPool pool);
 #endif
 /* Detaches every handler of a Context that goes away. */
 void tp_diagnostics_detach_all(TpContext *self);
+/* Turns MLIR's multithreading off in ctx while code written in Python runs inside MLIR (passes,
+ * rewrite patterns: MLIR would call it from its worker threads, without the GIL, and fork trial
+ * children without them), and back to what Context.enable_multithreading asked for after. Nests. */
+void tp_context_threads_suspend(TpContext *ctx);
+void tp_context_threads_resume(TpContext *ctx);
 
 /* Error capture (diagnostics.c): while attached, error diagnostics of the context are collected
  * as DiagnosticInfo objects (unless the context emits them: emit_error_diagnostics); other
