@@ -5,6 +5,7 @@
  *
  * Properties: tether-lint never crashes on it and exits 0, 1 or 2. */
 #include "lint/lint.h"
+#include "tests/lint/fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,6 +3,7 @@
  * Properties: never crashes; a rejected command line has a message; an accepted one that lints
  * has at least one path, a known format and -j in 0..256. */
 #include "lint/lint.h"
+#include "tests/lint/fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * input gets a "NAME:LINE: why" message; an accepted input's profiles, printed back in config
  * syntax, parse again to the same profiles (print, parse, print is a fixed point). */
 #include "lint/lint.h"
+#include "tests/lint/fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,13 +2,12 @@
  * fuzzcheck idea): every file under the directories given, in sorted order. Fails when nothing
  * was replayed, so an empty or missing corpus cannot pass. */
 #include "lint/lint.h"
+#include "tests/lint/fuzz/fuzz.h"
 
 #include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int cmp(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
