@@ -945,8 +945,6 @@ void tether__cdb_free(tether__cdb *db) {
   free(db);
 }
 
-size_t tether__cdb_size(const tether__cdb *db) { return db ? db->n : 0; }
-
 int tether__cdb_load(const char *file, tether__cdb **out, char *err, size_t errlen) {
   *out = NULL;
   char *text = NULL;

@@ -96,7 +96,6 @@ struct tether_lint_run {
   tether_lint_config cfg;
   tether_lint_profile profile;
   tether__strlist disabled;
-  pthread_mutex_t lock;
   tether__cdb *db;
   tether_lint_file *inputs;
   size_t ninputs, capinputs;
@@ -148,8 +147,6 @@ int tether__run_whole_program(const tether_lint_run *run) {
   }
   return 0;
 }
-void tether__run_lock(tether_lint_run *run) { pthread_mutex_lock(&run->lock); }
-void tether__run_unlock(tether_lint_run *run) { pthread_mutex_unlock(&run->lock); }
 
 /* ---- findings ----------------------------------------------------------------------------- */
 
@@ -543,8 +540,6 @@ int tether__default_args(const tether_lint_config *cfg, int lang_c, tether__strl
     static char python_inc[PATH_MAX];
     static int probed;
     static int have_llvm;
-    static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&probe_lock);
     if (!probed) {
       struct stat st;
       have_llvm = stat("/usr/lib/llvm-19/include/mlir-c/IR.h", &st) == 0;
@@ -558,7 +553,6 @@ int tether__default_args(const tether_lint_config *cfg, int lang_c, tether__strl
       }
       probed = 1;
     }
-    pthread_mutex_unlock(&probe_lock);
     rc |= tether__strlist_push(args, lang_c ? "-xc" : "-xc++");
     rc |= tether__strlist_push(args, lang_c ? "-std=c11" : "-std=c++17");
     if (have_llvm) {
@@ -1289,8 +1283,6 @@ static void worker_main(tether_lint_run *run, tether_lint_file *f, int fd) {
     dup2(dn, 1);
     dup2(dn, 2);
   }
-  /* The driver is one thread, but the run lock may have been copied in any state. */
-  pthread_mutex_init(&run->lock, NULL);
   setenv("LIBCLANG_NOTHREADS", "1", 1);
   tether__buf out = {0};
   if (analyse_on_big_stack(run, f, &out) != 0) _exit(4);
@@ -1669,7 +1661,6 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
   tether_lint_run run;
   memset(&run, 0, sizeof run);
   run.o = o;
-  pthread_mutex_init(&run.lock, NULL);
   int status = 2;
   tether__set_max_file_size(o->max_file_size ? o->max_file_size
                                              : TETHER_LINT_DEFAULT_MAX_FILE_SIZE);
@@ -1817,6 +1808,5 @@ done:
   tether__config_free(&run.cfg);
   tether__cdb_free(run.db);
   tether__cache_close(run.cache);
-  pthread_mutex_destroy(&run.lock);
   return status;
 }

@@ -69,7 +69,6 @@ enum {
 
 /// The process-wide size limit used by tether__read_file (0 is taken as 1).
 void tether__set_max_file_size(size_t max);
-size_t tether__get_max_file_size(void);
 /// 0 when `path` (symlinks followed) is a regular file on a real file system, without opening it;
 /// else an errno value or TETHER_READ_*.
 int tether__check_regular(const char *path, struct stat *st);
@@ -155,7 +154,7 @@ char *tether__utf8_clean(const char *s);
 /// Parses a positive size: digits with an optional binary suffix K, M or G (KiB, MiB, GiB; "B"
 /// and "iB" may follow). 0, or -1 when malformed, zero or too large.
 int tether__parse_size(const char *s, size_t *out);
-/// strdup that never returns NULL for a NULL input (returns NULL then) and aborts nothing.
+/// A malloc'd copy of `s`; NULL when `s` is NULL or out of memory (never aborts).
 char *tether__strdup(const char *s);
 
 /* ---- compilation databases and the compile-flag allow-list (compdb.c) --------------------- */
@@ -192,7 +191,6 @@ typedef struct tether__cdb tether__cdb;
 /// Reads (safely) and parses a database. 0, or -1 with a one-line message in `err`.
 int tether__cdb_load(const char *path, tether__cdb **db, char *err, size_t errlen);
 void tether__cdb_free(tether__cdb *db);
-size_t tether__cdb_size(const tether__cdb *db);
 
 /// The flags for one file.
 typedef struct tether__cdb_flags {
@@ -227,7 +225,7 @@ int tether__cache_put(tether__cache *c, const unsigned char key[32], const void 
 int tether__cache_file_digest(tether__cache *c, const char *path, unsigned char out[32]);
 void tether__cache_stats(const tether__cache *c, size_t *hits, size_t *misses, size_t *stores);
 
-/* ---- profiles and configuration (config.c, profile.c) ------------------------------------- */
+/* ---- profiles and configuration (config.c) ------------------------------------------------ */
 
 /// A raw accessor that is a free function returning a status: `name(wrapper, &raw)`.
 typedef struct tether_lint_status_accessor {
@@ -323,13 +321,13 @@ typedef struct tether_lint_family {
   size_t nrules;
   /// For TEXT/ELF inputs: 1 when the family wants this file (by name or magic bytes).
   int (*claims)(const char *path, const char *head, size_t headlen);
-  /// Called once before any input; may allocate per-run state (shared across threads: use
-  /// tether__run_lock around updates).
+  /// Called once before any input, in the driver; may allocate per-run state. check_text and
+  /// check_elf may update it directly; check_tu may not (see take_fact).
   int (*run_begin)(tether_lint_run *run, void **state);
   int (*check_tu)(tether_lint_file *f, void *state, CXTranslationUnit tu);
   int (*check_text)(tether_lint_file *f, void *state, const char *text, size_t len);
   int (*check_elf)(tether_lint_file *f, void *state);
-  /// Called once after every input (single-threaded): the cross-file pass. Frees `state`.
+  /// Called once after every input, in the driver: the cross-file pass. Frees `state`.
   int (*run_end)(tether_lint_run *run, void *state);
   /// Receives, in the driver's process, each fact the family recorded with tether__file_fact
   /// while analysing an input: called after every input was analysed, in input order, before
@@ -383,8 +381,6 @@ const struct tether_lint_options *tether__run_options(const tether_lint_run *run
 /// 1 when the run's inputs are the whole program (--whole-program, or a compilation database
 /// with a directory among the PATHs): cross-file passes may report what is missing from it.
 int tether__run_whole_program(const tether_lint_run *run);
-void tether__run_lock(tether_lint_run *run);
-void tether__run_unlock(tether_lint_run *run);
 
 /* ---- findings and reporters -------------------------------------------------------------- */
 

@@ -699,12 +699,9 @@ static void check_member(ctx *x, CXCursor v, const where *w, loc_class lc) {
              what, linkage_story(x->main_is_header));
   } else if (key && *key && (lc == LOC_MAIN || lc == LOC_USER || x->st->system_headers)) {
     char *path = path_of(x, w);
-    if (path) {
-      tether__run_lock(x->st->run);
+    if (path)
       fact_add(x->f, x->st, in_class ? FACT_DECLARE : (is_def ? FACT_DEFINE : FACT_DECLARE), key,
                what, path, w->line, w->col, 0);
-      tether__run_unlock(x->st->run);
-    }
     free(path);
   }
   free(key);
@@ -1244,12 +1241,9 @@ static int degraded_scan(ctx *x, int *inherited) {
     } else if ((mk == M_DECLARE || mk == M_DEFINE) && arg.p && !covered(x, line)) {
       used++;
       char *key = norm_key(arg.p);
-      if (key && *key) {
-        tether__run_lock(x->st->run);
+      if (key && *key)
         fact_add(x->f, x->st, mk == M_DECLARE ? FACT_DECLARE : FACT_DEFINE, key, what, x->main_path,
                  line, col, 1);
-        tether__run_unlock(x->st->run);
-      }
       free(key);
     } else if (mk == M_FALLBACK && !covered(x, line)) {
       used++;
@@ -1495,8 +1489,9 @@ static int same_place(const fact *a, const fact *b) {
   return a->line == b->line && strcmp(a->real, b->real) == 0;
 }
 
-/* Facts arrive in the order the worker threads finish: sort them so that the output (which copy
- * of a header's fact is kept, which other definition a message names) does not depend on -j. */
+/* Facts arrive in input order: sort them by place so that the output (which copy of a header's
+ * fact is kept, which other definition a message names) depends on where facts are, not on which
+ * translation unit saw them first. */
 static int fact_cmp(const void *pa, const void *pb) {
   const fact *a = pa, *b = pb;
   int c = strcmp(a->real, b->real);

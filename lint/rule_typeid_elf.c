@@ -3,10 +3,11 @@
  * Invariant: check_elf reads one shared object's symbol table (.symtab, or .dynsym when the object
  * is stripped) through libelf only (never trusting offsets itself), reports TypeID storage that is
  * defined there with LOCAL binding or HIDDEN/INTERNAL visibility, and records every defined TypeID
- * storage symbol in the run's state under the run lock. run_end then reports, for each storage
- * symbol defined in more than one object, every copy after the first (objects ordered by path),
- * unless every copy has STB_GNU_UNIQUE binding, which glibc's dynamic loader unifies process-wide
- * even across dlopen(RTLD_LOCAL). Findings are about a whole file: line 0, column 0. */
+ * storage symbol in the run's state (check_elf runs in the driver). run_end then reports, for each
+ * storage symbol defined in more than one object, every copy after the first (objects ordered by
+ * path), unless every copy has STB_GNU_UNIQUE binding, which glibc's dynamic loader unifies
+ * process-wide even across dlopen(RTLD_LOCAL). Findings are about a whole file: line 0, column 0.
+ */
 #include "lint/lint.h"
 
 #include <errno.h>
@@ -102,7 +103,6 @@ typedef struct telf_state {
 
 /* Records the object's identity; 0 when it was seen before (a symlink, a second path). */
 static int first_sight(telf_state *s, const struct stat *st) {
-  tether__run_lock(s->run);
   int first = 1;
   for (size_t i = 0; i < s->nseen && first; i++)
     if (s->seen[i].dev == st->st_dev && s->seen[i].ino == st->st_ino) first = 0;
@@ -115,7 +115,6 @@ static int first_sight(telf_state *s, const struct stat *st) {
     }
   }
   if (first && s->nseen < s->capseen) s->seen[s->nseen++] = (telf_file_id){st->st_dev, st->st_ino};
-  tether__run_unlock(s->run);
   return first;
 }
 
@@ -169,7 +168,6 @@ static int telf_run_end(tether_lint_run *run, void *state) {
 
 static int remember(telf_state *s, const char *mangled, const char *shown, const char *file,
                     int unique) {
-  tether__run_lock(s->run);
   int rc = 0;
   if (s->n == s->cap) {
     size_t nc = s->cap ? s->cap * 2 : 64;
@@ -195,7 +193,6 @@ static int remember(telf_state *s, const char *mangled, const char *shown, const
       rc = -1;
     }
   }
-  tether__run_unlock(s->run);
   return rc;
 }
 

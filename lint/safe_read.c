@@ -22,7 +22,6 @@
 static size_t max_file_size = TETHER_LINT_DEFAULT_MAX_FILE_SIZE;
 
 void tether__set_max_file_size(size_t max) { max_file_size = max ? max : 1; }
-size_t tether__get_max_file_size(void) { return max_file_size; }
 
 static int kind_error(mode_t m) {
   if (S_ISFIFO(m)) return TETHER_READ_FIFO;
