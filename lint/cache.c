@@ -18,30 +18,30 @@
 
 static const char magic[4] = {'T', 'L', 'C', '1'};
 
-struct tether__cache {
+struct tether_lint__cache {
   char *dir;
   unsigned counter;
-  tether__strmap digests; /* path -> 32-byte digest, or &no_digest */
+  tether_lint__strmap digests; /* path -> 32-byte digest, or &no_digest */
   size_t hits, misses, stores;
 };
 
 static unsigned char no_digest;
 
-char *tether__cache_default_dir(void) {
-  tether__buf b = {0};
+char *tether_lint__cache_default_dir(void) {
+  tether_lint__buf b = {0};
   const char *x = getenv("XDG_CACHE_HOME");
   const char *h = getenv("HOME");
   /* The XDG spec: a relative XDG_CACHE_HOME is invalid and must be ignored. */
   if (x && x[0] == '/')
-    tether__buf_printf(&b, "%s/tether-lint", x);
+    tether_lint__buf_printf(&b, "%s/tether-lint", x);
   else if (h && h[0] == '/')
-    tether__buf_printf(&b, "%s/.cache/tether-lint", h);
+    tether_lint__buf_printf(&b, "%s/.cache/tether-lint", h);
   return b.p;
 }
 
 /* mkdir -p with mode 0700 for what it creates. */
 static int make_dirs(const char *dir) {
-  char *p = tether__strdup(dir);
+  char *p = tether_lint__strdup(dir);
   if (!p) return ENOMEM;
   int e = 0;
   for (char *s = p + 1;; s++) {
@@ -65,15 +65,15 @@ static int make_dirs(const char *dir) {
   return 0;
 }
 
-int tether__cache_open(const char *dir, tether__cache **out, char *err, size_t errlen) {
+int tether_lint__cache_open(const char *dir, tether_lint__cache **out, char *err, size_t errlen) {
   *out = NULL;
   int e = make_dirs(dir);
   if (e) {
     snprintf(err, errlen, "cannot use the cache folder %s: %s", dir, strerror(e));
     return -1;
   }
-  tether__cache *c = calloc(1, sizeof *c);
-  if (!c || !(c->dir = tether__strdup(dir))) {
+  tether_lint__cache *c = calloc(1, sizeof *c);
+  if (!c || !(c->dir = tether_lint__strdup(dir))) {
     free(c);
     snprintf(err, errlen, "out of memory");
     return -1;
@@ -86,39 +86,41 @@ static void free_digest(void *v) {
   if (v != &no_digest) free(v);
 }
 
-void tether__cache_close(tether__cache *c) {
+void tether_lint__cache_close(tether_lint__cache *c) {
   if (!c) return;
-  tether__strmap_free(&c->digests, free_digest);
+  tether_lint__strmap_free(&c->digests, free_digest);
   free(c->dir);
   free(c);
 }
 
-void tether__cache_stats(const tether__cache *c, size_t *hits, size_t *misses, size_t *stores) {
+void tether_lint__cache_stats(const tether_lint__cache *c, size_t *hits, size_t *misses,
+                              size_t *stores) {
   *hits = c ? c->hits : 0;
   *misses = c ? c->misses : 0;
   *stores = c ? c->stores : 0;
 }
 
-static void entry_path(const tether__cache *c, const unsigned char key[32], tether__buf *b,
-                       int dir_only) {
+static void entry_path(const tether_lint__cache *c, const unsigned char key[32],
+                       tether_lint__buf *b, int dir_only) {
   char hex[65];
-  tether__hex(key, 32, hex);
+  tether_lint__hex(key, 32, hex);
   if (dir_only)
-    tether__buf_printf(b, "%s/%.2s", c->dir, hex);
+    tether_lint__buf_printf(b, "%s/%.2s", c->dir, hex);
   else
-    tether__buf_printf(b, "%s/%.2s/%s", c->dir, hex, hex);
+    tether_lint__buf_printf(b, "%s/%.2s/%s", c->dir, hex, hex);
 }
 
-int tether__cache_get(tether__cache *c, const unsigned char key[32], char **data, size_t *len) {
+int tether_lint__cache_get(tether_lint__cache *c, const unsigned char key[32], char **data,
+                           size_t *len) {
   *data = NULL;
   *len = 0;
   if (!c) return -1;
-  tether__buf path = {0};
+  tether_lint__buf path = {0};
   entry_path(c, key, &path, 0);
   char *text = NULL;
   size_t n = 0;
-  int e = path.p ? tether__read_file_max(path.p, (size_t)1 << 30, &text, &n) : ENOMEM;
-  tether__buf_free(&path);
+  int e = path.p ? tether_lint__read_file_max(path.p, (size_t)1 << 30, &text, &n) : ENOMEM;
+  tether_lint__buf_free(&path);
   if (e) {
     c->misses++;
     return -1;
@@ -126,13 +128,13 @@ int tether__cache_get(tether__cache *c, const unsigned char key[32], char **data
   int ok = n >= 4 + 32 + 8 + 32 && memcmp(text, magic, 4) == 0 && memcmp(text + 4, key, 32) == 0;
   uint64_t plen = 0;
   if (ok) {
-    tether__rd r = {(const unsigned char *)text + 36, 8, 0, 0};
-    plen = tether__rd_u64(&r);
+    tether_lint__rd r = {(const unsigned char *)text + 36, 8, 0, 0};
+    plen = tether_lint__rd_u64(&r);
     ok = plen == n - (4 + 32 + 8 + 32);
   }
   if (ok) {
     unsigned char sum[32];
-    tether__sha256_of(text, n - 32, sum);
+    tether_lint__sha256_of(text, n - 32, sum);
     ok = memcmp(sum, text + n - 32, 32) == 0;
   }
   if (!ok) {
@@ -168,21 +170,22 @@ static int write_all(int fd, const char *p, size_t n) {
   return 0;
 }
 
-int tether__cache_put(tether__cache *c, const unsigned char key[32], const void *data, size_t len) {
+int tether_lint__cache_put(tether_lint__cache *c, const unsigned char key[32], const void *data,
+                           size_t len) {
   if (!c) return -1;
-  tether__buf b = {0};
-  tether__buf_put(&b, magic, 4);
-  tether__buf_put(&b, (const char *)key, 32);
-  tether__buf_put_u64(&b, len);
-  tether__buf_put(&b, data, len);
+  tether_lint__buf b = {0};
+  tether_lint__buf_put(&b, magic, 4);
+  tether_lint__buf_put(&b, (const char *)key, 32);
+  tether_lint__buf_put_u64(&b, len);
+  tether_lint__buf_put(&b, data, len);
   if (!b.p || b.n != 44 + len) {
-    tether__buf_free(&b);
+    tether_lint__buf_free(&b);
     return -1;
   }
   unsigned char sum[32];
-  tether__sha256_of(b.p, b.n, sum);
-  tether__buf_put(&b, (const char *)sum, 32);
-  tether__buf dir = {0}, tmp = {0}, final = {0};
+  tether_lint__sha256_of(b.p, b.n, sum);
+  tether_lint__buf_put(&b, (const char *)sum, 32);
+  tether_lint__buf dir = {0}, tmp = {0}, final = {0};
   entry_path(c, key, &dir, 1);
   entry_path(c, key, &final, 0);
   int rc = -1;
@@ -191,7 +194,7 @@ int tether__cache_put(tether__cache *c, const unsigned char key[32], const void 
   int fd = -1;
   for (int tries = 0; tries < 100 && fd < 0; tries++) {
     tmp.n = 0;
-    tether__buf_printf(&tmp, "%s/.tmp.%ld.%u", dir.p, (long)getpid(), c->counter++);
+    tether_lint__buf_printf(&tmp, "%s/.tmp.%ld.%u", dir.p, (long)getpid(), c->counter++);
     if (!tmp.p) goto done;
     fd = open(tmp.p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EEXIST) goto done;
@@ -206,15 +209,15 @@ int tether__cache_put(tether__cache *c, const unsigned char key[32], const void 
   c->stores++;
   rc = 0;
 done:
-  tether__buf_free(&b);
-  tether__buf_free(&dir);
-  tether__buf_free(&tmp);
-  tether__buf_free(&final);
+  tether_lint__buf_free(&b);
+  tether_lint__buf_free(&dir);
+  tether_lint__buf_free(&tmp);
+  tether_lint__buf_free(&final);
   return rc;
 }
 
-int tether__cache_file_digest(tether__cache *c, const char *path, unsigned char out[32]) {
-  void **slot = c ? tether__strmap_get(&c->digests, path) : NULL;
+int tether_lint__cache_file_digest(tether_lint__cache *c, const char *path, unsigned char out[32]) {
+  void **slot = c ? tether_lint__strmap_get(&c->digests, path) : NULL;
   if (slot) {
     if (*slot == &no_digest) return -1;
     memcpy(out, *slot, 32);
@@ -222,14 +225,14 @@ int tether__cache_file_digest(tether__cache *c, const char *path, unsigned char 
   }
   char *text = NULL;
   size_t n = 0;
-  int e = tether__read_file(path, &text, &n);
+  int e = tether_lint__read_file(path, &text, &n);
   unsigned char *d = NULL;
   if (!e) {
     d = malloc(32);
-    if (d) tether__sha256_of(text, n, d);
+    if (d) tether_lint__sha256_of(text, n, d);
     free(text);
   }
-  if (c && (slot = tether__strmap_put(&c->digests, path)) != NULL)
+  if (c && (slot = tether_lint__strmap_put(&c->digests, path)) != NULL)
     *slot = d ? (void *)d : (void *)&no_digest;
   if (!d) return -1;
   memcpy(out, d, 32);

@@ -1,6 +1,6 @@
 /* The tether-lint command line.
  *
- * Invariant: tether__cli_parse reads only argv[1..argc-1], keeps pointers into argv (it copies
+ * Invariant: tether_lint__cli_parse reads only argv[1..argc-1], keeps pointers into argv (it copies
  * nothing it does not own), and turns every malformed command line into a one-line message and
  * -1; it never prints and never exits, so it can be fuzzed. */
 #include "lint/lint.h"
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tether__cli_usage(FILE *f) {
+void tether_lint__cli_usage(FILE *f) {
   fputs("usage: tether-lint [options] PATH...\n"
         "\n"
         "Checks C/C++ binding sources for raw MLIR handles used without a validity guard.\n"
@@ -81,7 +81,7 @@ static size_t match(const char *a, const char *name, int takes_value) {
   return n;
 }
 
-static int add_rules(tether__strlist *l, const char *val, const char *opt, char *err,
+static int add_rules(tether_lint__strlist *l, const char *val, const char *opt, char *err,
                      size_t errlen) {
   char buf[512];
   if (strlen(val) >= sizeof buf) {
@@ -92,11 +92,11 @@ static int add_rules(tether__strlist *l, const char *val, const char *opt, char 
   char *save = NULL;
   int any = 0;
   for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (strcmp(t, "all") != 0 && !tether__rule_find(t, NULL)) {
+    if (strcmp(t, "all") != 0 && !tether_lint__rule_find(t, NULL)) {
       snprintf(err, errlen, "%s: unknown rule '%.100s' (see --list-rules)", opt, t);
       return -1;
     }
-    if (tether__strlist_add_unique(l, t) != 0) {
+    if (tether_lint__strlist_add_unique(l, t) != 0) {
       snprintf(err, errlen, "out of memory");
       return -1;
     }
@@ -109,17 +109,18 @@ static int add_rules(tether__strlist *l, const char *val, const char *opt, char 
   return 0;
 }
 
-void tether__cli_free(tether_lint_options *o) {
-  tether__strlist_free(&o->key_args);
-  tether__strlist_free(&o->enable);
-  tether__strlist_free(&o->disable);
-  tether__strlist_free(&o->paths);
+void tether_lint__cli_free(tether_lint_options *o) {
+  tether_lint__strlist_free(&o->key_args);
+  tether_lint__strlist_free(&o->enable);
+  tether_lint__strlist_free(&o->disable);
+  tether_lint__strlist_free(&o->paths);
 }
 
-int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, size_t errlen) {
+int tether_lint__cli_parse(int argc, char **argv, tether_lint_options *o, char *err,
+                           size_t errlen) {
   memset(o, 0, sizeof *o);
-  o->action = TETHER_ACT_LINT;
-  o->format = TETHER_FMT_TEXT;
+  o->action = TETHER_LINT_ACT_LINT;
+  o->format = TETHER_LINT_FMT_TEXT;
   o->timeout = -1;
   int only_paths = 0;
   for (int i = 1; i < argc; i++) {
@@ -136,7 +137,7 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
         snprintf(err, errlen, "empty path argument");
         return -1;
       }
-      if (tether__strlist_push(&o->paths, a) != 0) {
+      if (tether_lint__strlist_push(&o->paths, a) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
       }
@@ -160,7 +161,7 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
       keyed = 0;
     } else if ((n = match(a, "--max-file-size", 1))) {
       if (take_value(argc, argv, &i, "--max-file-size", n, &val, err, errlen)) return -1;
-      if (tether__parse_size(val, &o->max_file_size) != 0) {
+      if (tether_lint__parse_size(val, &o->max_file_size) != 0) {
         snprintf(err, errlen,
                  "--max-file-size: expected a size such as 65536, 512K, 64M or 1G, got '%.50s'",
                  val);
@@ -169,7 +170,7 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
       keyed = 0;
     } else if ((n = match(a, "--worker-memory", 1))) {
       if (take_value(argc, argv, &i, "--worker-memory", n, &val, err, errlen)) return -1;
-      if (tether__parse_size(val, &o->worker_memory) != 0 ||
+      if (tether_lint__parse_size(val, &o->worker_memory) != 0 ||
           o->worker_memory < ((size_t)64 << 20)) {
         snprintf(err, errlen, "--worker-memory: expected a size of at least 64M, got '%.50s'", val);
         return -1;
@@ -177,7 +178,8 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
       keyed = 0;
     } else if ((n = match(a, "--worker-stack", 1))) {
       if (take_value(argc, argv, &i, "--worker-stack", n, &val, err, errlen)) return -1;
-      if (tether__parse_size(val, &o->worker_stack) != 0 || o->worker_stack < ((size_t)64 << 10)) {
+      if (tether_lint__parse_size(val, &o->worker_stack) != 0 ||
+          o->worker_stack < ((size_t)64 << 10)) {
         snprintf(err, errlen, "--worker-stack: expected a size of at least 64K, got '%.50s'", val);
         return -1;
       }
@@ -193,13 +195,13 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
       o->timeout = (int)t;
       keyed = 0;
     } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      o->action = TETHER_ACT_HELP;
+      o->action = TETHER_LINT_ACT_HELP;
     } else if (strcmp(a, "--version") == 0) {
-      o->action = TETHER_ACT_VERSION;
+      o->action = TETHER_LINT_ACT_VERSION;
     } else if (strcmp(a, "--list-rules") == 0) {
-      o->action = TETHER_ACT_LIST_RULES;
+      o->action = TETHER_LINT_ACT_LIST_RULES;
     } else if (strcmp(a, "--list-profiles") == 0) {
-      o->action = TETHER_ACT_LIST_PROFILES;
+      o->action = TETHER_LINT_ACT_LIST_PROFILES;
     } else if (strcmp(a, "--whole-program") == 0) {
       o->whole_program = 1;
     } else if ((n = match(a, "--compile-commands", 1))) {
@@ -214,11 +216,11 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
       if (take_value(argc, argv, &i, "--format", n, &val, err, errlen)) return -1;
       keyed = 0;
       if (strcmp(val, "text") == 0) {
-        o->format = TETHER_FMT_TEXT;
+        o->format = TETHER_LINT_FMT_TEXT;
       } else if (strcmp(val, "json") == 0) {
-        o->format = TETHER_FMT_JSON;
+        o->format = TETHER_LINT_FMT_JSON;
       } else if (strcmp(val, "sarif") == 0) {
-        o->format = TETHER_FMT_SARIF;
+        o->format = TETHER_LINT_FMT_SARIF;
       } else {
         snprintf(err, errlen, "--format: unknown format '%.100s' (expected text, json or sarif)",
                  val);
@@ -254,7 +256,7 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
       return -1;
     }
     for (int k = start; keyed && k <= i; k++)
-      if (tether__strlist_push(&o->key_args, argv[k]) != 0) {
+      if (tether_lint__strlist_push(&o->key_args, argv[k]) != 0) {
         snprintf(err, errlen, "out of memory");
         return -1;
       }
@@ -263,7 +265,7 @@ int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, 
     snprintf(err, errlen, "-p and --compile-commands cannot be used together");
     return -1;
   }
-  if (o->action == TETHER_ACT_LINT && o->paths.n == 0) {
+  if (o->action == TETHER_LINT_ACT_LINT && o->paths.n == 0) {
     snprintf(err, errlen, "no PATH given (see --help)");
     return -1;
   }

@@ -22,8 +22,8 @@
 
 /* ---- splitting command lines ----------------------------------------------------------------- */
 
-int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *out) {
-  tether__buf w = {0};
+int tether_lint__split_command(const char *s, size_t len, int gnu, tether_lint__strlist *out) {
+  tether_lint__buf w = {0};
   int in_word = 0;
   size_t i = 0;
   int rc = 0;
@@ -31,7 +31,7 @@ int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *o
     char c = s[i];
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
       if (in_word) {
-        rc = tether__strlist_push(out, w.p ? w.p : "");
+        rc = tether_lint__strlist_push(out, w.p ? w.p : "");
         w.n = 0;
         if (w.p) w.p[0] = '\0';
         in_word = 0;
@@ -42,7 +42,7 @@ int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *o
     in_word = 1;
     if (c == '\\') {
       if (i + 1 < len) {
-        if (s[i + 1] != '\n') rc = tether__buf_put(&w, s + i + 1, 1);
+        if (s[i + 1] != '\n') rc = tether_lint__buf_put(&w, s + i + 1, 1);
         i += 2;
       } else {
         i++;
@@ -50,7 +50,7 @@ int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *o
     } else if (c == '\'') {
       size_t j = i + 1;
       while (j < len && s[j] != '\'') j++;
-      rc = tether__buf_put(&w, s + i + 1, j - i - 1);
+      rc = tether_lint__buf_put(&w, s + i + 1, j - i - 1);
       i = j < len ? j + 1 : j;
     } else if (c == '"') {
       i++;
@@ -58,22 +58,22 @@ int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *o
         if (s[i] == '\\' && i + 1 < len &&
             (gnu || s[i + 1] == '"' || s[i + 1] == '\\' || s[i + 1] == '$' || s[i + 1] == '`' ||
              s[i + 1] == '\n')) {
-          if (s[i + 1] != '\n') rc = tether__buf_put(&w, s + i + 1, 1);
+          if (s[i + 1] != '\n') rc = tether_lint__buf_put(&w, s + i + 1, 1);
           i += 2;
         } else {
-          rc = tether__buf_put(&w, s + i, 1);
+          rc = tether_lint__buf_put(&w, s + i, 1);
           i++;
         }
       }
       if (i < len) i++; /* the closing quote; an unterminated one ends at the end of the text */
     } else {
-      rc = tether__buf_put(&w, s + i, 1);
+      rc = tether_lint__buf_put(&w, s + i, 1);
       i++;
     }
-    if (rc == 0 && !w.p) rc = tether__buf_put(&w, "", 0);
+    if (rc == 0 && !w.p) rc = tether_lint__buf_put(&w, "", 0);
   }
-  if (rc == 0 && in_word) rc = tether__strlist_push(out, w.p ? w.p : "");
-  tether__buf_free(&w);
+  if (rc == 0 && in_word) rc = tether_lint__strlist_push(out, w.p ? w.p : "");
+  tether_lint__buf_free(&w);
   return rc ? -1 : 0;
 }
 
@@ -82,12 +82,12 @@ int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *o
 
 /* `rel` joined to `base` when relative, then "." and ".." components and repeated slashes
  * removed lexically (no symlink resolution). malloc'd. */
-char *tether__path_join_norm(const char *base, const char *rel) {
-  tether__buf b = {0};
+char *tether_lint__path_join_norm(const char *base, const char *rel) {
+  tether_lint__buf b = {0};
   if (rel[0] != '/' && base && *base) {
-    if (tether__buf_puts(&b, base) || tether__buf_puts(&b, "/")) goto oom;
+    if (tether_lint__buf_puts(&b, base) || tether_lint__buf_puts(&b, "/")) goto oom;
   }
-  if (tether__buf_puts(&b, rel)) goto oom;
+  if (tether_lint__buf_puts(&b, rel)) goto oom;
   /* Normalize into `out`, a stack of components. */
   const char *p = b.p;
   size_t n = b.n;
@@ -121,10 +121,10 @@ char *tether__path_join_norm(const char *base, const char *rel) {
   }
   if (o == 0) out[o++] = '.';
   out[o] = '\0';
-  tether__buf_free(&b);
+  tether_lint__buf_free(&b);
   return out;
 oom:
-  tether__buf_free(&b);
+  tether_lint__buf_free(&b);
   return NULL;
 }
 
@@ -135,8 +135,8 @@ static const char *base_name(const char *p) {
 
 static char *dir_name(const char *p) {
   const char *s = strrchr(p, '/');
-  if (!s) return tether__strdup(".");
-  if (s == p) return tether__strdup("/");
+  if (!s) return tether_lint__strdup(".");
+  if (s == p) return tether_lint__strdup("/");
   char *d = malloc((size_t)(s - p) + 1);
   if (d) {
     memcpy(d, p, (size_t)(s - p));
@@ -748,11 +748,11 @@ static int classify(const char *const *argv, size_t argc, size_t i, size_t *span
   return UNKNOWN;
 }
 
-void tether__flagset_free(tether__flagset *fs) {
-  tether__strlist_free(&fs->args);
-  tether__strlist_free(&fs->danger);
-  tether__strlist_free(&fs->unknown);
-  tether__strlist_free(&fs->problems);
+void tether_lint__flagset_free(tether_lint__flagset *fs) {
+  tether_lint__strlist_free(&fs->args);
+  tether_lint__strlist_free(&fs->danger);
+  tether_lint__strlist_free(&fs->unknown);
+  tether_lint__strlist_free(&fs->problems);
   fs->has_x = 0;
 }
 
@@ -760,69 +760,71 @@ enum { RSP_MAX_DEPTH = 16, RSP_MAX_ARGS = 1 << 20 };
 
 /* Appends argv to `out`, replacing each @FILE by the words of FILE (recursively). */
 static int expand_rsp(const char *const *argv, size_t argc, const char *cwd, int depth,
-                      tether__strlist *out, tether__flagset *fs) {
+                      tether_lint__strlist *out, tether_lint__flagset *fs) {
   for (size_t i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (out->n >= RSP_MAX_ARGS) {
-      tether__buf m = {0};
-      tether__buf_printf(&m,
-                         "more than %d compile arguments (response files nested too deep?); the "
-                         "rest dropped",
-                         RSP_MAX_ARGS);
-      if (m.p) tether__strlist_add_unique(&fs->problems, m.p);
-      tether__buf_free(&m);
+      tether_lint__buf m = {0};
+      tether_lint__buf_printf(
+          &m,
+          "more than %d compile arguments (response files nested too deep?); the "
+          "rest dropped",
+          RSP_MAX_ARGS);
+      if (m.p) tether_lint__strlist_add_unique(&fs->problems, m.p);
+      tether_lint__buf_free(&m);
       return 0;
     }
     if (a[0] != '@' || !a[1]) {
-      if (tether__strlist_push(out, a) != 0) return -1;
+      if (tether_lint__strlist_push(out, a) != 0) return -1;
       continue;
     }
-    char *path = tether__path_join_norm(cwd, a + 1);
+    char *path = tether_lint__path_join_norm(cwd, a + 1);
     if (!path) return -1;
-    tether__buf m = {0};
+    tether_lint__buf m = {0};
     if (depth >= RSP_MAX_DEPTH) {
-      tether__buf_printf(&m, "response file %s: nested deeper than %d levels, not read", path,
-                         RSP_MAX_DEPTH);
+      tether_lint__buf_printf(&m, "response file %s: nested deeper than %d levels, not read", path,
+                              RSP_MAX_DEPTH);
     } else {
       char *text = NULL;
       size_t len = 0;
-      int e = tether__read_file(path, &text, &len);
+      int e = tether_lint__read_file(path, &text, &len);
       if (e) {
-        tether__buf_printf(&m, "response file %s: %s; its arguments dropped", path,
-                           tether__read_strerror(e));
+        tether_lint__buf_printf(&m, "response file %s: %s; its arguments dropped", path,
+                                tether_lint__read_strerror(e));
       } else {
-        tether__strlist words = {0};
-        int rc = tether__split_command(text, len, 1, &words);
+        tether_lint__strlist words = {0};
+        int rc = tether_lint__split_command(text, len, 1, &words);
         free(text);
         if (rc == 0)
           rc = expand_rsp((const char *const *)words.v, words.n, cwd, depth + 1, out, fs);
-        tether__strlist_free(&words);
+        tether_lint__strlist_free(&words);
         if (rc != 0) {
           free(path);
           return -1;
         }
       }
     }
-    if (m.p) tether__strlist_add_unique(&fs->problems, m.p);
-    tether__buf_free(&m);
+    if (m.p) tether_lint__strlist_add_unique(&fs->problems, m.p);
+    tether_lint__buf_free(&m);
     free(path);
   }
   return 0;
 }
 
-static int push_span(tether__strlist *l, const char *const *argv, size_t i, size_t span) {
-  if (span == 1) return tether__strlist_push(l, argv[i]);
-  tether__buf b = {0};
-  int rc = tether__buf_printf(&b, "%s %s", argv[i], argv[i + 1]);
-  if (rc == 0) rc = tether__strlist_push(l, b.p);
-  tether__buf_free(&b);
+static int push_span(tether_lint__strlist *l, const char *const *argv, size_t i, size_t span) {
+  if (span == 1) return tether_lint__strlist_push(l, argv[i]);
+  tether_lint__buf b = {0};
+  int rc = tether_lint__buf_printf(&b, "%s %s", argv[i], argv[i + 1]);
+  if (rc == 0) rc = tether_lint__strlist_push(l, b.p);
+  tether_lint__buf_free(&b);
   return rc;
 }
 
-int tether__flags_filter(const char *const *in, size_t inc, const char *cwd, tether__flagset *fs) {
-  tether__strlist all = {0};
+int tether_lint__flags_filter(const char *const *in, size_t inc, const char *cwd,
+                              tether_lint__flagset *fs) {
+  tether_lint__strlist all = {0};
   if (expand_rsp(in, inc, cwd, 0, &all, fs) != 0) {
-    tether__strlist_free(&all);
+    tether_lint__strlist_free(&all);
     return -1;
   }
   const char *const *argv = (const char *const *)all.v;
@@ -846,13 +848,14 @@ int tether__flags_filter(const char *const *in, size_t inc, const char *cwd, tet
     int cls = classify(argv, argc, i, &span, &value, &def);
     if (cls == KEEP && def &&
         (strcmp(def->name, "-include") == 0 || strcmp(def->name, "-imacros") == 0)) {
-      char *p = tether__path_join_norm(cwd, value);
-      int e = p ? tether__check_regular(p, NULL) : ENOMEM;
+      char *p = tether_lint__path_join_norm(cwd, value);
+      int e = p ? tether_lint__check_regular(p, NULL) : ENOMEM;
       if (e) {
-        tether__buf m = {0};
-        tether__buf_printf(&m, "%s %s: %s; dropped", def->name, value, tether__read_strerror(e));
-        if (m.p) rc = tether__strlist_add_unique(&fs->problems, m.p);
-        tether__buf_free(&m);
+        tether_lint__buf m = {0};
+        tether_lint__buf_printf(&m, "%s %s: %s; dropped", def->name, value,
+                                tether_lint__read_strerror(e));
+        if (m.p) rc = tether_lint__strlist_add_unique(&fs->problems, m.p);
+        tether_lint__buf_free(&m);
         cls = IGNORE;
       }
       free(p);
@@ -865,8 +868,8 @@ int tether__flags_filter(const char *const *in, size_t inc, const char *cwd, tet
     }
     if (rc == 0) {
       if (cls == KEEP) {
-        rc = tether__strlist_push(&fs->args, argv[i]);
-        if (rc == 0 && span == 2) rc = tether__strlist_push(&fs->args, argv[i + 1]);
+        rc = tether_lint__strlist_push(&fs->args, argv[i]);
+        if (rc == 0 && span == 2) rc = tether_lint__strlist_push(&fs->args, argv[i + 1]);
       } else if (cls == DANGER) {
         rc = push_span(&fs->danger, argv, i, span);
       } else if (cls == UNKNOWN) {
@@ -875,33 +878,33 @@ int tether__flags_filter(const char *const *in, size_t inc, const char *cwd, tet
     }
     i += span;
   }
-  tether__strlist_free(&all);
+  tether_lint__strlist_free(&all);
   return rc ? -1 : 0;
 }
 
 /* Appends the note about what was dropped (nothing when nothing was). */
-int tether__flagset_note(const tether__flagset *fs, tether__buf *out) {
+int tether_lint__flagset_note(const tether_lint__flagset *fs, tether_lint__buf *out) {
   enum { SHOW = 40 };
   int rc = 0;
-  const tether__strlist *lists[2] = {&fs->danger, &fs->unknown};
+  const tether_lint__strlist *lists[2] = {&fs->danger, &fs->unknown};
   const char *what[2] = {"they write files, load code or read other inputs",
                          "not on the allow-list"};
   int any = 0;
   for (int k = 0; k < 2; k++) {
-    const tether__strlist *l = lists[k];
+    const tether_lint__strlist *l = lists[k];
     if (!l->n) continue;
-    rc |= tether__buf_printf(out, "%s%s: ", any ? "; " : "compile flags dropped (", what[k]);
-    tether__strlist uniq = {0};
-    for (size_t i = 0; i < l->n; i++) tether__strlist_add_unique(&uniq, l->v[i]);
+    rc |= tether_lint__buf_printf(out, "%s%s: ", any ? "; " : "compile flags dropped (", what[k]);
+    tether_lint__strlist uniq = {0};
+    for (size_t i = 0; i < l->n; i++) tether_lint__strlist_add_unique(&uniq, l->v[i]);
     for (size_t i = 0; i < uniq.n && i < SHOW; i++)
-      rc |= tether__buf_printf(out, "%s%s", i ? " " : "", uniq.v[i]);
-    if (uniq.n > SHOW) rc |= tether__buf_printf(out, " and %zu more", uniq.n - SHOW);
-    tether__strlist_free(&uniq);
+      rc |= tether_lint__buf_printf(out, "%s%s", i ? " " : "", uniq.v[i]);
+    if (uniq.n > SHOW) rc |= tether_lint__buf_printf(out, " and %zu more", uniq.n - SHOW);
+    tether_lint__strlist_free(&uniq);
     any = 1;
   }
-  if (any) rc |= tether__buf_puts(out, ")");
+  if (any) rc |= tether_lint__buf_puts(out, ")");
   for (size_t i = 0; i < fs->problems.n; i++)
-    rc |= tether__buf_printf(out, "%s%s", out->n ? "; " : "", fs->problems.v[i]);
+    rc |= tether_lint__buf_printf(out, "%s%s", out->n ? "; " : "", fs->problems.v[i]);
   return rc ? -1 : 0;
 }
 
@@ -912,11 +915,11 @@ typedef struct cdb_entry {
   char *dir;  /* absolute working directory */
   char *file; /* absolute, lexically normalized */
   char *real; /* realpath of file, or `file` when it does not exist */
-  tether__strlist argv;
+  tether_lint__strlist argv;
   size_t index;
 } cdb_entry;
 
-struct tether__cdb {
+struct tether_lint__cdb {
   char *path;
   cdb_entry *v;
   size_t n;
@@ -931,13 +934,13 @@ static int order_cmp(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : a->index > b->index;
 }
 
-void tether__cdb_free(tether__cdb *db) {
+void tether_lint__cdb_free(tether_lint__cdb *db) {
   if (!db) return;
   for (size_t i = 0; i < db->n; i++) {
     free(db->v[i].dir);
     free(db->v[i].file);
     free(db->v[i].real);
-    tether__strlist_free(&db->v[i].argv);
+    tether_lint__strlist_free(&db->v[i].argv);
   }
   free(db->v);
   free(db->order);
@@ -945,14 +948,14 @@ void tether__cdb_free(tether__cdb *db) {
   free(db);
 }
 
-int tether__cdb_load(const char *file, tether__cdb **out, char *err, size_t errlen) {
+int tether_lint__cdb_load(const char *file, tether_lint__cdb **out, char *err, size_t errlen) {
   *out = NULL;
   char *text = NULL;
   size_t len = 0;
-  int e = tether__read_file(file, &text, &len);
+  int e = tether_lint__read_file(file, &text, &len);
   if (e) {
     snprintf(err, errlen, "cannot read compilation database %s: %s", file,
-             tether__read_strerror(e));
+             tether_lint__read_strerror(e));
     return -1;
   }
   const char *end = NULL;
@@ -971,11 +974,11 @@ int tether__cdb_load(const char *file, tether__cdb **out, char *err, size_t errl
     cJSON_Delete(root);
     return -1;
   }
-  tether__cdb *db = calloc(1, sizeof *db);
+  tether_lint__cdb *db = calloc(1, sizeof *db);
   char abs[PATH_MAX];
   char *dbdir = NULL;
   if (!db) goto oom;
-  db->path = tether__strdup(file);
+  db->path = tether_lint__strdup(file);
   dbdir = dir_name(realpath(file, abs) ? abs : file);
   if (!db->path || !dbdir) goto oom;
   size_t count = (size_t)cJSON_GetArraySize(root);
@@ -1007,17 +1010,17 @@ int tether__cdb_load(const char *file, tether__cdb **out, char *err, size_t errl
     cdb_entry *en = &db->v[db->n++];
     en->index = i;
     /* "directory" relative to the database's own folder; "file" relative to "directory". */
-    en->dir = tether__path_join_norm(dbdir, dir->valuestring);
+    en->dir = tether_lint__path_join_norm(dbdir, dir->valuestring);
     if (!en->dir) goto oom;
-    en->file = tether__path_join_norm(en->dir, fil->valuestring);
+    en->file = tether_lint__path_join_norm(en->dir, fil->valuestring);
     if (!en->file) goto oom;
-    en->real = tether__strdup(realpath(en->file, abs) ? abs : en->file);
+    en->real = tether_lint__strdup(realpath(en->file, abs) ? abs : en->file);
     if (!en->real) goto oom;
     if (cJSON_IsArray(args)) {
       for (cJSON *a = args->child; a; a = a->next)
-        if (tether__strlist_push(&en->argv, a->valuestring) != 0) goto oom;
-    } else if (tether__split_command(cmd->valuestring, strlen(cmd->valuestring), 0, &en->argv) !=
-               0) {
+        if (tether_lint__strlist_push(&en->argv, a->valuestring) != 0) goto oom;
+    } else if (tether_lint__split_command(cmd->valuestring, strlen(cmd->valuestring), 0,
+                                          &en->argv) != 0) {
       goto oom;
     }
   }
@@ -1036,12 +1039,12 @@ oom:
 fail:
   free(dbdir);
   cJSON_Delete(root);
-  tether__cdb_free(db);
+  tether_lint__cdb_free(db);
   return -1;
 }
 
 /* First position in `order` whose real path is >= key (or, with prefix, starts past it). */
-static size_t lower_bound(const tether__cdb *db, const char *key) {
+static size_t lower_bound(const tether_lint__cdb *db, const char *key) {
   size_t lo = 0, hi = db->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -1068,7 +1071,7 @@ static int is_cxx_driver(const char *base) {
 }
 
 /* Flags for `target` (a real path) from entry `e`. */
-static int entry_flags(const cdb_entry *e, int borrowed, tether__cdb_flags *out) {
+static int entry_flags(const cdb_entry *e, int borrowed, tether_lint__cdb_flags *out) {
   size_t i = 0;
   const char *const *argv = (const char *const *)e->argv.v;
   size_t argc = e->argv.n;
@@ -1078,20 +1081,20 @@ static int entry_flags(const cdb_entry *e, int borrowed, tether__cdb_flags *out)
     cxx = is_cxx_driver(base_name(argv[i]));
     i++; /* the compiler */
   }
-  tether__flagset fs = {0};
-  if (tether__strlist_push(&fs.args, "-working-directory") ||
-      tether__strlist_push(&fs.args, e->dir))
+  tether_lint__flagset fs = {0};
+  if (tether_lint__strlist_push(&fs.args, "-working-directory") ||
+      tether_lint__strlist_push(&fs.args, e->dir))
     goto oom;
-  if (tether__flags_filter(argv + i, argc - i, e->dir, &fs) != 0) goto oom;
+  if (tether_lint__flags_filter(argv + i, argc - i, e->dir, &fs) != 0) goto oom;
   /* The language: what the compiler would have used for the entry's file, given to the file being
    * analysed (a header borrowing the flags gets the language of the source it borrows from). */
   if (!fs.has_x && (cxx || (borrowed && has_ext(e->file, cxx_exts)))) {
-    if (tether__strlist_push(&fs.args, "-xc++")) goto oom;
+    if (tether_lint__strlist_push(&fs.args, "-xc++")) goto oom;
   }
   out->fs = fs;
   return 0;
 oom:
-  tether__flagset_free(&fs);
+  tether_lint__flagset_free(&fs);
   return -1;
 }
 
@@ -1114,7 +1117,7 @@ static char *stem_of(const char *path) {
  * that holds (directly or below) a file with an entry; there, a file with the same stem first
  * (foo.h -> foo.cpp), then one directly in that folder, then the first by path. Never the root
  * folder "/" alone. -1 when there is none. */
-static long nearest_entry(const tether__cdb *db, const char *real) {
+static long nearest_entry(const tether_lint__cdb *db, const char *real) {
   char *dir = dir_name(real);
   char *stem = stem_of(real);
   long found = -1;
@@ -1122,11 +1125,11 @@ static long nearest_entry(const tether__cdb *db, const char *real) {
   for (;;) {
     if (strcmp(dir, "/") == 0 || strcmp(dir, ".") == 0) break;
     size_t dl = strlen(dir);
-    tether__buf lo = {0};
-    tether__buf_printf(&lo, "%s/", dir);
+    tether_lint__buf lo = {0};
+    tether_lint__buf_printf(&lo, "%s/", dir);
     if (!lo.p) break;
     size_t k = lower_bound(db, lo.p);
-    tether__buf_free(&lo);
+    tether_lint__buf_free(&lo);
     long best = -1;
     int best_score = -1;
     for (; k < db->n; k++) {
@@ -1157,7 +1160,8 @@ done:
   return found;
 }
 
-int tether__cdb_flags_for(const tether__cdb *db, const char *real, tether__cdb_flags *out) {
+int tether_lint__cdb_flags_for(const tether_lint__cdb *db, const char *real,
+                               tether_lint__cdb_flags *out) {
   memset(out, 0, sizeof *out);
   size_t k = lower_bound(db, real);
   size_t count = 0;
@@ -1169,11 +1173,12 @@ int tether__cdb_flags_for(const tether__cdb *db, const char *real, tether__cdb_f
     if (entry_flags(e, 0, out) != 0) return -1;
     out->found = 1;
     if (count > 1) {
-      tether__buf m = {0};
-      tether__buf_printf(&m,
-                         "note: %zu entries in the compilation database; using the first (entry "
-                         "%zu, directory %s)",
-                         count, e->index, e->dir);
+      tether_lint__buf m = {0};
+      tether_lint__buf_printf(
+          &m,
+          "note: %zu entries in the compilation database; using the first (entry "
+          "%zu, directory %s)",
+          count, e->index, e->dir);
       out->note = m.p;
     }
     return 0;
@@ -1183,17 +1188,18 @@ int tether__cdb_flags_for(const tether__cdb *db, const char *real, tether__cdb_f
   const cdb_entry *e = &db->v[n];
   if (entry_flags(e, 1, out) != 0) return -1;
   out->found = 2;
-  tether__buf m = {0};
-  tether__buf_printf(&m,
-                     "note: no entry in the compilation database; using the flags of %s (entry "
-                     "%zu, the nearest folder upward with one)",
-                     e->file, e->index);
+  tether_lint__buf m = {0};
+  tether_lint__buf_printf(
+      &m,
+      "note: no entry in the compilation database; using the flags of %s (entry "
+      "%zu, the nearest folder upward with one)",
+      e->file, e->index);
   out->note = m.p;
   return 0;
 }
 
-void tether__cdb_flags_free(tether__cdb_flags *f) {
-  tether__flagset_free(&f->fs);
+void tether_lint__cdb_flags_free(tether_lint__cdb_flags *f) {
+  tether_lint__flagset_free(&f->fs);
   free(f->note);
   memset(f, 0, sizeof *f);
 }

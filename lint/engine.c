@@ -33,10 +33,10 @@
 #include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__)
-#define TETHER_ASAN 1
+#define TETHER_LINT_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define TETHER_ASAN 1
+#define TETHER_LINT_ASAN 1
 #endif
 #endif
 
@@ -59,25 +59,25 @@ struct tether_lint_file {
   tether_lint_finding *v;
   size_t n, cap;
   size_t suppressed;
-  tether__buf msgs; /* messages for the user, printed in input order */
+  tether_lint__buf msgs; /* messages for the user, printed in input order */
   int errors;
   int compile_errors;
   int analysed;
   const char *contents; /* TEXT inputs: for NOLINT */
   size_t contents_len;
-  tether__lines lines; /* line index of the text NOLINT comments are read from */
-  tether__buf facts;   /* records for the cross-file passes: family name, data */
+  tether_lint__lines lines; /* line index of the text NOLINT comments are read from */
+  tether_lint__buf facts;   /* records for the cross-file passes: family name, data */
   /* Translation units, in the driver. */
   char *text; /* the main file, read safely; libclang gets this copy */
   size_t text_len;
   char *source; /* the path libclang parses */
-  tether__strlist args;
+  tether_lint__strlist args;
   unsigned char key[32];
   int have_key;
   /* Translation units, in the worker. */
-  tether__buf incl; /* records: header path, digest */
+  tether_lint__buf incl; /* records: header path, digest */
   uint32_t nincl;
-  tether__strlist missing; /* includes that were not found */
+  tether_lint__strlist missing; /* includes that were not found */
   int cacheable;
 };
 
@@ -85,7 +85,7 @@ typedef struct worker {
   pid_t pid;
   int fd;
   size_t input;
-  tether__buf out;
+  tether_lint__buf out;
   double deadline; /* 0: none */
   int active;
   int overflow;
@@ -95,18 +95,18 @@ struct tether_lint_run {
   const tether_lint_options *o;
   tether_lint_config cfg;
   tether_lint_profile profile;
-  tether__strlist disabled;
-  tether__cdb *db;
+  tether_lint__strlist disabled;
+  tether_lint__cdb *db;
   tether_lint_file *inputs;
   size_t ninputs, capinputs;
   void **state;
   tether_lint_finding *v; /* run-level findings (cross-file passes) */
   size_t n, cap;
-  tether__buf msgs;  /* run-level messages, printed first */
-  size_t suppressed; /* run-level findings silenced by NOLINT */
+  tether_lint__buf msgs; /* run-level messages, printed first */
+  size_t suppressed;     /* run-level findings silenced by NOLINT */
   int errors;
   /* Walk state. */
-  tether__strmap seen; /* "dev:ino" of every file taken */
+  tether_lint__strmap seen; /* "dev:ino" of every file taken */
   struct {
     dev_t dev;
     ino_t ino;
@@ -116,28 +116,30 @@ struct tether_lint_run {
   int timeout;
   size_t worker_memory;
   size_t worker_stack;
-  tether__cache *cache;
+  tether_lint__cache *cache;
   unsigned char run_key[32]; /* what every cache key of this run shares */
   unsigned char config_digest[32];
   int cache_tried; /* the cache is opened when the first translation unit needs it */
   size_t tus, tus_cached;
-  tether__strmap texts; /* files read for NOLINT of cross-file findings */
+  tether_lint__strmap texts; /* files read for NOLINT of cross-file findings */
   worker *workers;
   int nworkers;
 };
 
 /* ---- accessors for rules ------------------------------------------------------------------ */
 
-const char *tether__file_path(const tether_lint_file *f) { return f->path; }
-const tether_lint_profile *tether__file_profile(const tether_lint_file *f) {
+const char *tether_lint__file_path(const tether_lint_file *f) { return f->path; }
+const tether_lint_profile *tether_lint__file_profile(const tether_lint_file *f) {
   return &f->run->profile;
 }
-int tether__file_rule_enabled(const tether_lint_file *f, const char *rule) {
-  return !tether__strlist_has(&f->run->disabled, rule);
+int tether_lint__file_rule_enabled(const tether_lint_file *f, const char *rule) {
+  return !tether_lint__strlist_has(&f->run->disabled, rule);
 }
-const tether_lint_config *tether__run_config(const tether_lint_run *run) { return &run->cfg; }
-const struct tether_lint_options *tether__run_options(const tether_lint_run *run) { return run->o; }
-int tether__run_whole_program(const tether_lint_run *run) {
+const tether_lint_config *tether_lint__run_config(const tether_lint_run *run) { return &run->cfg; }
+const struct tether_lint_options *tether_lint__run_options(const tether_lint_run *run) {
+  return run->o;
+}
+int tether_lint__run_whole_program(const tether_lint_run *run) {
   const tether_lint_options *o = run->o;
   if (o->whole_program) return 1;
   if (!o->compile_db_dir && !o->compile_db_file) return 0;
@@ -163,7 +165,7 @@ static char *vformat(const char *fmt, va_list ap) {
 
 static int push_finding(tether_lint_finding **v, size_t *n, size_t *cap, const char *file,
                         unsigned line, unsigned col, const char *rule, const char *msg) {
-  const tether_lint_rule_info *info = tether__rule_find(rule, NULL);
+  const tether_lint_rule_info *info = tether_lint__rule_find(rule, NULL);
   if (*n == *cap) {
     size_t nc = *cap ? *cap * 2 : 16;
     tether_lint_finding *nv = realloc(*v, nc * sizeof *nv);
@@ -172,11 +174,11 @@ static int push_finding(tether_lint_finding **v, size_t *n, size_t *cap, const c
     *cap = nc;
   }
   tether_lint_finding *f = &(*v)[*n];
-  f->file = tether__strdup(file);
+  f->file = tether_lint__strdup(file);
   f->line = line;
   f->col = col;
   f->rule = info ? info->id : "unknown";
-  f->message = tether__strdup(msg);
+  f->message = tether_lint__strdup(msg);
   f->hint = info ? info->help : "";
   if (!f->file || !f->message) {
     free(f->file);
@@ -212,19 +214,19 @@ static int nolint_in(const char *line, size_t len, const char *rule, int next) {
 
 /* Line `line` of `li`, when it mentions NOLINT at all (the answer is kept per line, so a file with
  * many findings on many lines costs one scan of each line). */
-static int nolint_line(tether__lines *li, unsigned line, const char **s, size_t *n) {
-  if (tether__lines_get(li, line, s, n) != 0) return 0;
+static int nolint_line(tether_lint__lines *li, unsigned line, const char **s, size_t *n) {
+  if (tether_lint__lines_get(li, line, s, n) != 0) return 0;
   unsigned char *m = &li->mark[line - 1];
   if (!*m) *m = memmem(*s, *n, "NOLINT", 6) ? 2 : 1;
   return *m == 2;
 }
 
 /* Linear in the file once: the line index is built on first use for a given text. */
-static int suppressed_at(tether__lines *li, const char *text, size_t len, unsigned line,
+static int suppressed_at(tether_lint__lines *li, const char *text, size_t len, unsigned line,
                          const char *rule) {
   if (!text || line == 0) return 0;
   if (li->text != text || li->len != len) {
-    if (tether__lines_build(li, text, len) != 0) return 0;
+    if (tether_lint__lines_build(li, text, len) != 0) return 0;
   }
   const char *s;
   size_t n;
@@ -235,7 +237,7 @@ static int suppressed_at(tether__lines *li, const char *text, size_t len, unsign
 
 static void file_report(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
                         const char *text, size_t len, const char *fmt, va_list ap) {
-  if (!tether__file_rule_enabled(f, rule)) return;
+  if (!tether_lint__file_rule_enabled(f, rule)) return;
   if (suppressed_at(&f->lines, text, len, line, rule)) {
     f->suppressed++;
     return;
@@ -245,8 +247,8 @@ static void file_report(tether_lint_file *f, unsigned line, unsigned col, const 
   free(msg);
 }
 
-void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
-                       const char *rule, const char *fmt, ...) {
+void tether_lint__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
+                            const char *rule, const char *fmt, ...) {
   CXFile file = NULL;
   unsigned line = 0, col = 0;
   clang_getExpansionLocation(loc, &file, &line, &col, NULL);
@@ -261,8 +263,8 @@ void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocati
   va_end(ap);
 }
 
-void tether__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
-                               const char *rule, const char *fmt, ...) {
+void tether_lint__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
+                                    const char *rule, const char *fmt, ...) {
   CXFile file = NULL;
   unsigned line = 0, col = 0;
   clang_getSpellingLocation(loc, &file, &line, &col, NULL);
@@ -275,8 +277,8 @@ void tether__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, CXSour
   va_end(ap);
 }
 
-void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
-                       const char *fmt, ...) {
+void tether_lint__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
+                            const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   file_report(f, line, col, rule, f->contents, f->contents_len, fmt, ap);
@@ -285,17 +287,17 @@ void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const c
 
 /* "tether-lint: [error: ]WHO: MSG\n" with control characters escaped: a file name or a compiler
  * message can never forge a line of its own. */
-static void put_message(tether__buf *b, int is_error, const char *who, const char *msg) {
-  tether__buf_puts(b, is_error ? "tether-lint: error: " : "tether-lint: ");
+static void put_message(tether_lint__buf *b, int is_error, const char *who, const char *msg) {
+  tether_lint__buf_puts(b, is_error ? "tether-lint: error: " : "tether-lint: ");
   if (who) {
-    tether__buf_put_escaped(b, who);
-    tether__buf_puts(b, ": ");
+    tether_lint__buf_put_escaped(b, who);
+    tether_lint__buf_puts(b, ": ");
   }
-  tether__buf_put_escaped(b, msg ? msg : "out of memory");
-  tether__buf_puts(b, "\n");
+  tether_lint__buf_put_escaped(b, msg ? msg : "out of memory");
+  tether_lint__buf_puts(b, "\n");
 }
 
-void tether__file_message(tether_lint_file *f, int is_error, const char *fmt, ...) {
+void tether_lint__file_message(tether_lint_file *f, int is_error, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char *msg = vformat(fmt, ap);
@@ -305,11 +307,11 @@ void tether__file_message(tether_lint_file *f, int is_error, const char *fmt, ..
   if (is_error) f->errors++;
 }
 
-int tether__file_fact(tether_lint_file *f, const void *data, size_t len) {
+int tether_lint__file_fact(tether_lint_file *f, const void *data, size_t len) {
   const char *fam = f->cur_family ? f->cur_family->name : "";
-  tether__buf *b = &f->facts;
+  tether_lint__buf *b = &f->facts;
   size_t keep = b->n;
-  if (tether__buf_put_str(b, fam) != 0 || tether__buf_put_bytes(b, data, len) != 0) {
+  if (tether_lint__buf_put_str(b, fam) != 0 || tether_lint__buf_put_bytes(b, data, len) != 0) {
     b->n = keep;
     return -1;
   }
@@ -319,26 +321,26 @@ int tether__file_fact(tether_lint_file *f, const void *data, size_t len) {
 typedef struct text_memo {
   char *text;
   size_t len;
-  tether__lines lines;
+  tether_lint__lines lines;
 } text_memo;
 
 static void free_text_memo(void *p) {
   text_memo *m = p;
   if (!m) return;
   free(m->text);
-  tether__lines_free(&m->lines);
+  tether_lint__lines_free(&m->lines);
   free(m);
 }
 
-void tether__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
-                        const char *rule, const char *fmt, ...) {
-  if (tether__strlist_has(&run->disabled, rule)) return;
+void tether_lint__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
+                             const char *rule, const char *fmt, ...) {
+  if (tether_lint__strlist_has(&run->disabled, rule)) return;
   if (file && line) {
     /* Each file is read once per run, however many cross-file findings it has. */
-    void **slot = tether__strmap_get(&run->texts, file);
-    if (!slot && (slot = tether__strmap_put(&run->texts, file)) != NULL) {
+    void **slot = tether_lint__strmap_get(&run->texts, file);
+    if (!slot && (slot = tether_lint__strmap_put(&run->texts, file)) != NULL) {
       text_memo *m = calloc(1, sizeof *m);
-      if (m && tether__read_file(file, &m->text, &m->len) != 0) {
+      if (m && tether_lint__read_file(file, &m->text, &m->len) != 0) {
         free(m);
         m = NULL;
       }
@@ -387,12 +389,12 @@ static void run_msg(tether_lint_run *run, int is_error, const char *fmt, ...) {
 /* ---- configuration ------------------------------------------------------------------------ */
 
 static char *dir_of(const char *path) {
-  char *d = tether__strdup(path);
+  char *d = tether_lint__strdup(path);
   if (!d) return NULL;
   char *slash = strrchr(d, '/');
   if (!slash) {
     free(d);
-    return tether__strdup(".");
+    return tether_lint__strdup(".");
   }
   if (slash == d)
     slash[1] = '\0';
@@ -416,7 +418,7 @@ static char *find_config(const char *start) {
   for (;;) {
     char cand[PATH_MAX + 16];
     snprintf(cand, sizeof cand, "%s/.tether-lint", strcmp(buf, "/") == 0 ? "" : buf);
-    if (lstat(cand, &st) == 0) return tether__strdup(cand);
+    if (lstat(cand, &st) == 0) return tether_lint__strdup(cand);
     char *slash = strrchr(buf, '/');
     if (!slash || strcmp(buf, "/") == 0) return NULL;
     if (slash == buf)
@@ -434,34 +436,34 @@ static int is_dev_null(const char *path) {
 }
 
 /* Passes a config's flag list through the allow-list (once per run), with a note. */
-static int filter_config_flags(tether_lint_run *run, tether__strlist *l, const char *key) {
+static int filter_config_flags(tether_lint_run *run, tether_lint__strlist *l, const char *key) {
   if (!l->n) return 0;
-  tether__flagset fs = {0};
-  if (tether__flags_filter((const char *const *)l->v, l->n, NULL, &fs) != 0) {
-    tether__flagset_free(&fs);
+  tether_lint__flagset fs = {0};
+  if (tether_lint__flags_filter((const char *const *)l->v, l->n, NULL, &fs) != 0) {
+    tether_lint__flagset_free(&fs);
     return -1;
   }
-  tether__buf note = {0};
-  tether__flagset_note(&fs, &note);
+  tether_lint__buf note = {0};
+  tether_lint__flagset_note(&fs, &note);
   if (note.n) run_msg(run, 0, "note: %s: %s: %s", run->cfg.path, key, note.p);
-  tether__buf_free(&note);
-  tether__strlist_free(l);
+  tether_lint__buf_free(&note);
+  tether_lint__strlist_free(l);
   *l = fs.args;
-  fs.args = (tether__strlist){0};
-  tether__flagset_free(&fs);
+  fs.args = (tether_lint__strlist){0};
+  tether_lint__flagset_free(&fs);
   return 0;
 }
 
 static int load_config(tether_lint_run *run, unsigned char digest[32]) {
   const tether_lint_options *o = run->o;
-  tether__sha256_of(NULL, 0, digest);
-  if (tether__config_init(&run->cfg) != 0) {
+  tether_lint__sha256_of(NULL, 0, digest);
+  if (tether_lint__config_init(&run->cfg) != 0) {
     run_msg(run, 1, "out of memory");
     return -1;
   }
   char *path = NULL;
   if (o->config) {
-    path = tether__strdup(o->config);
+    path = tether_lint__strdup(o->config);
   } else if (o->paths.n) {
     path = find_config(o->paths.v[0]);
   }
@@ -472,15 +474,15 @@ static int load_config(tether_lint_run *run, unsigned char digest[32]) {
   if (path) {
     char *text = NULL;
     size_t len = 0;
-    int e = tether__read_file(path, &text, &len);
+    int e = tether_lint__read_file(path, &text, &len);
     if (e) {
-      run_msg(run, 1, "cannot read config file %s: %s", path, tether__read_strerror(e));
+      run_msg(run, 1, "cannot read config file %s: %s", path, tether_lint__read_strerror(e));
       free(path);
       return -1;
     }
-    tether__sha256_of(text, len, digest);
+    tether_lint__sha256_of(text, len, digest);
     char err[512];
-    if (tether__config_parse(&run->cfg, path, text, len, err, sizeof err) != 0) {
+    if (tether_lint__config_parse(&run->cfg, path, text, len, err, sizeof err) != 0) {
       run_msg(run, 1, "bad config: %s", err);
       free(text);
       free(path);
@@ -492,30 +494,31 @@ static int load_config(tether_lint_run *run, unsigned char digest[32]) {
     run->cfg.dir = dir_of(realpath(path, abs) ? abs : path);
   }
   char err[512];
-  if (tether__config_validate(&run->cfg, err, sizeof err) != 0) {
+  if (tether_lint__config_validate(&run->cfg, err, sizeof err) != 0) {
     run_msg(run, 1, "bad config: %s", err);
     return -1;
   }
   if (!o->max_file_size && run->cfg.max_file_size)
-    tether__set_max_file_size(run->cfg.max_file_size);
+    tether_lint__set_max_file_size(run->cfg.max_file_size);
   if (filter_config_flags(run, &run->cfg.flags, "flags") != 0 ||
       filter_config_flags(run, &run->cfg.extra_flags, "extra-flags") != 0 ||
-      tether__profile_merge(&run->cfg, &run->profile) != 0) {
+      tether_lint__profile_merge(&run->cfg, &run->profile) != 0) {
     run_msg(run, 1, "out of memory");
     return -1;
   }
   /* Rules: all on; then config disable, config enable, --disable, --enable. */
-  const tether__strlist *layers[4] = {&run->cfg.disable, &run->cfg.enable, &o->disable, &o->enable};
+  const tether_lint__strlist *layers[4] = {&run->cfg.disable, &run->cfg.enable, &o->disable,
+                                           &o->enable};
   for (int layer = 0; layer < 4; layer++) {
     int disabling = layer % 2 == 0;
     for (size_t i = 0; i < layers[layer]->n; i++) {
       const char *r = layers[layer]->v[i];
-      for (size_t fi = 0; fi < tether__nfamilies; fi++)
-        for (size_t ri = 0; ri < tether__families[fi]->nrules; ri++) {
-          const char *id = tether__families[fi]->rules[ri].id;
+      for (size_t fi = 0; fi < tether_lint__nfamilies; fi++)
+        for (size_t ri = 0; ri < tether_lint__families[fi]->nrules; ri++) {
+          const char *id = tether_lint__families[fi]->rules[ri].id;
           if (strcmp(r, "all") != 0 && strcmp(r, id) != 0) continue;
           if (disabling) {
-            tether__strlist_add_unique(&run->disabled, id);
+            tether_lint__strlist_add_unique(&run->disabled, id);
           } else {
             for (size_t k = 0; k < run->disabled.n; k++)
               if (strcmp(run->disabled.v[k], id) == 0) {
@@ -532,10 +535,12 @@ static int load_config(tether_lint_run *run, unsigned char digest[32]) {
 
 /* ---- compile flags ------------------------------------------------------------------------ */
 
-int tether__default_args(const tether_lint_config *cfg, int lang_c, tether__strlist *args) {
+int tether_lint__default_args(const tether_lint_config *cfg, int lang_c,
+                              tether_lint__strlist *args) {
   int rc = 0;
   if (cfg && cfg->flags_set) {
-    for (size_t i = 0; i < cfg->flags.n; i++) rc |= tether__strlist_push(args, cfg->flags.v[i]);
+    for (size_t i = 0; i < cfg->flags.n; i++)
+      rc |= tether_lint__strlist_push(args, cfg->flags.v[i]);
   } else {
     static char python_inc[PATH_MAX];
     static int probed;
@@ -553,47 +558,47 @@ int tether__default_args(const tether_lint_config *cfg, int lang_c, tether__strl
       }
       probed = 1;
     }
-    rc |= tether__strlist_push(args, lang_c ? "-xc" : "-xc++");
-    rc |= tether__strlist_push(args, lang_c ? "-std=c11" : "-std=c++17");
+    rc |= tether_lint__strlist_push(args, lang_c ? "-xc" : "-xc++");
+    rc |= tether_lint__strlist_push(args, lang_c ? "-std=c11" : "-std=c++17");
     if (have_llvm) {
-      rc |= tether__strlist_push(args, "-isystem");
-      rc |= tether__strlist_push(args, "/usr/lib/llvm-19/include");
+      rc |= tether_lint__strlist_push(args, "-isystem");
+      rc |= tether_lint__strlist_push(args, "/usr/lib/llvm-19/include");
     }
     if (python_inc[0]) {
-      rc |= tether__strlist_push(args, "-isystem");
-      rc |= tether__strlist_push(args, python_inc);
+      rc |= tether_lint__strlist_push(args, "-isystem");
+      rc |= tether_lint__strlist_push(args, python_inc);
     }
   }
   for (size_t i = 0; cfg && i < cfg->extra_flags.n; i++)
-    rc |= tether__strlist_push(args, cfg->extra_flags.v[i]);
+    rc |= tether_lint__strlist_push(args, cfg->extra_flags.v[i]);
   return rc ? -1 : 0;
 }
 
 static int load_compile_db(tether_lint_run *run) {
   const tether_lint_options *o = run->o;
   if (!o->compile_db_dir && !o->compile_db_file) return 0;
-  tether__buf file = {0};
+  tether_lint__buf file = {0};
   if (o->compile_db_dir) {
     struct stat st;
     if (stat(o->compile_db_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
       run_msg(run, 1, "-p %s: not a directory", o->compile_db_dir);
       return -1;
     }
-    tether__buf_printf(&file, "%s/compile_commands.json", o->compile_db_dir);
+    tether_lint__buf_printf(&file, "%s/compile_commands.json", o->compile_db_dir);
   } else {
-    tether__buf_puts(&file, o->compile_db_file);
+    tether_lint__buf_puts(&file, o->compile_db_file);
   }
   if (!file.p) {
     run_msg(run, 1, "out of memory");
     return -1;
   }
   char err[PATH_MAX + 512];
-  if (tether__cdb_load(file.p, &run->db, err, sizeof err) != 0) {
+  if (tether_lint__cdb_load(file.p, &run->db, err, sizeof err) != 0) {
     run_msg(run, 1, "%s", err);
-    tether__buf_free(&file);
+    tether_lint__buf_free(&file);
     return -1;
   }
-  tether__buf_free(&file);
+  tether_lint__buf_free(&file);
   return 0;
 }
 
@@ -614,12 +619,12 @@ static int is_cxx_source(const char *path) {
 /* Lexically absolute path (no symlink resolution), for matching excludes. */
 static char *lexical_abs(const char *path) {
   char cwd[PATH_MAX];
-  if (path[0] == '/' || !getcwd(cwd, sizeof cwd)) return tether__path_join_norm(NULL, path);
-  return tether__path_join_norm(cwd, path);
+  if (path[0] == '/' || !getcwd(cwd, sizeof cwd)) return tether_lint__path_join_norm(NULL, path);
+  return tether_lint__path_join_norm(cwd, path);
 }
 
 static int excluded(tether_lint_run *run, const char *path, int is_dir) {
-  const tether__strlist *ex = &run->cfg.exclude;
+  const tether_lint__strlist *ex = &run->cfg.exclude;
   if (!ex->n) return 0;
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
@@ -632,7 +637,7 @@ static int excluded(tether_lint_run *run, const char *path, int is_dir) {
   }
   int hit = 0;
   for (size_t i = 0; i < ex->n && !hit; i++) {
-    char *pat = tether__strdup(ex->v[i]);
+    char *pat = tether_lint__strdup(ex->v[i]);
     if (!pat) break;
     size_t pl = strlen(pat);
     int dir_only = pl > 1 && pat[pl - 1] == '/';
@@ -656,8 +661,8 @@ static int seen_file(tether_lint_run *run, const struct stat *st) {
   char key[64];
   snprintf(key, sizeof key, "%llu:%llu", (unsigned long long)st->st_dev,
            (unsigned long long)st->st_ino);
-  if (tether__strmap_get(&run->seen, key)) return 1;
-  tether__strmap_put(&run->seen, key);
+  if (tether_lint__strmap_get(&run->seen, key)) return 1;
+  tether_lint__strmap_put(&run->seen, key);
   return 0;
 }
 
@@ -676,9 +681,9 @@ static void add_input(tether_lint_run *run, const char *path, int kind,
   tether_lint_file *f = &run->inputs[run->ninputs++];
   memset(f, 0, sizeof *f);
   f->run = run;
-  f->path = tether__strdup(path);
+  f->path = tether_lint__strdup(path);
   char abs[PATH_MAX];
-  f->abspath = tether__strdup(realpath(path, abs) ? abs : path);
+  f->abspath = tether_lint__strdup(realpath(path, abs) ? abs : path);
   f->kind = kind;
   f->family = fam;
   f->named = named;
@@ -687,8 +692,8 @@ static void add_input(tether_lint_run *run, const char *path, int kind,
 /* Which family claims a non-C/C++ file, by name or by its first bytes (`head` may be empty). */
 static const tether_lint_family *claim_head(const char *path, const char *head, size_t hl,
                                             int *kind) {
-  for (size_t i = 0; i < tether__nfamilies; i++) {
-    const tether_lint_family *fam = tether__families[i];
+  for (size_t i = 0; i < tether_lint__nfamilies; i++) {
+    const tether_lint_family *fam = tether_lint__families[i];
     if (!fam->claims || !(fam->inputs & (TETHER_LINT_IN_TEXT | TETHER_LINT_IN_ELF))) continue;
     if (fam->claims(path, head, hl)) {
       /* A family that takes only ELF inputs gets every file it claims as ELF (so a non-ELF or
@@ -719,13 +724,13 @@ static void consider_file(tether_lint_run *run, const char *path, const struct s
     return;
   }
   /* A regular file of a pseudo file system (a symlink into /proc, say) is never read. */
-  int e = tether__check_regular(path, NULL);
+  int e = tether_lint__check_regular(path, NULL);
   if (e) {
     int kind = INPUT_TEXT;
     if (named)
-      run_msg(run, 1, "%s: %s", path, tether__read_strerror(e));
+      run_msg(run, 1, "%s: %s", path, tether_lint__read_strerror(e));
     else if (is_cxx_source(path) || claim_head(path, "", 0, &kind))
-      run_msg(run, 0, "warning: %s: %s", path, tether__read_strerror(e));
+      run_msg(run, 0, "warning: %s: %s", path, tether_lint__read_strerror(e));
     return;
   }
   if (is_cxx_source(path)) {
@@ -734,7 +739,7 @@ static void consider_file(tether_lint_run *run, const char *path, const struct s
   }
   char head[4096];
   size_t hl = 0;
-  tether__read_head(path, head, sizeof head, &hl);
+  tether_lint__read_head(path, head, sizeof head, &hl);
   int kind = INPUT_TEXT;
   const tether_lint_family *fam = claim_head(path, head, hl, &kind);
   if (fam) {
@@ -773,10 +778,11 @@ static void walk(tether_lint_run *run, const char *path, int named) {
     /* A FIFO, device or socket is never opened: opening one can block or have effects. */
     int kind = INPUT_TEXT;
     if (named)
-      run_msg(run, 1, "%s: %s", path, tether__read_strerror(tether__check_regular(path, NULL)));
+      run_msg(run, 1, "%s: %s", path,
+              tether_lint__read_strerror(tether_lint__check_regular(path, NULL)));
     else if (is_cxx_source(path) || claim_head(path, "", 0, &kind))
       run_msg(run, 0, "warning: %s: %s", path,
-              tether__read_strerror(tether__check_regular(path, NULL)));
+              tether_lint__read_strerror(tether_lint__check_regular(path, NULL)));
     return;
   }
   if (!named && excluded(run, path, 1)) return;
@@ -809,28 +815,29 @@ static void walk(tether_lint_run *run, const char *path, int named) {
   run->stack[run->nstack].dev = st.st_dev;
   run->stack[run->nstack].ino = st.st_ino;
   run->nstack++;
-  tether__strlist names = {0};
+  tether_lint__strlist names = {0};
   struct dirent *e;
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] == '.') continue;                  /* hidden entries, ".git", "." and ".." */
     if (strncmp(e->d_name, "bazel-", 6) == 0) continue; /* Bazel's output symlinks */
-    tether__strlist_push(&names, e->d_name);
+    tether_lint__strlist_push(&names, e->d_name);
   }
   closedir(d);
   /* Sorted, so the input order does not depend on the file system. */
   if (names.n > 1) qsort(names.v, names.n, sizeof *names.v, name_cmp);
   size_t pl = strlen(path);
   for (size_t i = 0; i < names.n; i++) {
-    tether__buf child = {0};
-    tether__buf_printf(&child, "%s%s%s", path, pl && path[pl - 1] == '/' ? "" : "/", names.v[i]);
+    tether_lint__buf child = {0};
+    tether_lint__buf_printf(&child, "%s%s%s", path, pl && path[pl - 1] == '/' ? "" : "/",
+                            names.v[i]);
     if (!child.p) {
       run_msg(run, 1, "out of memory");
       break;
     }
     walk(run, child.p, 0);
-    tether__buf_free(&child);
+    tether_lint__buf_free(&child);
   }
-  tether__strlist_free(&names);
+  tether_lint__strlist_free(&names);
   run->nstack--;
 }
 
@@ -839,26 +846,26 @@ static void walk(tether_lint_run *run, const char *path, int named) {
 static const char result_magic[4] = {'T', 'L', 'R', '1'};
 
 /* Writes what analysing `w` produced. */
-static int serialize_result(const tether_lint_file *w, tether__buf *out) {
-  int rc = tether__buf_put(out, result_magic, 4);
-  rc |= tether__buf_put_u32(out, (uint32_t)w->analysed);
-  rc |= tether__buf_put_u32(out, (uint32_t)w->errors);
-  rc |= tether__buf_put_u32(out, (uint32_t)w->compile_errors);
-  rc |= tether__buf_put_u32(out, (uint32_t)w->cacheable);
-  rc |= tether__buf_put_u64(out, w->suppressed);
-  rc |= tether__buf_put_bytes(out, w->msgs.p, w->msgs.n);
-  rc |= tether__buf_put_u32(out, (uint32_t)w->n);
+static int serialize_result(const tether_lint_file *w, tether_lint__buf *out) {
+  int rc = tether_lint__buf_put(out, result_magic, 4);
+  rc |= tether_lint__buf_put_u32(out, (uint32_t)w->analysed);
+  rc |= tether_lint__buf_put_u32(out, (uint32_t)w->errors);
+  rc |= tether_lint__buf_put_u32(out, (uint32_t)w->compile_errors);
+  rc |= tether_lint__buf_put_u32(out, (uint32_t)w->cacheable);
+  rc |= tether_lint__buf_put_u64(out, w->suppressed);
+  rc |= tether_lint__buf_put_bytes(out, w->msgs.p, w->msgs.n);
+  rc |= tether_lint__buf_put_u32(out, (uint32_t)w->n);
   for (size_t i = 0; i < w->n && rc == 0; i++) {
-    rc |= tether__buf_put_u32(out, w->v[i].line);
-    rc |= tether__buf_put_u32(out, w->v[i].col);
-    rc |= tether__buf_put_str(out, w->v[i].rule);
-    rc |= tether__buf_put_str(out, w->v[i].message);
+    rc |= tether_lint__buf_put_u32(out, w->v[i].line);
+    rc |= tether_lint__buf_put_u32(out, w->v[i].col);
+    rc |= tether_lint__buf_put_str(out, w->v[i].rule);
+    rc |= tether_lint__buf_put_str(out, w->v[i].message);
   }
-  rc |= tether__buf_put_bytes(out, w->facts.p, w->facts.n);
-  rc |= tether__buf_put_u32(out, w->nincl);
-  rc |= tether__buf_put(out, w->incl.p ? w->incl.p : "", w->incl.n);
-  rc |= tether__buf_put_u32(out, (uint32_t)w->missing.n);
-  for (size_t i = 0; i < w->missing.n; i++) rc |= tether__buf_put_str(out, w->missing.v[i]);
+  rc |= tether_lint__buf_put_bytes(out, w->facts.p, w->facts.n);
+  rc |= tether_lint__buf_put_u32(out, w->nincl);
+  rc |= tether_lint__buf_put(out, w->incl.p ? w->incl.p : "", w->incl.n);
+  rc |= tether_lint__buf_put_u32(out, (uint32_t)w->missing.n);
+  for (size_t i = 0; i < w->missing.n; i++) rc |= tether_lint__buf_put_str(out, w->missing.v[i]);
   return rc ? -1 : 0;
 }
 
@@ -880,82 +887,82 @@ typedef struct result_view {
 /* Checks the whole result and records where its parts are. 0, or -1 when malformed. */
 static int parse_result(const char *data, size_t len, result_view *v) {
   memset(v, 0, sizeof *v);
-  tether__rd r = {(const unsigned char *)data, len, 0, 0};
+  tether_lint__rd r = {(const unsigned char *)data, len, 0, 0};
   if (len < 4 || memcmp(data, result_magic, 4) != 0) return -1;
   r.off = 4;
-  v->analysed = tether__rd_u32(&r);
-  v->errors = tether__rd_u32(&r);
-  v->compile_errors = tether__rd_u32(&r);
-  v->cacheable = tether__rd_u32(&r);
-  v->suppressed = tether__rd_u64(&r);
-  v->msgs = tether__rd_bytes(&r, &v->msgs_len);
+  v->analysed = tether_lint__rd_u32(&r);
+  v->errors = tether_lint__rd_u32(&r);
+  v->compile_errors = tether_lint__rd_u32(&r);
+  v->cacheable = tether_lint__rd_u32(&r);
+  v->suppressed = tether_lint__rd_u64(&r);
+  v->msgs = tether_lint__rd_bytes(&r, &v->msgs_len);
   if (v->msgs && memchr(v->msgs, '\0', v->msgs_len)) return -1;
-  v->nfindings = tether__rd_u32(&r);
+  v->nfindings = tether_lint__rd_u32(&r);
   v->findings_off = r.off;
   for (uint32_t i = 0; i < v->nfindings && !r.bad; i++) {
     size_t n;
-    tether__rd_u32(&r);
-    tether__rd_u32(&r);
-    const char *rule = tether__rd_bytes(&r, &n);
+    tether_lint__rd_u32(&r);
+    tether_lint__rd_u32(&r);
+    const char *rule = tether_lint__rd_bytes(&r, &n);
     char id[64];
     if (!rule || n >= sizeof id) return -1;
     memcpy(id, rule, n);
     id[n] = '\0';
-    if (!tether__rule_find(id, NULL)) return -1;
-    tether__rd_bytes(&r, &n);
+    if (!tether_lint__rule_find(id, NULL)) return -1;
+    tether_lint__rd_bytes(&r, &n);
   }
-  v->facts = tether__rd_bytes(&r, &v->facts_len);
-  v->nincl = tether__rd_u32(&r);
+  v->facts = tether_lint__rd_bytes(&r, &v->facts_len);
+  v->nincl = tether_lint__rd_u32(&r);
   v->incl_off = r.off;
   for (uint32_t i = 0; i < v->nincl && !r.bad; i++) {
     size_t n;
-    tether__rd_bytes(&r, &n);
-    tether__rd_bytes(&r, &n);
+    tether_lint__rd_bytes(&r, &n);
+    tether_lint__rd_bytes(&r, &n);
     if (n != 32) r.bad = 1;
   }
-  v->nmissing = tether__rd_u32(&r);
+  v->nmissing = tether_lint__rd_u32(&r);
   v->missing_off = r.off;
   for (uint32_t i = 0; i < v->nmissing && !r.bad; i++) {
     size_t n;
-    tether__rd_bytes(&r, &n);
+    tether_lint__rd_bytes(&r, &n);
   }
   return r.bad || r.off != len ? -1 : 0;
 }
 
 /* Adds a checked result to the input's record. */
 static void apply_result(tether_lint_file *f, const char *data, size_t len, const result_view *v) {
-  tether__rd r = {(const unsigned char *)data, len, v->findings_off, 0};
+  tether_lint__rd r = {(const unsigned char *)data, len, v->findings_off, 0};
   f->analysed |= (int)v->analysed;
   f->errors += (int)v->errors;
   f->compile_errors += (int)v->compile_errors;
   f->suppressed += v->suppressed;
-  if (v->msgs_len) tether__buf_put(&f->msgs, v->msgs, v->msgs_len);
+  if (v->msgs_len) tether_lint__buf_put(&f->msgs, v->msgs, v->msgs_len);
   for (uint32_t i = 0; i < v->nfindings; i++) {
-    unsigned line = tether__rd_u32(&r);
-    unsigned col = tether__rd_u32(&r);
-    char *rule = tether__rd_str(&r);
-    char *msg = tether__rd_str(&r);
+    unsigned line = tether_lint__rd_u32(&r);
+    unsigned col = tether_lint__rd_u32(&r);
+    char *rule = tether_lint__rd_str(&r);
+    char *msg = tether_lint__rd_str(&r);
     if (!rule || !msg || push_finding(&f->v, &f->n, &f->cap, f->path, line, col, rule, msg) != 0)
       f->errors++;
     free(rule);
     free(msg);
   }
-  if (v->facts_len) tether__buf_put(&f->facts, v->facts, v->facts_len);
+  if (v->facts_len) tether_lint__buf_put(&f->facts, v->facts, v->facts_len);
 }
 
 /* ---- the cache key and its validation ---------------------------------------------------- */
 
-static void key_str(tether__sha256 *s, const char *str) {
+static void key_str(tether_lint__sha256 *s, const char *str) {
   uint32_t n = (uint32_t)strlen(str ? str : "");
-  tether__sha256_update(s, &n, sizeof n);
-  tether__sha256_update(s, str ? str : "", n);
+  tether_lint__sha256_update(s, &n, sizeof n);
+  tether_lint__sha256_update(s, str ? str : "", n);
 }
 
 /* What every key of this run shares: the linter itself, libclang, the configuration, the rules
  * and the options that can change an analysis. */
 static void make_run_key(tether_lint_run *run, const unsigned char config_digest[32]) {
-  tether__sha256 s;
-  tether__sha256_init(&s);
+  tether_lint__sha256 s;
+  tether_lint__sha256_init(&s);
   key_str(&s, "tether-lint result cache 1");
   key_str(&s, TETHER_LINT_VERSION);
   CXString v = clang_getClangVersion();
@@ -969,45 +976,45 @@ static void make_run_key(tether_lint_run *run, const unsigned char config_digest
              (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
              (long)st.st_mtim.tv_nsec);
   key_str(&s, id);
-  tether__sha256_update(&s, config_digest, 32);
-  tether__strlist dis = {0};
-  for (size_t i = 0; i < run->disabled.n; i++) tether__strlist_push(&dis, run->disabled.v[i]);
+  tether_lint__sha256_update(&s, config_digest, 32);
+  tether_lint__strlist dis = {0};
+  for (size_t i = 0; i < run->disabled.n; i++) tether_lint__strlist_push(&dis, run->disabled.v[i]);
   if (dis.n > 1) qsort(dis.v, dis.n, sizeof *dis.v, name_cmp);
   for (size_t i = 0; i < dis.n; i++) key_str(&s, dis.v[i]);
-  tether__strlist_free(&dis);
+  tether_lint__strlist_free(&dis);
   key_str(&s, "--");
   for (size_t i = 0; i < run->o->key_args.n; i++) key_str(&s, run->o->key_args.v[i]);
   key_str(&s, "--");
   key_str(&s, run->db ? "db" : "no db");
   char cwd[PATH_MAX];
   key_str(&s, getcwd(cwd, sizeof cwd) ? cwd : "");
-  tether__sha256_final(&s, run->run_key);
+  tether_lint__sha256_final(&s, run->run_key);
 }
 
 static void make_key(tether_lint_run *run, tether_lint_file *f) {
-  tether__sha256 s;
-  tether__sha256_init(&s);
-  tether__sha256_update(&s, run->run_key, 32);
+  tether_lint__sha256 s;
+  tether_lint__sha256_init(&s);
+  tether_lint__sha256_update(&s, run->run_key, 32);
   key_str(&s, f->path);
   key_str(&s, f->named ? "named" : "walked");
   key_str(&s, f->source);
   for (size_t i = 0; i < f->args.n; i++) key_str(&s, f->args.v[i]);
   unsigned char d[32];
-  tether__sha256_of(f->text, f->text_len, d);
-  tether__sha256_update(&s, d, 32);
-  tether__sha256_final(&s, f->key);
+  tether_lint__sha256_of(f->text, f->text_len, d);
+  tether_lint__sha256_update(&s, d, 32);
+  tether_lint__sha256_final(&s, f->key);
   f->have_key = 1;
 }
 
 /* The folders a missing include could appear in: the source's own, and every include path. */
-static void search_dirs(const tether_lint_file *f, tether__strlist *out) {
+static void search_dirs(const tether_lint_file *f, tether_lint__strlist *out) {
   const char *wd = NULL;
   for (size_t i = 0; i + 1 < f->args.n; i++)
     if (strcmp(f->args.v[i], "-working-directory") == 0) wd = f->args.v[i + 1];
   char *d = dir_of(f->source);
   if (d) {
-    char *p = tether__path_join_norm(wd, d);
-    if (p) tether__strlist_add_unique(out, p);
+    char *p = tether_lint__path_join_norm(wd, d);
+    if (p) tether_lint__strlist_add_unique(out, p);
     free(p);
     free(d);
   }
@@ -1019,8 +1026,8 @@ static void search_dirs(const tether_lint_file *f, tether__strlist *out) {
       if (strncmp(a, opts[k], l) != 0) continue;
       const char *val = a[l] ? a + l : (i + 1 < f->args.n ? f->args.v[i + 1] : NULL);
       if (!val) continue;
-      char *p = tether__path_join_norm(wd, val);
-      if (p) tether__strlist_add_unique(out, p);
+      char *p = tether_lint__path_join_norm(wd, val);
+      if (p) tether_lint__strlist_add_unique(out, p);
       free(p);
       break;
     }
@@ -1031,33 +1038,33 @@ static void search_dirs(const tether_lint_file *f, tether__strlist *out) {
  * that was missing has appeared in a folder it would have been found in. */
 static int cached_result_holds(tether_lint_run *run, const tether_lint_file *f, const char *data,
                                size_t len, const result_view *v) {
-  tether__rd r = {(const unsigned char *)data, len, v->incl_off, 0};
+  tether_lint__rd r = {(const unsigned char *)data, len, v->incl_off, 0};
   for (uint32_t i = 0; i < v->nincl; i++) {
-    char *path = tether__rd_str(&r);
+    char *path = tether_lint__rd_str(&r);
     size_t n;
-    const char *digest = tether__rd_bytes(&r, &n);
+    const char *digest = tether_lint__rd_bytes(&r, &n);
     unsigned char now[32];
-    int same = path && digest && tether__cache_file_digest(run->cache, path, now) == 0 &&
+    int same = path && digest && tether_lint__cache_file_digest(run->cache, path, now) == 0 &&
                memcmp(now, digest, 32) == 0;
     free(path);
     if (!same) return 0;
   }
   if (!v->nmissing) return 1;
-  tether__strlist dirs = {0};
+  tether_lint__strlist dirs = {0};
   search_dirs(f, &dirs);
   r.off = v->missing_off;
   int holds = 1;
   for (uint32_t i = 0; i < v->nmissing && holds; i++) {
-    char *name = tether__rd_str(&r);
+    char *name = tether_lint__rd_str(&r);
     for (size_t k = 0; name && k < dirs.n && holds; k++) {
-      char *p = tether__path_join_norm(dirs.v[k], name);
+      char *p = tether_lint__path_join_norm(dirs.v[k], name);
       struct stat st;
       if (p && stat(p, &st) == 0) holds = 0;
       free(p);
     }
     free(name);
   }
-  tether__strlist_free(&dirs);
+  tether_lint__strlist_free(&dirs);
   return holds;
 }
 
@@ -1087,12 +1094,12 @@ static void record_inclusion(CXFile file, CXSourceLocation *stack, unsigned dept
   size_t size = 0;
   const char *text = clang_getFileContents(c->tu, file, &size);
   unsigned char d[32];
-  int ok =
-      p && *p &&
-      (text ? (tether__sha256_of(text, size, d), 0) : tether__cache_file_digest(NULL, p, d)) == 0;
+  int ok = p && *p &&
+           (text ? (tether_lint__sha256_of(text, size, d), 0)
+                 : tether_lint__cache_file_digest(NULL, p, d)) == 0;
   if (ok) {
-    tether__buf_put_str(&c->w->incl, p);
-    tether__buf_put_bytes(&c->w->incl, d, 32);
+    tether_lint__buf_put_str(&c->w->incl, p);
+    tether_lint__buf_put_bytes(&c->w->incl, d, 32);
     c->w->nincl++;
   } else {
     c->w->cacheable = 0;
@@ -1108,7 +1115,7 @@ static void note_missing(tether_lint_file *w, CXDiagnostic d) {
   const char *end = t ? strstr(t, "' file not found") : NULL;
   if (t && t[0] == '\'' && end && end > t + 1) {
     char *name = strndup(t + 1, (size_t)(end - t - 1));
-    if (name) tether__strlist_add_unique(&w->missing, name);
+    if (name) tether_lint__strlist_add_unique(&w->missing, name);
     free(name);
   }
   clang_disposeString(s);
@@ -1133,7 +1140,7 @@ static int is_fatal(CXDiagnostic d, enum CXDiagnosticSeverity sev) {
 }
 
 /* Parses and checks `f` into the scratch record `w`, and serializes the result into `out`. */
-static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether__buf *out) {
+static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether_lint__buf *out) {
   tether_lint_file w;
   memset(&w, 0, sizeof w);
   w.run = run;
@@ -1157,8 +1164,9 @@ static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether__buf *o
   if (rc != CXError_Success || !tu) {
     static const char *const why[] = {"success", "failure", "crashed", "invalid arguments",
                                       "AST read error"};
-    tether__file_message(&w, 1, "libclang could not parse the file (%s)",
-                         (unsigned)rc < sizeof why / sizeof why[0] ? why[rc] : "unknown error");
+    tether_lint__file_message(&w, 1, "libclang could not parse the file (%s)",
+                              (unsigned)rc < sizeof why / sizeof why[0] ? why[rc]
+                                                                        : "unknown error");
   } else {
     unsigned nd = clang_getNumDiagnostics(tu);
     int nerr = 0, nfatal = 0;
@@ -1172,8 +1180,8 @@ static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether__buf *o
         if (!first || (fatal && !first_fatal)) {
           CXString s = clang_formatDiagnostic(d, CXDiagnostic_DisplaySourceLocation |
                                                      CXDiagnostic_DisplayColumn);
-          if (!first) first = tether__strdup(clang_getCString(s));
-          if (fatal && !first_fatal) first_fatal = tether__strdup(clang_getCString(s));
+          if (!first) first = tether_lint__strdup(clang_getCString(s));
+          if (fatal && !first_fatal) first_fatal = tether_lint__strdup(clang_getCString(s));
           clang_disposeString(s);
         }
         nerr++;
@@ -1182,27 +1190,29 @@ static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether__buf *o
       clang_disposeDiagnostic(d);
     }
     if (nfatal) {
-      tether__file_message(&w, 0,
-                           "note: the syntax tree is partial: %s (%d compile error(s), analysed as "
-                           "far as the AST goes)",
-                           first_fatal ? first_fatal : "", nerr);
+      tether_lint__file_message(
+          &w, 0,
+          "note: the syntax tree is partial: %s (%d compile error(s), analysed as "
+          "far as the AST goes)",
+          first_fatal ? first_fatal : "", nerr);
     } else if (nerr) {
-      tether__file_message(&w, 0, "%d compile error(s), analysed as far as the AST goes; first: %s",
-                           nerr, first ? first : "");
+      tether_lint__file_message(&w, 0,
+                                "%d compile error(s), analysed as far as the AST goes; first: %s",
+                                nerr, first ? first : "");
     }
     free(first);
     free(first_fatal);
     w.compile_errors = nerr;
-    for (size_t i = 0; i < tether__nfamilies; i++) {
-      const tether_lint_family *fam = tether__families[i];
+    for (size_t i = 0; i < tether_lint__nfamilies; i++) {
+      const tether_lint_family *fam = tether_lint__families[i];
       if (!(fam->inputs & TETHER_LINT_IN_TU) || !fam->check_tu) continue;
       int any = 0;
       for (size_t r = 0; r < fam->nrules; r++)
-        if (tether__file_rule_enabled(&w, fam->rules[r].id)) any = 1;
+        if (tether_lint__file_rule_enabled(&w, fam->rules[r].id)) any = 1;
       if (!any) continue;
       w.cur_family = fam;
       if (fam->check_tu(&w, run->state[i], tu) != 0)
-        tether__file_message(&w, 1, "rule family %s failed", fam->name);
+        tether_lint__file_message(&w, 1, "rule family %s failed", fam->name);
       w.cur_family = NULL;
     }
     w.analysed = 1;
@@ -1210,7 +1220,7 @@ static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether__buf *o
     clang_getInclusions(tu, record_inclusion, &ic);
   }
   if (w.errors) w.cacheable = 0;
-  if (serialize_result(&w, out) != 0) tether__buf_free(out);
+  if (serialize_result(&w, out) != 0) tether_lint__buf_free(out);
   if (tu) clang_disposeTranslationUnit(tu);
   if (index) clang_disposeIndex(index);
   free(argv);
@@ -1219,17 +1229,17 @@ static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether__buf *o
     free(w.v[i].message);
   }
   free(w.v);
-  tether__buf_free(&w.msgs);
-  tether__buf_free(&w.facts);
-  tether__buf_free(&w.incl);
-  tether__strlist_free(&w.missing);
-  tether__lines_free(&w.lines);
+  tether_lint__buf_free(&w.msgs);
+  tether_lint__buf_free(&w.facts);
+  tether_lint__buf_free(&w.incl);
+  tether_lint__strlist_free(&w.missing);
+  tether_lint__lines_free(&w.lines);
 }
 
 typedef struct big_stack_job {
   tether_lint_run *run;
   tether_lint_file *f;
-  tether__buf *out;
+  tether_lint__buf *out;
 } big_stack_job;
 
 static void *big_stack_main(void *arg) {
@@ -1241,7 +1251,7 @@ static void *big_stack_main(void *arg) {
 /* Runs analyse_tu on a thread with a big stack: deeply nested code makes libclang's parser and
  * the rules' walks recurse deeply. With LIBCLANG_NOTHREADS set, libclang parses on this thread
  * instead of one of its own with an 8 MiB stack. */
-static int analyse_on_big_stack(tether_lint_run *run, tether_lint_file *f, tether__buf *out) {
+static int analyse_on_big_stack(tether_lint_run *run, tether_lint_file *f, tether_lint__buf *out) {
   big_stack_job j = {run, f, out};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
@@ -1271,7 +1281,7 @@ static int write_all(int fd, const char *p, size_t n) {
 static void worker_main(tether_lint_run *run, tether_lint_file *f, int fd) {
   struct rlimit rl = {0, 0};
   setrlimit(RLIMIT_CORE, &rl); /* a crash writes no core file into the user's tree */
-#ifndef TETHER_ASAN
+#ifndef TETHER_LINT_ASAN
   /* Address space (ASan reserves terabytes of shadow, so not under ASan). */
   rl.rlim_cur = rl.rlim_max = run->worker_memory;
   setrlimit(RLIMIT_AS, &rl);
@@ -1284,7 +1294,7 @@ static void worker_main(tether_lint_run *run, tether_lint_file *f, int fd) {
     dup2(dn, 2);
   }
   setenv("LIBCLANG_NOTHREADS", "1", 1);
-  tether__buf out = {0};
+  tether_lint__buf out = {0};
   if (analyse_on_big_stack(run, f, &out) != 0) _exit(4);
   int ok = out.p && write_all(fd, out.p, out.n) == 0;
   _exit(ok ? 0 : 3);
@@ -1301,7 +1311,8 @@ static int take_result(tether_lint_run *run, tether_lint_file *f, const char *da
   result_view v;
   if (parse_result(data, len, &v) != 0) return -1;
   apply_result(f, data, len, &v);
-  if (run->cache && f->have_key && v.cacheable) tether__cache_put(run->cache, f->key, data, len);
+  if (run->cache && f->have_key && v.cacheable)
+    tether_lint__cache_put(run->cache, f->key, data, len);
   return 0;
 }
 
@@ -1319,29 +1330,30 @@ static void finish_worker(tether_lint_run *run, worker *w, int timed_out) {
   while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR) {
   }
   if (timed_out) {
-    tether__file_message(f, 1, "timed out after %d s (--timeout): not analysed", run->timeout);
+    tether_lint__file_message(f, 1, "timed out after %d s (--timeout): not analysed", run->timeout);
   } else if (w->overflow) {
-    tether__file_message(f, 1, "the analysis produced more than %zu bytes: not analysed",
-                         (size_t)RESULT_MAX);
+    tether_lint__file_message(f, 1, "the analysis produced more than %zu bytes: not analysed",
+                              (size_t)RESULT_MAX);
   } else if (WIFSIGNALED(st)) {
     int sig = WTERMSIG(st);
-    tether__file_message(f, 1,
-                         "the analysis crashed (signal %d, %s): not analysed; libclang or a rule "
-                         "ran out of stack (--worker-stack) or memory (--worker-memory) on this "
-                         "file",
-                         sig, strsignal(sig));
+    tether_lint__file_message(
+        f, 1,
+        "the analysis crashed (signal %d, %s): not analysed; libclang or a rule "
+        "ran out of stack (--worker-stack) or memory (--worker-memory) on this "
+        "file",
+        sig, strsignal(sig));
   } else if (WIFEXITED(st) && WEXITSTATUS(st) == 4) {
-    tether__file_message(f, 1,
-                         "cannot start the parsing thread (a %zu-byte stack within a %zu-byte "
-                         "address space; see --worker-stack, --worker-memory): not analysed",
-                         run->worker_stack, run->worker_memory);
+    tether_lint__file_message(f, 1,
+                              "cannot start the parsing thread (a %zu-byte stack within a %zu-byte "
+                              "address space; see --worker-stack, --worker-memory): not analysed",
+                              run->worker_stack, run->worker_memory);
   } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-    tether__file_message(f, 1, "the analysis failed (worker exit status %d): not analysed",
-                         WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    tether_lint__file_message(f, 1, "the analysis failed (worker exit status %d): not analysed",
+                              WIFEXITED(st) ? WEXITSTATUS(st) : -1);
   } else if (take_result(run, f, w->out.p, w->out.n) != 0) {
-    tether__file_message(f, 1, "the worker's result is malformed: not analysed");
+    tether_lint__file_message(f, 1, "the worker's result is malformed: not analysed");
   }
-  tether__buf_free(&w->out);
+  tether_lint__buf_free(&w->out);
   w->active = 0;
 }
 
@@ -1358,7 +1370,7 @@ static void pump(tether_lint_run *run) {
         int fl = fcntl(run->workers[i].fd, F_GETFL);
         fcntl(run->workers[i].fd, F_SETFL, fl & ~O_NONBLOCK);
         while ((r = read(run->workers[i].fd, buf, sizeof buf)) > 0)
-          tether__buf_put(&run->workers[i].out, buf, (size_t)r);
+          tether_lint__buf_put(&run->workers[i].out, buf, (size_t)r);
         finish_worker(run, &run->workers[i], 0);
         break;
       }
@@ -1399,7 +1411,7 @@ static void pump(tether_lint_run *run) {
         ssize_t got = read(w->fd, buf, sizeof buf);
         if (got > 0) {
           if (!w->overflow && (w->out.n + (size_t)got > RESULT_MAX ||
-                               tether__buf_put(&w->out, buf, (size_t)got) != 0)) {
+                               tether_lint__buf_put(&w->out, buf, (size_t)got) != 0)) {
             w->overflow = 1;
             kill(w->pid, SIGKILL);
           }
@@ -1431,7 +1443,7 @@ static void spawn_worker(tether_lint_run *run, size_t input) {
     if (!run->workers[i].active) w = &run->workers[i];
   int p[2];
   if (!w || pipe2(p, O_CLOEXEC) != 0) {
-    tether__file_message(f, 1, "cannot start a worker process: %s", strerror(errno));
+    tether_lint__file_message(f, 1, "cannot start a worker process: %s", strerror(errno));
     return;
   }
   pid_t pid = fork();
@@ -1439,7 +1451,7 @@ static void spawn_worker(tether_lint_run *run, size_t input) {
     int e = errno;
     close(p[0]);
     close(p[1]);
-    tether__file_message(f, 1, "cannot start a worker process: %s", strerror(e));
+    tether_lint__file_message(f, 1, "cannot start a worker process: %s", strerror(e));
     return;
   }
   if (pid == 0) {
@@ -1464,45 +1476,46 @@ static void open_cache(tether_lint_run *run);
 
 /* Reads the main file, chooses its flags and looks in the cache. 1: needs parsing. */
 static int prepare_tu(tether_lint_run *run, tether_lint_file *f) {
-  int e = tether__read_file(f->path, &f->text, &f->text_len);
+  int e = tether_lint__read_file(f->path, &f->text, &f->text_len);
   if (e) {
-    tether__file_message(f, 1, "cannot read: %s", tether__read_strerror(e));
+    tether_lint__file_message(f, 1, "cannot read: %s", tether_lint__read_strerror(e));
     return 0;
   }
   if (memchr(f->text, '\0', f->text_len < 8192 ? f->text_len : 8192)) {
-    tether__file_message(f, 1, "binary file (contains NUL bytes), not C/C++ source; not analysed");
+    tether_lint__file_message(f, 1,
+                              "binary file (contains NUL bytes), not C/C++ source; not analysed");
     drop_tu_text(f);
     return 0;
   }
   int found = 0;
   if (run->db) {
-    tether__cdb_flags cf;
-    if (tether__cdb_flags_for(run->db, f->abspath, &cf) != 0) {
-      tether__file_message(f, 1, "out of memory");
+    tether_lint__cdb_flags cf;
+    if (tether_lint__cdb_flags_for(run->db, f->abspath, &cf) != 0) {
+      tether_lint__file_message(f, 1, "out of memory");
       drop_tu_text(f);
       return 0;
     }
     if (cf.found) {
       found = 1;
-      if (cf.note) tether__file_message(f, 0, "%s", cf.note);
-      tether__buf note = {0};
-      tether__flagset_note(&cf.fs, &note);
-      if (note.n) tether__file_message(f, 0, "note: %s", note.p);
-      tether__buf_free(&note);
+      if (cf.note) tether_lint__file_message(f, 0, "%s", cf.note);
+      tether_lint__buf note = {0};
+      tether_lint__flagset_note(&cf.fs, &note);
+      if (note.n) tether_lint__file_message(f, 0, "note: %s", note.p);
+      tether_lint__buf_free(&note);
       f->args = cf.fs.args;
-      cf.fs.args = (tether__strlist){0};
-      f->source = tether__strdup(f->abspath);
+      cf.fs.args = (tether_lint__strlist){0};
+      f->source = tether_lint__strdup(f->abspath);
     }
-    tether__cdb_flags_free(&cf);
+    tether_lint__cdb_flags_free(&cf);
   }
   if (!found) {
-    tether__default_args(&run->cfg, lang_is_c(f->path) && !run->cfg.flags_set, &f->args);
-    f->source = tether__strdup(f->path);
+    tether_lint__default_args(&run->cfg, lang_is_c(f->path) && !run->cfg.flags_set, &f->args);
+    f->source = tether_lint__strdup(f->path);
   }
   /* libclang stops building the tree after 20 errors unless told otherwise. */
-  tether__strlist_push(&f->args, "-ferror-limit=0");
+  tether_lint__strlist_push(&f->args, "-ferror-limit=0");
   if (!f->source) {
-    tether__file_message(f, 1, "out of memory");
+    tether_lint__file_message(f, 1, "out of memory");
     drop_tu_text(f);
     return 0;
   }
@@ -1515,7 +1528,7 @@ static int prepare_tu(tether_lint_run *run, tether_lint_file *f) {
   make_key(run, f);
   char *data = NULL;
   size_t len = 0;
-  if (tether__cache_get(run->cache, f->key, &data, &len) != 0) return 1;
+  if (tether_lint__cache_get(run->cache, f->key, &data, &len) != 0) return 1;
   result_view v;
   int hit =
       parse_result(data, len, &v) == 0 && v.cacheable && cached_result_holds(run, f, data, len, &v);
@@ -1533,26 +1546,26 @@ static int prepare_tu(tether_lint_run *run, tether_lint_file *f) {
 static void analyse_other(tether_lint_file *f) {
   tether_lint_run *run = f->run;
   size_t idx = 0;
-  for (size_t i = 0; i < tether__nfamilies; i++)
-    if (tether__families[i] == f->family) idx = i;
+  for (size_t i = 0; i < tether_lint__nfamilies; i++)
+    if (tether_lint__families[i] == f->family) idx = i;
   f->cur_family = f->family;
   if (f->kind == INPUT_TEXT) {
     char *text = NULL;
     size_t len = 0;
-    int e = tether__read_file(f->path, &text, &len);
+    int e = tether_lint__read_file(f->path, &text, &len);
     if (e) {
-      tether__file_message(f, 1, "cannot read: %s", tether__read_strerror(e));
+      tether_lint__file_message(f, 1, "cannot read: %s", tether_lint__read_strerror(e));
       return;
     }
     f->contents = text;
     f->contents_len = len;
     if (f->family->check_text && f->family->check_text(f, run->state[idx], text, len) != 0)
-      tether__file_message(f, 1, "rule family %s failed", f->family->name);
+      tether_lint__file_message(f, 1, "rule family %s failed", f->family->name);
     f->contents = NULL;
-    tether__lines_free(&f->lines);
+    tether_lint__lines_free(&f->lines);
     free(text);
   } else if (f->family->check_elf && f->family->check_elf(f, run->state[idx]) != 0) {
-    tether__file_message(f, 1, "rule family %s failed", f->family->name);
+    tether_lint__file_message(f, 1, "rule family %s failed", f->family->name);
   }
   f->cur_family = NULL;
   f->analysed = 1;
@@ -1574,11 +1587,11 @@ static void run_inputs(tether_lint_run *run, int jobs) {
     }
     if (!prepare_tu(run, f)) continue;
     if (run->o->in_process) {
-      tether__buf out = {0};
+      tether_lint__buf out = {0};
       if (analyse_on_big_stack(run, f, &out) != 0 || !out.p ||
           take_result(run, f, out.p, out.n) != 0)
-        tether__file_message(f, 1, "the analysis failed: not analysed");
-      tether__buf_free(&out);
+        tether_lint__file_message(f, 1, "the analysis failed: not analysed");
+      tether_lint__buf_free(&out);
       drop_tu_text(f);
       continue;
     }
@@ -1592,18 +1605,18 @@ static void run_inputs(tether_lint_run *run, int jobs) {
 static void replay_facts(tether_lint_run *run) {
   for (size_t i = 0; i < run->ninputs; i++) {
     tether_lint_file *f = &run->inputs[i];
-    tether__rd r = {(const unsigned char *)f->facts.p, f->facts.n, 0, 0};
+    tether_lint__rd r = {(const unsigned char *)f->facts.p, f->facts.n, 0, 0};
     while (r.off < r.n && !r.bad) {
       size_t nl = 0, dl = 0;
-      const char *name = tether__rd_bytes(&r, &nl);
-      const char *data = tether__rd_bytes(&r, &dl);
+      const char *name = tether_lint__rd_bytes(&r, &nl);
+      const char *data = tether_lint__rd_bytes(&r, &dl);
       if (r.bad) break;
-      for (size_t k = 0; k < tether__nfamilies; k++) {
-        const tether_lint_family *fam = tether__families[k];
+      for (size_t k = 0; k < tether_lint__nfamilies; k++) {
+        const tether_lint_family *fam = tether_lint__families[k];
         if (!fam->take_fact || strlen(fam->name) != nl || memcmp(fam->name, name, nl) != 0)
           continue;
         if (fam->take_fact(run, run->state[k], data, dl) != 0)
-          tether__file_message(f, 1, "rule family %s could not take a fact", fam->name);
+          tether_lint__file_message(f, 1, "rule family %s could not take a fact", fam->name);
       }
     }
   }
@@ -1615,9 +1628,9 @@ static char *find_root(const tether_lint_options *o, const char *cwd) {
   char buf[PATH_MAX];
   if (o->root) {
     /* Lexical, like the paths of findings: no symlink resolution on either side. */
-    if (o->root[0] == '/') return tether__strdup(o->root);
-    tether__buf b = {0};
-    if (tether__buf_printf(&b, "%s/%s", cwd, o->root) != 0) return NULL;
+    if (o->root[0] == '/') return tether_lint__strdup(o->root);
+    tether_lint__buf b = {0};
+    if (tether_lint__buf_printf(&b, "%s/%s", cwd, o->root) != 0) return NULL;
     return b.p;
   }
   snprintf(buf, sizeof buf, "%s", cwd);
@@ -1625,7 +1638,7 @@ static char *find_root(const tether_lint_options *o, const char *cwd) {
     char cand[PATH_MAX + 8];
     struct stat st;
     snprintf(cand, sizeof cand, "%s/.git", strcmp(buf, "/") == 0 ? "" : buf);
-    if (stat(cand, &st) == 0) return tether__strdup(buf);
+    if (stat(cand, &st) == 0) return tether_lint__strdup(buf);
     char *slash = strrchr(buf, '/');
     if (!slash || strcmp(buf, "/") == 0) break;
     if (slash == buf)
@@ -1633,7 +1646,7 @@ static char *find_root(const tether_lint_options *o, const char *cwd) {
     else
       *slash = '\0';
   }
-  return tether__strdup(cwd);
+  return tether_lint__strdup(cwd);
 }
 
 static void free_findings(tether_lint_finding *v, size_t n) {
@@ -1647,23 +1660,23 @@ static void free_findings(tether_lint_finding *v, size_t n) {
 static void open_cache(tether_lint_run *run) {
   const tether_lint_options *o = run->o;
   if (o->no_cache) return;
-  char *dir = o->cache_dir ? tether__strdup(o->cache_dir) : tether__cache_default_dir();
+  char *dir = o->cache_dir ? tether_lint__strdup(o->cache_dir) : tether_lint__cache_default_dir();
   if (!dir) return; /* no HOME, no XDG_CACHE_HOME: no cache */
   char err[PATH_MAX + 256];
-  if (tether__cache_open(dir, &run->cache, err, sizeof err) != 0)
+  if (tether_lint__cache_open(dir, &run->cache, err, sizeof err) != 0)
     run_msg(run, 0, "note: result cache off: %s", err);
   else
     make_run_key(run, run->config_digest);
   free(dir);
 }
 
-int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
+int tether_lint__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
   tether_lint_run run;
   memset(&run, 0, sizeof run);
   run.o = o;
   int status = 2;
-  tether__set_max_file_size(o->max_file_size ? o->max_file_size
-                                             : TETHER_LINT_DEFAULT_MAX_FILE_SIZE);
+  tether_lint__set_max_file_size(o->max_file_size ? o->max_file_size
+                                                  : TETHER_LINT_DEFAULT_MAX_FILE_SIZE);
   run.timeout = o->timeout >= 0 ? o->timeout : TIMEOUT_DEFAULT;
   run.worker_memory = o->worker_memory ? o->worker_memory : WORKER_MEMORY_DEFAULT;
   run.worker_stack = o->worker_stack ? o->worker_stack : WORKER_STACK_DEFAULT;
@@ -1671,7 +1684,7 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
     struct stat st;
     if (stat(o->root, &st) != 0 || !S_ISDIR(st.st_mode)) {
       fprintf(err, "tether-lint: error: --root ");
-      tether__fputs_escaped(o->root, err);
+      tether_lint__fputs_escaped(o->root, err);
       fprintf(err, ": not a directory\n");
       goto done;
     }
@@ -1680,35 +1693,39 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
     fputs(run.msgs.p ? run.msgs.p : "", err);
     goto done;
   }
-  if (o->action == TETHER_ACT_LIST_PROFILES) {
-    tether__config_print_profiles(&run.cfg, out);
+  if (o->action == TETHER_LINT_ACT_LIST_PROFILES) {
+    tether_lint__config_print_profiles(&run.cfg, out);
     status = 0;
     goto done;
   }
-  if (o->action == TETHER_ACT_LIST_RULES) {
-    for (size_t i = 0; i < tether__nfamilies; i++)
-      for (size_t j = 0; j < tether__families[i]->nrules; j++) {
-        const tether_lint_rule_info *r = &tether__families[i]->rules[j];
+  if (o->action == TETHER_LINT_ACT_LIST_RULES) {
+    for (size_t i = 0; i < tether_lint__nfamilies; i++)
+      for (size_t j = 0; j < tether_lint__families[i]->nrules; j++) {
+        const tether_lint_rule_info *r = &tether_lint__families[i]->rules[j];
         fprintf(out, "%-18s %-8s %s\n", r->id,
-                tether__strlist_has(&run.disabled, r->id) ? "disabled" : "enabled", r->short_desc);
+                tether_lint__strlist_has(&run.disabled, r->id) ? "disabled" : "enabled",
+                r->short_desc);
       }
     status = 0;
     goto done;
   }
   for (size_t i = 0; i < o->paths.n; i++) walk(&run, o->paths.v[i], 1);
-  run.state = calloc(tether__nfamilies ? tether__nfamilies : 1, sizeof *run.state);
+  run.state = calloc(tether_lint__nfamilies ? tether_lint__nfamilies : 1, sizeof *run.state);
   if (!run.state) goto done;
-  for (size_t i = 0; i < tether__nfamilies; i++)
-    if (tether__families[i]->run_begin && tether__families[i]->run_begin(&run, &run.state[i]) != 0)
-      run_msg(&run, 1, "rule family %s could not start", tether__families[i]->name);
+  for (size_t i = 0; i < tether_lint__nfamilies; i++)
+    if (tether_lint__families[i]->run_begin &&
+        tether_lint__families[i]->run_begin(&run, &run.state[i]) != 0)
+      run_msg(&run, 1, "rule family %s could not start", tether_lint__families[i]->name);
   run_inputs(&run, o->jobs ? o->jobs : 1);
   replay_facts(&run);
-  for (size_t i = 0; i < tether__nfamilies; i++)
-    if (tether__families[i]->run_end && tether__families[i]->run_end(&run, run.state[i]) != 0)
-      run_msg(&run, 1, "rule family %s failed in its cross-file pass", tether__families[i]->name);
+  for (size_t i = 0; i < tether_lint__nfamilies; i++)
+    if (tether_lint__families[i]->run_end &&
+        tether_lint__families[i]->run_end(&run, run.state[i]) != 0)
+      run_msg(&run, 1, "rule family %s failed in its cross-file pass",
+              tether_lint__families[i]->name);
   if (o->cache_stats) {
     size_t hits, misses, stores;
-    tether__cache_stats(run.cache, &hits, &misses, &stores);
+    tether_lint__cache_stats(run.cache, &hits, &misses, &stores);
     run_msg(&run, 0,
             "cache: %zu of %zu translation unit(s) from the cache, %zu parsed, %zu stored%s",
             run.tus_cached, run.tus, run.tus - run.tus_cached, stores,
@@ -1766,13 +1783,13 @@ int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err) {
   char *root = find_root(o, cwd);
   tether_lint_report rep = {all, n, &sum, root ? root : cwd, cwd};
   int werr = 0;
-  if (o->format == TETHER_FMT_TEXT)
-    werr = tether__report_text(&rep, out);
-  else if (o->format == TETHER_FMT_JSON)
-    werr = tether__report_json(&rep, out);
+  if (o->format == TETHER_LINT_FMT_TEXT)
+    werr = tether_lint__report_text(&rep, out);
+  else if (o->format == TETHER_LINT_FMT_JSON)
+    werr = tether_lint__report_json(&rep, out);
   else
-    werr = tether__report_sarif(&rep, out);
-  FILE *sumf = o->format == TETHER_FMT_TEXT ? out : err;
+    werr = tether_lint__report_sarif(&rep, out);
+  FILE *sumf = o->format == TETHER_LINT_FMT_TEXT ? out : err;
   fprintf(sumf, "tether-lint: %zu file(s) analysed, %zu finding(s), %zu suppressed, %zu error(s)\n",
           sum.files, sum.findings, sum.suppressed, sum.errors);
   if (fflush(out) != 0 || werr) {
@@ -1788,25 +1805,25 @@ done:
     free(f->path);
     free(f->abspath);
     free_findings(f->v, f->n);
-    tether__buf_free(&f->msgs);
-    tether__buf_free(&f->facts);
-    tether__lines_free(&f->lines);
+    tether_lint__buf_free(&f->msgs);
+    tether_lint__buf_free(&f->facts);
+    tether_lint__lines_free(&f->lines);
     free(f->text);
     free(f->source);
-    tether__strlist_free(&f->args);
+    tether_lint__strlist_free(&f->args);
   }
   free(run.inputs);
   free(run.state);
   free(run.workers);
   free_findings(run.v, run.n);
-  tether__strmap_free(&run.seen, NULL);
-  tether__strmap_free(&run.texts, free_text_memo);
+  tether_lint__strmap_free(&run.seen, NULL);
+  tether_lint__strmap_free(&run.texts, free_text_memo);
   free(run.stack);
-  tether__buf_free(&run.msgs);
-  tether__strlist_free(&run.disabled);
-  tether__profile_free(&run.profile);
-  tether__config_free(&run.cfg);
-  tether__cdb_free(run.db);
-  tether__cache_close(run.cache);
+  tether_lint__buf_free(&run.msgs);
+  tether_lint__strlist_free(&run.disabled);
+  tether_lint__profile_free(&run.profile);
+  tether_lint__config_free(&run.cfg);
+  tether_lint__cdb_free(run.db);
+  tether_lint__cache_close(run.cache);
   return status;
 }

@@ -159,10 +159,11 @@ static void report(excl_ctx *c, size_t off, const char *word, size_t wn) {
   unsigned line, col;
   line_col(c, off, &line, &col);
   if (wn > 120) wn = 120;
-  tether__report_at(c->f, line, col, RULE,
-                    "link flag '%.*s' passes --exclude-libs to the linker: symbols from static "
-                    "archives (TypeIDs among them) become private to this shared object",
-                    (int)wn, word);
+  tether_lint__report_at(
+      c->f, line, col, RULE,
+      "link flag '%.*s' passes --exclude-libs to the linker: symbols from static "
+      "archives (TypeIDs among them) become private to this shared object",
+      (int)wn, word);
 }
 
 /* Finds "-exclude-libs"/"--exclude-libs" with flag boundaries in s[0..n). Returns the offset of
@@ -611,7 +612,7 @@ static int helper_index(const excl_state *st, const char *name) {
 static void load_helpers(excl_state *st, const char *path) {
   char *text = NULL;
   size_t len = 0;
-  if (tether__read_file(path, &text, &len) != 0) return;
+  if (tether_lint__read_file(path, &text, &len) != 0) return;
   snprintf(st->path, sizeof st->path, "%s", path);
   excl_ctx c = {NULL, text, len, NULL};
   helper_scan hs;
@@ -677,7 +678,7 @@ static void installed_helpers(char *out, size_t len) {
 static int excl_run_begin(tether_lint_run *run, void **state) {
   excl_state *st = calloc(1, sizeof *st);
   if (!st) return -1;
-  const tether_lint_config *cfg = tether__run_config(run);
+  const tether_lint_config *cfg = tether_lint__run_config(run);
   char path[1024] = "";
   if (cfg->mlir_cmake_dir) {
     const char *d = cfg->mlir_cmake_dir;
@@ -720,23 +721,26 @@ static void cm_helper_call(excl_ctx *c, const char *name, size_t nl) {
   unsigned line, col;
   line_col(c, (size_t)(name - c->text), &line, &col);
   if (strcmp(h->name, "declare_mlir_python_extension") == 0)
-    tether__report_at(c->f, line, col, RULE,
-                      "%.*s() declares a Python extension that add_mlir_python_modules() links "
-                      "with --exclude-libs: MLIR's CMake helper %s passes it (%s:%u), so symbols "
-                      "from static archives (TypeIDs among them) become private to the extension",
-                      (int)nl, name, h->via, st->path, h->flag_line);
+    tether_lint__report_at(
+        c->f, line, col, RULE,
+        "%.*s() declares a Python extension that add_mlir_python_modules() links "
+        "with --exclude-libs: MLIR's CMake helper %s passes it (%s:%u), so symbols "
+        "from static archives (TypeIDs among them) become private to the extension",
+        (int)nl, name, h->via, st->path, h->flag_line);
   else if (h->via[0])
-    tether__report_at(c->f, line, col, RULE,
-                      "%.*s() links the Python extensions it builds with --exclude-libs: MLIR's "
-                      "CMake helper %s passes it (%s:%u), so symbols from static archives "
-                      "(TypeIDs among them) become private to each extension",
-                      (int)nl, name, h->via, st->path, h->flag_line);
+    tether_lint__report_at(
+        c->f, line, col, RULE,
+        "%.*s() links the Python extensions it builds with --exclude-libs: MLIR's "
+        "CMake helper %s passes it (%s:%u), so symbols from static archives "
+        "(TypeIDs among them) become private to each extension",
+        (int)nl, name, h->via, st->path, h->flag_line);
   else
-    tether__report_at(c->f, line, col, RULE,
-                      "%.*s() links the Python extension with --exclude-libs: MLIR's CMake "
-                      "helper passes it (%s:%u), so symbols from static archives (TypeIDs among "
-                      "them) become private to the extension",
-                      (int)nl, name, st->path, h->flag_line);
+    tether_lint__report_at(
+        c->f, line, col, RULE,
+        "%.*s() links the Python extension with --exclude-libs: MLIR's CMake "
+        "helper passes it (%s:%u), so symbols from static archives (TypeIDs among "
+        "them) become private to the extension",
+        (int)nl, name, st->path, h->flag_line);
 }
 
 static void cm_command_cb(excl_ctx *c, const char *name, size_t nl, const cm_arg *a, size_t na,
@@ -749,7 +753,7 @@ static void cm_command_cb(excl_ctx *c, const char *name, size_t nl, const cm_arg
 static void check_cmake(excl_ctx *c) {
   /* MLIR's own helper files are where the flag is written (and reported); calls between their
    * functions are not the project's. */
-  const char *path = tether__file_path(c->f);
+  const char *path = tether_lint__file_path(c->f);
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   excl_ctx cc = *c;
@@ -1169,7 +1173,7 @@ static int check_compdb(excl_ctx *c) {
   cJSON *root = cJSON_ParseWithLengthOpts(c->text, c->len, &endp, 0);
   if (!root) {
     size_t off = endp && endp >= c->text ? (size_t)(endp - c->text) : 0;
-    tether__file_message(c->f, 1, "malformed JSON near byte %zu; not analysed", off);
+    tether_lint__file_message(c->f, 1, "malformed JSON near byte %zu; not analysed", off);
     return 0;
   }
   json_strs js = {0};
@@ -1178,9 +1182,9 @@ static int check_compdb(excl_ctx *c) {
     return -1;
   }
   if (!cJSON_IsArray(root)) {
-    tether__file_message(c->f, 1,
-                         "not a compilation database (expected a JSON array); not "
-                         "analysed");
+    tether_lint__file_message(c->f, 1,
+                              "not a compilation database (expected a JSON array); not "
+                              "analysed");
   } else {
     size_t k = 0; /* index of the next string token */
     for (cJSON *ent = root->child; ent; ent = ent->next) {
@@ -1217,7 +1221,7 @@ static int check_compdb(excl_ctx *c) {
 
 static int excl_check_text(tether_lint_file *f, void *state, const char *text, size_t len) {
   excl_ctx c = {f, text, len, state};
-  switch (kind_of(tether__file_path(f))) {
+  switch (kind_of(tether_lint__file_path(f))) {
   case K_CMAKE:
     check_cmake(&c);
     return 0;
@@ -1242,7 +1246,7 @@ static int excl_check_text(tether_lint_file *f, void *state, const char *text, s
   return 0;
 }
 
-const tether_lint_family tether__family_excludelibs = {
+const tether_lint_family tether_lint__family_excludelibs = {
     .name = "exclude-libs",
     .inputs = TETHER_LINT_IN_TEXT,
     .rules = excl_rules,

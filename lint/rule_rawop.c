@@ -38,16 +38,16 @@ static const tether_lint_rule_info rawop_rules[] = {
 
 /* ---- fact sets ------------------------------------------------------------------------------- */
 
-typedef tether__strlist facts;
+typedef tether_lint__strlist facts;
 
 static facts facts_copy(const facts *a) {
   facts r = {0};
-  for (size_t i = 0; i < a->n; i++) tether__strlist_push(&r, a->v[i]);
+  for (size_t i = 0; i < a->n; i++) tether_lint__strlist_push(&r, a->v[i]);
   return r;
 }
 
 static void facts_add(facts *a, const char *w) {
-  if (w && *w) tether__strlist_add_unique(a, w);
+  if (w && *w) tether_lint__strlist_add_unique(a, w);
 }
 
 static void facts_union(facts *a, const facts *b) {
@@ -90,7 +90,7 @@ static void facts_remove(facts *a, const char *w) {
 static void facts_intersect(facts *a, const facts *b) {
   size_t k = 0;
   for (size_t i = 0; i < a->n; i++) {
-    if (tether__strlist_has(b, a->v[i])) {
+    if (tether_lint__strlist_has(b, a->v[i])) {
       a->v[k++] = a->v[i];
     } else {
       free(a->v[i]);
@@ -100,7 +100,7 @@ static void facts_intersect(facts *a, const facts *b) {
 }
 
 static void facts_replace(facts *dst, facts *src) {
-  tether__strlist_free(dst);
+  tether_lint__strlist_free(dst);
   *dst = *src;
   memset(src, 0, sizeof *src);
 }
@@ -128,7 +128,7 @@ typedef struct summary {
   int done;     /* 0 while being computed (a recursive call sees an empty summary) */
   int noreturn; /* every path ends in a throw or a call that does not return */
   facts guards;
-  tether__strlist params; /* parameter names in order */
+  tether_lint__strlist params; /* parameter names in order */
 } summary;
 
 /* An instantiation the file makes of one of its templates: a function template's argument types
@@ -146,7 +146,7 @@ typedef struct shared {
   size_t ntb, captb;
   summary *v;
   size_t n, cap;
-  tether__strlist wrapper_types_yes, wrapper_types_no; /* type_is_wrapper() memo */
+  tether_lint__strlist wrapper_types_yes, wrapper_types_no; /* type_is_wrapper() memo */
 } shared;
 
 /* A local variable bound to a lambda, and what the lambda captured. */
@@ -186,7 +186,7 @@ typedef struct ctx {
   /* Every fact removal of the function so far, in walk order ("w" + wrapper, "s" + status fact
    * prefix, "*" for all), so that what a loop, switch or try body removed on any of its paths can
    * be removed after it (or in a handler) too. */
-  tether__strlist kills;
+  tether_lint__strlist kills;
   const facts *switch_entry; /* the state a `case` label of the innermost switch is reached with */
   /* Summaries: computing one walks the callee quietly (no findings) and collects the state at
    * every normal exit. */
@@ -204,12 +204,12 @@ static int stmt(ctx *c, CXCursor s, facts *st);
 static void expr(ctx *c, CXCursor e, facts *st);
 
 static void log_kill(ctx *c, char kind, const char *what) {
-  tether__buf b = {0};
+  tether_lint__buf b = {0};
   char k[2] = {kind, '\0'};
-  tether__buf_puts(&b, k);
-  tether__buf_puts(&b, what);
-  if (b.p) tether__strlist_push(&c->kills, b.p);
-  tether__buf_free(&b);
+  tether_lint__buf_puts(&b, k);
+  tether_lint__buf_puts(&b, what);
+  if (b.p) tether_lint__strlist_push(&c->kills, b.p);
+  tether_lint__buf_free(&b);
 }
 
 /* The wrapper `w` was written or invalidated: forget what was known about it. */
@@ -225,7 +225,7 @@ static void apply_kills(ctx *c, facts *st, size_t from) {
     if (k[0] == 'w') {
       facts_remove(st, k + 1);
     } else if (k[0] == '*') {
-      tether__strlist_free(st);
+      tether_lint__strlist_free(st);
     } else if (k[0] == 's') {
       size_t pl = strlen(k + 1), n = 0;
       for (size_t j = 0; j < st->n; j++) {
@@ -345,13 +345,13 @@ static void normalise(char *s) {
 
 /* Concatenated spelling of tokens [from, to), normalised. */
 static char *tokens_string(CXTranslationUnit tu, CXToken *toks, unsigned from, unsigned to) {
-  tether__buf b = {0};
+  tether_lint__buf b = {0};
   for (unsigned i = from; i < to && b.n < 256; i++) {
     CXString s = clang_getTokenSpelling(tu, toks[i]);
-    tether__buf_puts(&b, clang_getCString(s));
+    tether_lint__buf_puts(&b, clang_getCString(s));
     clang_disposeString(s);
   }
-  if (!b.p) tether__buf_puts(&b, "");
+  if (!b.p) tether_lint__buf_puts(&b, "");
   if (b.p) normalise(b.p);
   return b.p;
 }
@@ -379,7 +379,7 @@ static CXCursor first_expr_child(CXCursor e) {
   return r;
 }
 
-static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth);
+static void spell_into(ctx *c, CXCursor e, tether_lint__buf *b, int depth);
 static void ref_name(ctx *c, CXCursor e, char *out, size_t len);
 
 /* The object an overloaded operator-> is applied to (its first argument). */
@@ -410,19 +410,19 @@ static int is_arrow_call(CXCursor e) {
 
 /* Spelling built from the AST, not from tokens, so it is the same inside and outside macros:
  * "self", "self.parentOperation", "parentOperation" (for this->parentOperation), "p->blk". */
-static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth) {
+static void spell_into(ctx *c, CXCursor e, tether_lint__buf *b, int depth) {
   if (depth > 32) {
-    tether__buf_puts(b, "?");
+    tether_lint__buf_puts(b, "?");
     return;
   }
   enum CXCursorKind k = clang_getCursorKind(e);
   switch (k) {
   case CXCursor_CXXThisExpr:
-    tether__buf_puts(b, "this");
+    tether_lint__buf_puts(b, "this");
     return;
   case CXCursor_DeclRefExpr: {
     CXString n = clang_getCursorSpelling(e);
-    tether__buf_puts(b, clang_getCString(n));
+    tether_lint__buf_puts(b, clang_getCString(n));
     clang_disposeString(n);
     return;
   }
@@ -438,22 +438,22 @@ static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth) {
     CXCursor in = first_expr_child(e);
     if (clang_Cursor_isNull(in) || (op != CXUnaryOperator_Deref && op != CXUnaryOperator_AddrOf))
       break;
-    tether__buf inner = {0};
+    tether_lint__buf inner = {0};
     spell_into(c, in, &inner, depth + 1);
     if (inner.p && strcmp(inner.p, "this") == 0 && op == CXUnaryOperator_Deref) {
-      tether__buf_puts(b, "this");
+      tether_lint__buf_puts(b, "this");
     } else {
-      tether__buf_puts(b, op == CXUnaryOperator_Deref ? "*" : "&");
-      tether__buf_puts(b, inner.p ? inner.p : "?");
+      tether_lint__buf_puts(b, op == CXUnaryOperator_Deref ? "*" : "&");
+      tether_lint__buf_puts(b, inner.p ? inner.p : "?");
     }
-    tether__buf_free(&inner);
+    tether_lint__buf_free(&inner);
     return;
   }
   case CXCursor_MemberRefExpr: {
     char mname[160];
     ref_name(c, e, mname, sizeof mname);
     CXCursor base = first_expr_child(e);
-    tether__buf bb = {0};
+    tether_lint__buf bb = {0};
     int arrow = 0;
     if (!clang_Cursor_isNull(base)) {
       CXCursor sb = base;
@@ -474,11 +474,11 @@ static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth) {
       }
     }
     if (bb.p && strcmp(bb.p, "this") != 0 && bb.p[0]) {
-      tether__buf_puts(b, bb.p);
-      tether__buf_puts(b, arrow ? "->" : ".");
+      tether_lint__buf_puts(b, bb.p);
+      tether_lint__buf_puts(b, arrow ? "->" : ".");
     }
-    tether__buf_puts(b, mname);
-    tether__buf_free(&bb);
+    tether_lint__buf_puts(b, mname);
+    tether_lint__buf_free(&bb);
     return;
   }
   case CXCursor_CallExpr: {
@@ -489,18 +489,18 @@ static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth) {
       CXCursor obj = arrow_object(e);
       if (!clang_Cursor_isNull(obj)) {
         spell_into(c, obj, b, depth + 1);
-        tether__buf_puts(b, "->");
+        tether_lint__buf_puts(b, "->");
         return;
       }
     }
     if (!clang_Cursor_isNull(first) && clang_getCursorKind(first) == CXCursor_MemberRefExpr) {
       spell_into(c, first, b, depth + 1);
-      tether__buf_puts(b, "()");
+      tether_lint__buf_puts(b, "()");
       return;
     }
     CXString n = clang_getCursorSpelling(e);
-    tether__buf_puts(b, clang_getCString(n));
-    tether__buf_puts(b, "()");
+    tether_lint__buf_puts(b, clang_getCString(n));
+    tether_lint__buf_puts(b, "()");
     clang_disposeString(n);
     return;
   }
@@ -515,17 +515,17 @@ static void spell_into(ctx *c, CXCursor e, tether__buf *b, int depth) {
   clang_getSpellingLocation(clang_getRangeEnd(r), &f2, NULL, NULL, &o2);
   if (f1 && f1 == f2 && o2 >= o1 && o2 - o1 < 256) {
     char *s = spelling_of_range(c->tu, r, 0);
-    tether__buf_puts(b, s ? s : "?");
+    tether_lint__buf_puts(b, s ? s : "?");
     free(s);
   } else {
-    tether__buf_puts(b, "?");
+    tether_lint__buf_puts(b, "?");
   }
 }
 
 static char *spelling(ctx *c, CXCursor e) {
-  tether__buf b = {0};
+  tether_lint__buf b = {0};
   spell_into(c, e, &b, 0);
-  if (!b.p) tether__buf_puts(&b, "?");
+  if (!b.p) tether_lint__buf_puts(&b, "?");
   if (b.p) normalise(b.p);
   return b.p;
 }
@@ -533,7 +533,7 @@ static char *spelling(ctx *c, CXCursor e) {
 /* The wrapper a member expression is applied to ("self" in self.get(), "this" when implicit). */
 static char *member_base(ctx *c, CXCursor m) {
   CXCursor base = first_expr_child(m);
-  if (clang_Cursor_isNull(base)) return tether__strdup("this");
+  if (clang_Cursor_isNull(base)) return tether_lint__strdup("this");
   CXCursor sb = base;
   while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
          clang_getCursorKind(sb) == CXCursor_ParenExpr) {
@@ -564,8 +564,8 @@ static void decl_names(CXCursor decl, char *cls, size_t clen, char *mem, size_t 
   }
 }
 
-static int lists_match(const tether__strlist *l, const char *cls, const char *mem) {
-  return tether__profile_match(l, cls[0] ? cls : NULL, mem);
+static int lists_match(const tether_lint__strlist *l, const char *cls, const char *mem) {
+  return tether_lint__profile_match(l, cls[0] ? cls : NULL, mem);
 }
 
 /* ---- templates: the instantiations the file makes -----------------------------------------------
@@ -597,7 +597,7 @@ static void tb_add(ctx *c, CXCursor tmpl, int is_class, const CXType *args, int 
     }
     if (sh->ntb < sh->captb) {
       tbinding *b = &sh->tb[sh->ntb];
-      b->usr = tether__strdup(usr);
+      b->usr = tether_lint__strdup(usr);
       b->is_class = is_class;
       b->nargs = nargs > 8 ? 8 : nargs;
       for (int i = 0; i < b->nargs; i++) b->args[i] = args[i];
@@ -1030,7 +1030,7 @@ static const tether_lint_status_accessor *status_call(ctx *c, CXCursor e) {
   CXCursor ref = clang_getCursorReferenced(e);
   if (clang_getCursorKind(ref) != CXCursor_FunctionDecl) return NULL;
   CXString s = clang_getCursorSpelling(ref);
-  const tether_lint_status_accessor *sa = tether__profile_status(c->p, clang_getCString(s));
+  const tether_lint_status_accessor *sa = tether_lint__profile_status(c->p, clang_getCString(s));
   clang_disposeString(s);
   return sa;
 }
@@ -1099,13 +1099,13 @@ static void status_set(ctx *c, facts *st, CXCursor var, const char *wrapper) {
   status_kill(c, st, var);
   size_t idx = status_var_index(c, var, 1);
   if (idx == (size_t)-1 || c->sv_escaped[idx] || !wrapper || !*wrapper) return;
-  tether__buf b = {0};
+  tether_lint__buf b = {0};
   char pre[48];
   status_prefix(pre, sizeof pre, idx);
-  tether__buf_puts(&b, pre);
-  tether__buf_puts(&b, wrapper);
+  tether_lint__buf_puts(&b, pre);
+  tether_lint__buf_puts(&b, wrapper);
   if (b.p) facts_add(st, b.p);
-  tether__buf_free(&b);
+  tether_lint__buf_free(&b);
 }
 
 /* The wrapper whose status `var` holds on every path to here, or NULL. */
@@ -1116,7 +1116,7 @@ static char *status_get(ctx *c, const facts *st, CXCursor var) {
   status_prefix(pre, sizeof pre, idx);
   size_t pl = strlen(pre);
   for (size_t i = 0; i < st->n; i++)
-    if (strncmp(st->v[i], pre, pl) == 0) return tether__strdup(st->v[i] + pl);
+    if (strncmp(st->v[i], pre, pl) == 0) return tether_lint__strdup(st->v[i] + pl);
   return NULL;
 }
 
@@ -1145,8 +1145,8 @@ static void add_binding(ctx *c, CXCursor var, const char *wrapper, const char *v
   }
   binding *b = &c->b[c->nb++];
   b->var = var;
-  b->wrapper = tether__strdup(wrapper);
-  b->via = tether__strdup(via);
+  b->wrapper = tether_lint__strdup(wrapper);
+  b->via = tether_lint__strdup(via);
   b->access = access;
   b->kind = kind;
   b->reported = 0;
@@ -1207,9 +1207,9 @@ static void report_unguarded(ctx *c, CXSourceLocation at, const char *wrapper, c
   const char *fmt = "raw handle taken from '%s' through %s is used where no validity check of "
                     "'%s' dominates it";
   if (in_macro_argument(c->tu, at))
-    tether__report_tu_spelled(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
+    tether_lint__report_tu_spelled(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
   else
-    tether__report_tu(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
+    tether_lint__report_tu(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
 }
 
 static void report_escape(ctx *c, CXSourceLocation at, const char *wrapper, const char *via,
@@ -1218,9 +1218,9 @@ static void report_escape(ctx *c, CXSourceLocation at, const char *wrapper, cons
   const char *fmt = "raw handle taken from '%s' through %s %s, where it outlives any validity "
                     "check";
   if (in_macro_argument(c->tu, at))
-    tether__report_tu_spelled(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
+    tether_lint__report_tu_spelled(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
   else
-    tether__report_tu(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
+    tether_lint__report_tu(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
 }
 
 /* If `e` (stripped) is a raw value (raw access or a variable bound to one), describe it. */
@@ -1242,7 +1242,7 @@ static rawval raw_value(ctx *c, CXCursor e) {
     if (b) {
       v.yes = 1;
       v.checked = b->kind == BIND_CHECKED;
-      v.wrapper = tether__strdup(b->wrapper);
+      v.wrapper = tether_lint__strdup(b->wrapper);
       snprintf(v.via, sizeof v.via, "%s", b->via);
       v.access = b->access;
       v.node = s;
@@ -1306,7 +1306,7 @@ static char *store_target(ctx *c, CXCursor lhs, int *is_local_var, CXCursor *loc
   CXCursor s = strip(lhs);
   *is_local_var = 0;
   enum CXCursorKind k = clang_getCursorKind(s);
-  tether__buf b = {0};
+  tether_lint__buf b = {0};
   if (k == CXCursor_DeclRefExpr) {
     CXCursor var = clang_getCursorReferenced(s);
     CXString n = clang_getCursorSpelling(var);
@@ -1316,7 +1316,7 @@ static char *store_target(ctx *c, CXCursor lhs, int *is_local_var, CXCursor *loc
           clang_getCursorKind(var) == CXCursor_ParmDecl) {
         /* Writing through a reference parameter or reference: the caller's storage. */
         if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference)
-          tether__buf_printf(&b, "is stored through reference '%s'", clang_getCString(n));
+          tether_lint__buf_printf(&b, "is stored through reference '%s'", clang_getCString(n));
         else
           *is_local_var = 1, *local = var;
       } else {
@@ -1324,9 +1324,10 @@ static char *store_target(ctx *c, CXCursor lhs, int *is_local_var, CXCursor *loc
         *local = var;
       }
     } else if (clang_getCursorKind(var) == CXCursor_VarDecl) {
-      tether__buf_printf(&b, "is stored in %s variable '%s'",
-                         clang_Cursor_getStorageClass(var) == CX_SC_Static ? "static" : "global",
-                         clang_getCString(n));
+      tether_lint__buf_printf(&b, "is stored in %s variable '%s'",
+                              clang_Cursor_getStorageClass(var) == CX_SC_Static ? "static"
+                                                                                : "global",
+                              clang_getCString(n));
     }
     clang_disposeString(n);
     return b.p;
@@ -1335,7 +1336,7 @@ static char *store_target(ctx *c, CXCursor lhs, int *is_local_var, CXCursor *loc
     CXCursor field = clang_getCursorReferenced(s);
     if (clang_getCursorKind(field) == CXCursor_VarDecl) { /* static data member */
       CXString n = clang_getCursorSpelling(field);
-      tether__buf_printf(&b, "is stored in static member '%s'", clang_getCString(n));
+      tether_lint__buf_printf(&b, "is stored in static member '%s'", clang_getCString(n));
       clang_disposeString(n);
       return b.p;
     }
@@ -1362,14 +1363,14 @@ static char *store_target(ctx *c, CXCursor lhs, int *is_local_var, CXCursor *loc
       }
     }
     CXString n = clang_getCursorSpelling(field);
-    tether__buf_printf(&b, "is stored in field '%s' of '%s'", clang_getCString(n), base_sp);
+    tether_lint__buf_printf(&b, "is stored in field '%s' of '%s'", clang_getCString(n), base_sp);
     clang_disposeString(n);
     free(base_sp);
     return b.p;
   }
   if (k == CXCursor_UnaryOperator) { /* *out = raw: the caller's storage */
     char *sp = spelling(c, s);
-    tether__buf_printf(&b, "is stored through '%s'", sp);
+    tether_lint__buf_printf(&b, "is stored through '%s'", sp);
     free(sp);
     return b.p;
   }
@@ -1433,7 +1434,7 @@ static int is_ok_constant(ctx *c, CXCursor e) {
   }
   if (k == CXCursor_DeclRefExpr) {
     CXString n = clang_getCursorSpelling(s);
-    int ok = tether__strlist_has(&c->p->ok_status, clang_getCString(n));
+    int ok = tether_lint__strlist_has(&c->p->ok_status, clang_getCString(n));
     clang_disposeString(n);
     return ok;
   }
@@ -1493,10 +1494,10 @@ static void cond_facts(ctx *c, CXCursor e, const facts *st, facts *t, facts *f) 
         facts_union(f, &fa);
         facts_union(f, &fb);
       }
-      tether__strlist_free(&ta);
-      tether__strlist_free(&fa);
-      tether__strlist_free(&tb);
-      tether__strlist_free(&fb);
+      tether_lint__strlist_free(&ta);
+      tether_lint__strlist_free(&fa);
+      tether_lint__strlist_free(&tb);
+      tether_lint__strlist_free(&fb);
       return;
     }
     if (op == CXBinaryOperator_Assign) {
@@ -1558,7 +1559,7 @@ static void cond_facts(ctx *c, CXCursor e, const facts *st, facts *t, facts *f) 
     CXCursor ref = clang_getCursorReferenced(s);
     if (clang_getCursorKind(ref) != CXCursor_FunctionDecl) return;
     CXString n = clang_getCursorSpelling(ref);
-    int pred = tether__profile_match(&c->p->predicates, NULL, clang_getCString(n));
+    int pred = tether_lint__profile_match(&c->p->predicates, NULL, clang_getCString(n));
     clang_disposeString(n);
     if (pred) {
       char *w = spelling(c, clang_Cursor_getArgument(s, 0));
@@ -1573,7 +1574,7 @@ static void cond_facts(ctx *c, CXCursor e, const facts *st, facts *t, facts *f) 
 static void check_use(ctx *c, CXCursor node, const char *wrapper, const char *via,
                       CXSourceLocation at, const facts *st) {
   if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, node)) return;
-  if (!tether__strlist_has(st, wrapper)) report_unguarded(c, at, wrapper, via);
+  if (!tether_lint__strlist_has(st, wrapper)) report_unguarded(c, at, wrapper, via);
 }
 
 static void walk_children(ctx *c, CXCursor e, facts *st) {
@@ -1833,8 +1834,8 @@ static int type_is_wrapper_depth(ctx *c, CXType t, int depth) {
   char key[512];
   snprintf(key, sizeof key, "%s", clang_getCString(ts));
   clang_disposeString(ts);
-  if (tether__strlist_has(&c->sh->wrapper_types_yes, key)) return 1;
-  if (tether__strlist_has(&c->sh->wrapper_types_no, key)) return 0;
+  if (tether_lint__strlist_has(&c->sh->wrapper_types_yes, key)) return 1;
+  if (tether_lint__strlist_has(&c->sh->wrapper_types_no, key)) return 0;
   int yes = 0;
   CXCursor decl = clang_getTypeDeclaration(t);
   char name[256] = "";
@@ -1843,7 +1844,7 @@ static int type_is_wrapper_depth(ctx *c, CXType t, int depth) {
     snprintf(name, sizeof name, "%s", clang_getCString(n));
     clang_disposeString(n);
   }
-  if (name[0] && tether__strlist_has(&c->p->wrappers, name)) yes = 1;
+  if (name[0] && tether_lint__strlist_has(&c->p->wrappers, name)) yes = 1;
   int nta = clang_Type_getNumTemplateArguments(t);
   for (int i = 0; !yes && i < nta && i < 4; i++) {
     CXType a = clang_Type_getTemplateArgumentAsType(t, (unsigned)i);
@@ -1859,7 +1860,7 @@ static int type_is_wrapper_depth(ctx *c, CXType t, int depth) {
       free(ks.v);
     }
   }
-  tether__strlist_push(yes ? &c->sh->wrapper_types_yes : &c->sh->wrapper_types_no, key);
+  tether_lint__strlist_push(yes ? &c->sh->wrapper_types_yes : &c->sh->wrapper_types_no, key);
   return yes;
 }
 
@@ -1877,7 +1878,7 @@ static void ctx_free(ctx *c) {
   free(c->b);
   free(c->svars);
   free(c->sv_escaped);
-  tether__strlist_free(&c->kills);
+  tether_lint__strlist_free(&c->kills);
   for (size_t i = 0; i < c->nlv; i++) {
     free(c->lv[i].wrapper);
     free(c->lv[i].via);
@@ -1943,19 +1944,19 @@ static summary *summary_of(ctx *c, CXCursor fn) {
   size_t idx = c->sh->n++;
   summary *sm = &c->sh->v[idx];
   memset(sm, 0, sizeof *sm);
-  sm->key = tether__strdup(key);
+  sm->key = tether_lint__strdup(key);
   if (is_lambda) {
     for (size_t i = 0; i < ks.n; i++)
       if (clang_getCursorKind(ks.v[i]) == CXCursor_ParmDecl) {
         CXString n = clang_getCursorSpelling(ks.v[i]);
-        tether__strlist_push(&sm->params, clang_getCString(n));
+        tether_lint__strlist_push(&sm->params, clang_getCString(n));
         clang_disposeString(n);
       }
   } else {
     int na = clang_Cursor_getNumArguments(def);
     for (int i = 0; i < na; i++) {
       CXString n = clang_getCursorSpelling(clang_Cursor_getArgument(def, (unsigned)i));
-      tether__strlist_push(&sm->params, clang_getCString(n));
+      tether_lint__strlist_push(&sm->params, clang_getCString(n));
       clang_disposeString(n);
     }
   }
@@ -1979,7 +1980,7 @@ static summary *summary_of(ctx *c, CXCursor fn) {
   sm->noreturn = sub.ret_seen == 0;
   sm->guards = acc;
   sm->done = 1;
-  tether__strlist_free(&st);
+  tether_lint__strlist_free(&st);
   ctx_free(&sub);
   return sm;
 }
@@ -2004,21 +2005,21 @@ static void apply_summary(ctx *c, const summary *sm, CXCursor call, const char *
     if (pi >= 0) {
       if (pi + shift >= nargs) continue;
       char *a = spelling(c, clang_Cursor_getArgument(call, (unsigned)(pi + shift)));
-      tether__buf b = {0};
+      tether_lint__buf b = {0};
       if (a[0] == '&' && a[1]) {
         /* A pointer to the wrapper: a guard on `p` or `p->x` is a guard on `w` or `w.x`. */
-        tether__buf_puts(&b, a + 1);
-        tether__buf_puts(&b, strncmp(g + hn, "->", 2) == 0 ? "." : "");
-        tether__buf_puts(&b, strncmp(g + hn, "->", 2) == 0 ? g + hn + 2 : g + hn);
+        tether_lint__buf_puts(&b, a + 1);
+        tether_lint__buf_puts(&b, strncmp(g + hn, "->", 2) == 0 ? "." : "");
+        tether_lint__buf_puts(&b, strncmp(g + hn, "->", 2) == 0 ? g + hn + 2 : g + hn);
       } else {
-        tether__buf_puts(&b, a);
-        tether__buf_puts(&b, g + hn);
+        tether_lint__buf_puts(&b, a);
+        tether_lint__buf_puts(&b, g + hn);
       }
       if (b.p) {
         normalise(b.p);
         facts_add(st, b.p);
       }
-      tether__buf_free(&b);
+      tether_lint__buf_free(&b);
       free(a);
     } else if (is_lambda) {
       facts_add(st, g);
@@ -2075,8 +2076,8 @@ static void lambda_capture(ctx *c, CXCursor lam, int local, const char *wrapper,
   lambda_var *l = lambda_var_for(c, lam);
   if (l) {
     if (!l->wrapper) {
-      l->wrapper = tether__strdup(wrapper);
-      l->via = tether__strdup(via);
+      l->wrapper = tether_lint__strdup(wrapper);
+      l->via = tether_lint__strdup(via);
       l->at = at;
     }
     return;
@@ -2103,8 +2104,8 @@ static char *container_target(ctx *c, CXCursor obj, CXCursor *local) {
   }
   free(where);
   char *sp = spelling(c, obj);
-  tether__buf b = {0};
-  tether__buf_printf(&b, "is put into container '%s', which outlives the function", sp);
+  tether_lint__buf b = {0};
+  tether_lint__buf_printf(&b, "is put into container '%s', which outlives the function", sp);
   free(sp);
   return b.p;
 }
@@ -2119,8 +2120,8 @@ static void add_container_push(ctx *c, CXCursor var, const struct rawval *rv, CX
   }
   container_push *p = &c->cp[c->ncp++];
   p->var = var;
-  p->wrapper = tether__strdup(rv->wrapper);
-  p->via = tether__strdup(rv->via);
+  p->wrapper = tether_lint__strdup(rv->wrapper);
+  p->via = tether_lint__strdup(rv->via);
   p->at = at;
   p->reported = 0;
 }
@@ -2339,14 +2340,14 @@ static void call(ctx *c, CXCursor e, facts *st) {
     expr(c, k, &cur);
     c->local_lambda = saved;
     facts_union(&out, &cur);
-    tether__strlist_free(&cur);
+    tether_lint__strlist_free(&cur);
   }
   if (have_base) {
     facts_union(st, &out);
     apply_kills(c, st, kills_from);
   }
-  tether__strlist_free(&base);
-  tether__strlist_free(&out);
+  tether_lint__strlist_free(&base);
+  tether_lint__strlist_free(&out);
   /* A dependent call (`DerivedTy::isaFunction(value)`): a wrapper passed where the file's
    * instantiation expects a raw handle is converted to it. */
   if (clang_Cursor_isNull(ref) && c->sh && c->sh->ntb) {
@@ -2420,9 +2421,9 @@ static void call(ctx *c, CXCursor e, facts *st) {
       clang_Cursor_getNumArguments(e) >= 1) {
     CXString n = clang_getCursorSpelling(ref);
     const char *name = clang_getCString(n);
-    int guard = tether__profile_match(&c->p->guards, NULL, name) ||
-                tether__profile_match(&c->p->guarded_accessors, NULL, name);
-    int inval = tether__profile_match(&c->p->invalidators, NULL, name);
+    int guard = tether_lint__profile_match(&c->p->guards, NULL, name) ||
+                tether_lint__profile_match(&c->p->guarded_accessors, NULL, name);
+    int inval = tether_lint__profile_match(&c->p->invalidators, NULL, name);
     clang_disposeString(n);
     if (guard || inval) {
       char *w = spelling(c, clang_Cursor_getArgument(e, 0));
@@ -2455,7 +2456,8 @@ static void call(ctx *c, CXCursor e, facts *st) {
       summary *sm = summary_of(c, ref);
       if (sm && sm->done) {
         char *obj = has_member ? member_base(c, ks.v[0]) : NULL;
-        if (!obj && clang_getCursorKind(ref) == CXCursor_CXXMethod) obj = tether__strdup("this");
+        if (!obj && clang_getCursorKind(ref) == CXCursor_CXXMethod)
+          obj = tether_lint__strdup("this");
         apply_summary(c, sm, e, obj, 0, 0, st);
         free(obj);
       }
@@ -2482,7 +2484,7 @@ static void declref(ctx *c, CXCursor e, facts *st) {
   }
   if (b->kind != BIND_RAW) return;
   if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, e)) return;
-  if (!b->reported && !tether__strlist_has(st, b->wrapper)) {
+  if (!b->reported && !tether_lint__strlist_has(st, b->wrapper)) {
     b->reported = 1;
     report_unguarded(c, b->access, b->wrapper, b->via);
   }
@@ -2543,9 +2545,9 @@ static void expr(ctx *c, CXCursor e, facts *st) {
         facts right = facts_copy(st);
         facts_union(&right, op == CXBinaryOperator_LAnd ? &t : &f);
         expr(c, ks.v[1], &right);
-        tether__strlist_free(&right);
-        tether__strlist_free(&t);
-        tether__strlist_free(&f);
+        tether_lint__strlist_free(&right);
+        tether_lint__strlist_free(&t);
+        tether_lint__strlist_free(&f);
       }
       free(ks.v);
       return;
@@ -2592,10 +2594,10 @@ static void expr(ctx *c, CXCursor e, facts *st) {
       expr(c, ks.v[2], &b);
       facts_intersect(&a, &b);
       facts_union(st, &a);
-      tether__strlist_free(&a);
-      tether__strlist_free(&b);
-      tether__strlist_free(&t);
-      tether__strlist_free(&f);
+      tether_lint__strlist_free(&a);
+      tether_lint__strlist_free(&b);
+      tether_lint__strlist_free(&t);
+      tether_lint__strlist_free(&f);
     } else {
       for (size_t i = 0; i < ks.n; i++) expr(c, ks.v[i], st);
     }
@@ -2683,10 +2685,10 @@ static int if_stmt(ctx *c, CXCursor s, facts *st) {
     facts_intersect(&a, &b);
     facts_replace(st, &a);
   }
-  tether__strlist_free(&a);
-  tether__strlist_free(&b);
-  tether__strlist_free(&t);
-  tether__strlist_free(&f);
+  tether_lint__strlist_free(&a);
+  tether_lint__strlist_free(&b);
+  tether_lint__strlist_free(&t);
+  tether_lint__strlist_free(&f);
   return exits;
 }
 
@@ -2794,7 +2796,7 @@ static int leaves_loop(CXCursor body) {
 static int loop_body(ctx *c, CXCursor body, const facts *st) {
   facts inner = facts_copy(st);
   stmt(c, body, &inner);
-  tether__strlist_free(&inner);
+  tether_lint__strlist_free(&inner);
   return 0;
 }
 
@@ -2816,7 +2818,7 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
         /* Unreachable code: analysed, but nothing is known there. */
         facts none = {0};
         stmt(c, ks.v[i], &none);
-        tether__strlist_free(&none);
+        tether_lint__strlist_free(&none);
         continue;
       }
       if (stmt(c, ks.v[i], st)) exits = 1;
@@ -2841,9 +2843,9 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
       size_t kills_from = c->kills.n;
       loop_body(c, ks.v[ks.n - 1], &inner);
       apply_kills(c, st, kills_from); /* what any iteration removed is gone afterwards */
-      tether__strlist_free(&inner);
-      tether__strlist_free(&t);
-      tether__strlist_free(&f);
+      tether_lint__strlist_free(&inner);
+      tether_lint__strlist_free(&t);
+      tether_lint__strlist_free(&f);
     }
     free(ks.v);
     return 0;
@@ -2879,7 +2881,7 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
       }
       if (k == CXCursor_SwitchStmt) {
         /* The body: every case label is reached with the state after the condition. */
-        tether__strlist_free(&inner);
+        tether_lint__strlist_free(&inner);
         inner = facts_copy(st);
         entry = facts_copy(st);
         c->switch_entry = &entry;
@@ -2888,8 +2890,8 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
     }
     c->switch_entry = saved_entry;
     apply_kills(c, st, kills_from);
-    tether__strlist_free(&entry);
-    tether__strlist_free(&inner);
+    tether_lint__strlist_free(&entry);
+    tether_lint__strlist_free(&inner);
     free(ks.v);
     return 0;
   }
@@ -2899,7 +2901,7 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
     /* Reached by a jump: facts from the fall-through path do not hold on the other path. */
     if (k == CXCursor_LabelStmt) {
       log_kill(c, '*', "");
-      tether__strlist_free(st);
+      tether_lint__strlist_free(st);
     } else if (c->switch_entry) {
       facts_intersect(st, c->switch_entry);
     }
@@ -2965,12 +2967,12 @@ static int stmt(ctx *c, CXCursor s, facts *st) {
           facts_intersect(&out, &cur);
         }
       }
-      tether__strlist_free(&cur);
+      tether_lint__strlist_free(&cur);
     }
     free(ks.v);
     if (have_out) facts_replace(st, &out);
-    tether__strlist_free(&out);
-    tether__strlist_free(&entry);
+    tether_lint__strlist_free(&out);
+    tether_lint__strlist_free(&entry);
     return all_exit && ks.n > 0;
   }
   case CXCursor_CXXCatchStmt: {
@@ -3065,7 +3067,7 @@ static void function_body(ctx *c, CXCursor fn, int is_lambda, facts *outer) {
     }
   }
   free(ks.v);
-  tether__strlist_free(&st);
+  tether_lint__strlist_free(&st);
   for (size_t i = saved_nb; i < c->nb; i++) {
     free(c->b[i].wrapper);
     free(c->b[i].via);
@@ -3143,7 +3145,7 @@ static void lambda(ctx *c, CXCursor e, facts *st) {
     facts inner = {0};
     size_t saved_nb = c->nb;
     stmt(c, body, &inner);
-    tether__strlist_free(&inner);
+    tether_lint__strlist_free(&inner);
     for (size_t i = saved_nb; i < c->nb; i++) {
       free(c->b[i].wrapper);
       free(c->b[i].via);
@@ -3195,7 +3197,7 @@ static void analyze_decl(ctx *c, CXCursor d) {
     facts st = {0};
     size_t saved_nb = c->nb;
     var_decl(c, d, &st);
-    tether__strlist_free(&st);
+    tether_lint__strlist_free(&st);
     for (size_t i = saved_nb; i < c->nb; i++) {
       free(c->b[i].wrapper);
       free(c->b[i].via);
@@ -3236,9 +3238,9 @@ typedef struct tframe {
   int kind;
   size_t open;       /* index of its `{` (0 for the file) */
   size_t stmt_start; /* first token of the current statement */
-  tether__strlist guards;
-  tether__strlist vars; /* "name" and, at the same index in `types`, the wrapper class */
-  tether__strlist types;
+  tether_lint__strlist guards;
+  tether_lint__strlist vars; /* "name" and, at the same index in `types`, the wrapper class */
+  tether_lint__strlist types;
   char cls[128];    /* FUNC: the (unresolved) wrapper class whose method this is */
   int last_exits;   /* the last statement completed in this block always exits */
   char *exit_guard; /* opened by `if (!w.valid) {`: `w` is valid after it when it exits */
@@ -3255,9 +3257,9 @@ typedef struct tscan {
   size_t nfr;
   tguard_range *rg;
   size_t nrg, caprg;
-  tether__strlist pnames, ptypes; /* parameters waiting for the body they belong to */
-  char pcls[128];                 /* method class waiting for its body */
-  size_t pending_at;              /* index of the `;` after which `pending` becomes a guard */
+  tether_lint__strlist pnames, ptypes; /* parameters waiting for the body they belong to */
+  char pcls[128];                      /* method class waiting for its body */
+  size_t pending_at;                   /* index of the `;` after which `pending` becomes a guard */
   char *pending;
   int found, vars;
 } tscan;
@@ -3273,7 +3275,7 @@ static int is_control_keyword(const char *s) {
 /* The wrapper class of the profile whose name the token is, or NULL. */
 static const char *tok_wrapper(tscan *ts, size_t i) {
   if (ts->t[i].kind != CXToken_Identifier) return NULL;
-  if (!tether__strlist_has(&ts->c->p->wrappers, ts->t[i].s)) return NULL;
+  if (!tether_lint__strlist_has(&ts->c->p->wrappers, ts->t[i].s)) return NULL;
   return ts->t[i].s;
 }
 
@@ -3336,7 +3338,7 @@ static const char *var_class(tscan *ts, const char *name) {
  * range guard around `at`? */
 static int tguarded(tscan *ts, const char *name, size_t at) {
   for (size_t f = ts->nfr; f-- > 0;) {
-    if (tether__strlist_has(&ts->fr[f].guards, name)) return 1;
+    if (tether_lint__strlist_has(&ts->fr[f].guards, name)) return 1;
     if (ts->fr[f].kind == FR_FUNC) break;
   }
   for (size_t i = 0; i < ts->nrg; i++)
@@ -3352,7 +3354,7 @@ static void add_range(tscan *ts, const char *name, size_t from, size_t to) {
     ts->rg = v;
     ts->caprg = cap;
   }
-  ts->rg[ts->nrg].name = tether__strdup(name);
+  ts->rg[ts->nrg].name = tether_lint__strdup(name);
   ts->rg[ts->nrg].from = from;
   ts->rg[ts->nrg].to = to;
   if (ts->rg[ts->nrg].name) ts->nrg++;
@@ -3385,20 +3387,20 @@ static int member_role(tscan *ts, size_t m, const char *cls, char *via, size_t v
   if (t[m].kind != CXToken_Identifier) return TM_NONE;
   int called = m + 1 < ts->n && tk_is(&t[m + 1], "(");
   const char *mem = t[m].s;
-  if (called && (tether__profile_match(&p->guards, cls, mem) ||
-                 tether__profile_match(&p->guarded_accessors, cls, mem)))
+  if (called && (tether_lint__profile_match(&p->guards, cls, mem) ||
+                 tether_lint__profile_match(&p->guarded_accessors, cls, mem)))
     return TM_GUARD;
-  if (called && tether__profile_match(&p->invalidators, cls, mem)) return TM_INVALIDATE;
-  if (called && tether__profile_match(&p->raw_accessors, cls, mem)) {
+  if (called && tether_lint__profile_match(&p->invalidators, cls, mem)) return TM_INVALIDATE;
+  if (called && tether_lint__profile_match(&p->raw_accessors, cls, mem)) {
     snprintf(via, vlen, "%s::%s()", cls, mem);
     return TM_RAW;
   }
-  if (!called && tether__profile_match(&p->raw_fields, cls, mem) &&
+  if (!called && tether_lint__profile_match(&p->raw_fields, cls, mem) &&
       !(m + 1 < ts->n && tk_is(&t[m + 1], "="))) {
     snprintf(via, vlen, "field %s::%s", cls, mem);
     return TM_RAW;
   }
-  if (tether__profile_match(&p->parents, cls, mem)) {
+  if (tether_lint__profile_match(&p->parents, cls, mem)) {
     size_t k = m + 1;
     if (called && ts->match[k] != (size_t)-1) k = ts->match[k] + 1;
     if (k + 2 < ts->n && (tk_is(&t[k], "->") || tk_is(&t[k], ".")) &&
@@ -3448,7 +3450,7 @@ static int cond_predicate(tscan *ts, size_t a, size_t b, int *negated, char *nam
     snprintf(name, len, "this");
   }
   if (m >= b || t[m].kind != CXToken_Identifier) return 0;
-  if (!tether__profile_match(&ts->c->p->predicates, cls, t[m].s)) return 0;
+  if (!tether_lint__profile_match(&ts->c->p->predicates, cls, t[m].s)) return 0;
   size_t end = m + 1;
   if (end < b && tk_is(&t[end], "(") && ts->match[end] != (size_t)-1) end = ts->match[end] + 1;
   return end == b;
@@ -3465,9 +3467,9 @@ static void push_frame(tscan *ts, int kind, size_t open, int paren) {
 
 static void pop_frame(tscan *ts) {
   tframe *f = top(ts);
-  tether__strlist_free(&f->guards);
-  tether__strlist_free(&f->vars);
-  tether__strlist_free(&f->types);
+  tether_lint__strlist_free(&f->guards);
+  tether_lint__strlist_free(&f->vars);
+  tether_lint__strlist_free(&f->types);
   free(f->exit_guard);
   ts->nfr--;
 }
@@ -3546,11 +3548,11 @@ static void treport(tscan *ts, size_t at, const char *name, const char *via) {
   ts->found++;
   if (ts->c->quiet) return;
   CXSourceLocation loc = clang_getLocation(ts->c->tu, ts->file, ts->t[at].line, ts->t[at].col);
-  tether__report_tu(ts->c->f, ts->c->tu, loc, RULE_UNGUARDED,
-                    "raw handle taken from '%s' through %s is used where no validity check of "
-                    "'%s' dominates it [recognised from tokens: the wrapper's type is unknown "
-                    "here]",
-                    name, via, name);
+  tether_lint__report_tu(ts->c->f, ts->c->tu, loc, RULE_UNGUARDED,
+                         "raw handle taken from '%s' through %s is used where no validity check of "
+                         "'%s' dominates it [recognised from tokens: the wrapper's type is unknown "
+                         "here]",
+                         name, via, name);
 }
 
 /* A wrapper variable declaration at token `i` (`W &name`, `const W *name`, `W name = ...`)? */
@@ -3572,11 +3574,11 @@ static void maybe_declaration(tscan *ts, size_t i, int in_parens) {
   if (!decl || ast_resolved_var(ts, j, w)) return;
   ts->vars++;
   if (in_parens) {
-    tether__strlist_push(&ts->pnames, t[j].s);
-    tether__strlist_push(&ts->ptypes, w);
+    tether_lint__strlist_push(&ts->pnames, t[j].s);
+    tether_lint__strlist_push(&ts->ptypes, w);
   } else {
-    tether__strlist_push(&top(ts)->vars, t[j].s);
-    tether__strlist_push(&top(ts)->types, w);
+    tether_lint__strlist_push(&top(ts)->vars, t[j].s);
+    tether_lint__strlist_push(&top(ts)->types, w);
   }
 }
 
@@ -3611,9 +3613,9 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
     ttok *tk = &ts.t[nt++];
     tk->kind = clang_getTokenKind(raw[i]);
     CXString s = clang_getTokenSpelling(c->tu, raw[i]);
-    tk->s = tether__strdup(clang_getCString(s) ? clang_getCString(s) : "");
+    tk->s = tether_lint__strdup(clang_getCString(s) ? clang_getCString(s) : "");
     clang_disposeString(s);
-    if (!tk->s) tk->s = tether__strdup("");
+    if (!tk->s) tk->s = tether_lint__strdup("");
     clang_getSpellingLocation(clang_getTokenLocation(c->tu, raw[i]), NULL, &tk->line, &tk->col,
                               NULL);
   }
@@ -3674,11 +3676,11 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
       }
       push_frame(&ts, kind, i, paren);
       tframe *nf = top(&ts);
-      if (exit_guard[0]) nf->exit_guard = tether__strdup(exit_guard);
+      if (exit_guard[0]) nf->exit_guard = tether_lint__strdup(exit_guard);
       if (kind == FR_FUNC) {
         for (size_t k = 0; k < ts.pnames.n; k++) {
-          tether__strlist_push(&nf->vars, ts.pnames.v[k]);
-          tether__strlist_push(&nf->types, ts.ptypes.v[k]);
+          tether_lint__strlist_push(&nf->vars, ts.pnames.v[k]);
+          tether_lint__strlist_push(&nf->types, ts.ptypes.v[k]);
         }
         snprintf(nf->cls, sizeof nf->cls, "%s", ts.pcls);
         /* The other parameters shadow members of the same name (`region` in a constructor). */
@@ -3688,14 +3690,14 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
                 (t[k - 1].kind == CXToken_Identifier || t[k - 1].kind == CXToken_Keyword ||
                  tk_is(&t[k - 1], "&") || tk_is(&t[k - 1], "*") || tk_is(&t[k - 1], ">")) &&
                 (tk_is(&t[k + 1], ",") || tk_is(&t[k + 1], ")") || tk_is(&t[k + 1], "=")) &&
-                !tether__strlist_has(&nf->vars, t[k].s)) {
-              tether__strlist_push(&nf->vars, t[k].s);
-              tether__strlist_push(&nf->types, "");
+                !tether_lint__strlist_has(&nf->vars, t[k].s)) {
+              tether_lint__strlist_push(&nf->vars, t[k].s);
+              tether_lint__strlist_push(&nf->types, "");
             }
       }
       if (kind == FR_FUNC || kind == FR_NS) {
-        tether__strlist_free(&ts.pnames);
-        tether__strlist_free(&ts.ptypes);
+        tether_lint__strlist_free(&ts.pnames);
+        tether_lint__strlist_free(&ts.ptypes);
         ts.pcls[0] = '\0';
       }
       continue;
@@ -3705,11 +3707,11 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
       int kind = fr->kind;
       int exits = fr->last_exits;
       paren = fr->paren_base;
-      char *eg = fr->exit_guard ? tether__strdup(fr->exit_guard) : NULL;
+      char *eg = fr->exit_guard ? tether_lint__strdup(fr->exit_guard) : NULL;
       pop_frame(&ts);
       tframe *parent = top(&ts);
       if (kind == FR_BLOCK) {
-        if (eg && exits) tether__strlist_add_unique(&parent->guards, eg);
+        if (eg && exits) tether_lint__strlist_add_unique(&parent->guards, eg);
         /* A block ends the statement it belongs to, unless `else` follows. */
         if (!(i + 1 < ts.n && tk_is(&t[i + 1], "else"))) {
           /* A plain block that always exits makes its enclosing statement exit; an if/loop
@@ -3733,12 +3735,12 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
         fr->stmt_start = i + 1;
       }
       if (fr->kind == FR_NS) {
-        tether__strlist_free(&ts.pnames);
-        tether__strlist_free(&ts.ptypes);
+        tether_lint__strlist_free(&ts.pnames);
+        tether_lint__strlist_free(&ts.ptypes);
         ts.pcls[0] = '\0';
       }
       if (ts.pending && ts.pending_at == i) {
-        tether__strlist_add_unique(&fr->guards, ts.pending);
+        tether_lint__strlist_add_unique(&fr->guards, ts.pending);
         free(ts.pending);
         ts.pending = NULL;
       }
@@ -3760,7 +3762,7 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
         }
         if (neg && tstmt_exits(&ts, close + 1)) {
           free(ts.pending);
-          ts.pending = tether__strdup(name);
+          ts.pending = tether_lint__strdup(name);
           ts.pending_at = e;
         } else if (!neg) {
           add_range(&ts, name, close + 1, e);
@@ -3786,8 +3788,8 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
          tk_is(&t[i + 1], "[") ||
          (tk_is(&t[i + 1], "(") && t[i - 1].kind == CXToken_Identifier &&
           !tk_is(&t[i - 1], "return")))) {
-      tether__strlist_push(&fr->vars, s);
-      tether__strlist_push(&fr->types, "");
+      tether_lint__strlist_push(&fr->vars, s);
+      tether_lint__strlist_push(&fr->types, "");
       continue;
     }
     /* A wrapper made on the spot from a Python object: `nb::cast<PyValue &>(arg).get()` (also
@@ -3827,7 +3829,7 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
     int role = member_role(&ts, m, cls, via, sizeof via);
     int plain = !is_control_keyword(t[fr->stmt_start < ts.n ? fr->stmt_start : 0].s);
     if (role == TM_GUARD) {
-      if (plain && fr->kind != FR_EXPR) tether__strlist_add_unique(&fr->guards, name);
+      if (plain && fr->kind != FR_EXPR) tether_lint__strlist_add_unique(&fr->guards, name);
     } else if (role == TM_INVALIDATE) {
       for (size_t f = ts.nfr; f-- > 0;) {
         tframe *g = &ts.fr[f];
@@ -3847,8 +3849,8 @@ static int rawop_token_scan(ctx *c, CXFile file, int *nvars) {
   while (ts.nfr) pop_frame(&ts);
   for (size_t i = 0; i < ts.nrg; i++) free(ts.rg[i].name);
   free(ts.rg);
-  tether__strlist_free(&ts.pnames);
-  tether__strlist_free(&ts.ptypes);
+  tether_lint__strlist_free(&ts.pnames);
+  tether_lint__strlist_free(&ts.ptypes);
   free(ts.pending);
   for (size_t i = 0; i < ts.n; i++) free(ts.t[i].s);
   free(ts.t);
@@ -3897,7 +3899,7 @@ static int tu_has_errors(CXTranslationUnit tu) {
 /* After the AST walk: the token scan, for files that do not compile. */
 static void rawop_degraded(ctx *c) {
   if (!tu_has_errors(c->tu)) return;
-  if (!tether__file_rule_enabled(c->f, RULE_UNGUARDED)) return;
+  if (!tether_lint__file_rule_enabled(c->f, RULE_UNGUARDED)) return;
   CXString sp = clang_getTranslationUnitSpelling(c->tu);
   CXFile file = clang_getFile(c->tu, clang_getCString(sp));
   clang_disposeString(sp);
@@ -3912,12 +3914,13 @@ static void rawop_degraded(ctx *c) {
     snprintf(why, sizeof why, "the file does not compile (missing header '%s')", hdr);
   else
     snprintf(why, sizeof why, "the file does not compile");
-  tether__file_message(c->f, 0,
-                       "raw-op: degraded mode: %s; %d wrapper(s) of a type the compiler does not "
-                       "know, %d raw access(es) recognised from tokens only (guards from "
-                       "statements, early exits and `if (w.isValid())` blocks; no raw handles "
-                       "followed through variables, no escapes)",
-                       why, nvars, found);
+  tether_lint__file_message(
+      c->f, 0,
+      "raw-op: degraded mode: %s; %d wrapper(s) of a type the compiler does not "
+      "know, %d raw access(es) recognised from tokens only (guards from "
+      "statements, early exits and `if (w.isValid())` blocks; no raw handles "
+      "followed through variables, no escapes)",
+      why, nvars, found);
 }
 
 static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu) {
@@ -3926,7 +3929,7 @@ static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu
   memset(&c, 0, sizeof c);
   c.f = f;
   c.tu = tu;
-  c.p = tether__file_profile(f);
+  c.p = tether_lint__file_profile(f);
   c.defer = clang_getNullCursor();
   c.local_lambda = clang_getNullCursor();
   c.cur_lambda = clang_getNullCursor();
@@ -3939,18 +3942,18 @@ static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu
   ctx_free(&c);
   for (size_t i = 0; i < sh.n; i++) {
     free(sh.v[i].key);
-    tether__strlist_free(&sh.v[i].guards);
-    tether__strlist_free(&sh.v[i].params);
+    tether_lint__strlist_free(&sh.v[i].guards);
+    tether_lint__strlist_free(&sh.v[i].params);
   }
   free(sh.v);
   for (size_t i = 0; i < sh.ntb; i++) free(sh.tb[i].usr);
   free(sh.tb);
-  tether__strlist_free(&sh.wrapper_types_yes);
-  tether__strlist_free(&sh.wrapper_types_no);
+  tether_lint__strlist_free(&sh.wrapper_types_yes);
+  tether_lint__strlist_free(&sh.wrapper_types_no);
   return 0;
 }
 
-const tether_lint_family tether__family_rawop = {
+const tether_lint_family tether_lint__family_rawop = {
     .name = "rawop",
     .inputs = TETHER_LINT_IN_TU,
     .rules = rawop_rules,

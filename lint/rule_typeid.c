@@ -20,11 +20,11 @@
  * header, and a TypeID defined in two places.
  *
  * Invariant: findings of the per-TU checks are reported in the main file only (through
- * tether__report_tu); facts for the cross-file pass come from the main file and from the headers
- * it includes, except system headers unless the configuration says `system-headers = true`. When
- * the translation unit has compile errors, the main file is also scanned token by token for the
- * TypeID macros (and project macros defined in the file that use them); a token result is used only
- * where the AST produced nothing on that line, and the file gets a note saying so. */
+ * tether_lint__report_tu); facts for the cross-file pass come from the main file and from the
+ * headers it includes, except system headers unless the configuration says `system-headers = true`.
+ * When the translation unit has compile errors, the main file is also scanned token by token for
+ * the TypeID macros (and project macros defined in the file that use them); a token result is used
+ * only where the AST produced nothing on that line, and the file gets a note saying so. */
 #define _XOPEN_SOURCE 700
 #include "lint/lint.h"
 
@@ -97,7 +97,7 @@ typedef struct fact {
 typedef struct typeid_state {
   tether_lint_run *run;
   int system_headers;
-  tether__strlist roots; /* canonical project roots: headers elsewhere are not the user's */
+  tether_lint__strlist roots; /* canonical project roots: headers elsewhere are not the user's */
   fact *v;
   size_t n, cap;
 } typeid_state;
@@ -105,10 +105,10 @@ typedef struct typeid_state {
 /* Keeps a fact in the run's state (the driver's process: take_fact). */
 static int fact_store(typeid_state *st, const fact *in) {
   fact nf = {in->kind,
-             tether__strdup(in->key),
-             tether__strdup(in->what),
-             tether__strdup(in->file),
-             tether__strdup(in->real),
+             tether_lint__strdup(in->key),
+             tether_lint__strdup(in->what),
+             tether_lint__strdup(in->file),
+             tether_lint__strdup(in->real),
              in->line,
              in->col,
              in->degraded,
@@ -133,39 +133,39 @@ oom:
 
 /* Records a fact for the cross-file pass: check_tu runs in a worker process (or not at all, when
  * the driver takes the file's result from its cache), so facts travel through the driver
- * (tether__file_fact) to typeid_take_fact. */
+ * (tether_lint__file_fact) to typeid_take_fact. */
 static void fact_add(tether_lint_file *f, typeid_state *st, int kind, const char *key,
                      const char *what, const char *file, unsigned line, unsigned col,
                      int degraded) {
   char abs[PATH_MAX];
   const char *real = realpath(file, abs) ? abs : file;
   (void)st;
-  tether__buf b = {0};
-  uint32_t main_file = strcmp(file, tether__file_path(f)) == 0;
-  int rc = tether__buf_put_u32(&b, (uint32_t)kind) | tether__buf_put_u32(&b, line) |
-           tether__buf_put_u32(&b, col) | tether__buf_put_u32(&b, (uint32_t)degraded) |
-           tether__buf_put_u32(&b, main_file) | tether__buf_put_str(&b, key) |
-           tether__buf_put_str(&b, what) | tether__buf_put_str(&b, file) |
-           tether__buf_put_str(&b, real);
-  if (rc == 0) tether__file_fact(f, b.p, b.n);
-  tether__buf_free(&b);
+  tether_lint__buf b = {0};
+  uint32_t main_file = strcmp(file, tether_lint__file_path(f)) == 0;
+  int rc = tether_lint__buf_put_u32(&b, (uint32_t)kind) | tether_lint__buf_put_u32(&b, line) |
+           tether_lint__buf_put_u32(&b, col) | tether_lint__buf_put_u32(&b, (uint32_t)degraded) |
+           tether_lint__buf_put_u32(&b, main_file) | tether_lint__buf_put_str(&b, key) |
+           tether_lint__buf_put_str(&b, what) | tether_lint__buf_put_str(&b, file) |
+           tether_lint__buf_put_str(&b, real);
+  if (rc == 0) tether_lint__file_fact(f, b.p, b.n);
+  tether_lint__buf_free(&b);
 }
 
 static int typeid_take_fact(tether_lint_run *run, void *state, const char *data, size_t len) {
   (void)run;
   typeid_state *st = state;
   if (!st) return -1;
-  tether__rd r = {(const unsigned char *)data, len, 0, 0};
+  tether_lint__rd r = {(const unsigned char *)data, len, 0, 0};
   fact in;
-  in.kind = (int)tether__rd_u32(&r);
-  in.line = tether__rd_u32(&r);
-  in.col = tether__rd_u32(&r);
-  in.degraded = (int)tether__rd_u32(&r);
-  in.main_file = (int)tether__rd_u32(&r);
-  in.key = tether__rd_str(&r);
-  in.what = tether__rd_str(&r);
-  in.file = tether__rd_str(&r);
-  in.real = tether__rd_str(&r);
+  in.kind = (int)tether_lint__rd_u32(&r);
+  in.line = tether_lint__rd_u32(&r);
+  in.col = tether_lint__rd_u32(&r);
+  in.degraded = (int)tether_lint__rd_u32(&r);
+  in.main_file = (int)tether_lint__rd_u32(&r);
+  in.key = tether_lint__rd_str(&r);
+  in.what = tether_lint__rd_str(&r);
+  in.file = tether_lint__rd_str(&r);
+  in.real = tether_lint__rd_str(&r);
   int rc = r.bad || r.off != len || (in.kind != FACT_DECLARE && in.kind != FACT_DEFINE)
                ? -1
                : fact_store(st, &in);
@@ -219,7 +219,7 @@ static int is_header_path(const char *path) {
 /* ---- small libclang helpers ------------------------------------------------------------------ */
 
 static char *cx_take(CXString s) {
-  char *r = tether__strdup(clang_getCString(s) ? clang_getCString(s) : "");
+  char *r = tether_lint__strdup(clang_getCString(s) ? clang_getCString(s) : "");
   clang_disposeString(s);
   return r;
 }
@@ -329,9 +329,9 @@ typedef struct ctx {
   CXFile main_file;
   const char *main_path;
   int main_is_header;
-  tether__strlist specialized;  /* classes with an explicit TypeIDResolver<> specialization */
-  tether__strlist own_resolver; /* classes (canonical spelling) that declare resolveTypeID */
-  unsigned *lines;              /* main-file lines the AST analysis covered */
+  tether_lint__strlist specialized;  /* classes with an explicit TypeIDResolver<> specialization */
+  tether_lint__strlist own_resolver; /* classes (canonical spelling) that declare resolveTypeID */
+  unsigned *lines;                   /* main-file lines the AST analysis covered */
   size_t nlines, caplines;
   cand *cands;
   size_t ncands, capcands;
@@ -365,8 +365,8 @@ static void add_cand(ctx *c, CXCursor cur, int kind, const char *cls, const char
   cand *k = &c->cands[c->ncands++];
   k->cur = cur;
   k->kind = kind;
-  k->cls = tether__strdup(cls);
-  k->detail = tether__strdup(detail ? detail : "");
+  k->cls = tether_lint__strdup(cls);
+  k->detail = tether_lint__strdup(detail ? detail : "");
 }
 
 typedef enum { LOC_MAIN, LOC_USER, LOC_SYSTEM, LOC_NONE } loc_class;
@@ -380,7 +380,7 @@ static loc_class classify(ctx *c, const where *w) {
 
 /* The path of a fact's file: the input's own name for the main file. */
 static char *path_of(ctx *c, const where *w) {
-  if (clang_File_isEqual(w->file, c->main_file)) return tether__strdup(c->main_path);
+  if (clang_File_isEqual(w->file, c->main_file)) return tether_lint__strdup(c->main_path);
   return cx_take(clang_getFileName(w->file));
 }
 
@@ -587,7 +587,7 @@ static void report(ctx *x, CXCursor c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  tether__report_tu(x->f, x->tu, clang_getCursorLocation(c), RULE, "%s", msg);
+  tether_lint__report_tu(x->f, x->tu, clang_getCursorLocation(c), RULE, "%s", msg);
 }
 
 static const char *linkage_story(int header) {
@@ -674,11 +674,11 @@ static void check_member(ctx *x, CXCursor v, const where *w, loc_class lc) {
     free(a);
   } else {
     char *cn = class_name(cls);
-    tether__buf b = {0};
-    tether__buf_printf(&b, "%s::%s", cn ? cn : "", vname ? vname : "");
+    tether_lint__buf b = {0};
+    tether_lint__buf_printf(&b, "%s::%s", cn ? cn : "", vname ? vname : "");
     free(cn);
     key = b.p ? norm_key(b.p) : NULL;
-    tether__buf_free(&b);
+    tether_lint__buf_free(&b);
   }
   CXCursor lex = clang_getCursorLexicalParent(v);
   int in_class = clang_equalCursors(clang_getCanonicalCursor(lex), clang_getCanonicalCursor(cls));
@@ -716,7 +716,7 @@ static void check_class(ctx *x, CXCursor cls) {
   char *name = class_name(cls);
   if (!name) return;
   if (declares_resolver(cls)) {
-    tether__strlist_add_unique(&x->own_resolver, name);
+    tether_lint__strlist_add_unique(&x->own_resolver, name);
     free(name);
     return;
   }
@@ -825,7 +825,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
       !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c))) {
     CXType arg = clang_Type_getTemplateArgumentAsType(clang_getCursorType(c), 0);
     char *a = cx_take(clang_getTypeSpelling(clang_getCanonicalType(arg)));
-    if (a) tether__strlist_add_unique(&x->specialized, a);
+    if (a) tether_lint__strlist_add_unique(&x->specialized, a);
     free(a);
     if (lc == LOC_MAIN) cover(x, w.line);
   }
@@ -838,7 +838,7 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
       check_class(x, c);
     else if (clang_isCursorDefinition(c) && declares_resolver(c)) {
       char *name = class_name(c);
-      if (name) tether__strlist_add_unique(&x->own_resolver, name);
+      if (name) tether_lint__strlist_add_unique(&x->own_resolver, name);
       free(name);
     }
   }
@@ -1009,10 +1009,10 @@ static int pass_base(const tok *t, size_t a, size_t b, const char *name, char *b
                       (qualified_impl || (n > 8 && strcmp(t[last].s + n - 8, "PassBase") == 0));
       int crtp = j + 2 < b && tok_is(&t[j + 1], name) && tok_is(&t[j + 2], ">");
       if (ends_base && crtp) {
-        tether__buf sp = {0};
-        for (size_t k = start; k <= j + 2; k++) tether__buf_puts(&sp, t[k].s);
+        tether_lint__buf sp = {0};
+        for (size_t k = start; k <= j + 2; k++) tether_lint__buf_puts(&sp, t[k].s);
         snprintf(base, len, "%s", sp.p ? sp.p : "");
-        tether__buf_free(&sp);
+        tether_lint__buf_free(&sp);
         return 1;
       }
     }
@@ -1072,7 +1072,7 @@ static int degraded_scan(ctx *x, int *inherited) {
     if (clang_getTokenKind(raw[i]) == CXToken_Comment) continue;
     t[n].kind = clang_getTokenKind(raw[i]);
     t[n].s = cx_take(clang_getTokenSpelling(x->tu, raw[i]));
-    if (!t[n].s) t[n].s = tether__strdup("");
+    if (!t[n].s) t[n].s = tether_lint__strdup("");
     clang_getSpellingLocation(clang_getTokenLocation(x->tu, raw[i]), NULL, &t[n].line, &t[n].col,
                               NULL);
     n++;
@@ -1106,7 +1106,7 @@ static int degraded_scan(ctx *x, int *inherited) {
           alias *v = realloc(al, (nal + 1) * sizeof *al);
           if (v) {
             al = v;
-            al[nal].name = tether__strdup(name);
+            al[nal].name = tether_lint__strdup(name);
             al[nal].kind = kind;
             if (al[nal].name) nal++;
           }
@@ -1133,7 +1133,7 @@ static int degraded_scan(ctx *x, int *inherited) {
           anon_class *v = realloc(ac, (nac + 1) * sizeof *ac);
           if (v) {
             ac = v;
-            ac[nac].name = tether__strdup(name);
+            ac[nac].name = tether_lint__strdup(name);
             ac[nac].has_inline = 0;
             if (ac[nac].name) sc.anon_class = (int)nac++;
           }
@@ -1151,7 +1151,7 @@ static int degraded_scan(ctx *x, int *inherited) {
             pass_base(t, head, i, name, base, sizeof base, &at, in_impl) && at < i &&
             !covered(x, t[at].line) && !ast_base_resolved(x, t[at].line, t[at].col)) {
           (*inherited)++;
-          tether__report_tu(
+          tether_lint__report_tu(
               x->f, x->tu, clang_getLocation(x->tu, x->main_file, t[at].line, t[at].col), RULE,
               "'%s' derives from '%s', a TableGen pass base whose resolveTypeID() keeps the "
               "TypeID in storage with vague linkage (MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID "
@@ -1172,7 +1172,7 @@ static int degraded_scan(ctx *x, int *inherited) {
     /* TypeID::get<ARG> */
     if (tok_is(&t[i], "TypeID") && i + 3 < n && tok_is(&t[i + 1], "::") &&
         tok_is(&t[i + 2], "get") && tok_is(&t[i + 3], "<")) {
-      tether__buf arg = {0};
+      tether_lint__buf arg = {0};
       int d = 0;
       size_t j = i + 3;
       for (; j < n; j++) {
@@ -1180,7 +1180,7 @@ static int degraded_scan(ctx *x, int *inherited) {
         if (tok_is(&t[j], ">")) d--;
         if (tok_is(&t[j], ">>")) d -= 2;
         if (d <= 0) break;
-        if (j > i + 3) tether__buf_puts(&arg, t[j].s);
+        if (j > i + 3) tether_lint__buf_puts(&arg, t[j].s);
       }
       get_use *v = realloc(gu, (ngu + 1) * sizeof *gu);
       if (v && arg.p) {
@@ -1191,7 +1191,7 @@ static int degraded_scan(ctx *x, int *inherited) {
         ngu++;
       } else {
         if (v) gu = v;
-        tether__buf_free(&arg);
+        tether_lint__buf_free(&arg);
       }
       continue;
     }
@@ -1199,13 +1199,13 @@ static int degraded_scan(ctx *x, int *inherited) {
     enum macro_kind mk = macro_kind_of(t[i].s, al, nal);
     if (mk == M_NONE) continue;
     /* The invocation: NAME ( ARGS ). */
-    tether__buf arg = {0};
+    tether_lint__buf arg = {0};
     int d = 0;
     size_t j = i + 1;
     for (; j < n; j++) {
       if (tok_is(&t[j], "(")) d++;
       if (tok_is(&t[j], ")") && --d == 0) break;
-      if (j > i + 1) tether__buf_puts(&arg, t[j].s);
+      if (j > i + 1) tether_lint__buf_puts(&arg, t[j].s);
     }
     char what[300];
     snprintf(what, sizeof what, "%s(%s)", t[i].s, arg.p ? arg.p : "");
@@ -1225,18 +1225,19 @@ static int degraded_scan(ctx *x, int *inherited) {
       if (cls >= 0 && !covered(x, line)) {
         used++;
         if (!in_block && !tmpl && !in_anon)
-          tether__report_tu(x->f, x->tu, loc, RULE,
-                            "%s in a class that is not in an anonymous namespace: its "
-                            "resolveTypeID() keeps the TypeID in a function-local static of an "
-                            "inline function (vague linkage); %s [recognised from tokens: the "
-                            "file does not compile]",
-                            what, linkage_story(x->main_is_header));
+          tether_lint__report_tu(
+              x->f, x->tu, loc, RULE,
+              "%s in a class that is not in an anonymous namespace: its "
+              "resolveTypeID() keeps the TypeID in a function-local static of an "
+              "inline function (vague linkage); %s [recognised from tokens: the "
+              "file does not compile]",
+              what, linkage_story(x->main_is_header));
         else if (!in_block && !tmpl && in_anon && x->main_is_header)
-          tether__report_tu(x->f, x->tu, loc, RULE,
-                            "%s in an anonymous namespace in a header: every translation unit "
-                            "that includes the header gets its own TypeID [recognised from "
-                            "tokens: the file does not compile]",
-                            what);
+          tether_lint__report_tu(x->f, x->tu, loc, RULE,
+                                 "%s in an anonymous namespace in a header: every translation unit "
+                                 "that includes the header gets its own TypeID [recognised from "
+                                 "tokens: the file does not compile]",
+                                 what);
       }
     } else if ((mk == M_DECLARE || mk == M_DEFINE) && arg.p && !covered(x, line)) {
       used++;
@@ -1248,7 +1249,7 @@ static int degraded_scan(ctx *x, int *inherited) {
     } else if (mk == M_FALLBACK && !covered(x, line)) {
       used++;
     }
-    tether__buf_free(&arg);
+    tether_lint__buf_free(&arg);
     head = j + 1;
     i = j;
   }
@@ -1259,7 +1260,7 @@ static int degraded_scan(ctx *x, int *inherited) {
         if (strcmp(ac[a].name, last) == 0) {
           used++;
           if (!ac[a].has_inline)
-            tether__report_tu(
+            tether_lint__report_tu(
                 x->f, x->tu, clang_getLocation(x->tu, x->main_file, gu[g].line, gu[g].col), RULE,
                 "TypeID::get<%s>() on a class in an anonymous namespace that has no TypeID of "
                 "its own: the fallback resolves it by type name, which the anonymous '%s' of "
@@ -1308,7 +1309,7 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
   x.f = f;
   x.st = st;
   x.tu = tu;
-  x.main_path = tether__file_path(f);
+  x.main_path = tether_lint__file_path(f);
   x.main_is_header = is_header_path(x.main_path);
   CXCursor root = clang_getTranslationUnitCursor(tu);
   {
@@ -1320,7 +1321,7 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
   clang_visitChildren(root, visit, &x);
   for (size_t i = 0; i < x.ncands; i++) {
     cand *k = &x.cands[i];
-    if (k->cls && !tether__strlist_has(&x.specialized, k->cls)) {
+    if (k->cls && !tether_lint__strlist_has(&x.specialized, k->cls)) {
       if (k->kind == CAND_DERIVED) {
         where w = where_of(tu, clang_getCursorLocation(k->cur));
         cover(&x, w.line);
@@ -1328,7 +1329,7 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
                "%s: a resolveTypeID() defined in a class template keeps the TypeID in storage "
                "with vague linkage in every instantiation, and '%s' has external linkage; %s",
                k->detail, k->cls, linkage_story(x.main_is_header));
-      } else if (!tether__strlist_has(&x.own_resolver, k->cls)) {
+      } else if (!tether_lint__strlist_has(&x.own_resolver, k->cls)) {
         report(&x, k->cur,
                "TypeID::get<%s>() on a class in an anonymous namespace that has no TypeID of its "
                "own: the fallback resolves it by type name, which an anonymous class of the same "
@@ -1354,18 +1355,19 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
       char hdr[512] = "", why[600] = "";
       missing_header(tu, hdr, sizeof hdr);
       if (hdr[0]) snprintf(why, sizeof why, " (missing header '%s')", hdr);
-      tether__file_message(f, 0,
-                           "weak-typeid: degraded mode: the file does not compile%s, %d TypeID "
-                           "macro use(s) recognised from tokens only (class and namespace scopes "
-                           "from braces; wrapper macros only when defined in this file), %d "
-                           "class(es) deriving from a TableGen pass base judged by the base's name",
-                           why, used, inherited);
+      tether_lint__file_message(
+          f, 0,
+          "weak-typeid: degraded mode: the file does not compile%s, %d TypeID "
+          "macro use(s) recognised from tokens only (class and namespace scopes "
+          "from braces; wrapper macros only when defined in this file), %d "
+          "class(es) deriving from a TableGen pass base judged by the base's name",
+          why, used, inherited);
     }
   }
   free(x.cands);
   free(x.lines);
-  tether__strlist_free(&x.specialized);
-  tether__strlist_free(&x.own_resolver);
+  tether_lint__strlist_free(&x.specialized);
+  tether_lint__strlist_free(&x.own_resolver);
   return 0;
 }
 
@@ -1394,9 +1396,9 @@ static void add_root(typeid_state *st, const char *base, const char *dir) {
     snprintf(buf, sizeof buf, "%s/%s", base, dir);
   char lex[PATH_MAX * 2 + 2];
   lexical_abs(buf, lex, sizeof lex);
-  tether__strlist_add_unique(&st->roots, lex);
+  tether_lint__strlist_add_unique(&st->roots, lex);
   char abs[PATH_MAX];
-  if (realpath(buf, abs)) tether__strlist_add_unique(&st->roots, abs);
+  if (realpath(buf, abs)) tether_lint__strlist_add_unique(&st->roots, abs);
 }
 
 /* The nearest directory at or above `start` with a `.git`, in `out`; 0 when there is none. */
@@ -1429,8 +1431,8 @@ static int typeid_run_begin(tether_lint_run *run, void **state) {
   typeid_state *st = calloc(1, sizeof *st);
   if (!st) return -1;
   st->run = run;
-  const tether_lint_config *cfg = tether__run_config(run);
-  const tether_lint_options *o = tether__run_options(run);
+  const tether_lint_config *cfg = tether_lint__run_config(run);
+  const tether_lint_options *o = tether_lint__run_options(run);
   st->system_headers = cfg->system_headers;
   /* The project: `project-roots` (relative to the config file's folder), else the config file's
    * folder, else the repository (git top-level) of the first PATH, else the current directory. */
@@ -1512,7 +1514,7 @@ static int typeid_run_end(tether_lint_run *run, void *state) {
   if (!st) return 0;
   /* "Declared, defined nowhere" needs the whole program: a partial run (pre-commit passes the
    * changed files only) does not see the definitions in the files it was not given. */
-  int whole = tether__run_whole_program(run);
+  int whole = tether_lint__run_whole_program(run);
   if (st->n > 1) qsort(st->v, st->n, sizeof *st->v, fact_cmp);
   for (size_t i = 0; i < st->n; i++) {
     fact *a = &st->v[i];
@@ -1527,7 +1529,7 @@ static int typeid_run_end(tether_lint_run *run, void *state) {
       for (size_t j = 0; j < st->n && !defined; j++)
         if (st->v[j].kind == FACT_DEFINE && same_class(&st->v[j], a)) defined = 1;
       if (!defined)
-        tether__report_run(
+        tether_lint__report_run(
             run, a->file, a->line, a->col, RULE,
             "%s declares TypeID storage for '%s' that no translation unit of this "
             "run defines: define it in exactly one .cpp (MLIR_DEFINE_EXPLICIT_TYPE_ID "
@@ -1537,20 +1539,22 @@ static int typeid_run_end(tether_lint_run *run, void *state) {
       continue;
     }
     if (is_header_path(a->file))
-      tether__report_run(run, a->file, a->line, a->col, RULE,
-                         "%s defines the TypeID storage of '%s' in a header: every translation "
-                         "unit that includes it defines it again (a link error in one shared "
-                         "object, a second copy of the TypeID in the next one); move it to one "
-                         ".cpp",
-                         a->what, a->key);
+      tether_lint__report_run(
+          run, a->file, a->line, a->col, RULE,
+          "%s defines the TypeID storage of '%s' in a header: every translation "
+          "unit that includes it defines it again (a link error in one shared "
+          "object, a second copy of the TypeID in the next one); move it to one "
+          ".cpp",
+          a->what, a->key);
     for (size_t j = 0; j < st->n; j++) {
       fact *b = &st->v[j];
       if (j == i || b->kind != FACT_DEFINE || !same_class(a, b) || same_place(a, b)) continue;
-      tether__report_run(run, a->file, a->line, a->col, RULE,
-                         "%s defines the TypeID storage of '%s', which %s:%u defines too: two "
-                         "definitions are two TypeIDs as soon as they end up in different shared "
-                         "objects; keep exactly one",
-                         a->what, a->key, b->file, b->line);
+      tether_lint__report_run(
+          run, a->file, a->line, a->col, RULE,
+          "%s defines the TypeID storage of '%s', which %s:%u defines too: two "
+          "definitions are two TypeIDs as soon as they end up in different shared "
+          "objects; keep exactly one",
+          a->what, a->key, b->file, b->line);
       break;
     }
   }
@@ -1561,12 +1565,12 @@ static int typeid_run_end(tether_lint_run *run, void *state) {
     free(st->v[i].real);
   }
   free(st->v);
-  tether__strlist_free(&st->roots);
+  tether_lint__strlist_free(&st->roots);
   free(st);
   return 0;
 }
 
-const tether_lint_family tether__family_typeid = {
+const tether_lint_family tether_lint__family_typeid = {
     .name = "typeid",
     .inputs = TETHER_LINT_IN_TU,
     .rules = typeid_rules,

@@ -60,7 +60,7 @@ static int typeid_storage(const char *m, char **shown) {
   char *d = __cxa_demangle(m, NULL, NULL, &status);
   if (status != 0 || !d) {
     free(d);
-    *shown = tether__strdup(m);
+    *shown = tether_lint__strdup(m);
     return *shown != NULL;
   }
   int yes = 0;
@@ -149,10 +149,11 @@ static int telf_run_end(tether_lint_run *run, void *state) {
     }
     if (!all_unique)
       for (size_t k = i + 1; k < j; k++)
-        tether__report_run(run, s->v[k].file, 0, 0, RULE,
-                           "TypeID storage '%s' is also defined in %s: two copies in one process "
-                           "are two type universes (isa<> fails across them)",
-                           s->v[k].shown, s->v[i].file);
+        tether_lint__report_run(
+            run, s->v[k].file, 0, 0, RULE,
+            "TypeID storage '%s' is also defined in %s: two copies in one process "
+            "are two type universes (isa<> fails across them)",
+            s->v[k].shown, s->v[i].file);
     i = j;
   }
   for (size_t i = 0; i < s->n; i++) {
@@ -180,9 +181,9 @@ static int remember(telf_state *s, const char *mangled, const char *shown, const
   }
   if (rc == 0) {
     telf_def *d = &s->v[s->n];
-    d->mangled = tether__strdup(mangled);
-    d->shown = tether__strdup(shown);
-    d->file = tether__strdup(file);
+    d->mangled = tether_lint__strdup(mangled);
+    d->shown = tether_lint__strdup(shown);
+    d->file = tether_lint__strdup(file);
     d->unique = unique;
     if (d->mangled && d->shown && d->file) {
       s->n++;
@@ -260,53 +261,54 @@ static const char *bind_name(int b) {
 
 static int telf_check_elf(tether_lint_file *f, void *state) {
   telf_state *s = state;
-  const char *path = tether__file_path(f);
+  const char *path = tether_lint__file_path(f);
   if (elf_version(EV_CURRENT) == EV_NONE) {
-    tether__file_message(f, 1, "libelf is unusable: %s", elf_errmsg(-1));
+    tether_lint__file_message(f, 1, "libelf is unusable: %s", elf_errmsg(-1));
     return 0;
   }
   /* A regular file on a real file system only (no FIFO, device or /proc file). */
   int fd = -1;
-  int oe = tether__open_regular(path, &fd, NULL);
+  int oe = tether_lint__open_regular(path, &fd, NULL);
   if (oe) {
-    tether__file_message(f, 1, "cannot read: %s", tether__read_strerror(oe));
+    tether_lint__file_message(f, 1, "cannot read: %s", tether_lint__read_strerror(oe));
     return 0;
   }
   Elf *e = elf_begin(fd, ELF_C_READ, NULL);
   int rc = 0;
   if (!e || elf_kind(e) != ELF_K_ELF) {
-    tether__file_message(f, 1, "not an ELF file; not analysed");
+    tether_lint__file_message(f, 1, "not an ELF file; not analysed");
     goto out;
   }
   GElf_Ehdr eh;
   if (!gelf_getehdr(e, &eh)) {
-    tether__file_message(f, 1, "truncated or malformed ELF header (%s); not analysed",
-                         elf_errmsg(-1));
+    tether_lint__file_message(f, 1, "truncated or malformed ELF header (%s); not analysed",
+                              elf_errmsg(-1));
     goto out;
   }
   if (eh.e_type != ET_DYN) {
-    tether__file_message(f, 1, "ELF file is not a shared object (e_type %u); not analysed",
-                         (unsigned)eh.e_type);
+    tether_lint__file_message(f, 1, "ELF file is not a shared object (e_type %u); not analysed",
+                              (unsigned)eh.e_type);
     goto out;
   }
   struct stat st;
   size_t shnum = 0, shstrndx;
   if (fstat(fd, &st) == 0 && !first_sight(s, &st)) {
-    tether__file_message(f, 0, "note: the same file as an earlier input; checked once");
+    tether_lint__file_message(f, 0, "note: the same file as an earlier input; checked once");
     goto out;
   }
   if (fstat(fd, &st) == 0 &&
       (eh.e_shoff > (GElf_Off)st.st_size ||
        (GElf_Off)eh.e_shnum * eh.e_shentsize > (GElf_Off)st.st_size - eh.e_shoff)) {
-    tether__file_message(f, 1,
-                         "truncated ELF file: the section headers (at byte %llu) lie past its end "
-                         "(%lld bytes); not analysed",
-                         (unsigned long long)eh.e_shoff, (long long)st.st_size);
+    tether_lint__file_message(
+        f, 1,
+        "truncated ELF file: the section headers (at byte %llu) lie past its end "
+        "(%lld bytes); not analysed",
+        (unsigned long long)eh.e_shoff, (long long)st.st_size);
     goto out;
   }
   if (elf_getshdrnum(e, &shnum) != 0 || elf_getshdrstrndx(e, &shstrndx) != 0) {
-    tether__file_message(f, 1, "truncated or malformed ELF section headers (%s); not analysed",
-                         elf_errmsg(-1));
+    tether_lint__file_message(f, 1, "truncated or malformed ELF section headers (%s); not analysed",
+                              elf_errmsg(-1));
     goto out;
   }
   /* The full symbol table, else the dynamic one (a stripped object). */
@@ -324,23 +326,26 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     }
   }
   if (elf_errno() != 0 && !symtab && !dynsym) {
-    tether__file_message(f, 1, "truncated or malformed ELF (%s); not analysed", elf_errmsg(-1));
+    tether_lint__file_message(f, 1, "truncated or malformed ELF (%s); not analysed",
+                              elf_errmsg(-1));
     goto out;
   }
   Elf_Scn *scn = symtab ? symtab : dynsym;
   GElf_Shdr sh = symtab ? symsh : dynsh;
   if (!scn) {
-    tether__file_message(f, 0, "note: no symbol table (%zu sections); nothing to check", shnum);
+    tether_lint__file_message(f, 0, "note: no symbol table (%zu sections); nothing to check",
+                              shnum);
     goto out;
   }
   if (!symtab)
-    tether__file_message(f, 0,
-                         "note: stripped (no .symtab): only the exported symbols in .dynsym are "
-                         "checked; TypeID storage made local cannot be seen");
+    tether_lint__file_message(
+        f, 0,
+        "note: stripped (no .symtab): only the exported symbols in .dynsym are "
+        "checked; TypeID storage made local cannot be seen");
   Elf_Data *data = elf_getdata(scn, NULL);
   if (!data || sh.sh_entsize == 0) {
-    tether__file_message(f, 1, "truncated or malformed symbol table (%s); not analysed",
-                         elf_errmsg(-1));
+    tether_lint__file_message(f, 1, "truncated or malformed symbol table (%s); not analysed",
+                              elf_errmsg(-1));
     goto out;
   }
   size_t nsyms = data->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
@@ -385,27 +390,27 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     int bind = GELF_ST_BIND(sym.st_info);
     int vis = GELF_ST_VISIBILITY(sym.st_other);
     if (bind == STB_LOCAL || vis == STV_HIDDEN || vis == STV_INTERNAL)
-      tether__report_at(f, 0, 0, RULE,
-                        "TypeID storage '%s' is defined %s%s in this shared object: no other "
-                        "object can share it, so this object has a private copy of the TypeID",
-                        shown, bind == STB_LOCAL ? "with LOCAL binding" : bind_name(bind),
-                        vis == STV_HIDDEN     ? " and HIDDEN visibility"
-                        : vis == STV_INTERNAL ? " and INTERNAL visibility"
-                                              : "");
+      tether_lint__report_at(f, 0, 0, RULE,
+                             "TypeID storage '%s' is defined %s%s in this shared object: no other "
+                             "object can share it, so this object has a private copy of the TypeID",
+                             shown, bind == STB_LOCAL ? "with LOCAL binding" : bind_name(bind),
+                             vis == STV_HIDDEN     ? " and HIDDEN visibility"
+                             : vis == STV_INTERNAL ? " and INTERNAL visibility"
+                                                   : "");
     if (remember(s, name, shown, path, bind == STB_GNU_UNIQUE) != 0) rc = -1;
     free(shown);
   }
   free(guards);
   if (bad_names)
-    tether__file_message(f, 1, "%d symbol name(s) outside the string table (truncated?)",
-                         bad_names);
+    tether_lint__file_message(f, 1, "%d symbol name(s) outside the string table (truncated?)",
+                              bad_names);
 out:
   if (e) elf_end(e);
   close(fd);
   return rc;
 }
 
-const tether_lint_family tether__family_typeid_elf = {
+const tether_lint_family tether_lint__family_typeid_elf = {
     .name = "typeid-elf",
     .inputs = TETHER_LINT_IN_ELF,
     .rules = telf_rules,

@@ -21,10 +21,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "cannot open corpus %s\n", argv[i]);
       return 1;
     }
-    tether__strlist names = {0};
+    tether_lint__strlist names = {0};
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
-      if (e->d_name[0] != '.') tether__strlist_push(&names, e->d_name);
+      if (e->d_name[0] != '.') tether_lint__strlist_push(&names, e->d_name);
     closedir(d);
     qsort(names.v, names.n, sizeof *names.v, cmp);
     for (size_t j = 0; j < names.n; j++) {
@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
       snprintf(path, sizeof path, "%s/%s", argv[i], names.v[j]);
       char *data = NULL;
       size_t len = 0;
-      if (tether__read_file(path, &data, &len) != 0) {
+      if (tether_lint__read_file(path, &data, &len) != 0) {
         fprintf(stderr, "cannot read %s\n", path);
         return 1;
       }
@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
       free(data);
       replayed++;
     }
-    tether__strlist_free(&names);
+    tether_lint__strlist_free(&names);
   }
   printf("replayed %zu input(s)\n", replayed);
   return replayed ? 0 : 1;
