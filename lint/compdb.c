@@ -77,76 +77,8 @@ int tether_lint__split_command(const char *s, size_t len, int gnu, tether_lint__
   return rc ? -1 : 0;
 }
 
-/* ---- paths -------------------------------------------------------------------------------------
- */
-
-/* `rel` joined to `base` when relative, then "." and ".." components and repeated slashes
- * removed lexically (no symlink resolution). malloc'd. */
-char *tether_lint__path_join_norm(const char *base, const char *rel) {
-  tether_lint__buf b = {0};
-  if (rel[0] != '/' && base && *base) {
-    if (tether_lint__buf_puts(&b, base) || tether_lint__buf_puts(&b, "/")) goto oom;
-  }
-  if (tether_lint__buf_puts(&b, rel)) goto oom;
-  /* Normalize into `out`, a stack of components. */
-  const char *p = b.p;
-  size_t n = b.n;
-  char *out = malloc(n + 2);
-  if (!out) goto oom;
-  int absolute = p[0] == '/';
-  size_t o = 0;
-  if (absolute) out[o++] = '/';
-  size_t floor = o; /* components below this cannot be popped */
-  for (size_t i = 0; i < n;) {
-    while (i < n && p[i] == '/') i++;
-    size_t s = i;
-    while (i < n && p[i] != '/') i++;
-    size_t cl = i - s;
-    if (cl == 0 || (cl == 1 && p[s] == '.')) continue;
-    if (cl == 2 && p[s] == '.' && p[s + 1] == '.') {
-      if (o > floor) {
-        size_t k = o;
-        while (k > floor && out[k - 1] != '/') k--;
-        if (!(o - k == 2 && out[k] == '.' && out[k + 1] == '.')) {
-          o = k > floor ? k - 1 : floor;
-          continue;
-        }
-      } else if (absolute) {
-        continue; /* "/.." is "/" */
-      }
-    }
-    if (o > floor) out[o++] = '/';
-    memcpy(out + o, p + s, cl);
-    o += cl;
-  }
-  if (o == 0) out[o++] = '.';
-  out[o] = '\0';
-  tether_lint__buf_free(&b);
-  return out;
-oom:
-  tether_lint__buf_free(&b);
-  return NULL;
-}
-
-static const char *base_name(const char *p) {
-  const char *s = strrchr(p, '/');
-  return s ? s + 1 : p;
-}
-
-static char *dir_name(const char *p) {
-  const char *s = strrchr(p, '/');
-  if (!s) return tether_lint__strdup(".");
-  if (s == p) return tether_lint__strdup("/");
-  char *d = malloc((size_t)(s - p) + 1);
-  if (d) {
-    memcpy(d, p, (size_t)(s - p));
-    d[s - p] = '\0';
-  }
-  return d;
-}
-
 static int has_ext(const char *path, const char *const *exts) {
-  const char *b = base_name(path);
+  const char *b = tether_lint__base_name(path);
   const char *dot = strrchr(b, '.');
   if (!dot) return 0;
   for (; *exts; exts++)
@@ -979,7 +911,7 @@ int tether_lint__cdb_load(const char *file, tether_lint__cdb **out, char *err, s
   char *dbdir = NULL;
   if (!db) goto oom;
   db->path = tether_lint__strdup(file);
-  dbdir = dir_name(realpath(file, abs) ? abs : file);
+  dbdir = tether_lint__dir_name(realpath(file, abs) ? abs : file);
   if (!db->path || !dbdir) goto oom;
   size_t count = (size_t)cJSON_GetArraySize(root);
   db->v = calloc(count ? count : 1, sizeof *db->v);
@@ -1075,10 +1007,10 @@ static int entry_flags(const cdb_entry *e, int borrowed, tether_lint__cdb_flags 
   size_t i = 0;
   const char *const *argv = (const char *const *)e->argv.v;
   size_t argc = e->argv.n;
-  while (i < argc && is_wrapper(base_name(argv[i]))) i++;
+  while (i < argc && is_wrapper(tether_lint__base_name(argv[i]))) i++;
   int cxx = 0;
   if (i < argc && argv[i][0] != '-') {
-    cxx = is_cxx_driver(base_name(argv[i]));
+    cxx = is_cxx_driver(tether_lint__base_name(argv[i]));
     i++; /* the compiler */
   }
   tether_lint__flagset fs = {0};
@@ -1102,7 +1034,7 @@ static const char *const header_exts[] = {".h",   ".hh",  ".hpp", ".hxx", ".h++"
                                           ".inc", ".ipp", ".tcc", ".inl", NULL};
 
 static char *stem_of(const char *path) {
-  const char *b = base_name(path);
+  const char *b = tether_lint__base_name(path);
   const char *dot = strrchr(b, '.');
   size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
   char *s = malloc(n + 1);
@@ -1118,7 +1050,7 @@ static char *stem_of(const char *path) {
  * (foo.h -> foo.cpp), then one directly in that folder, then the first by path. Never the root
  * folder "/" alone. -1 when there is none. */
 static long nearest_entry(const tether_lint__cdb *db, const char *real) {
-  char *dir = dir_name(real);
+  char *dir = tether_lint__dir_name(real);
   char *stem = stem_of(real);
   long found = -1;
   if (!dir || !stem) goto done;
@@ -1149,7 +1081,7 @@ static long nearest_entry(const tether_lint__cdb *db, const char *real) {
       found = best;
       break;
     }
-    char *up = dir_name(dir);
+    char *up = tether_lint__dir_name(dir);
     free(dir);
     dir = up;
     if (!dir) break;

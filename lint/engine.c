@@ -388,44 +388,14 @@ static void run_msg(tether_lint_run *run, int is_error, const char *fmt, ...) {
 
 /* ---- configuration ------------------------------------------------------------------------ */
 
-static char *dir_of(const char *path) {
-  char *d = tether_lint__strdup(path);
-  if (!d) return NULL;
-  char *slash = strrchr(d, '/');
-  if (!slash) {
-    free(d);
-    return tether_lint__strdup(".");
-  }
-  if (slash == d)
-    slash[1] = '\0';
-  else
-    *slash = '\0';
-  return d;
-}
-
 /* Nearest .tether-lint upward from `start` (a file or directory). */
 static char *find_config(const char *start) {
   char buf[PATH_MAX];
-  if (!realpath(start, buf)) {
-    if (!getcwd(buf, sizeof buf)) return NULL;
-  }
-  struct stat st;
-  if (stat(buf, &st) == 0 && !S_ISDIR(st.st_mode)) {
-    char *slash = strrchr(buf, '/');
-    if (slash) *slash = '\0';
-    if (!buf[0]) strcpy(buf, "/");
-  }
-  for (;;) {
-    char cand[PATH_MAX + 16];
-    snprintf(cand, sizeof cand, "%s/.tether-lint", strcmp(buf, "/") == 0 ? "" : buf);
-    if (lstat(cand, &st) == 0) return tether_lint__strdup(cand);
-    char *slash = strrchr(buf, '/');
-    if (!slash || strcmp(buf, "/") == 0) return NULL;
-    if (slash == buf)
-      strcpy(buf, "/");
-    else
-      *slash = '\0';
-  }
+  if (!tether_lint__real_dir(start, buf) && !getcwd(buf, sizeof buf)) return NULL;
+  if (!tether_lint__find_upward(buf, ".tether-lint", 1)) return NULL;
+  tether_lint__buf b = {0};
+  tether_lint__buf_printf(&b, "%s/.tether-lint", strcmp(buf, "/") == 0 ? "" : buf);
+  return b.p;
 }
 
 /* /dev/null itself (the documented way to ask for the defaults), however it is spelled. */
@@ -491,7 +461,7 @@ static int load_config(tether_lint_run *run, unsigned char digest[32]) {
     free(text);
     run->cfg.path = path;
     char abs[PATH_MAX];
-    run->cfg.dir = dir_of(realpath(path, abs) ? abs : path);
+    run->cfg.dir = tether_lint__dir_name(realpath(path, abs) ? abs : path);
   }
   char err[512];
   if (tether_lint__config_validate(&run->cfg, err, sizeof err) != 0) {
@@ -616,19 +586,12 @@ static int is_cxx_source(const char *path) {
   return 0;
 }
 
-/* Lexically absolute path (no symlink resolution), for matching excludes. */
-static char *lexical_abs(const char *path) {
-  char cwd[PATH_MAX];
-  if (path[0] == '/' || !getcwd(cwd, sizeof cwd)) return tether_lint__path_join_norm(NULL, path);
-  return tether_lint__path_join_norm(cwd, path);
-}
-
 static int excluded(tether_lint_run *run, const char *path, int is_dir) {
   const tether_lint__strlist *ex = &run->cfg.exclude;
   if (!ex->n) return 0;
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
-  char *abs = lexical_abs(path);
+  char *abs = tether_lint__lexical_abs(path);
   if (!abs) return 0;
   const char *rel = NULL;
   if (run->cfg.dir) {
@@ -1011,7 +974,7 @@ static void search_dirs(const tether_lint_file *f, tether_lint__strlist *out) {
   const char *wd = NULL;
   for (size_t i = 0; i + 1 < f->args.n; i++)
     if (strcmp(f->args.v[i], "-working-directory") == 0) wd = f->args.v[i + 1];
-  char *d = dir_of(f->source);
+  char *d = tether_lint__dir_name(f->source);
   if (d) {
     char *p = tether_lint__path_join_norm(wd, d);
     if (p) tether_lint__strlist_add_unique(out, p);
@@ -1634,19 +1597,7 @@ static char *find_root(const tether_lint_options *o, const char *cwd) {
     return b.p;
   }
   snprintf(buf, sizeof buf, "%s", cwd);
-  for (;;) {
-    char cand[PATH_MAX + 8];
-    struct stat st;
-    snprintf(cand, sizeof cand, "%s/.git", strcmp(buf, "/") == 0 ? "" : buf);
-    if (stat(cand, &st) == 0) return tether_lint__strdup(buf);
-    char *slash = strrchr(buf, '/');
-    if (!slash || strcmp(buf, "/") == 0) break;
-    if (slash == buf)
-      strcpy(buf, "/");
-    else
-      *slash = '\0';
-  }
-  return tether_lint__strdup(cwd);
+  return tether_lint__strdup(tether_lint__find_upward(buf, ".git", 0) ? buf : cwd);
 }
 
 static void free_findings(tether_lint_finding *v, size_t n) {

@@ -13,6 +13,7 @@
 #define TETHER_LINT_H
 
 #include <clang-c/Index.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -165,14 +166,30 @@ int tether_lint__parse_size(const char *s, size_t *out);
 /// A malloc'd copy of `s`; NULL when `s` is NULL or out of memory (never aborts).
 char *tether_lint__strdup(const char *s);
 
+/* ---- paths (paths.c) ------------------------------------------------------------------------ */
+
+/// `rel` joined to `base` when relative, with "." and ".." removed lexically. malloc'd.
+char *tether_lint__path_join_norm(const char *base, const char *rel);
+/// What follows the last '/' of `path` (all of it when there is none).
+const char *tether_lint__base_name(const char *path);
+/// The folder part of `path`: "." when it has no '/', "/" for a file of the root. malloc'd.
+char *tether_lint__dir_name(const char *path);
+/// `path` made absolute against the current directory and normalized lexically (no symlink
+/// resolution), for matching excludes. malloc'd.
+char *tether_lint__lexical_abs(const char *path);
+/// The canonical path of `path` (symlinks resolved) in `dir`, or of its folder when it is not a
+/// directory. 0 when it cannot be resolved (`dir` is then undefined).
+int tether_lint__real_dir(const char *path, char dir[PATH_MAX]);
+/// Walks from the folder `dir` up to the root: 1 with `dir` the first folder that has an entry
+/// `name` (lstat when `no_follow`, else stat), or 0 (then `dir` is undefined).
+int tether_lint__find_upward(char dir[PATH_MAX], const char *name, int no_follow);
+
 /* ---- compilation databases and the compile-flag allow-list (compdb.c) --------------------- */
 
 /// Splits a command line into words the way a POSIX shell does (blanks separate; single quotes,
 /// double quotes and backslashes quote), without any expansion. `gnu` is the response-file
 /// dialect: inside double quotes a backslash escapes any character. 0, or -1 when out of memory.
 int tether_lint__split_command(const char *s, size_t len, int gnu, tether_lint__strlist *out);
-/// `rel` joined to `base` when relative, with "." and ".." removed lexically. malloc'd.
-char *tether_lint__path_join_norm(const char *base, const char *rel);
 
 /// Compile flags after the allow-list.
 typedef struct tether_lint__flagset {

@@ -1372,8 +1372,10 @@ static int typeid_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
 }
 
 /* Lexically absolute (relative to the current directory), without "." components or a
- * trailing slash; symlinks are not resolved. */
-static void lexical_abs(const char *path, char *out, size_t len) {
+ * trailing slash; symlinks are not resolved and ".." is kept as written (unlike
+ * tether_lint__lexical_abs), since a project root is compared with paths as the user spelled
+ * them. */
+static void lexical_path(const char *path, char *out, size_t len) {
   char cwd[PATH_MAX];
   if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
     snprintf(out, len, "%s", path);
@@ -1395,36 +1397,10 @@ static void add_root(typeid_state *st, const char *base, const char *dir) {
   else
     snprintf(buf, sizeof buf, "%s/%s", base, dir);
   char lex[PATH_MAX * 2 + 2];
-  lexical_abs(buf, lex, sizeof lex);
+  lexical_path(buf, lex, sizeof lex);
   tether_lint__strlist_add_unique(&st->roots, lex);
   char abs[PATH_MAX];
   if (realpath(buf, abs)) tether_lint__strlist_add_unique(&st->roots, abs);
-}
-
-/* The nearest directory at or above `start` with a `.git`, in `out`; 0 when there is none. */
-static int git_top(const char *start, char *out, size_t len) {
-  char buf[PATH_MAX];
-  if (!realpath(start, buf)) return 0;
-  struct stat sb;
-  if (stat(buf, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-    char *slash = strrchr(buf, '/');
-    if (slash) *slash = '\0';
-    if (!buf[0]) snprintf(buf, sizeof buf, "/");
-  }
-  for (;;) {
-    char cand[PATH_MAX + 8];
-    snprintf(cand, sizeof cand, "%s/.git", strcmp(buf, "/") == 0 ? "" : buf);
-    if (stat(cand, &sb) == 0) {
-      snprintf(out, len, "%s", buf);
-      return 1;
-    }
-    char *slash = strrchr(buf, '/');
-    if (!slash || strcmp(buf, "/") == 0) return 0;
-    if (slash == buf)
-      snprintf(buf, sizeof buf, "/");
-    else
-      *slash = '\0';
-  }
 }
 
 static int typeid_run_begin(tether_lint_run *run, void **state) {
@@ -1448,7 +1424,8 @@ static int typeid_run_begin(tether_lint_run *run, void **state) {
     add_root(st, NULL, cfg_dir);
   } else {
     char top[PATH_MAX];
-    if (o->paths.n && git_top(o->paths.v[0], top, sizeof top))
+    if (o->paths.n && tether_lint__real_dir(o->paths.v[0], top) &&
+        tether_lint__find_upward(top, ".git", 0))
       add_root(st, NULL, top);
     else
       add_root(st, NULL, cwd);
@@ -1469,7 +1446,7 @@ static int users(const typeid_state *st, const fact *a) {
   if (mlir_own(a->real) && !st->system_headers) return 0;
   if (a->main_file || st->system_headers) return 1;
   char lex[PATH_MAX * 2 + 2];
-  lexical_abs(a->file, lex, sizeof lex);
+  lexical_path(a->file, lex, sizeof lex);
   const char *paths[2] = {a->real, lex};
   for (size_t i = 0; i < st->roots.n; i++) {
     const char *r = st->roots.v[i];
