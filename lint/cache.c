@@ -1,16 +1,21 @@
-/* The result cache: what analysing one translation unit produced, stored under a key.
+/* The result cache: what analysing one translation unit produced, stored under a key that says
+ * everything the result depends on, and checked again before it is used.
  *
  * Invariant: an entry is a file DIR/XX/KEY (XX the key's first two hex digits) that holds a
  * magic, its own key, the payload's length, the payload and a SHA-256 of everything before it.
  * Entries are written to a temporary file in the same folder and renamed into place, so a reader
  * (another tether-lint running in parallel included) sees either no entry or a whole one; an entry
  * that fails any check (truncated, corrupt, another key, another format) is treated as absent.
- * What the key covers, and what the payload is, is the caller's business (engine.c). */
+ * The key covers the linter (version, executable, libclang), the configuration, the rules and
+ * options that change an analysis, the file's name, flags and contents; what the key cannot
+ * cover (the headers the unit read, includes that were missing) is checked when an entry is
+ * found (tether_lint__cache_result_holds). The payload is the caller's (result.c). */
 #define _GNU_SOURCE
 #include "lint/lint.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -157,19 +162,6 @@ int tether_lint__cache_get(tether_lint__cache *c, const unsigned char key[32], c
   return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 int tether_lint__cache_put(tether_lint__cache *c, const unsigned char key[32], const void *data,
                            size_t len) {
   if (!c) return -1;
@@ -200,7 +192,7 @@ int tether_lint__cache_put(tether_lint__cache *c, const unsigned char key[32], c
     if (fd < 0 && errno != EEXIST) goto done;
   }
   if (fd < 0) goto done;
-  int werr = write_all(fd, b.p, b.n);
+  int werr = tether_lint__write_all(fd, b.p, b.n);
   if (close(fd) != 0) werr = -1;
   if (werr != 0 || rename(tmp.p, final.p) != 0) {
     unlink(tmp.p);
@@ -238,4 +230,122 @@ int tether_lint__cache_file_digest(tether_lint__cache *c, const char *path, unsi
   memcpy(out, d, 32);
   if (!c || !slot) free(d);
   return 0;
+}
+
+/* ---- keys and validation -------------------------------------------------------------------- */
+
+static void key_str(tether_lint__sha256 *s, const char *str) {
+  uint32_t n = (uint32_t)strlen(str ? str : "");
+  tether_lint__sha256_update(s, &n, sizeof n);
+  tether_lint__sha256_update(s, str ? str : "", n);
+}
+
+void tether_lint__cache_run_key(const unsigned char config_digest[32],
+                                const tether_lint__strlist *disabled,
+                                const tether_lint__strlist *key_args, int have_db,
+                                unsigned char out[32]) {
+  tether_lint__sha256 s;
+  tether_lint__sha256_init(&s);
+  key_str(&s, "tether-lint result cache 1");
+  key_str(&s, TETHER_LINT_VERSION);
+  CXString v = clang_getClangVersion();
+  key_str(&s, clang_getCString(v));
+  clang_disposeString(v);
+  /* The executable itself: a rebuilt or reinstalled linter starts afresh. */
+  struct stat st;
+  char id[160] = "";
+  if (stat("/proc/self/exe", &st) == 0)
+    snprintf(id, sizeof id, "%llu:%llu:%lld:%lld.%09ld", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+             (long)st.st_mtim.tv_nsec);
+  key_str(&s, id);
+  tether_lint__sha256_update(&s, config_digest, 32);
+  tether_lint__strlist dis = {0};
+  for (size_t i = 0; i < disabled->n; i++) tether_lint__strlist_push(&dis, disabled->v[i]);
+  tether_lint__strlist_sort(&dis);
+  for (size_t i = 0; i < dis.n; i++) key_str(&s, dis.v[i]);
+  tether_lint__strlist_free(&dis);
+  key_str(&s, "--");
+  for (size_t i = 0; i < key_args->n; i++) key_str(&s, key_args->v[i]);
+  key_str(&s, "--");
+  key_str(&s, have_db ? "db" : "no db");
+  char cwd[PATH_MAX];
+  key_str(&s, getcwd(cwd, sizeof cwd) ? cwd : "");
+  tether_lint__sha256_final(&s, out);
+}
+
+void tether_lint__cache_tu_key(const unsigned char run_key[32], const char *path, int named,
+                               const char *source, const tether_lint__strlist *args,
+                               const char *text, size_t len, unsigned char out[32]) {
+  tether_lint__sha256 s;
+  tether_lint__sha256_init(&s);
+  tether_lint__sha256_update(&s, run_key, 32);
+  key_str(&s, path);
+  key_str(&s, named ? "named" : "walked");
+  key_str(&s, source);
+  for (size_t i = 0; i < args->n; i++) key_str(&s, args->v[i]);
+  unsigned char d[32];
+  tether_lint__sha256_of(text, len, d);
+  tether_lint__sha256_update(&s, d, 32);
+  tether_lint__sha256_final(&s, out);
+}
+
+/* The folders a missing include could appear in: the source's own, and every include path. */
+static void search_dirs(const char *source, const tether_lint__strlist *args,
+                        tether_lint__strlist *out) {
+  const char *wd = NULL;
+  for (size_t i = 0; i + 1 < args->n; i++)
+    if (strcmp(args->v[i], "-working-directory") == 0) wd = args->v[i + 1];
+  char *d = tether_lint__dir_name(source);
+  if (d) {
+    char *p = tether_lint__path_join_norm(wd, d);
+    if (p) tether_lint__strlist_add_unique(out, p);
+    free(p);
+    free(d);
+  }
+  static const char *const opts[] = {"-I", "-iquote", "-isystem", "-idirafter"};
+  for (size_t i = 0; i < args->n; i++) {
+    const char *a = args->v[i];
+    for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+      size_t l = strlen(opts[k]);
+      if (strncmp(a, opts[k], l) != 0) continue;
+      const char *val = a[l] ? a + l : (i + 1 < args->n ? args->v[i + 1] : NULL);
+      if (!val) continue;
+      char *p = tether_lint__path_join_norm(wd, val);
+      if (p) tether_lint__strlist_add_unique(out, p);
+      free(p);
+      break;
+    }
+  }
+}
+
+int tether_lint__cache_result_holds(tether_lint__cache *c, tether_lint__rd headers,
+                                    uint32_t nheaders, tether_lint__rd missing, uint32_t nmissing,
+                                    const char *source, const tether_lint__strlist *args) {
+  for (uint32_t i = 0; i < nheaders; i++) {
+    char *path = tether_lint__rd_str(&headers);
+    size_t n;
+    const char *digest = tether_lint__rd_bytes(&headers, &n);
+    unsigned char now[32];
+    int same = path && digest && tether_lint__cache_file_digest(c, path, now) == 0 &&
+               memcmp(now, digest, 32) == 0;
+    free(path);
+    if (!same) return 0;
+  }
+  if (!nmissing) return 1;
+  tether_lint__strlist dirs = {0};
+  search_dirs(source, args, &dirs);
+  int holds = 1;
+  for (uint32_t i = 0; i < nmissing && holds; i++) {
+    char *name = tether_lint__rd_str(&missing);
+    for (size_t k = 0; name && k < dirs.n && holds; k++) {
+      char *p = tether_lint__path_join_norm(dirs.v[k], name);
+      struct stat st;
+      if (p && stat(p, &st) == 0) holds = 0;
+      free(p);
+    }
+    free(name);
+  }
+  tether_lint__strlist_free(&dirs);
+  return holds;
 }

@@ -38,6 +38,8 @@ int tether_lint__strlist_add_unique(tether_lint__strlist *l, const char *s);
 int tether_lint__strlist_has(const tether_lint__strlist *l, const char *s);
 /// Frees every string and the array; the list is empty afterwards.
 void tether_lint__strlist_free(tether_lint__strlist *l);
+/// Sorts the list by strcmp (byte order).
+void tether_lint__strlist_sort(tether_lint__strlist *l);
 
 /// A growable byte buffer, always NUL-terminated once anything was written.
 typedef struct tether_lint__buf {
@@ -114,6 +116,8 @@ int tether_lint__buf_put_u32(tether_lint__buf *b, uint32_t v);
 int tether_lint__buf_put_u64(tether_lint__buf *b, uint64_t v);
 int tether_lint__buf_put_bytes(tether_lint__buf *b, const void *p, size_t n);
 int tether_lint__buf_put_str(tether_lint__buf *b, const char *s);
+/// Writes all `n` bytes to `fd` (retrying short writes and EINTR). 0, or -1 on a write error.
+int tether_lint__write_all(int fd, const void *p, size_t n);
 
 /// A bounds-checked reader of what the functions above wrote: any read past the end, or a string
 /// with a NUL byte, sets `bad` and returns 0/NULL from then on.
@@ -254,6 +258,26 @@ int tether_lint__cache_put(tether_lint__cache *c, const unsigned char key[32], c
 int tether_lint__cache_file_digest(tether_lint__cache *c, const char *path, unsigned char out[32]);
 void tether_lint__cache_stats(const tether_lint__cache *c, size_t *hits, size_t *misses,
                               size_t *stores);
+/// What every key of a run shares: the linter (version, executable, libclang), the config file's
+/// digest, the rules turned off, the options that can change an analysis (`key_args`), whether
+/// a compilation database is used, and the current directory.
+void tether_lint__cache_run_key(const unsigned char config_digest[32],
+                                const tether_lint__strlist *disabled,
+                                const tether_lint__strlist *key_args, int have_db,
+                                unsigned char out[32]);
+/// The key of one translation unit's result: the run's key, the path as the user named it and
+/// whether it was named or found by the walk, the path libclang parses, its arguments, and a
+/// digest of the text.
+void tether_lint__cache_tu_key(const unsigned char run_key[32], const char *path, int named,
+                               const char *source, const tether_lint__strlist *args,
+                               const char *text, size_t len, unsigned char out[32]);
+/// 1 when a cached result still holds: each of the `nheaders` headers it read (path and digest
+/// records, read from `headers`) has the same contents now, and none of the `nmissing` includes
+/// that were not found (names read from `missing`) has appeared in a folder it would be found in
+/// (the source's own and the include paths of `args`). File digests are memoized in `c`.
+int tether_lint__cache_result_holds(tether_lint__cache *c, tether_lint__rd headers,
+                                    uint32_t nheaders, tether_lint__rd missing, uint32_t nmissing,
+                                    const char *source, const tether_lint__strlist *args);
 
 /* ---- profiles and configuration (config.c) ------------------------------------------------ */
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 char *tether_lint__strdup(const char *s) {
   if (!s) return NULL;
@@ -48,6 +49,14 @@ void tether_lint__strlist_free(tether_lint__strlist *l) {
   free(l->v);
   l->v = NULL;
   l->n = l->cap = 0;
+}
+
+static int str_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void tether_lint__strlist_sort(tether_lint__strlist *l) {
+  if (l->n > 1) qsort(l->v, l->n, sizeof *l->v, str_cmp);
 }
 
 static int buf_reserve(tether_lint__buf *b, size_t extra) {
@@ -334,6 +343,20 @@ int tether_lint__buf_put_bytes(tether_lint__buf *b, const void *p, size_t n) {
 
 int tether_lint__buf_put_str(tether_lint__buf *b, const char *s) {
   return tether_lint__buf_put_bytes(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+int tether_lint__write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    c += w;
+    n -= (size_t)w;
+  }
+  return 0;
 }
 
 uint32_t tether_lint__rd_u32(tether_lint__rd *r) {
