@@ -188,12 +188,25 @@ int tether_lint__real_dir(const char *path, char dir[PATH_MAX]);
 /// `name` (lstat when `no_follow`, else stat), or 0 (then `dir` is undefined).
 int tether_lint__find_upward(char dir[PATH_MAX], const char *name, int no_follow);
 
-/* ---- compilation databases and the compile-flag allow-list (compdb.c) --------------------- */
+/* ---- compilation databases and the flag allow-list (compdb.c, compdb_flags.c) ------------ */
 
 /// Splits a command line into words the way a POSIX shell does (blanks separate; single quotes,
 /// double quotes and backslashes quote), without any expansion. `gnu` is the response-file
 /// dialect: inside double quotes a backslash escapes any character. 0, or -1 when out of memory.
 int tether_lint__split_command(const char *s, size_t len, int gnu, tether_lint__strlist *out);
+
+/// How the compile-flag allow-list classes an argument (compdb_flags.c).
+enum {
+  TETHER_LINT_FLAG_KEEP,    /* passed to libclang */
+  TETHER_LINT_FLAG_IGNORE,  /* dropped quietly: a parse does not need it */
+  TETHER_LINT_FLAG_DANGER,  /* dropped with a note: it writes files, loads code or reads inputs */
+  TETHER_LINT_FLAG_UNKNOWN, /* dropped with a note: not on the allow-list */
+};
+/// Classes argv[i] (a flag): returns a TETHER_LINT_FLAG_* class, how many arguments it spans (1
+/// or 2), its value (NULL when it has none) and the listed flag it matched (NULL for one judged
+/// by its family: -f, -W, -m, -O, -g, -M). Reads nothing but argv.
+int tether_lint__flag_class(const char *const *argv, size_t argc, size_t i, size_t *span,
+                            const char **value, const char **name);
 
 /// Compile flags after the allow-list.
 typedef struct tether_lint__flagset {
