@@ -24,19 +24,43 @@
 #define RULE_UNGUARDED "raw-op-unguarded"
 #define RULE_ESCAPE "raw-op-escape"
 
-/* Besides wrapper spellings, a fact set holds status facts: "local variable V holds the status
- * of a status accessor called on wrapper W", spelled RAWOP_STATUS_TAG V-key RAWOP_STATUS_TAG W.
- * They are must-facts like the others (a join keeps them only when every path established them),
- * and they die when V or W is written. A wrapper spelling never starts with RAWOP_STATUS_TAG. */
-#define RAWOP_STATUS_TAG '\x01'
-
 /* The children of a cursor, in order (rawop_children). */
 typedef struct rawop_kids {
   CXCursor *v;
   size_t n, cap;
 } rawop_kids;
 
-typedef tether_lint__strlist rawop_facts;
+/* A fact of the walk, known on every path to the current point: wrapper `wrapper` is valid
+ * (status_var == RAWOP_NO_STATUS_VAR), or the function's local status variable number
+ * `status_var` (rawop_ctx.svars) holds the status of a status accessor called on `wrapper`. A
+ * status fact turns into a wrapper fact where the variable is checked against a "valid" status.
+ * Both are must-facts (a join keeps them only when every path established them), and both die
+ * when the wrapper is written; a status fact also when its variable is. */
+#define RAWOP_NO_STATUS_VAR ((size_t)-1)
+typedef struct rawop_fact {
+  char *wrapper;     /* its spelling (rawop_spelling) */
+  size_t status_var; /* RAWOP_NO_STATUS_VAR for a wrapper fact */
+} rawop_fact;
+
+/* A set of facts, in the order they were established (status lookups take the first match). */
+typedef struct rawop_facts {
+  rawop_fact *v;
+  size_t n, cap;
+} rawop_facts;
+
+/* One removal of facts, logged so that what a loop, switch or try body removed on any of its paths
+ * can be removed after it too (rawop_apply_kills). */
+enum { RAWOP_KILL_WRAPPER, RAWOP_KILL_STATUS_VAR, RAWOP_KILL_ALL };
+typedef struct rawop_kill {
+  int kind;
+  char *wrapper;     /* RAWOP_KILL_WRAPPER: the wrapper (and what derives from it) */
+  size_t status_var; /* RAWOP_KILL_STATUS_VAR: the status variable */
+} rawop_kill;
+
+typedef struct rawop_kills {
+  rawop_kill *v;
+  size_t n, cap;
+} rawop_kills;
 
 /* A local variable holding a raw handle from a raw accessor (its uses need a guard), or from a
  * guarded accessor (checked when taken; only where it is kept matters). */
@@ -114,10 +138,9 @@ typedef struct rawop_ctx {
   CXCursor *svars;            /* local variables seen holding a status; a status fact names one */
   unsigned char *sv_escaped;  /* ... by index; 1 once its address was taken */
   size_t nsv, capsv;
-  /* Every fact removal of the function so far, in walk order ("w" + wrapper, "s" + status fact
-   * prefix, "*" for all), so that what a loop, switch or try body removed on any of its paths can
-   * be removed after it (or in a handler) too. */
-  tether_lint__strlist kills;
+  /* Every fact removal of the function so far, in walk order, so that what a loop, switch or try
+   * body removed on any of its paths can be removed after it (or in a handler) too. */
+  rawop_kills kills;
   const rawop_facts
       *switch_entry; /* the state a `case` label of the innermost switch is reached with */
   /* Summaries: computing one walks the callee quietly (no findings) and collects the state at
@@ -189,21 +212,28 @@ void rawop_ctx_free(rawop_ctx *c);
 
 /// A copy of `a`.
 rawop_facts rawop_facts_copy(const rawop_facts *a);
-/// Adds wrapper (or status fact) `w` unless present; NULL and "" are ignored.
+/// Frees every fact; the set is empty (and usable) afterwards.
+void rawop_facts_free(rawop_facts *a);
+/// Adds the wrapper fact `w` unless present; NULL and "" are ignored.
 void rawop_facts_add(rawop_facts *a, const char *w);
+/// 1 when wrapper `w` is known valid (a wrapper fact, not a status fact).
+int rawop_facts_has(const rawop_facts *a, const char *w);
 /// a := a ∪ b
 void rawop_facts_union(rawop_facts *a, const rawop_facts *b);
-/// a := a ∩ b
+/// a := a ∩ b (in a's order)
 void rawop_facts_intersect(rawop_facts *a, const rawop_facts *b);
 /// Frees `dst` and moves `src` into it (`src` is empty afterwards).
 void rawop_facts_replace(rawop_facts *dst, rawop_facts *src);
-/// Logs a removal in the context: kind 'w' a wrapper, 's' a status variable's facts (by
-/// prefix), '*' everything.
-void rawop_log_kill(rawop_ctx *c, char kind, const char *what);
-/// The wrapper `w` was written or invalidated: forget what was known about it.
+/// The wrapper `w` was written or invalidated: forget what was known about it, and what derives
+/// from it ("w.x", "w->x", the statuses taken from them).
 void rawop_kill_wrapper(rawop_ctx *c, rawop_facts *st, const char *w);
-/// Removes from `st` whatever was removed anywhere since kill number `from`.
+/// Control may arrive here from anywhere (a label): forget everything.
+void rawop_kill_all(rawop_ctx *c, rawop_facts *st);
+/// Removes from `st` whatever was removed anywhere since removal number `from` (c->kills.n then).
 void rawop_apply_kills(rawop_ctx *c, rawop_facts *st, size_t from);
+/// Drops the removals logged since number `from` (at the end of a function).
+void rawop_kills_truncate(rawop_kills *k, size_t from);
+void rawop_kills_free(rawop_kills *k);
 /// The local variable `e` names, when it can hold a status fact: an automatic variable of the
 /// function of integer, bool or enum type (not a reference: writing through a reference writes
 /// somewhere else).
@@ -212,7 +242,7 @@ CXCursor rawop_status_var_of(CXCursor e);
 void rawop_status_kill(rawop_ctx *c, rawop_facts *st, CXCursor var);
 /// `var` now holds the status of an accessor called on `wrapper`.
 void rawop_status_set(rawop_ctx *c, rawop_facts *st, CXCursor var, const char *wrapper);
-/// The wrapper whose status `var` holds on every path to here, or NULL.
+/// The wrapper whose status `var` holds on every path to here (malloc'd), or NULL.
 char *rawop_status_get(rawop_ctx *c, const rawop_facts *st, CXCursor var);
 /// The address of `var` was taken: it may be written behind the walk's back from now on.
 void rawop_status_escape(rawop_ctx *c, rawop_facts *st, CXCursor var);

@@ -64,10 +64,10 @@ void rawop_cond_facts(rawop_ctx *c, CXCursor e, const rawop_facts *st, rawop_fac
         rawop_facts_union(f, &fa);
         rawop_facts_union(f, &fb);
       }
-      tether_lint__strlist_free(&ta);
-      tether_lint__strlist_free(&fa);
-      tether_lint__strlist_free(&tb);
-      tether_lint__strlist_free(&fb);
+      rawop_facts_free(&ta);
+      rawop_facts_free(&fa);
+      rawop_facts_free(&tb);
+      rawop_facts_free(&fb);
       return;
     }
     if (op == CXBinaryOperator_Assign) {
@@ -142,7 +142,7 @@ void rawop_cond_facts(rawop_ctx *c, CXCursor e, const rawop_facts *st, rawop_fac
 static void check_use(rawop_ctx *c, CXCursor node, const char *wrapper, const char *via,
                       CXSourceLocation at, const rawop_facts *st) {
   if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, node)) return;
-  if (!tether_lint__strlist_has(st, wrapper)) rawop_report_unguarded(c, at, wrapper, via);
+  if (!rawop_facts_has(st, wrapper)) rawop_report_unguarded(c, at, wrapper, via);
 }
 
 void rawop_walk_children(rawop_ctx *c, CXCursor e, rawop_facts *st) {
@@ -407,14 +407,14 @@ static void call(rawop_ctx *c, CXCursor e, rawop_facts *st) {
     rawop_expr(c, k, &cur);
     c->local_lambda = saved;
     rawop_facts_union(&out, &cur);
-    tether_lint__strlist_free(&cur);
+    rawop_facts_free(&cur);
   }
   if (have_base) {
     rawop_facts_union(st, &out);
     rawop_apply_kills(c, st, kills_from);
   }
-  tether_lint__strlist_free(&base);
-  tether_lint__strlist_free(&out);
+  rawop_facts_free(&base);
+  rawop_facts_free(&out);
   /* A dependent call (`DerivedTy::isaFunction(value)`): a wrapper passed where the file's
    * instantiation expects a raw handle is converted to it. */
   if (clang_Cursor_isNull(ref) && c->sh && c->sh->ntb) {
@@ -554,7 +554,7 @@ static void declref(rawop_ctx *c, CXCursor e, rawop_facts *st) {
   }
   if (b->kind != RAWOP_BIND_RAW) return;
   if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, e)) return;
-  if (!b->reported && !tether_lint__strlist_has(st, b->wrapper)) {
+  if (!b->reported && !rawop_facts_has(st, b->wrapper)) {
     b->reported = 1;
     rawop_report_unguarded(c, b->access, b->wrapper, b->via);
   }
@@ -615,9 +615,9 @@ void rawop_expr(rawop_ctx *c, CXCursor e, rawop_facts *st) {
         rawop_facts right = rawop_facts_copy(st);
         rawop_facts_union(&right, op == CXBinaryOperator_LAnd ? &t : &f);
         rawop_expr(c, ks.v[1], &right);
-        tether_lint__strlist_free(&right);
-        tether_lint__strlist_free(&t);
-        tether_lint__strlist_free(&f);
+        rawop_facts_free(&right);
+        rawop_facts_free(&t);
+        rawop_facts_free(&f);
       }
       free(ks.v);
       return;
@@ -664,10 +664,10 @@ void rawop_expr(rawop_ctx *c, CXCursor e, rawop_facts *st) {
       rawop_expr(c, ks.v[2], &b);
       rawop_facts_intersect(&a, &b);
       rawop_facts_union(st, &a);
-      tether_lint__strlist_free(&a);
-      tether_lint__strlist_free(&b);
-      tether_lint__strlist_free(&t);
-      tether_lint__strlist_free(&f);
+      rawop_facts_free(&a);
+      rawop_facts_free(&b);
+      rawop_facts_free(&t);
+      rawop_facts_free(&f);
     } else {
       for (size_t i = 0; i < ks.n; i++) rawop_expr(c, ks.v[i], st);
     }

@@ -86,10 +86,10 @@ static int if_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
     rawop_facts_intersect(&a, &b);
     rawop_facts_replace(st, &a);
   }
-  tether_lint__strlist_free(&a);
-  tether_lint__strlist_free(&b);
-  tether_lint__strlist_free(&t);
-  tether_lint__strlist_free(&f);
+  rawop_facts_free(&a);
+  rawop_facts_free(&b);
+  rawop_facts_free(&t);
+  rawop_facts_free(&f);
   return exits;
 }
 
@@ -198,7 +198,7 @@ static int leaves_loop(CXCursor body) {
 static int loop_body(rawop_ctx *c, CXCursor body, const rawop_facts *st) {
   rawop_facts inner = rawop_facts_copy(st);
   rawop_stmt(c, body, &inner);
-  tether_lint__strlist_free(&inner);
+  rawop_facts_free(&inner);
   return 0;
 }
 
@@ -220,7 +220,7 @@ int rawop_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
         /* Unreachable code: analysed, but nothing is known there. */
         rawop_facts none = {0};
         rawop_stmt(c, ks.v[i], &none);
-        tether_lint__strlist_free(&none);
+        rawop_facts_free(&none);
         continue;
       }
       if (rawop_stmt(c, ks.v[i], st)) exits = 1;
@@ -245,9 +245,9 @@ int rawop_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
       size_t kills_from = c->kills.n;
       loop_body(c, ks.v[ks.n - 1], &inner);
       rawop_apply_kills(c, st, kills_from); /* what any iteration removed is gone afterwards */
-      tether_lint__strlist_free(&inner);
-      tether_lint__strlist_free(&t);
-      tether_lint__strlist_free(&f);
+      rawop_facts_free(&inner);
+      rawop_facts_free(&t);
+      rawop_facts_free(&f);
     }
     free(ks.v);
     return 0;
@@ -283,7 +283,7 @@ int rawop_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
       }
       if (k == CXCursor_SwitchStmt) {
         /* The body: every case label is reached with the state after the condition. */
-        tether_lint__strlist_free(&inner);
+        rawop_facts_free(&inner);
         inner = rawop_facts_copy(st);
         entry = rawop_facts_copy(st);
         c->switch_entry = &entry;
@@ -292,8 +292,8 @@ int rawop_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
     }
     c->switch_entry = saved_entry;
     rawop_apply_kills(c, st, kills_from);
-    tether_lint__strlist_free(&entry);
-    tether_lint__strlist_free(&inner);
+    rawop_facts_free(&entry);
+    rawop_facts_free(&inner);
     free(ks.v);
     return 0;
   }
@@ -302,8 +302,7 @@ int rawop_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
   case CXCursor_LabelStmt: {
     /* Reached by a jump: facts from the fall-through path do not hold on the other path. */
     if (k == CXCursor_LabelStmt) {
-      rawop_log_kill(c, '*', "");
-      tether_lint__strlist_free(st);
+      rawop_kill_all(c, st);
     } else if (c->switch_entry) {
       rawop_facts_intersect(st, c->switch_entry);
     }
@@ -369,12 +368,12 @@ int rawop_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
           rawop_facts_intersect(&out, &cur);
         }
       }
-      tether_lint__strlist_free(&cur);
+      rawop_facts_free(&cur);
     }
     free(ks.v);
     if (have_out) rawop_facts_replace(st, &out);
-    tether_lint__strlist_free(&out);
-    tether_lint__strlist_free(&entry);
+    rawop_facts_free(&out);
+    rawop_facts_free(&entry);
     return all_exit && ks.n > 0;
   }
   case CXCursor_CXXCatchStmt: {
@@ -458,7 +457,7 @@ static void function_body(rawop_ctx *c, CXCursor fn, int is_lambda, rawop_facts 
     }
   }
   free(ks.v);
-  tether_lint__strlist_free(&st);
+  rawop_facts_free(&st);
   for (size_t i = saved_nb; i < c->nb; i++) {
     free(c->b[i].wrapper);
     free(c->b[i].via);
@@ -479,7 +478,7 @@ static void function_body(rawop_ctx *c, CXCursor fn, int is_lambda, rawop_facts 
   c->in_lambda = saved_lambda;
   c->defer = saved_defer;
   c->switch_entry = saved_entry;
-  while (c->kills.n > saved_kills) free(c->kills.v[--c->kills.n]);
+  rawop_kills_truncate(&c->kills, saved_kills);
   c->nsv = saved_nsv; /* the status variables of this function are out of scope */
 }
 
@@ -536,7 +535,7 @@ void rawop_lambda(rawop_ctx *c, CXCursor e, rawop_facts *st) {
     rawop_facts inner = {0};
     size_t saved_nb = c->nb;
     rawop_stmt(c, body, &inner);
-    tether_lint__strlist_free(&inner);
+    rawop_facts_free(&inner);
     for (size_t i = saved_nb; i < c->nb; i++) {
       free(c->b[i].wrapper);
       free(c->b[i].via);
@@ -588,7 +587,7 @@ static void analyze_decl(rawop_ctx *c, CXCursor d) {
     rawop_facts st = {0};
     size_t saved_nb = c->nb;
     var_decl(c, d, &st);
-    tether_lint__strlist_free(&st);
+    rawop_facts_free(&st);
     for (size_t i = saved_nb; i < c->nb; i++) {
       free(c->b[i].wrapper);
       free(c->b[i].via);

@@ -142,7 +142,7 @@ rawop_summary *rawop_summary_of(rawop_ctx *c, CXCursor fn) {
   sm->noreturn = sub.ret_seen == 0;
   sm->guards = acc;
   sm->done = 1;
-  tether_lint__strlist_free(&st);
+  rawop_facts_free(&st);
   rawop_ctx_free(&sub);
   return sm;
 }
@@ -154,8 +154,8 @@ void rawop_apply_summary(rawop_ctx *c, const rawop_summary *sm, CXCursor call, c
                          int shift, int is_lambda, rawop_facts *st) {
   int nargs = clang_Cursor_getNumArguments(call);
   for (size_t i = 0; i < sm->guards.n; i++) {
-    const char *g = sm->guards.v[i];
-    if (g[0] == RAWOP_STATUS_TAG) continue;
+    if (sm->guards.v[i].status_var != RAWOP_NO_STATUS_VAR) continue;
+    const char *g = sm->guards.v[i].wrapper;
     size_t hn = strcspn(g, ".-([");
     if (hn == 4 && strncmp(g, "this", 4) == 0) {
       if (obj && g[hn] == '\0') rawop_facts_add(st, obj);

@@ -114,7 +114,7 @@ void rawop_ctx_free(rawop_ctx *c) {
   free(c->b);
   free(c->svars);
   free(c->sv_escaped);
-  tether_lint__strlist_free(&c->kills);
+  rawop_kills_free(&c->kills);
   for (size_t i = 0; i < c->nlv; i++) {
     free(c->lv[i].wrapper);
     free(c->lv[i].via);
@@ -146,7 +146,7 @@ static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu
   rawop_ctx_free(&c);
   for (size_t i = 0; i < sh.n; i++) {
     free(sh.v[i].key);
-    tether_lint__strlist_free(&sh.v[i].guards);
+    rawop_facts_free(&sh.v[i].guards);
     tether_lint__strlist_free(&sh.v[i].params);
   }
   free(sh.v);
