@@ -121,38 +121,46 @@ typedef struct rawop_container_push {
   int reported;
 } rawop_container_push;
 
+/* Where the walk is: the function or lambda body being walked. Saved, reset and restored around a
+ * nested body (rawop_stmt.c). */
+typedef struct rawop_scope {
+  size_t fn_base;             /* bindings below this index belong to enclosing functions */
+  int in_lambda;              /* the body is a lambda's: */
+  CXCursor cur_lambda;        /* ... that lambda */
+  CXSourceLocation lambda_at; /* ... where it is */
+  int lambda_local;           /* ... it does not outlive the function */
+  CXCursor defer;             /* raw access being bound or stored: no use check on it */
+  const rawop_facts
+      *switch_entry; /* the state a `case` label of the innermost switch starts with */
+} rawop_scope;
+
+/* The walk's context for one translation unit (and one per summary being computed). */
 typedef struct rawop_ctx {
   tether_lint_file *f;
   CXTranslationUnit tu;
   const tether_lint_profile *p;
+  rawop_shared *sh; /* shared with the contexts that compute summaries */
+  rawop_scope scope;
+  CXCursor local_lambda; /* the next lambda to walk is called or kept locally only */
+  /* Raw handles the functions being walked keep locally: in variables (innermost last), in
+   * lambdas kept in variables, in containers. A body drops what it added when it ends. */
   rawop_binding *b;
   size_t nb, cap;
-  size_t fn_base;  /* bindings below this index belong to enclosing functions */
-  int is_accessor; /* the function being walked is itself an accessor */
-  CXCursor defer;  /* raw access being bound or stored: no immediate use check */
-  int in_lambda;
-  CXSourceLocation lambda_at; /* the innermost lambda being walked */
-  int lambda_local;           /* the innermost lambda does not outlive the function */
-  CXCursor cur_lambda;        /* the innermost lambda being walked */
-  CXCursor local_lambda;      /* the next lambda to walk is called or kept locally only */
-  CXCursor *svars;            /* local variables seen holding a status; a status fact names one */
-  unsigned char *sv_escaped;  /* ... by index; 1 once its address was taken */
-  size_t nsv, capsv;
-  /* Every fact removal of the function so far, in walk order, so that what a loop, switch or try
-   * body removed on any of its paths can be removed after it (or in a handler) too. */
-  rawop_kills kills;
-  const rawop_facts
-      *switch_entry; /* the state a `case` label of the innermost switch is reached with */
-  /* Summaries: computing one walks the callee quietly (no findings) and collects the state at
-   * every normal exit. */
-  rawop_shared *sh;
-  int quiet, depth;
-  rawop_facts *ret_acc; /* summary mode: intersection of the states at `return` */
-  int ret_seen;
   rawop_lambda_var *lv;
   size_t nlv, caplv;
   rawop_container_push *cp;
   size_t ncp, capcp;
+  /* The local variables seen holding a status (a status fact names one by index), and whether
+   * their address was taken; the log of removals (rawop_facts.c). */
+  CXCursor *svars;
+  unsigned char *sv_escaped;
+  size_t nsv, capsv;
+  rawop_kills kills;
+  /* Summary mode: computing one walks the callee quietly (no findings, `quiet`), `depth` levels
+   * down, and intersects the states at every normal exit into `ret_acc`. */
+  int quiet, depth;
+  rawop_facts *ret_acc;
+  int ret_seen;
 } rawop_ctx;
 
 typedef struct rawop_access {
@@ -276,6 +284,11 @@ rawop_binding *rawop_find_binding(rawop_ctx *c, CXCursor declref);
 /// `var` now holds a raw handle taken from `wrapper` through `via` at `access`.
 void rawop_add_binding(rawop_ctx *c, CXCursor var, const char *wrapper, const char *via,
                        CXSourceLocation access, int kind);
+/// Frees the bindings (lambda variables, container pushes) from number `from` on: a body that
+/// ends drops what it added.
+void rawop_drop_bindings(rawop_ctx *c, size_t from);
+void rawop_drop_lambda_vars(rawop_ctx *c, size_t from);
+void rawop_drop_container_pushes(rawop_ctx *c, size_t from);
 /// Where does an assignment to `lhs` store? NULL: a local (no escape); else a description.
 char *rawop_store_target(rawop_ctx *c, CXCursor lhs, int *is_local_var, CXCursor *local);
 /// The lambda kept in local variable `var`, or NULL.

@@ -36,6 +36,30 @@ void rawop_add_binding(rawop_ctx *c, CXCursor var, const char *wrapper, const ch
   b->reported = 0;
 }
 
+void rawop_drop_bindings(rawop_ctx *c, size_t from) {
+  for (size_t i = from; i < c->nb; i++) {
+    free(c->b[i].wrapper);
+    free(c->b[i].via);
+  }
+  if (c->nb > from) c->nb = from;
+}
+
+void rawop_drop_lambda_vars(rawop_ctx *c, size_t from) {
+  for (size_t i = from; i < c->nlv; i++) {
+    free(c->lv[i].wrapper);
+    free(c->lv[i].via);
+  }
+  if (c->nlv > from) c->nlv = from;
+}
+
+void rawop_drop_container_pushes(rawop_ctx *c, size_t from) {
+  for (size_t i = from; i < c->ncp; i++) {
+    free(c->cp[i].wrapper);
+    free(c->cp[i].via);
+  }
+  if (c->ncp > from) c->ncp = from;
+}
+
 /* Where does an assignment to `lhs` store? NULL: a local (no escape); else a description. */
 char *rawop_store_target(rawop_ctx *c, CXCursor lhs, int *is_local_var, CXCursor *local) {
   CXCursor s = rawop_strip(lhs);

@@ -141,7 +141,7 @@ void rawop_cond_facts(rawop_ctx *c, CXCursor e, const rawop_facts *st, rawop_fac
 
 static void check_use(rawop_ctx *c, CXCursor node, const char *wrapper, const char *via,
                       CXSourceLocation at, const rawop_facts *st) {
-  if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, node)) return;
+  if (!clang_Cursor_isNull(c->scope.defer) && clang_equalCursors(c->scope.defer, node)) return;
   if (!rawop_facts_has(st, wrapper)) rawop_report_unguarded(c, at, wrapper, via);
 }
 
@@ -214,10 +214,10 @@ static void assign(rawop_ctx *c, CXCursor e, CXCursor lhs, CXCursor rhs, rawop_f
   char *where = rawop_store_target(c, lhs, &local, &local_var);
   rawop_value rv = rawop_raw_value(c, rhs);
   char *status_of = rawop_status_call_wrapper(c, rawop_strip(rhs));
-  CXCursor saved = c->defer;
-  if (rv.yes && (local || rv.node.kind == CXCursor_DeclRefExpr)) c->defer = rv.node;
+  CXCursor saved = c->scope.defer;
+  if (rv.yes && (local || rv.node.kind == CXCursor_DeclRefExpr)) c->scope.defer = rv.node;
   rawop_expr(c, rhs, st);
-  c->defer = saved;
+  c->scope.defer = saved;
   /* The left side: walk the base of a member, not the member itself (writing is not a use). */
   CXCursor ls = rawop_strip(lhs);
   if (clang_getCursorKind(ls) == CXCursor_MemberRefExpr) {
@@ -548,12 +548,13 @@ static void declref(rawop_ctx *c, CXCursor e, rawop_facts *st) {
   rawop_binding *b = rawop_find_binding(c, e);
   if (!b) return;
   size_t idx = (size_t)(b - c->b);
-  if (c->in_lambda && idx < c->fn_base) {
-    rawop_lambda_capture(c, c->cur_lambda, c->lambda_local, b->wrapper, b->via, c->lambda_at);
+  if (c->scope.in_lambda && idx < c->scope.fn_base) {
+    rawop_lambda_capture(c, c->scope.cur_lambda, c->scope.lambda_local, b->wrapper, b->via,
+                         c->scope.lambda_at);
     return;
   }
   if (b->kind != RAWOP_BIND_RAW) return;
-  if (!clang_Cursor_isNull(c->defer) && clang_equalCursors(c->defer, e)) return;
+  if (!clang_Cursor_isNull(c->scope.defer) && clang_equalCursors(c->scope.defer, e)) return;
   if (!b->reported && !rawop_facts_has(st, b->wrapper)) {
     b->reported = 1;
     rawop_report_unguarded(c, b->access, b->wrapper, b->via);

@@ -111,10 +111,10 @@ static void var_decl(rawop_ctx *c, CXCursor d, rawop_facts *st) {
   int automatic = rawop_var_is_local_automatic(d);
   CXCursor lam = rawop_lambda_of(init);
   if (automatic && !is_ref && !clang_Cursor_isNull(lam)) rawop_add_lambda_var(c, d, lam);
-  CXCursor saved = c->defer;
-  if (rv.yes && automatic) c->defer = rv.node;
+  CXCursor saved = c->scope.defer;
+  if (rv.yes && automatic) c->scope.defer = rv.node;
   rawop_expr(c, init, st);
-  c->defer = saved;
+  c->scope.defer = saved;
   if (rv.yes) {
     if (automatic) {
       rawop_add_binding(c, d, rv.wrapper, rv.via, rv.access,
@@ -202,199 +202,239 @@ static int loop_body(rawop_ctx *c, CXCursor body, const rawop_facts *st) {
   return 0;
 }
 
+/* A block: its statements in order; after one that never completes, the rest is unreachable. */
+static int compound_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
+  rawop_kids ks = rawop_children(s);
+  int exits = 0;
+  for (size_t i = 0; i < ks.n; i++) {
+    enum CXCursorKind ik = clang_getCursorKind(ks.v[i]);
+    if (exits && c->scope.switch_entry && (ik == CXCursor_CaseStmt || ik == CXCursor_DefaultStmt)) {
+      /* A case label after a break: reached from the switch only. */
+      rawop_facts entry = rawop_facts_copy(c->scope.switch_entry);
+      rawop_facts_replace(st, &entry);
+      exits = 0;
+    }
+    if (exits) {
+      /* Unreachable code: analysed, but nothing is known there. */
+      rawop_facts none = {0};
+      rawop_stmt(c, ks.v[i], &none);
+      rawop_facts_free(&none);
+      continue;
+    }
+    if (rawop_stmt(c, ks.v[i], st)) exits = 1;
+  }
+  free(ks.v);
+  return exits;
+}
+
+/* while (COND) BODY: the body starts with what COND proves; nothing it adds flows out. */
+static void while_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
+  rawop_kids ks = rawop_children(s);
+  if (ks.n >= 2) {
+    CXCursor cond = ks.v[ks.n - 2];
+    if (clang_getCursorKind(cond) == CXCursor_VarDecl)
+      rawop_stmt(c, cond, st);
+    else
+      rawop_expr(c, cond, st);
+    rawop_facts t = {0}, f = {0};
+    rawop_cond_facts(c, cond, st, &t, &f);
+    rawop_facts inner = rawop_facts_copy(st);
+    rawop_facts_union(&inner, &t);
+    size_t kills_from = c->kills.n;
+    loop_body(c, ks.v[ks.n - 1], &inner);
+    rawop_apply_kills(c, st, kills_from); /* what any iteration removed is gone afterwards */
+    rawop_facts_free(&inner);
+    rawop_facts_free(&t);
+    rawop_facts_free(&f);
+  }
+  free(ks.v);
+}
+
+/* do { ... } while (0) without a break or continue of its own (the usual macro shape): the body
+ * runs exactly once, straight through. Its body then, else a null cursor. */
+static CXCursor do_once_body(CXCursor s) {
+  rawop_kids ks = rawop_children(s);
+  int once = ks.n == 2 && is_false_constant(ks.v[1]) && !leaves_loop(ks.v[0]);
+  CXCursor body = once ? ks.v[0] : clang_getNullCursor();
+  free(ks.v);
+  return body;
+}
+
+/* for, range-for, do/while, switch: everything inside runs zero or more times (or from any case
+ * label), so nothing new flows out, and whatever any path through it removed is removed after
+ * it. A switch's condition (and C++17 init statement) run once, before the body, and every case
+ * label is reached with the state after them. */
+static void repeated_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
+  int is_switch = clang_getCursorKind(s) == CXCursor_SwitchStmt;
+  rawop_kids ks = rawop_children(s);
+  rawop_facts inner = rawop_facts_copy(st);
+  rawop_facts entry = {0};
+  const rawop_facts *saved_entry = c->scope.switch_entry;
+  size_t kills_from = c->kills.n;
+  for (size_t i = 0; i < ks.n; i++) {
+    if (is_switch && i + 1 < ks.n) {
+      if (clang_isExpression(clang_getCursorKind(ks.v[i])))
+        rawop_expr(c, ks.v[i], st);
+      else
+        rawop_stmt(c, ks.v[i], st);
+      continue;
+    }
+    if (is_switch) {
+      rawop_facts_free(&inner);
+      inner = rawop_facts_copy(st);
+      entry = rawop_facts_copy(st);
+      c->scope.switch_entry = &entry;
+    }
+    rawop_stmt(c, ks.v[i], &inner);
+  }
+  c->scope.switch_entry = saved_entry;
+  rawop_apply_kills(c, st, kills_from);
+  rawop_facts_free(&entry);
+  rawop_facts_free(&inner);
+  free(ks.v);
+}
+
+/* A case, default or goto label: reached by a jump, so facts from the fall-through path hold only
+ * when the jump's path has them too (a case: the switch's entry state; a label: nothing). */
+static int labelled_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
+  enum CXCursorKind k = clang_getCursorKind(s);
+  if (k == CXCursor_LabelStmt) {
+    rawop_kill_all(c, st);
+  } else if (c->scope.switch_entry) {
+    rawop_facts_intersect(st, c->scope.switch_entry);
+  }
+  rawop_kids ks = rawop_children(s);
+  int exits = 0;
+  for (size_t i = 0; i < ks.n; i++) {
+    if (clang_isExpression(clang_getCursorKind(ks.v[i])) && k == CXCursor_CaseStmt && i == 0)
+      continue; /* the case value */
+    exits = rawop_stmt(c, ks.v[i], st);
+  }
+  free(ks.v);
+  return exits;
+}
+
+/* return [E]: a raw handle (alone, in a collection, in a local container or lambda) handed to the
+ * caller escapes; the state is a normal exit for the summary being computed. */
+static void return_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
+  rawop_kids ks = rawop_children(s);
+  if (ks.n >= 1) {
+    rawop_value rv = rawop_raw_value(c, ks.v[0]);
+    rawop_expr(c, ks.v[0], st);
+    if (rv.yes)
+      rawop_report_escape(c, rawop_start_of(s), rv.wrapper, rv.via, "is returned to the caller");
+    free(rv.wrapper);
+    rawop_returned_collection(c, ks.v[0], 0);
+    CXCursor var = rawop_local_var_named(ks.v[0]);
+    if (!clang_Cursor_isNull(var)) {
+      rawop_container_escapes(c, var, "is returned to the caller");
+      rawop_lambda_var *l = rawop_find_lambda_var(c, var);
+      if (l && l->wrapper && !l->reported) {
+        l->reported = 1;
+        rawop_report_escape(c, l->at, l->wrapper, l->via,
+                            "is captured by a lambda that is returned to the caller");
+      }
+    }
+  }
+  rawop_summary_exit(c, st);
+  free(ks.v);
+}
+
+/* try { ... } catch ...: each handler starts from the state before the try, minus whatever the
+ * try block removed (it may have thrown anywhere); after it, the intersection of the block and
+ * handlers that complete. 1 when none does. */
+static int try_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
+  rawop_kids ks = rawop_children(s);
+  rawop_facts entry = rawop_facts_copy(st);
+  int all_exit = 1;
+  rawop_facts out = {0};
+  int have_out = 0;
+  size_t kills_from = c->kills.n;
+  for (size_t i = 0; i < ks.n; i++) {
+    rawop_facts cur = rawop_facts_copy(&entry);
+    if (i > 0) rawop_apply_kills(c, &cur, kills_from);
+    int exits = rawop_stmt(c, ks.v[i], &cur);
+    if (!exits) {
+      all_exit = 0;
+      if (!have_out) {
+        rawop_facts_replace(&out, &cur);
+        have_out = 1;
+      } else {
+        rawop_facts_intersect(&out, &cur);
+      }
+    }
+    rawop_facts_free(&cur);
+  }
+  free(ks.v);
+  if (have_out) rawop_facts_replace(st, &out);
+  rawop_facts_free(&out);
+  rawop_facts_free(&entry);
+  return all_exit && ks.n > 0;
+}
+
+/* The children of a statement (only its blocks when `blocks_only`: a catch's handler), walked in
+ * order as statements; what the last one walked returns, or 0. */
+static int children_stmts(rawop_ctx *c, CXCursor s, int blocks_only, rawop_facts *st) {
+  rawop_kids ks = rawop_children(s);
+  int exits = 0;
+  for (size_t i = 0; i < ks.n; i++)
+    if (!blocks_only || clang_getCursorKind(ks.v[i]) == CXCursor_CompoundStmt)
+      exits = rawop_stmt(c, ks.v[i], st);
+  free(ks.v);
+  return exits;
+}
+
+static void decl_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
+  rawop_kids ks = rawop_children(s);
+  for (size_t i = 0; i < ks.n; i++) {
+    if (clang_getCursorKind(ks.v[i]) == CXCursor_VarDecl)
+      var_decl(c, ks.v[i], st);
+    else
+      analyze_decl(c, ks.v[i]);
+  }
+  free(ks.v);
+}
+
 int rawop_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
   enum CXCursorKind k = clang_getCursorKind(s);
   switch (k) {
-  case CXCursor_CompoundStmt: {
-    rawop_kids ks = rawop_children(s);
-    int exits = 0;
-    for (size_t i = 0; i < ks.n; i++) {
-      enum CXCursorKind ik = clang_getCursorKind(ks.v[i]);
-      if (exits && c->switch_entry && (ik == CXCursor_CaseStmt || ik == CXCursor_DefaultStmt)) {
-        /* A case label after a break: reached from the switch only. */
-        rawop_facts entry = rawop_facts_copy(c->switch_entry);
-        rawop_facts_replace(st, &entry);
-        exits = 0;
-      }
-      if (exits) {
-        /* Unreachable code: analysed, but nothing is known there. */
-        rawop_facts none = {0};
-        rawop_stmt(c, ks.v[i], &none);
-        rawop_facts_free(&none);
-        continue;
-      }
-      if (rawop_stmt(c, ks.v[i], st)) exits = 1;
-    }
-    free(ks.v);
-    return exits;
-  }
+  case CXCursor_CompoundStmt:
+    return compound_stmt(c, s, st);
   case CXCursor_IfStmt:
     return if_stmt(c, s, st);
-  case CXCursor_WhileStmt: {
-    rawop_kids ks = rawop_children(s);
-    if (ks.n >= 2) {
-      CXCursor cond = ks.v[ks.n - 2];
-      if (clang_getCursorKind(cond) == CXCursor_VarDecl)
-        rawop_stmt(c, cond, st);
-      else
-        rawop_expr(c, cond, st);
-      rawop_facts t = {0}, f = {0};
-      rawop_cond_facts(c, cond, st, &t, &f);
-      rawop_facts inner = rawop_facts_copy(st);
-      rawop_facts_union(&inner, &t);
-      size_t kills_from = c->kills.n;
-      loop_body(c, ks.v[ks.n - 1], &inner);
-      rawop_apply_kills(c, st, kills_from); /* what any iteration removed is gone afterwards */
-      rawop_facts_free(&inner);
-      rawop_facts_free(&t);
-      rawop_facts_free(&f);
-    }
-    free(ks.v);
+  case CXCursor_WhileStmt:
+    while_stmt(c, s, st);
+    return 0;
+  case CXCursor_DoStmt: {
+    CXCursor once = do_once_body(s);
+    if (!clang_Cursor_isNull(once)) return rawop_stmt(c, once, st);
+    repeated_stmt(c, s, st);
     return 0;
   }
-  case CXCursor_DoStmt: {
-    /* do { ... } while (0) without a break or continue of its own (the usual macro shape): the
-     * body runs exactly once, straight through, so it is a block whose facts flow out. */
-    rawop_kids ks = rawop_children(s);
-    int once = ks.n == 2 && is_false_constant(ks.v[1]) && !leaves_loop(ks.v[0]);
-    CXCursor body = ks.n ? ks.v[0] : clang_getNullCursor();
-    free(ks.v);
-    if (once) return rawop_stmt(c, body, st);
-  }
-    /* fall through */
   case CXCursor_ForStmt:
   case CXCursor_CXXForRangeStmt:
-  case CXCursor_SwitchStmt: {
-    /* Everything inside runs zero or more times (or from any case label): nothing new flows out,
-     * and whatever any path through it removed is removed after it. */
-    rawop_kids ks = rawop_children(s);
-    rawop_facts inner = rawop_facts_copy(st);
-    rawop_facts entry = {0};
-    const rawop_facts *saved_entry = c->switch_entry;
-    size_t kills_from = c->kills.n;
-    for (size_t i = 0; i < ks.n; i++) {
-      if (k == CXCursor_SwitchStmt && i + 1 < ks.n) {
-        /* The condition (and a C++17 init statement) run once, before the body. */
-        if (clang_isExpression(clang_getCursorKind(ks.v[i])))
-          rawop_expr(c, ks.v[i], st);
-        else
-          rawop_stmt(c, ks.v[i], st);
-        continue;
-      }
-      if (k == CXCursor_SwitchStmt) {
-        /* The body: every case label is reached with the state after the condition. */
-        rawop_facts_free(&inner);
-        inner = rawop_facts_copy(st);
-        entry = rawop_facts_copy(st);
-        c->switch_entry = &entry;
-      }
-      rawop_stmt(c, ks.v[i], &inner);
-    }
-    c->switch_entry = saved_entry;
-    rawop_apply_kills(c, st, kills_from);
-    rawop_facts_free(&entry);
-    rawop_facts_free(&inner);
-    free(ks.v);
+  case CXCursor_SwitchStmt:
+    repeated_stmt(c, s, st);
     return 0;
-  }
   case CXCursor_CaseStmt:
   case CXCursor_DefaultStmt:
-  case CXCursor_LabelStmt: {
-    /* Reached by a jump: facts from the fall-through path do not hold on the other path. */
-    if (k == CXCursor_LabelStmt) {
-      rawop_kill_all(c, st);
-    } else if (c->switch_entry) {
-      rawop_facts_intersect(st, c->switch_entry);
-    }
-    rawop_kids ks = rawop_children(s);
-    int exits = 0;
-    for (size_t i = 0; i < ks.n; i++) {
-      if (clang_isExpression(clang_getCursorKind(ks.v[i])) && k == CXCursor_CaseStmt && i == 0)
-        continue; /* the case value */
-      exits = rawop_stmt(c, ks.v[i], st);
-    }
-    free(ks.v);
-    return exits;
-  }
-  case CXCursor_ReturnStmt: {
-    rawop_kids ks = rawop_children(s);
-    if (ks.n >= 1) {
-      rawop_value rv = rawop_raw_value(c, ks.v[0]);
-      rawop_expr(c, ks.v[0], st);
-      if (rv.yes && !c->is_accessor)
-        rawop_report_escape(c, rawop_start_of(s), rv.wrapper, rv.via, "is returned to the caller");
-      free(rv.wrapper);
-      if (!c->is_accessor) {
-        rawop_returned_collection(c, ks.v[0], 0);
-        CXCursor var = rawop_local_var_named(ks.v[0]);
-        if (!clang_Cursor_isNull(var)) {
-          rawop_container_escapes(c, var, "is returned to the caller");
-          rawop_lambda_var *l = rawop_find_lambda_var(c, var);
-          if (l && l->wrapper && !l->reported) {
-            l->reported = 1;
-            rawop_report_escape(c, l->at, l->wrapper, l->via,
-                                "is captured by a lambda that is returned to the caller");
-          }
-        }
-      }
-    }
-    rawop_summary_exit(c, st);
-    free(ks.v);
+  case CXCursor_LabelStmt:
+    return labelled_stmt(c, s, st);
+  case CXCursor_ReturnStmt:
+    return_stmt(c, s, st);
     return 1;
-  }
   case CXCursor_BreakStmt:
   case CXCursor_ContinueStmt:
   case CXCursor_GotoStmt:
   case CXCursor_IndirectGotoStmt:
     return 1;
-  case CXCursor_CXXTryStmt: {
-    rawop_kids ks = rawop_children(s);
-    rawop_facts entry = rawop_facts_copy(st);
-    int all_exit = 1;
-    rawop_facts out = {0};
-    int have_out = 0;
-    size_t kills_from = c->kills.n;
-    for (size_t i = 0; i < ks.n; i++) {
-      rawop_facts cur = rawop_facts_copy(&entry);
-      /* A handler is entered from anywhere in the try block: what it removed is gone. */
-      if (i > 0) rawop_apply_kills(c, &cur, kills_from);
-      int exits = rawop_stmt(c, ks.v[i], &cur);
-      if (!exits) {
-        all_exit = 0;
-        if (!have_out) {
-          rawop_facts_replace(&out, &cur);
-          have_out = 1;
-        } else {
-          rawop_facts_intersect(&out, &cur);
-        }
-      }
-      rawop_facts_free(&cur);
-    }
-    free(ks.v);
-    if (have_out) rawop_facts_replace(st, &out);
-    rawop_facts_free(&out);
-    rawop_facts_free(&entry);
-    return all_exit && ks.n > 0;
-  }
-  case CXCursor_CXXCatchStmt: {
-    rawop_kids ks = rawop_children(s);
-    int exits = 0;
-    for (size_t i = 0; i < ks.n; i++)
-      if (clang_getCursorKind(ks.v[i]) == CXCursor_CompoundStmt) exits = rawop_stmt(c, ks.v[i], st);
-    free(ks.v);
-    return exits;
-  }
-  case CXCursor_DeclStmt: {
-    rawop_kids ks = rawop_children(s);
-    for (size_t i = 0; i < ks.n; i++) {
-      if (clang_getCursorKind(ks.v[i]) == CXCursor_VarDecl)
-        var_decl(c, ks.v[i], st);
-      else
-        analyze_decl(c, ks.v[i]);
-    }
-    free(ks.v);
+  case CXCursor_CXXTryStmt:
+    return try_stmt(c, s, st);
+  case CXCursor_CXXCatchStmt:
+    return children_stmts(c, s, 1, st);
+  case CXCursor_DeclStmt:
+    decl_stmt(c, s, st);
     return 0;
-  }
   case CXCursor_VarDecl:
     var_decl(c, s, st);
     return 0;
@@ -414,24 +454,31 @@ int rawop_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
     return 0;
   }
   /* Other statements (asm, SEH, ...): walk their children as statements. */
-  rawop_kids ks = rawop_children(s);
-  for (size_t i = 0; i < ks.n; i++) rawop_stmt(c, ks.v[i], st);
-  free(ks.v);
+  children_stmts(c, s, 0, st);
   return 0;
 }
 
-static void function_body(rawop_ctx *c, CXCursor fn, int is_lambda, rawop_facts *outer) {
-  (void)outer;
-  size_t saved_base = c->fn_base, saved_nb = c->nb;
-  int saved_acc = c->is_accessor, saved_lambda = c->in_lambda;
-  CXCursor saved_defer = c->defer;
-  c->fn_base = c->nb;
-  c->is_accessor = 0;
-  c->in_lambda = is_lambda;
-  c->defer = clang_getNullCursor();
-  const rawop_facts *saved_entry = c->switch_entry;
-  size_t saved_kills = c->kills.n, saved_nsv = c->nsv, saved_nlv = c->nlv, saved_ncp = c->ncp;
-  c->switch_entry = NULL;
+/* ---- function and lambda bodies ------------------------------------------------------------- */
+
+/* Enters a body: a scope of its own (`lambda` null for a function), saving the enclosing one. */
+static rawop_scope enter_body(rawop_ctx *c, CXCursor lambda, int lambda_local) {
+  rawop_scope saved = c->scope;
+  c->scope.fn_base = c->nb;
+  c->scope.in_lambda = !clang_Cursor_isNull(lambda);
+  c->scope.cur_lambda = lambda;
+  c->scope.lambda_at = c->scope.in_lambda ? rawop_start_of(lambda) : clang_getNullLocation();
+  c->scope.lambda_local = lambda_local;
+  c->scope.defer = clang_getNullCursor();
+  c->scope.switch_entry = NULL;
+  return saved;
+}
+
+/* A function definition's body (and a constructor's initializers): the walk starts with no facts.
+ * At its end, what it kept (bindings, lambdas, containers, status variables, removals) goes. */
+static void function_body(rawop_ctx *c, CXCursor fn) {
+  size_t saved_nb = c->nb, saved_nlv = c->nlv, saved_ncp = c->ncp;
+  size_t saved_kills = c->kills.n, saved_nsv = c->nsv;
+  rawop_scope saved = enter_body(c, clang_getNullCursor(), 0);
   rawop_facts st = {0};
   rawop_kids ks = rawop_children(fn);
   CXCursor pending_field = clang_getNullCursor();
@@ -441,7 +488,7 @@ static void function_body(rawop_ctx *c, CXCursor fn, int is_lambda, rawop_facts 
       rawop_stmt(c, ks.v[i], &st);
     } else if (k == CXCursor_MemberRef) {
       pending_field = ks.v[i];
-    } else if (clang_isExpression(k) && !is_lambda) {
+    } else if (clang_isExpression(k)) {
       /* Constructor initializers. */
       rawop_value rv = rawop_raw_value(c, ks.v[i]);
       rawop_expr(c, ks.v[i], &st);
@@ -458,26 +505,10 @@ static void function_body(rawop_ctx *c, CXCursor fn, int is_lambda, rawop_facts 
   }
   free(ks.v);
   rawop_facts_free(&st);
-  for (size_t i = saved_nb; i < c->nb; i++) {
-    free(c->b[i].wrapper);
-    free(c->b[i].via);
-  }
-  for (size_t i = saved_nlv; i < c->nlv; i++) {
-    free(c->lv[i].wrapper);
-    free(c->lv[i].via);
-  }
-  c->nlv = saved_nlv;
-  for (size_t i = saved_ncp; i < c->ncp; i++) {
-    free(c->cp[i].wrapper);
-    free(c->cp[i].via);
-  }
-  c->ncp = saved_ncp;
-  c->nb = saved_nb;
-  c->fn_base = saved_base;
-  c->is_accessor = saved_acc;
-  c->in_lambda = saved_lambda;
-  c->defer = saved_defer;
-  c->switch_entry = saved_entry;
+  rawop_drop_bindings(c, saved_nb);
+  rawop_drop_lambda_vars(c, saved_nlv);
+  rawop_drop_container_pushes(c, saved_ncp);
+  c->scope = saved;
   rawop_kills_truncate(&c->kills, saved_kills);
   c->nsv = saved_nsv; /* the status variables of this function are out of scope */
 }
@@ -504,10 +535,10 @@ void rawop_lambda(rawop_ctx *c, CXCursor e, rawop_facts *st) {
       rawop_value rv = rawop_raw_value(c, ks.v[i]);
       if (rv.yes) {
         rawop_lambda_capture(c, e, local, rv.wrapper, rv.via, rawop_start_of(e));
-        CXCursor saved = c->defer;
-        if (!rv.from_access) c->defer = rv.node;
+        CXCursor saved = c->scope.defer;
+        if (!rv.from_access) c->scope.defer = rv.node;
         rawop_expr(c, ks.v[i], st);
-        c->defer = saved;
+        c->scope.defer = saved;
       } else {
         rawop_expr(c, ks.v[i], st);
       }
@@ -515,41 +546,15 @@ void rawop_lambda(rawop_ctx *c, CXCursor e, rawop_facts *st) {
     }
   }
   free(ks.v);
-  if (!clang_Cursor_isNull(body)) {
-    /* The body runs later, maybe after the wrapper died: it starts knowing nothing. */
-    size_t saved_base = c->fn_base;
-    int saved_lambda = c->in_lambda, saved_acc = c->is_accessor;
-    CXCursor saved_defer = c->defer;
-    CXSourceLocation saved_at = c->lambda_at;
-    const rawop_facts *saved_entry = c->switch_entry;
-    int saved_local = c->lambda_local;
-    CXCursor saved_cur = c->cur_lambda;
-    c->lambda_local = local || rawop_lambda_var_for(c, e) != NULL;
-    c->cur_lambda = e;
-    c->switch_entry = NULL;
-    c->lambda_at = rawop_start_of(e);
-    c->fn_base = c->nb;
-    c->in_lambda = 1;
-    c->is_accessor = 0;
-    c->defer = clang_getNullCursor();
-    rawop_facts inner = {0};
-    size_t saved_nb = c->nb;
-    rawop_stmt(c, body, &inner);
-    rawop_facts_free(&inner);
-    for (size_t i = saved_nb; i < c->nb; i++) {
-      free(c->b[i].wrapper);
-      free(c->b[i].via);
-    }
-    c->nb = saved_nb;
-    c->fn_base = saved_base;
-    c->in_lambda = saved_lambda;
-    c->is_accessor = saved_acc;
-    c->defer = saved_defer;
-    c->lambda_at = saved_at;
-    c->switch_entry = saved_entry;
-    c->lambda_local = saved_local;
-    c->cur_lambda = saved_cur;
-  }
+  if (clang_Cursor_isNull(body)) return;
+  /* The body runs later, maybe after the wrapper died: it starts knowing nothing. */
+  size_t saved_nb = c->nb;
+  rawop_scope saved = enter_body(c, e, local || rawop_lambda_var_for(c, e) != NULL);
+  rawop_facts inner = {0};
+  rawop_stmt(c, body, &inner);
+  rawop_facts_free(&inner);
+  rawop_drop_bindings(c, saved_nb);
+  c->scope = saved;
 }
 
 enum CXChildVisitResult rawop_visit_decl(CXCursor d, CXCursor parent, CXClientData data) {
@@ -580,7 +585,7 @@ static void analyze_decl(rawop_ctx *c, CXCursor d) {
   case CXCursor_ConversionFunction:
   case CXCursor_FunctionTemplate:
     if (!clang_isCursorDefinition(d) || rawop_is_exempt(c, d)) return;
-    function_body(c, d, 0, NULL);
+    function_body(c, d);
     return;
   case CXCursor_VarDecl: {
     /* A namespace-scope variable: its initializer runs once, outside any function. */
@@ -588,11 +593,7 @@ static void analyze_decl(rawop_ctx *c, CXCursor d) {
     size_t saved_nb = c->nb;
     var_decl(c, d, &st);
     rawop_facts_free(&st);
-    for (size_t i = saved_nb; i < c->nb; i++) {
-      free(c->b[i].wrapper);
-      free(c->b[i].via);
-    }
-    c->nb = saved_nb;
+    rawop_drop_bindings(c, saved_nb);
     return;
   }
   default:

@@ -131,9 +131,9 @@ rawop_summary *rawop_summary_of(rawop_ctx *c, CXCursor fn) {
   sub.sh = c->sh;
   sub.quiet = 1;
   sub.depth = c->depth + 1;
-  sub.defer = clang_getNullCursor();
+  sub.scope.defer = clang_getNullCursor();
   sub.local_lambda = clang_getNullCursor();
-  sub.in_lambda = is_lambda;
+  sub.scope.in_lambda = is_lambda;
   rawop_facts acc = {0}, st = {0};
   sub.ret_acc = &acc;
   int exits = rawop_stmt(&sub, body, &st);

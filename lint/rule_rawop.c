@@ -107,24 +107,15 @@ void rawop_report_escape(rawop_ctx *c, CXSourceLocation at, const char *wrapper,
 }
 
 void rawop_ctx_free(rawop_ctx *c) {
-  for (size_t i = 0; i < c->nb; i++) {
-    free(c->b[i].wrapper);
-    free(c->b[i].via);
-  }
+  rawop_drop_bindings(c, 0);
+  rawop_drop_lambda_vars(c, 0);
+  rawop_drop_container_pushes(c, 0);
   free(c->b);
+  free(c->lv);
+  free(c->cp);
   free(c->svars);
   free(c->sv_escaped);
   rawop_kills_free(&c->kills);
-  for (size_t i = 0; i < c->nlv; i++) {
-    free(c->lv[i].wrapper);
-    free(c->lv[i].via);
-  }
-  free(c->lv);
-  for (size_t i = 0; i < c->ncp; i++) {
-    free(c->cp[i].wrapper);
-    free(c->cp[i].via);
-  }
-  free(c->cp);
 }
 
 static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu) {
@@ -134,9 +125,9 @@ static int rawop_check_tu(tether_lint_file *f, void *state, CXTranslationUnit tu
   c.f = f;
   c.tu = tu;
   c.p = tether_lint__file_profile(f);
-  c.defer = clang_getNullCursor();
+  c.scope.defer = clang_getNullCursor();
   c.local_lambda = clang_getNullCursor();
-  c.cur_lambda = clang_getNullCursor();
+  c.scope.cur_lambda = clang_getNullCursor();
   rawop_shared sh;
   memset(&sh, 0, sizeof sh);
   c.sh = &sh;
