@@ -333,60 +333,77 @@ void rawop_status_lambda_refs(rawop_ctx *c, CXCursor e, rawop_facts *st) {
   clang_visitChildren(e, find_outer_refs, &lr);
 }
 
-static void call(rawop_ctx *c, CXCursor e, rawop_facts *st) {
-  const tether_lint_status_accessor *sa = rawop_status_call(c, e);
-  CXCursor ref = clang_getCursorReferenced(e);
-  rawop_kids ks = rawop_children(e);
-  int has_member = ks.n && clang_getCursorKind(ks.v[0]) == CXCursor_MemberRefExpr;
-  if (!has_member && clang_getCursorKind(ref) == CXCursor_ConversionFunction) {
-    /* Implicit conversion operator (e.g. MlirRegion r = pyRegion;): the source is hidden. */
-    rawop_access r = rawop_classify_member_raw(c, e);
-    if (r.is_raw) check_use(c, e, r.wrapper, r.via, rawop_start_of(e), st);
-    free(r.wrapper);
-    char cls[128], mem[160];
-    rawop_decl_names(ref, cls, sizeof cls, mem, sizeof mem);
-    if (rawop_lists_match(&c->p->guarded_accessors, cls, mem)) {
-      char *w = rawop_spelling(c, e);
-      rawop_facts_add(st, w);
-      free(w);
-    }
-  }
+/* A call being walked. */
+typedef struct call_info {
+  CXCursor e;                  /* the call */
+  CXCursor ref;                /* the callee's declaration (null for a dependent call) */
+  rawop_kids ks;               /* the call's children: the callee expression first */
+  int has_member;              /* the callee is a member expression: obj.f(...) */
+  CXCursor callee_lambda;      /* a lambda called on the spot, or through a local variable: */
+  rawop_lambda_var *callee_lv; /* ... that variable */
+} call_info;
+
+static call_info call_info_of(rawop_ctx *c, CXCursor e) {
+  call_info ci = {e, clang_getCursorReferenced(e), rawop_children(e),
+                  0, clang_getNullCursor(),        NULL};
+  ci.has_member = ci.ks.n && clang_getCursorKind(ci.ks.v[0]) == CXCursor_MemberRefExpr;
   /* The callee: a lambda in a local variable (`check()`), or a lambda called on the spot. */
-  CXCursor callee_lambda = clang_getNullCursor();
-  rawop_lambda_var *callee_lv = NULL;
   int calls_object = 0;
-  if (clang_getCursorKind(ref) == CXCursor_CXXMethod) {
-    CXString rn = clang_getCursorSpelling(ref);
+  if (clang_getCursorKind(ci.ref) == CXCursor_CXXMethod) {
+    CXString rn = clang_getCursorSpelling(ci.ref);
     calls_object = strcmp(clang_getCString(rn), "operator()") == 0;
     clang_disposeString(rn);
   }
-  if (ks.n && calls_object) {
-    CXCursor first = rawop_strip(ks.v[0]);
+  if (ci.ks.n && calls_object) {
+    CXCursor first = rawop_strip(ci.ks.v[0]);
     if (clang_getCursorKind(first) == CXCursor_LambdaExpr) {
-      callee_lambda = first;
+      ci.callee_lambda = first;
     } else if (clang_getCursorKind(first) == CXCursor_DeclRefExpr) {
-      callee_lv = rawop_find_lambda_var(c, clang_getCursorReferenced(first));
-      if (callee_lv) callee_lambda = callee_lv->lambda;
+      ci.callee_lv = rawop_find_lambda_var(c, clang_getCursorReferenced(first));
+      if (ci.callee_lv) ci.callee_lambda = ci.callee_lv->lambda;
     }
   }
-  /* C++17: the callee is evaluated before the arguments; the arguments are unsequenced with
-   * respect to each other, so what one establishes is not known in another. */
+  return ci;
+}
+
+/* An implicit conversion operator (`MlirRegion r = pyRegion;`): the source is hidden in the call;
+ * a raw one is a use, a guarded one a guard. */
+static void implicit_conversion(rawop_ctx *c, const call_info *ci, rawop_facts *st) {
+  if (ci->has_member || clang_getCursorKind(ci->ref) != CXCursor_ConversionFunction) return;
+  rawop_access r = rawop_classify_member_raw(c, ci->e);
+  if (r.is_raw) check_use(c, ci->e, r.wrapper, r.via, rawop_start_of(ci->e), st);
+  free(r.wrapper);
+  char cls[128], mem[160];
+  rawop_decl_names(ci->ref, cls, sizeof cls, mem, sizeof mem);
+  if (rawop_lists_match(&c->p->guarded_accessors, cls, mem)) {
+    char *w = rawop_spelling(c, ci->e);
+    rawop_facts_add(st, w);
+    free(w);
+  }
+}
+
+/* The callee, then the arguments. C++17: the callee is evaluated before the arguments; the
+ * arguments are unsequenced with respect to each other, so what one establishes is not known in
+ * another: each starts from the state before them, and what each establishes (minus what any
+ * removed) holds after them. A lambda argument of a function that calls it and forgets it stays
+ * local. */
+static void walk_operands(rawop_ctx *c, const call_info *ci, rawop_facts *st) {
   rawop_facts base = {0};
   int have_base = 0;
   rawop_facts out = {0};
   size_t kills_from = c->kills.n;
-  for (size_t i = 0; i < ks.n; i++) {
+  for (size_t i = 0; i < ci->ks.n; i++) {
     int ai = -1;
-    CXCursor k = ks.v[i];
-    if (i == 0 && !clang_Cursor_isNull(callee_lambda)) {
-      if (callee_lv) continue; /* calling the variable is not a use that lets the lambda escape */
+    CXCursor k = ci->ks.v[i];
+    if (i == 0 && !clang_Cursor_isNull(ci->callee_lambda)) {
+      if (ci->callee_lv) continue; /* calling the variable is not a use that lets it escape */
       CXCursor saved = c->local_lambda;
-      c->local_lambda = callee_lambda;
+      c->local_lambda = ci->callee_lambda;
       rawop_expr(c, k, st);
       c->local_lambda = saved;
       continue;
     }
-    if (!rawop_is_argument_of(e, k, &ai)) {
+    if (!rawop_is_argument_of(ci->e, k, &ai)) {
       rawop_expr(c, k, st);
       continue;
     }
@@ -397,12 +414,12 @@ static void call(rawop_ctx *c, CXCursor e, rawop_facts *st) {
     rawop_facts cur = rawop_facts_copy(&base);
     CXCursor lam = rawop_lambda_of(k);
     CXCursor saved = c->local_lambda;
-    if (!clang_Cursor_isNull(lam) && !clang_Cursor_isNull(ref)) {
-      CXType ft = clang_getCursorType(ref);
+    if (!clang_Cursor_isNull(lam) && !clang_Cursor_isNull(ci->ref)) {
+      CXType ft = clang_getCursorType(ci->ref);
       int np = clang_getNumArgTypes(ft);
-      int pi = ai - (np >= 0 && clang_Cursor_getNumArguments(e) == np + 1 ? 1 : 0);
+      int pi = ai - (np >= 0 && clang_Cursor_getNumArguments(ci->e) == np + 1 ? 1 : 0);
       CXType pt = pi >= 0 && pi < np ? clang_getArgType(ft, (unsigned)pi) : clang_getCursorType(k);
-      if (rawop_calls_and_forgets(ref, pt)) c->local_lambda = lam;
+      if (rawop_calls_and_forgets(ci->ref, pt)) c->local_lambda = lam;
     }
     rawop_expr(c, k, &cur);
     c->local_lambda = saved;
@@ -415,124 +432,149 @@ static void call(rawop_ctx *c, CXCursor e, rawop_facts *st) {
   }
   rawop_facts_free(&base);
   rawop_facts_free(&out);
-  /* A dependent call (`DerivedTy::isaFunction(value)`): a wrapper passed where the file's
-   * instantiation expects a raw handle is converted to it. */
-  if (clang_Cursor_isNull(ref) && c->sh && c->sh->ntb) {
-    CXType params[16];
-    int np = rawop_dependent_params(c, e, params, 16);
-    int na = clang_Cursor_getNumArguments(e);
-    for (int i = 0; i < np && i < na; i++) {
-      CXCursor arg = clang_Cursor_getArgument(e, (unsigned)i);
-      CXType at = rawop_strip_refs(clang_getCursorType(arg));
-      if (at.kind != CXType_Record || clang_equalTypes(at, clang_getCanonicalType(params[i])))
-        continue;
-      CXCursor conv = rawop_conversion_to(at, params[i], 0);
-      if (clang_Cursor_isNull(conv)) continue;
-      char cls[128], mem[160];
-      rawop_decl_names(conv, cls, sizeof cls, mem, sizeof mem);
-      char *w = rawop_spelling(c, arg);
-      if (rawop_lists_match(&c->p->raw_accessors, cls, mem)) {
-        char via[320];
-        snprintf(via, sizeof via, "%s::%s", cls, mem);
-        check_use(c, arg, w, via, rawop_start_of(arg), st);
-      } else if (rawop_lists_match(&c->p->guarded_accessors, cls, mem)) {
-        rawop_facts_add(st, w);
-      }
-      free(w);
+}
+
+/* A dependent call (`DerivedTy::isaFunction(value)`): a wrapper passed where the file's
+ * instantiation expects a raw handle is converted to it (a use, or a guard when the conversion
+ * checks). */
+static void dependent_conversions(rawop_ctx *c, const call_info *ci, rawop_facts *st) {
+  if (!clang_Cursor_isNull(ci->ref) || !c->sh || !c->sh->ntb) return;
+  CXType params[16];
+  int np = rawop_dependent_params(c, ci->e, params, 16);
+  int na = clang_Cursor_getNumArguments(ci->e);
+  for (int i = 0; i < np && i < na; i++) {
+    CXCursor arg = clang_Cursor_getArgument(ci->e, (unsigned)i);
+    CXType at = rawop_strip_refs(clang_getCursorType(arg));
+    if (at.kind != CXType_Record || clang_equalTypes(at, clang_getCanonicalType(params[i])))
+      continue;
+    CXCursor conv = rawop_conversion_to(at, params[i], 0);
+    if (clang_Cursor_isNull(conv)) continue;
+    char cls[128], mem[160];
+    rawop_decl_names(conv, cls, sizeof cls, mem, sizeof mem);
+    char *w = rawop_spelling(c, arg);
+    if (rawop_lists_match(&c->p->raw_accessors, cls, mem)) {
+      char via[320];
+      snprintf(via, sizeof via, "%s::%s", cls, mem);
+      check_use(c, arg, w, via, rawop_start_of(arg), st);
+    } else if (rawop_lists_match(&c->p->guarded_accessors, cls, mem)) {
+      rawop_facts_add(st, w);
+    }
+    free(w);
+  }
+}
+
+/* `v.push_back(raw)`, `m.insert(...)`: a raw handle put into a container, an escape unless the
+ * container is local (then remembered with it). */
+static void container_pushes(rawop_ctx *c, const call_info *ci) {
+  if (!ci->has_member) return;
+  CXString mn = clang_getCursorSpelling(ci->ks.v[0]);
+  int push = rawop_is_push_method(clang_getCString(mn));
+  clang_disposeString(mn);
+  int na = clang_Cursor_getNumArguments(ci->e);
+  for (int i = 0; push && i < na; i++) {
+    CXCursor arg = clang_Cursor_getArgument(ci->e, (unsigned)i);
+    rawop_value rv = rawop_raw_value(c, arg);
+    if (rv.yes) {
+      CXCursor local;
+      char *where = rawop_container_target(c, rawop_member_object(ci->ks.v[0]), &local);
+      if (where)
+        rawop_report_escape(c, rawop_start_of(arg), rv.wrapper, rv.via, where);
+      else if (!clang_Cursor_isNull(local))
+        rawop_add_container_push(c, local, &rv, rawop_start_of(arg));
+      free(where);
+    }
+    free(rv.wrapper);
+  }
+}
+
+/* `get(w, &raw)`, a status accessor of the profile: `raw` is bound to the raw handle of `w`. */
+static void status_accessor_call(rawop_ctx *c, const call_info *ci,
+                                 const tether_lint_status_accessor *sa) {
+  int nargs = clang_Cursor_getNumArguments(ci->e);
+  if (nargs <= sa->wrapper_arg || nargs <= sa->out_arg) return;
+  char *w = rawop_spelling(c, clang_Cursor_getArgument(ci->e, (unsigned)sa->wrapper_arg));
+  CXCursor out = rawop_strip(clang_Cursor_getArgument(ci->e, (unsigned)sa->out_arg));
+  if (clang_getCursorKind(out) == CXCursor_UnaryOperator &&
+      clang_getCursorUnaryOperatorKind(out) == CXUnaryOperator_AddrOf) {
+    rawop_kids ok = rawop_children(out);
+    CXCursor v = ok.n == 1 ? rawop_strip(ok.v[0]) : clang_getNullCursor();
+    free(ok.v);
+    if (!clang_Cursor_isNull(v) && clang_getCursorKind(v) == CXCursor_DeclRefExpr) {
+      char via[320];
+      snprintf(via, sizeof via, "%s()", sa->name);
+      rawop_add_binding(c, clang_getCursorReferenced(v), w, via, rawop_start_of(ci->e),
+                        RAWOP_BIND_RAW);
     }
   }
-  /* A raw handle put into a container. */
-  if (has_member) {
-    CXString mn = clang_getCursorSpelling(ks.v[0]);
-    int push = rawop_is_push_method(clang_getCString(mn));
-    clang_disposeString(mn);
-    int na = clang_Cursor_getNumArguments(e);
-    for (int i = 0; push && i < na; i++) {
-      CXCursor arg = clang_Cursor_getArgument(e, (unsigned)i);
-      rawop_value rv = rawop_raw_value(c, arg);
-      if (rv.yes) {
-        CXCursor local;
-        char *where = rawop_container_target(c, rawop_member_object(ks.v[0]), &local);
-        if (where)
-          rawop_report_escape(c, rawop_start_of(arg), rv.wrapper, rv.via, where);
-        else if (!clang_Cursor_isNull(local))
-          rawop_add_container_push(c, local, &rv, rawop_start_of(arg));
-        free(where);
-      }
-      free(rv.wrapper);
+  free(w);
+}
+
+/* A free function of the profile taking the wrapper first: a guard (the wrapper is valid after
+ * it) or an invalidator (it is not). 1 when it was one. */
+static int free_function_event(rawop_ctx *c, const call_info *ci, rawop_facts *st) {
+  if (ci->has_member || clang_getCursorKind(ci->ref) != CXCursor_FunctionDecl ||
+      clang_Cursor_getNumArguments(ci->e) < 1)
+    return 0;
+  CXString n = clang_getCursorSpelling(ci->ref);
+  const char *name = clang_getCString(n);
+  int guard = tether_lint__profile_match(&c->p->guards, NULL, name) ||
+              tether_lint__profile_match(&c->p->guarded_accessors, NULL, name);
+  int inval = tether_lint__profile_match(&c->p->invalidators, NULL, name);
+  clang_disposeString(n);
+  if (!guard && !inval) return 0;
+  char *w = rawop_spelling(c, clang_Cursor_getArgument(ci->e, 0));
+  if (guard) rawop_facts_add(st, w);
+  if (inval) rawop_kill_wrapper(c, st, w);
+  free(w);
+  return 1;
+}
+
+/* A helper that guards: a lambda, or a function or method of the translation unit that takes a
+ * wrapper (or is a method of one): its summary's guards, in the caller's terms. */
+static void helper_summary(rawop_ctx *c, const call_info *ci, rawop_facts *st) {
+  CXCursor ref = ci->ref;
+  if (!clang_Cursor_isNull(ci->callee_lambda)) {
+    rawop_summary *sm = rawop_summary_of(c, ci->callee_lambda);
+    if (sm && sm->done) {
+      int nargs = clang_Cursor_getNumArguments(ci->e);
+      int shift = nargs == (int)sm->params.n + 1 ? 1 : 0;
+      rawop_apply_summary(c, sm, ci->e, NULL, shift, 1, st);
     }
-  }
-  if (!clang_Cursor_isNull(ref)) status_ref_args(c, e, ref, st);
-  if (sa) {
-    int nargs = clang_Cursor_getNumArguments(e);
-    if (nargs > sa->wrapper_arg && nargs > sa->out_arg) {
-      char *w = rawop_spelling(c, clang_Cursor_getArgument(e, (unsigned)sa->wrapper_arg));
-      CXCursor out = rawop_strip(clang_Cursor_getArgument(e, (unsigned)sa->out_arg));
-      if (clang_getCursorKind(out) == CXCursor_UnaryOperator &&
-          clang_getCursorUnaryOperatorKind(out) == CXUnaryOperator_AddrOf) {
-        rawop_kids ok = rawop_children(out);
-        CXCursor v = ok.n == 1 ? rawop_strip(ok.v[0]) : clang_getNullCursor();
-        free(ok.v);
-        if (!clang_Cursor_isNull(v) && clang_getCursorKind(v) == CXCursor_DeclRefExpr) {
-          char via[320];
-          snprintf(via, sizeof via, "%s()", sa->name);
-          rawop_add_binding(c, clang_getCursorReferenced(v), w, via, rawop_start_of(e),
-                            RAWOP_BIND_RAW);
-        }
-      }
-      free(w);
-    }
-    free(ks.v);
     return;
   }
-  if (!has_member && clang_getCursorKind(ref) == CXCursor_FunctionDecl &&
-      clang_Cursor_getNumArguments(e) >= 1) {
-    CXString n = clang_getCursorSpelling(ref);
-    const char *name = clang_getCString(n);
-    int guard = tether_lint__profile_match(&c->p->guards, NULL, name) ||
-                tether_lint__profile_match(&c->p->guarded_accessors, NULL, name);
-    int inval = tether_lint__profile_match(&c->p->invalidators, NULL, name);
-    clang_disposeString(n);
-    if (guard || inval) {
-      char *w = rawop_spelling(c, clang_Cursor_getArgument(e, 0));
-      if (guard) rawop_facts_add(st, w);
-      if (inval) rawop_kill_wrapper(c, st, w);
-      free(w);
-      free(ks.v);
-      return;
-    }
-  }
-  /* A helper that guards: a lambda, or a function or method of the translation unit that takes
-   * a wrapper (or is a method of one). */
-  if (!clang_Cursor_isNull(callee_lambda)) {
-    rawop_summary *sm = rawop_summary_of(c, callee_lambda);
-    if (sm && sm->done) {
-      int nargs = clang_Cursor_getNumArguments(e);
-      int shift = nargs == (int)sm->params.n + 1 ? 1 : 0;
-      rawop_apply_summary(c, sm, e, NULL, shift, 1, st);
-    }
-  } else if (!clang_Cursor_isNull(ref) &&
-             (clang_getCursorKind(ref) == CXCursor_FunctionDecl ||
-              clang_getCursorKind(ref) == CXCursor_CXXMethod) &&
-             !rawop_is_exempt(c, ref)) {
-    int wants = clang_getCursorKind(ref) == CXCursor_CXXMethod &&
-                rawop_type_is_wrapper(c, clang_getCursorType(clang_getCursorSemanticParent(ref)));
-    int np = clang_Cursor_getNumArguments(ref);
-    for (int i = 0; !wants && i < np; i++)
-      wants =
-          rawop_type_is_wrapper(c, clang_getCursorType(clang_Cursor_getArgument(ref, (unsigned)i)));
-    if (wants) {
-      rawop_summary *sm = rawop_summary_of(c, ref);
-      if (sm && sm->done) {
-        char *obj = has_member ? rawop_member_base(c, ks.v[0]) : NULL;
-        if (!obj && clang_getCursorKind(ref) == CXCursor_CXXMethod)
-          obj = tether_lint__strdup("this");
-        rawop_apply_summary(c, sm, e, obj, 0, 0, st);
-        free(obj);
-      }
-    }
-  }
-  free(ks.v);
+  if (clang_Cursor_isNull(ref) ||
+      (clang_getCursorKind(ref) != CXCursor_FunctionDecl &&
+       clang_getCursorKind(ref) != CXCursor_CXXMethod) ||
+      rawop_is_exempt(c, ref))
+    return;
+  int wants = clang_getCursorKind(ref) == CXCursor_CXXMethod &&
+              rawop_type_is_wrapper(c, clang_getCursorType(clang_getCursorSemanticParent(ref)));
+  int np = clang_Cursor_getNumArguments(ref);
+  for (int i = 0; !wants && i < np; i++)
+    wants =
+        rawop_type_is_wrapper(c, clang_getCursorType(clang_Cursor_getArgument(ref, (unsigned)i)));
+  if (!wants) return;
+  rawop_summary *sm = rawop_summary_of(c, ref);
+  if (!sm || !sm->done) return;
+  char *obj = ci->has_member ? rawop_member_base(c, ci->ks.v[0]) : NULL;
+  if (!obj && clang_getCursorKind(ref) == CXCursor_CXXMethod) obj = tether_lint__strdup("this");
+  rawop_apply_summary(c, sm, ci->e, obj, 0, 0, st);
+  free(obj);
+}
+
+static void call(rawop_ctx *c, CXCursor e, rawop_facts *st) {
+  const tether_lint_status_accessor *sa = rawop_status_call(c, e);
+  call_info ci = call_info_of(c, e);
+  implicit_conversion(c, &ci, st);
+  walk_operands(c, &ci, st);
+  dependent_conversions(c, &ci, st);
+  container_pushes(c, &ci);
+  if (!clang_Cursor_isNull(ci.ref)) status_ref_args(c, e, ci.ref, st);
+  if (sa)
+    status_accessor_call(c, &ci, sa);
+  else if (!free_function_event(c, &ci, st))
+    helper_summary(c, &ci, st);
+  free(ci.ks.v);
 }
 
 static void declref(rawop_ctx *c, CXCursor e, rawop_facts *st) {
@@ -561,6 +603,84 @@ static void declref(rawop_ctx *c, CXCursor e, rawop_facts *st) {
   }
 }
 
+/* `a = b`, `a && b`, `a || b`: the right side of && (||) starts with what the left side proves
+ * true (false). */
+static void binary_op(rawop_ctx *c, CXCursor e, rawop_facts *st) {
+  enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
+  if (op != CXBinaryOperator_Assign && op != CXBinaryOperator_LAnd && op != CXBinaryOperator_LOr) {
+    rawop_walk_children(c, e, st);
+    return;
+  }
+  rawop_kids ks = rawop_children(e);
+  if (op == CXBinaryOperator_Assign) {
+    if (ks.n == 2) {
+      assign(c, e, ks.v[0], ks.v[1], st);
+    } else {
+      for (size_t i = 0; i < ks.n; i++) rawop_expr(c, ks.v[i], st);
+    }
+  } else if (ks.n == 2) {
+    rawop_expr(c, ks.v[0], st);
+    rawop_facts t = {0}, f = {0};
+    rawop_cond_facts(c, ks.v[0], st, &t, &f);
+    rawop_facts right = rawop_facts_copy(st);
+    rawop_facts_union(&right, op == CXBinaryOperator_LAnd ? &t : &f);
+    rawop_expr(c, ks.v[1], &right);
+    rawop_facts_free(&right);
+    rawop_facts_free(&t);
+    rawop_facts_free(&f);
+  }
+  free(ks.v);
+}
+
+/* `rc |= ...`, `rc++`, `&rc`: a status variable written no longer holds the accessor's status; one
+ * whose address is taken may be written anywhere from now on. */
+static void status_write(rawop_ctx *c, CXCursor e, rawop_facts *st) {
+  rawop_walk_children(c, e, st);
+  if (clang_getCursorKind(e) == CXCursor_CompoundAssignOperator) {
+    rawop_kids ks = rawop_children(e);
+    if (ks.n == 2) {
+      CXCursor svar = rawop_status_var_of(ks.v[0]);
+      if (!clang_Cursor_isNull(svar)) rawop_status_kill(c, st, svar);
+    }
+    free(ks.v);
+    return;
+  }
+  enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
+  if (op != CXUnaryOperator_PostInc && op != CXUnaryOperator_PostDec &&
+      op != CXUnaryOperator_PreInc && op != CXUnaryOperator_PreDec && op != CXUnaryOperator_AddrOf)
+    return;
+  CXCursor svar = rawop_status_var_of(rawop_first_expr_child(e));
+  if (clang_Cursor_isNull(svar)) return;
+  if (op == CXUnaryOperator_AddrOf)
+    rawop_status_escape(c, st, svar);
+  else
+    rawop_status_kill(c, st, svar);
+}
+
+/* `cond ? a : b`: each branch starts with what `cond` proves on it; after it, what both add. */
+static void conditional(rawop_ctx *c, CXCursor e, rawop_facts *st) {
+  rawop_kids ks = rawop_children(e);
+  if (ks.n == 3) {
+    rawop_expr(c, ks.v[0], st);
+    rawop_facts t = {0}, f = {0};
+    rawop_cond_facts(c, ks.v[0], st, &t, &f);
+    rawop_facts a = rawop_facts_copy(st), b = rawop_facts_copy(st);
+    rawop_facts_union(&a, &t);
+    rawop_facts_union(&b, &f);
+    rawop_expr(c, ks.v[1], &a);
+    rawop_expr(c, ks.v[2], &b);
+    rawop_facts_intersect(&a, &b);
+    rawop_facts_union(st, &a);
+    rawop_facts_free(&a);
+    rawop_facts_free(&b);
+    rawop_facts_free(&t);
+    rawop_facts_free(&f);
+  } else {
+    for (size_t i = 0; i < ks.n; i++) rawop_expr(c, ks.v[i], st);
+  }
+  free(ks.v);
+}
+
 void rawop_expr(rawop_ctx *c, CXCursor e, rawop_facts *st) {
   enum CXCursorKind k = clang_getCursorKind(e);
   if (clang_isStatement(k) && !clang_isExpression(k)) {
@@ -582,11 +702,10 @@ void rawop_expr(rawop_ctx *c, CXCursor e, rawop_facts *st) {
     return;
   case CXCursor_CallExpr: {
     CXCursor lhs, rhs;
-    if (rawop_operator_assign(e, &lhs, &rhs)) {
+    if (rawop_operator_assign(e, &lhs, &rhs))
       assign(c, e, lhs, rhs, st);
-      return;
-    }
-    call(c, e, st);
+    else
+      call(c, e, st);
     return;
   }
   case CXCursor_DeclRefExpr:
@@ -595,86 +714,16 @@ void rawop_expr(rawop_ctx *c, CXCursor e, rawop_facts *st) {
   case CXCursor_LambdaExpr:
     rawop_lambda(c, e, st);
     return;
-  case CXCursor_BinaryOperator: {
-    enum CXBinaryOperatorKind op = clang_getCursorBinaryOperatorKind(e);
-    if (op == CXBinaryOperator_Assign) {
-      rawop_kids ks = rawop_children(e);
-      if (ks.n == 2) {
-        assign(c, e, ks.v[0], ks.v[1], st);
-      } else {
-        for (size_t i = 0; i < ks.n; i++) rawop_expr(c, ks.v[i], st);
-      }
-      free(ks.v);
-      return;
-    }
-    if (op == CXBinaryOperator_LAnd || op == CXBinaryOperator_LOr) {
-      rawop_kids ks = rawop_children(e);
-      if (ks.n == 2) {
-        rawop_expr(c, ks.v[0], st);
-        rawop_facts t = {0}, f = {0};
-        rawop_cond_facts(c, ks.v[0], st, &t, &f);
-        rawop_facts right = rawop_facts_copy(st);
-        rawop_facts_union(&right, op == CXBinaryOperator_LAnd ? &t : &f);
-        rawop_expr(c, ks.v[1], &right);
-        rawop_facts_free(&right);
-        rawop_facts_free(&t);
-        rawop_facts_free(&f);
-      }
-      free(ks.v);
-      return;
-    }
-    rawop_walk_children(c, e, st);
+  case CXCursor_BinaryOperator:
+    binary_op(c, e, st);
     return;
-  }
-  case CXCursor_CompoundAssignOperator: {
-    /* rc |= ...: a status variable no longer holds the accessor's status. */
-    rawop_walk_children(c, e, st);
-    rawop_kids ks = rawop_children(e);
-    if (ks.n == 2) {
-      CXCursor svar = rawop_status_var_of(ks.v[0]);
-      if (!clang_Cursor_isNull(svar)) rawop_status_kill(c, st, svar);
-    }
-    free(ks.v);
+  case CXCursor_CompoundAssignOperator:
+  case CXCursor_UnaryOperator:
+    status_write(c, e, st);
     return;
-  }
-  case CXCursor_UnaryOperator: {
-    rawop_walk_children(c, e, st);
-    enum CXUnaryOperatorKind op = clang_getCursorUnaryOperatorKind(e);
-    if (op == CXUnaryOperator_PostInc || op == CXUnaryOperator_PostDec ||
-        op == CXUnaryOperator_PreInc || op == CXUnaryOperator_PreDec ||
-        op == CXUnaryOperator_AddrOf) {
-      CXCursor svar = rawop_status_var_of(rawop_first_expr_child(e));
-      if (clang_Cursor_isNull(svar)) return;
-      if (op == CXUnaryOperator_AddrOf)
-        rawop_status_escape(c, st, svar); /* &rc: it may be written anywhere from now on */
-      else
-        rawop_status_kill(c, st, svar);
-    }
+  case CXCursor_ConditionalOperator:
+    conditional(c, e, st);
     return;
-  }
-  case CXCursor_ConditionalOperator: {
-    rawop_kids ks = rawop_children(e);
-    if (ks.n == 3) {
-      rawop_expr(c, ks.v[0], st);
-      rawop_facts t = {0}, f = {0};
-      rawop_cond_facts(c, ks.v[0], st, &t, &f);
-      rawop_facts a = rawop_facts_copy(st), b = rawop_facts_copy(st);
-      rawop_facts_union(&a, &t);
-      rawop_facts_union(&b, &f);
-      rawop_expr(c, ks.v[1], &a);
-      rawop_expr(c, ks.v[2], &b);
-      rawop_facts_intersect(&a, &b);
-      rawop_facts_union(st, &a);
-      rawop_facts_free(&a);
-      rawop_facts_free(&b);
-      rawop_facts_free(&t);
-      rawop_facts_free(&f);
-    } else {
-      for (size_t i = 0; i < ks.n; i++) rawop_expr(c, ks.v[i], st);
-    }
-    free(ks.v);
-    return;
-  }
   default:
     rawop_walk_children(c, e, st);
     return;
