@@ -5,6 +5,7 @@
  * and outside macros, and normalised ("this->x" and "(*this).x" are "x", outer parentheses go):
  * two expressions denote the same wrapper exactly when their spellings are equal. */
 #include "lint/rawop.h"
+#include "lint/clang_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -323,8 +324,7 @@ void rawop_decl_names(CXCursor decl, char *cls, size_t clen, char *mem, size_t m
   cls[0] = '\0';
   CXCursor parent = clang_getCursorSemanticParent(decl);
   enum CXCursorKind pk = clang_getCursorKind(parent);
-  if (pk == CXCursor_ClassDecl || pk == CXCursor_StructDecl || pk == CXCursor_ClassTemplate ||
-      pk == CXCursor_ClassTemplatePartialSpecialization || pk == CXCursor_UnionDecl) {
+  if (tether_lint__is_class_kind(pk)) {
     CXString s = clang_getCursorSpelling(parent);
     snprintf(cls, clen, "%s", clang_getCString(s));
     clang_disposeString(s);
@@ -360,9 +360,7 @@ CXType rawop_strip_refs(CXType t) {
 }
 
 static int is_function_kind(enum CXCursorKind k) {
-  return k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod || k == CXCursor_Constructor ||
-         k == CXCursor_Destructor || k == CXCursor_ConversionFunction ||
-         k == CXCursor_FunctionTemplate || k == CXCursor_LambdaExpr;
+  return tether_lint__is_function_kind(k) || k == CXCursor_LambdaExpr;
 }
 
 int rawop_var_is_local_automatic(CXCursor var) {

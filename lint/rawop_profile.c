@@ -137,14 +137,7 @@ int rawop_is_exempt(rawop_ctx *c, CXCursor fn) {
  * wrapper class of the profile, or derived from one? */
 static int type_is_wrapper_depth(rawop_ctx *c, CXType t, int depth) {
   if (depth > 6) return 0;
-  for (int i = 0; i < 4; i++) {
-    if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference ||
-        t.kind == CXType_Pointer)
-      t = clang_getPointeeType(t);
-    else
-      break;
-  }
-  t = clang_getCanonicalType(t);
+  t = rawop_strip_refs(t);
   if (t.kind != CXType_Record) return 0;
   CXString ts = clang_getTypeSpelling(t);
   char key[512];

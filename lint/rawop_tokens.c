@@ -13,15 +13,12 @@
  * the walk's), so a finding is never reported twice; every token finding says it comes from tokens,
  * and the file gets one note naming the missing header. */
 #include "lint/rawop.h"
+#include "lint/clang_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct ttok {
-  CXTokenKind kind;
-  char *s;
-  unsigned line, col;
-} ttok;
+typedef tether_lint_token ttok;
 
 enum { FR_NS, FR_FUNC, FR_BLOCK, FR_EXPR };
 
@@ -46,9 +43,11 @@ typedef struct tframe {
 typedef struct tscan {
   rawop_ctx *c;
   CXFile file;
-  ttok *t;
-  size_t n;
-  size_t *match; /* matching bracket index, or (size_t)-1 */
+  tether_lint_tokens toks; /* the main file's tokens: */
+  ttok *t;                 /* ... toks.t */
+  size_t n;                /* ... toks.n */
+  int paren;               /* parenthesis depth */
+  size_t *match;           /* matching bracket index, or (size_t)-1 */
   tframe *fr;
   size_t nfr;
   tguard_range *rg;
@@ -60,7 +59,7 @@ typedef struct tscan {
   int found, vars;
 } tscan;
 
-static int tk_is(const ttok *t, const char *s) { return strcmp(t->s, s) == 0; }
+static int tk_is(const ttok *t, const char *s) { return tether_lint__token_is(t, s); }
 
 static int is_control_keyword(const char *s) {
   return strcmp(s, "if") == 0 || strcmp(s, "else") == 0 || strcmp(s, "for") == 0 ||
@@ -81,12 +80,7 @@ static int ast_resolved_var(tscan *ts, size_t i, const char *w) {
   CXCursor cur = clang_getCursor(ts->c->tu, loc);
   enum CXCursorKind k = clang_getCursorKind(cur);
   if (k != CXCursor_ParmDecl && k != CXCursor_VarDecl && k != CXCursor_FieldDecl) return 0;
-  CXType t = clang_getCursorType(cur);
-  for (int d = 0; d < 4; d++)
-    if (t.kind == CXType_LValueReference || t.kind == CXType_RValueReference ||
-        t.kind == CXType_Pointer)
-      t = clang_getPointeeType(t);
-  t = clang_getCanonicalType(t);
+  CXType t = rawop_strip_refs(clang_getCursorType(cur));
   if (t.kind != CXType_Record) return 0;
   CXCursor decl = clang_getTypeDeclaration(t);
   CXString n = clang_getCursorSpelling(decl);
@@ -379,333 +373,346 @@ static void maybe_declaration(tscan *ts, size_t i, int in_parens) {
   }
 }
 
-static int rawop_token_scan(rawop_ctx *c, CXFile file, int *nvars) {
-  size_t size = 0;
-  const char *text = clang_getFileContents(c->tu, file, &size);
-  if (!text) return 0;
-  CXSourceRange range = clang_getRange(clang_getLocationForOffset(c->tu, file, 0),
-                                       clang_getLocationForOffset(c->tu, file, (unsigned)size));
-  CXToken *raw = NULL;
-  unsigned nraw = 0;
-  clang_tokenize(c->tu, range, &raw, &nraw);
-  tscan ts;
-  memset(&ts, 0, sizeof ts);
-  ts.c = c;
-  ts.file = file;
-  ts.n = nraw;
-  ts.t = calloc(nraw ? nraw : 1, sizeof *ts.t);
-  ts.match = malloc((nraw ? nraw : 1) * sizeof *ts.match);
-  ts.fr = calloc(nraw + 2, sizeof *ts.fr);
-  ts.pending_at = (size_t)-1;
-  if (!ts.t || !ts.match || !ts.fr) {
-    free(ts.t);
-    free(ts.match);
-    free(ts.fr);
-    clang_disposeTokens(c->tu, raw, nraw);
-    return 0;
+/* For each token, the index of its matching bracket ((), [], {}), or (size_t)-1. */
+static void match_brackets(tscan *ts) {
+  size_t *stack = malloc((ts->n ? ts->n : 1) * sizeof *stack);
+  size_t sp = 0;
+  for (size_t i = 0; i < ts->n; i++) {
+    ts->match[i] = (size_t)-1;
+    if (ts->t[i].kind != CXToken_Punctuation) continue;
+    const char *s = ts->t[i].s;
+    if (strcmp(s, "(") == 0 || strcmp(s, "[") == 0 || strcmp(s, "{") == 0) {
+      if (stack) stack[sp++] = i;
+    } else if (strcmp(s, ")") == 0 || strcmp(s, "]") == 0 || strcmp(s, "}") == 0) {
+      char want = s[0] == ')' ? '(' : s[0] == ']' ? '[' : '{';
+      if (sp && ts->t[stack[sp - 1]].s[0] == want) {
+        sp--;
+        ts->match[i] = stack[sp];
+        ts->match[stack[sp]] = i;
+      }
+    }
   }
-  size_t nt = 0;
-  for (unsigned i = 0; i < nraw; i++) {
-    if (clang_getTokenKind(raw[i]) == CXToken_Comment) continue;
-    ttok *tk = &ts.t[nt++];
-    tk->kind = clang_getTokenKind(raw[i]);
-    CXString s = clang_getTokenSpelling(c->tu, raw[i]);
-    tk->s = tether_lint__strdup(clang_getCString(s) ? clang_getCString(s) : "");
-    clang_disposeString(s);
-    if (!tk->s) tk->s = tether_lint__strdup("");
-    clang_getSpellingLocation(clang_getTokenLocation(c->tu, raw[i]), NULL, &tk->line, &tk->col,
-                              NULL);
+  free(stack);
+}
+
+/* The main file's tokens, their brackets, and the file's own frame. 0, or -1 (nothing to scan). */
+static int scan_init(tscan *ts, rawop_ctx *c, CXFile file) {
+  memset(ts, 0, sizeof *ts);
+  ts->c = c;
+  ts->file = file;
+  ts->pending_at = (size_t)-1;
+  if (tether_lint__tokenize_file(c->tu, file, &ts->toks) != 0) return -1;
+  ts->t = ts->toks.t;
+  ts->n = ts->toks.n;
+  ts->match = malloc((ts->n ? ts->n : 1) * sizeof *ts->match);
+  ts->fr = calloc(ts->n + 2, sizeof *ts->fr);
+  if (!ts->match || !ts->fr) {
+    free(ts->match);
+    free(ts->fr);
+    tether_lint__tokens_free(&ts->toks);
+    return -1;
   }
-  ts.n = nt;
-  clang_disposeTokens(c->tu, raw, nraw);
-  /* Brackets. */
-  {
-    size_t *stack = malloc((ts.n ? ts.n : 1) * sizeof *stack);
-    size_t sp = 0;
-    for (size_t i = 0; i < ts.n; i++) {
-      ts.match[i] = (size_t)-1;
-      if (!ts.t[i].s || ts.t[i].kind != CXToken_Punctuation) continue;
-      const char *s = ts.t[i].s;
-      if (strcmp(s, "(") == 0 || strcmp(s, "[") == 0 || strcmp(s, "{") == 0) {
-        if (stack) stack[sp++] = i;
-      } else if (strcmp(s, ")") == 0 || strcmp(s, "]") == 0 || strcmp(s, "}") == 0) {
-        char want = s[0] == ')' ? '(' : s[0] == ']' ? '[' : '{';
-        if (sp && ts.t[stack[sp - 1]].s[0] == want) {
-          sp--;
-          ts.match[i] = stack[sp];
-          ts.match[stack[sp]] = i;
-        }
-      }
-    }
-    free(stack);
+  match_brackets(ts);
+  push_frame(ts, FR_NS, 0, 0);
+  ts->fr[0].stmt_start = 0;
+  return 0;
+}
+
+static void scan_free(tscan *ts) {
+  while (ts->nfr) pop_frame(ts);
+  for (size_t i = 0; i < ts->nrg; i++) free(ts->rg[i].name);
+  free(ts->rg);
+  tether_lint__strlist_free(&ts->pnames);
+  tether_lint__strlist_free(&ts->ptypes);
+  free(ts->pending);
+  tether_lint__tokens_free(&ts->toks);
+  free(ts->match);
+  free(ts->fr);
+}
+
+/* A preprocessor directive at token *i: skipped to the end of its line. */
+static int skip_directive(tscan *ts, size_t *i) {
+  const ttok *t = ts->t;
+  if (!tk_is(&t[*i], "#") || (*i > 0 && t[*i - 1].line >= t[*i].line)) return 0;
+  unsigned line = t[*i].line;
+  while (*i + 1 < ts->n && t[*i + 1].line == line) ++*i;
+  top(ts)->stmt_start = *i + 1;
+  return 1;
+}
+
+/* The parameters of the function a `{` opens become its variables (the wrapper ones, and the
+ * others as shadowing members of the same name: `region` in a constructor). */
+static void take_parameters(tscan *ts, tframe *nf, size_t popen) {
+  const ttok *t = ts->t;
+  for (size_t k = 0; k < ts->pnames.n; k++) {
+    tether_lint__strlist_push(&nf->vars, ts->pnames.v[k]);
+    tether_lint__strlist_push(&nf->types, ts->ptypes.v[k]);
   }
-  push_frame(&ts, FR_NS, 0, 0);
-  ts.fr[0].stmt_start = 0;
-  int paren = 0;
-  for (size_t i = 0; i < ts.n; i++) {
-    const ttok *t = ts.t;
-    const char *s = t[i].s;
-    /* Preprocessor directives: skip the line. */
-    if (tk_is(&t[i], "#") && (i == 0 || t[i - 1].line < t[i].line)) {
-      unsigned line = t[i].line;
-      while (i + 1 < ts.n && t[i + 1].line == line) i++;
-      top(&ts)->stmt_start = i + 1;
-      continue;
+  snprintf(nf->cls, sizeof nf->cls, "%s", ts->pcls);
+  if (popen == (size_t)-1 || ts->match[popen] == (size_t)-1) return;
+  for (size_t k = popen + 1; k < ts->match[popen]; k++)
+    if (t[k].kind == CXToken_Identifier && k > popen + 1 &&
+        (t[k - 1].kind == CXToken_Identifier || t[k - 1].kind == CXToken_Keyword ||
+         tk_is(&t[k - 1], "&") || tk_is(&t[k - 1], "*") || tk_is(&t[k - 1], ">")) &&
+        (tk_is(&t[k + 1], ",") || tk_is(&t[k + 1], ")") || tk_is(&t[k + 1], "=")) &&
+        !tether_lint__strlist_has(&nf->vars, t[k].s)) {
+      tether_lint__strlist_push(&nf->vars, t[k].s);
+      tether_lint__strlist_push(&nf->types, "");
     }
-    if (strcmp(s, "(") == 0) paren++;
-    if (strcmp(s, ")") == 0 && paren > 0) paren--;
-    tframe *fr = top(&ts);
-    if (strcmp(s, "{") == 0) {
-      size_t popen;
-      int kind = brace_kind(&ts, i, &popen);
-      if (ts.nfr > ts.n) break;
-      char exit_guard[128] = "";
-      if (kind == FR_BLOCK && popen != (size_t)-1 && popen > 0 && tk_is(&t[popen - 1], "if") &&
-          ts.match[popen] != (size_t)-1) {
-        char name[128];
-        int neg = 0;
-        if (cond_predicate(&ts, popen + 1, ts.match[popen], &neg, name, sizeof name)) {
-          if (neg)
-            snprintf(exit_guard, sizeof exit_guard, "%s", name);
-          else if (ts.match[i] != (size_t)-1)
-            add_range(&ts, name, i, ts.match[i]);
-        }
-      }
-      push_frame(&ts, kind, i, paren);
-      tframe *nf = top(&ts);
-      if (exit_guard[0]) nf->exit_guard = tether_lint__strdup(exit_guard);
-      if (kind == FR_FUNC) {
-        for (size_t k = 0; k < ts.pnames.n; k++) {
-          tether_lint__strlist_push(&nf->vars, ts.pnames.v[k]);
-          tether_lint__strlist_push(&nf->types, ts.ptypes.v[k]);
-        }
-        snprintf(nf->cls, sizeof nf->cls, "%s", ts.pcls);
-        /* The other parameters shadow members of the same name (`region` in a constructor). */
-        if (popen != (size_t)-1 && ts.match[popen] != (size_t)-1)
-          for (size_t k = popen + 1; k < ts.match[popen]; k++)
-            if (t[k].kind == CXToken_Identifier && k > popen + 1 &&
-                (t[k - 1].kind == CXToken_Identifier || t[k - 1].kind == CXToken_Keyword ||
-                 tk_is(&t[k - 1], "&") || tk_is(&t[k - 1], "*") || tk_is(&t[k - 1], ">")) &&
-                (tk_is(&t[k + 1], ",") || tk_is(&t[k + 1], ")") || tk_is(&t[k + 1], "=")) &&
-                !tether_lint__strlist_has(&nf->vars, t[k].s)) {
-              tether_lint__strlist_push(&nf->vars, t[k].s);
-              tether_lint__strlist_push(&nf->types, "");
-            }
-      }
-      if (kind == FR_FUNC || kind == FR_NS) {
-        tether_lint__strlist_free(&ts.pnames);
-        tether_lint__strlist_free(&ts.ptypes);
-        ts.pcls[0] = '\0';
-      }
-      continue;
+}
+
+/* A `{` at token i opens a frame. `if (w.isValid()) {` makes `w` valid in the block; a block of
+ * `if (!w.isValid()) {` that always exits makes it valid after the block. 0 when there is no
+ * room for another frame (the scan stops). */
+static int open_brace(tscan *ts, size_t i) {
+  const ttok *t = ts->t;
+  size_t popen;
+  int kind = brace_kind(ts, i, &popen);
+  if (ts->nfr > ts->n) return 0;
+  char exit_guard[128] = "";
+  if (kind == FR_BLOCK && popen != (size_t)-1 && popen > 0 && tk_is(&t[popen - 1], "if") &&
+      ts->match[popen] != (size_t)-1) {
+    char name[128];
+    int neg = 0;
+    if (cond_predicate(ts, popen + 1, ts->match[popen], &neg, name, sizeof name)) {
+      if (neg)
+        snprintf(exit_guard, sizeof exit_guard, "%s", name);
+      else if (ts->match[i] != (size_t)-1)
+        add_range(ts, name, i, ts->match[i]);
     }
-    if (strcmp(s, "}") == 0) {
-      if (ts.nfr <= 1) continue;
-      int kind = fr->kind;
-      int exits = fr->last_exits;
-      paren = fr->paren_base;
-      char *eg = fr->exit_guard ? tether_lint__strdup(fr->exit_guard) : NULL;
-      pop_frame(&ts);
-      tframe *parent = top(&ts);
-      if (kind == FR_BLOCK) {
-        if (eg && exits) tether_lint__strlist_add_unique(&parent->guards, eg);
-        /* A block ends the statement it belongs to, unless `else` follows. */
-        if (!(i + 1 < ts.n && tk_is(&t[i + 1], "else"))) {
-          /* A plain block that always exits makes its enclosing statement exit; an if/loop
-           * body does not. */
-          size_t o = ts.match[i];
-          int plain_block =
-              o != (size_t)-1 && o > 0 &&
-              (tk_is(&t[o - 1], "{") || tk_is(&t[o - 1], ";") || tk_is(&t[o - 1], "}"));
-          parent->stmt_start = i + 1;
-          parent->last_exits = plain_block && exits;
-        }
-      } else if (kind == FR_NS) {
-        parent->stmt_start = i + 1;
-      }
-      free(eg);
-      continue;
+  }
+  push_frame(ts, kind, i, ts->paren);
+  tframe *nf = top(ts);
+  if (exit_guard[0]) nf->exit_guard = tether_lint__strdup(exit_guard);
+  if (kind == FR_FUNC) take_parameters(ts, nf, popen);
+  if (kind == FR_FUNC || kind == FR_NS) {
+    tether_lint__strlist_free(&ts->pnames);
+    tether_lint__strlist_free(&ts->ptypes);
+    ts->pcls[0] = '\0';
+  }
+  return 1;
+}
+
+/* A `}` at token i closes the innermost frame. A block ends the statement it belongs to (unless
+ * `else` follows); a plain block that always exits makes that statement exit. */
+static void close_brace(tscan *ts, size_t i) {
+  const ttok *t = ts->t;
+  if (ts->nfr <= 1) return;
+  tframe *fr = top(ts);
+  int kind = fr->kind;
+  int exits = fr->last_exits;
+  ts->paren = fr->paren_base;
+  char *eg = fr->exit_guard ? tether_lint__strdup(fr->exit_guard) : NULL;
+  pop_frame(ts);
+  tframe *parent = top(ts);
+  if (kind == FR_BLOCK) {
+    if (eg && exits) tether_lint__strlist_add_unique(&parent->guards, eg);
+    if (!(i + 1 < ts->n && tk_is(&t[i + 1], "else"))) {
+      size_t o = ts->match[i];
+      int plain_block = o != (size_t)-1 && o > 0 &&
+                        (tk_is(&t[o - 1], "{") || tk_is(&t[o - 1], ";") || tk_is(&t[o - 1], "}"));
+      parent->stmt_start = i + 1;
+      parent->last_exits = plain_block && exits;
     }
-    if (strcmp(s, ";") == 0 && paren == fr->paren_base) {
-      if (fr->kind != FR_EXPR) {
-        fr->last_exits = tstmt_exits(&ts, fr->stmt_start);
-        fr->stmt_start = i + 1;
-      }
-      if (fr->kind == FR_NS) {
-        tether_lint__strlist_free(&ts.pnames);
-        tether_lint__strlist_free(&ts.ptypes);
-        ts.pcls[0] = '\0';
-      }
-      if (ts.pending && ts.pending_at == i) {
-        tether_lint__strlist_add_unique(&fr->guards, ts.pending);
-        free(ts.pending);
-        ts.pending = NULL;
-      }
-      continue;
-    }
-    /* `if (COND) STATEMENT;` without braces. */
-    if (strcmp(s, "if") == 0 && i + 1 < ts.n && tk_is(&t[i + 1], "(") &&
-        ts.match[i + 1] != (size_t)-1 && ts.match[i + 1] + 1 < ts.n &&
-        !tk_is(&t[ts.match[i + 1] + 1], "{")) {
-      size_t close = ts.match[i + 1];
-      char name[128];
-      int neg = 0;
-      if (cond_predicate(&ts, i + 2, close, &neg, name, sizeof name)) {
-        /* The statement after the condition ends at the first `;` outside brackets. */
-        size_t e = close + 1;
-        while (e < ts.n && !tk_is(&t[e], ";")) {
-          if (ts.match[e] != (size_t)-1 && ts.match[e] > e) e = ts.match[e];
-          e++;
-        }
-        if (neg && tstmt_exits(&ts, close + 1)) {
-          free(ts.pending);
-          ts.pending = tether_lint__strdup(name);
-          ts.pending_at = e;
-        } else if (!neg) {
-          add_range(&ts, name, close + 1, e);
-        }
-      }
-    }
-    /* Declarations. */
-    if (tok_wrapper(&ts, i)) {
-      maybe_declaration(&ts, i, paren > fr->paren_base);
-      /* `W::method(...) {`: a method of a wrapper class the AST does not know. */
-      if (fr->kind == FR_NS && i + 3 < ts.n && tk_is(&t[i + 1], "::") &&
-          t[i + 2].kind == CXToken_Identifier && tk_is(&t[i + 3], "(") &&
-          !ast_resolved_method(&ts, i + 2))
-        snprintf(ts.pcls, sizeof ts.pcls, "%s", s);
-      continue;
-    }
-    if (fr->kind == FR_NS) continue;
-    /* A local declaration inside a method of an unknown wrapper shadows a member. */
-    if (t[i].kind == CXToken_Identifier && i > 0 && i + 1 < ts.n && var_class(&ts, "this") &&
+  } else if (kind == FR_NS) {
+    parent->stmt_start = i + 1;
+  }
+  free(eg);
+}
+
+/* A `;` at token i ends a statement of the innermost frame; a guard waiting for it applies. */
+static void end_statement(tscan *ts, size_t i) {
+  tframe *fr = top(ts);
+  if (fr->kind != FR_EXPR) {
+    fr->last_exits = tstmt_exits(ts, fr->stmt_start);
+    fr->stmt_start = i + 1;
+  }
+  if (fr->kind == FR_NS) {
+    tether_lint__strlist_free(&ts->pnames);
+    tether_lint__strlist_free(&ts->ptypes);
+    ts->pcls[0] = '\0';
+  }
+  if (ts->pending && ts->pending_at == i) {
+    tether_lint__strlist_add_unique(&fr->guards, ts->pending);
+    free(ts->pending);
+    ts->pending = NULL;
+  }
+}
+
+/* `if (COND) STATEMENT;` without braces at token i: `if (w.isValid()) S;` makes `w` valid in S;
+ * `if (!w.isValid()) return ...;` makes it valid after the statement. */
+static void if_without_braces(tscan *ts, size_t i) {
+  const ttok *t = ts->t;
+  if (!tk_is(&t[i], "if") || i + 1 >= ts->n || !tk_is(&t[i + 1], "(") ||
+      ts->match[i + 1] == (size_t)-1 || ts->match[i + 1] + 1 >= ts->n ||
+      tk_is(&t[ts->match[i + 1] + 1], "{"))
+    return;
+  size_t close = ts->match[i + 1];
+  char name[128];
+  int neg = 0;
+  if (!cond_predicate(ts, i + 2, close, &neg, name, sizeof name)) return;
+  /* The statement after the condition ends at the first `;` outside brackets. */
+  size_t e = close + 1;
+  while (e < ts->n && !tk_is(&t[e], ";")) {
+    if (ts->match[e] != (size_t)-1 && ts->match[e] > e) e = ts->match[e];
+    e++;
+  }
+  if (neg && tstmt_exits(ts, close + 1)) {
+    free(ts->pending);
+    ts->pending = tether_lint__strdup(name);
+    ts->pending_at = e;
+  } else if (!neg) {
+    add_range(ts, name, close + 1, e);
+  }
+}
+
+/* A wrapper class's name at token i: a variable of it declared (`W &w`), or `W::method(...) {`,
+ * a method of a wrapper class the AST does not know. */
+static void wrapper_name(tscan *ts, size_t i) {
+  const ttok *t = ts->t;
+  tframe *fr = top(ts);
+  maybe_declaration(ts, i, ts->paren > fr->paren_base);
+  if (fr->kind == FR_NS && i + 3 < ts->n && tk_is(&t[i + 1], "::") &&
+      t[i + 2].kind == CXToken_Identifier && tk_is(&t[i + 3], "(") &&
+      !ast_resolved_method(ts, i + 2))
+    snprintf(ts->pcls, sizeof ts->pcls, "%s", t[i].s);
+}
+
+/* A local declaration at token i inside a method of an unknown wrapper: it shadows a member of
+ * the same name. 1 when it is one. */
+static int shadowing_local(tscan *ts, size_t i) {
+  const ttok *t = ts->t;
+  if (!(t[i].kind == CXToken_Identifier && i > 0 && i + 1 < ts->n && var_class(ts, "this") &&
         (t[i - 1].kind == CXToken_Identifier || tk_is(&t[i - 1], ">") || tk_is(&t[i - 1], "*") ||
          tk_is(&t[i - 1], "&") || tk_is(&t[i - 1], "auto")) &&
         (tk_is(&t[i + 1], "=") || tk_is(&t[i + 1], ";") || tk_is(&t[i + 1], "{") ||
          tk_is(&t[i + 1], "[") ||
          (tk_is(&t[i + 1], "(") && t[i - 1].kind == CXToken_Identifier &&
-          !tk_is(&t[i - 1], "return")))) {
-      tether_lint__strlist_push(&fr->vars, s);
-      tether_lint__strlist_push(&fr->types, "");
+          !tk_is(&t[i - 1], "return")))))
+    return 0;
+  tether_lint__strlist_push(&top(ts)->vars, t[i].s);
+  tether_lint__strlist_push(&top(ts)->types, "");
+  return 1;
+}
+
+/* A wrapper made on the spot from a Python object at token *i: `nb::cast<PyValue &>(arg).get()`
+ * (also nanobind::, py::, pybind11::). A temporary has no guard before its raw access. 1 (and *i
+ * past it) when it is one. */
+static int cast_temporary(tscan *ts, size_t *i) {
+  const ttok *t = ts->t;
+  size_t c = *i;
+  if (!tk_is(&t[c], "cast") || c + 2 >= ts->n || !tk_is(&t[c + 1], "<") ||
+      !tok_wrapper(ts, c + 2) || ast_resolved_type_at(ts, c + 2))
+    return 0;
+  size_t k = c + 3;
+  while (k < ts->n &&
+         (tk_is(&t[k], "&") || tk_is(&t[k], "*") || tk_is(&t[k], "&&") || tk_is(&t[k], "const")))
+    k++;
+  if (k + 1 >= ts->n || !tk_is(&t[k], ">") || !tk_is(&t[k + 1], "(") ||
+      ts->match[k + 1] == (size_t)-1)
+    return 0;
+  size_t close = ts->match[k + 1];
+  if (close + 2 >= ts->n || (!tk_is(&t[close + 1], ".") && !tk_is(&t[close + 1], "->"))) return 0;
+  char via[300], tname[200];
+  const char *q = c >= 2 && tk_is(&t[c - 1], "::") ? t[c - 2].s : "";
+  snprintf(tname, sizeof tname, "%s%scast<%s>(...)", q, q[0] ? "::" : "", t[c + 2].s);
+  if (member_role(ts, close + 2, t[c + 2].s, via, sizeof via) == TM_RAW)
+    treport(ts, close + 2, tname, via);
+  *i = close + 2;
+  return 1;
+}
+
+/* A use at token *i: `v.m`, `v->m`, `this->m`, and inside a method of an unknown wrapper a bare
+ * `m`: a raw access is reported unless guarded; a guard statement adds a guard; an invalidator
+ * removes it. *i moves to the member. */
+static void member_use(tscan *ts, size_t *i) {
+  const ttok *t = ts->t;
+  tframe *fr = top(ts);
+  char name[128];
+  const char *cls = NULL;
+  size_t m = wrapper_ref(ts, *i, name, sizeof name, &cls);
+  if (!m && t[*i].kind == CXToken_Identifier &&
+      !(*i > 0 && (tk_is(&t[*i - 1], ".") || tk_is(&t[*i - 1], "->") || tk_is(&t[*i - 1], "::"))) &&
+      (cls = var_class(ts, "this")) != NULL && !var_class(ts, t[*i].s)) {
+    m = *i;
+    snprintf(name, sizeof name, "this");
+  }
+  if (!m || !cls) return;
+  char via[300];
+  int role = member_role(ts, m, cls, via, sizeof via);
+  int plain = !is_control_keyword(t[fr->stmt_start < ts->n ? fr->stmt_start : 0].s);
+  if (role == TM_GUARD) {
+    if (plain && fr->kind != FR_EXPR) tether_lint__strlist_add_unique(&fr->guards, name);
+  } else if (role == TM_INVALIDATE) {
+    for (size_t f = ts->nfr; f-- > 0;) {
+      tframe *g = &ts->fr[f];
+      for (size_t k = 0; k < g->guards.n; k++)
+        if (strcmp(g->guards.v[k], name) == 0) {
+          free(g->guards.v[k]);
+          g->guards.v[k] = g->guards.v[--g->guards.n];
+          break;
+        }
+      if (g->kind == FR_FUNC) break;
+    }
+  } else if (role == TM_RAW && !tguarded(ts, name, *i)) {
+    treport(ts, m, name, via);
+  }
+  if (m > *i) *i = m;
+}
+
+/* Scans the main file's tokens once; returns the raw accesses reported, `*nvars` the wrapper
+ * variables found whose type the AST does not know. */
+static int rawop_token_scan(rawop_ctx *c, CXFile file, int *nvars) {
+  tscan ts;
+  if (scan_init(&ts, c, file) != 0) return 0;
+  for (size_t i = 0; i < ts.n; i++) {
+    if (skip_directive(&ts, &i)) continue;
+    const char *s = ts.t[i].s;
+    if (strcmp(s, "(") == 0) ts.paren++;
+    if (strcmp(s, ")") == 0 && ts.paren > 0) ts.paren--;
+    if (strcmp(s, "{") == 0) {
+      if (!open_brace(&ts, i)) break;
       continue;
     }
-    /* A wrapper made on the spot from a Python object: `nb::cast<PyValue &>(arg).get()` (also
-     * nanobind::, py::, pybind11::). A temporary has no guard before its raw access. */
-    if (tk_is(&t[i], "cast") && i + 2 < ts.n && tk_is(&t[i + 1], "<") && tok_wrapper(&ts, i + 2) &&
-        !ast_resolved_type_at(&ts, i + 2)) {
-      size_t k = i + 3;
-      while (k < ts.n && (tk_is(&t[k], "&") || tk_is(&t[k], "*") || tk_is(&t[k], "&&") ||
-                          tk_is(&t[k], "const")))
-        k++;
-      if (k + 1 < ts.n && tk_is(&t[k], ">") && tk_is(&t[k + 1], "(") &&
-          ts.match[k + 1] != (size_t)-1) {
-        size_t close = ts.match[k + 1];
-        if (close + 2 < ts.n && (tk_is(&t[close + 1], ".") || tk_is(&t[close + 1], "->"))) {
-          char via[300], tname[200];
-          const char *q = i >= 2 && tk_is(&t[i - 1], "::") ? t[i - 2].s : "";
-          snprintf(tname, sizeof tname, "%s%scast<%s>(...)", q, q[0] ? "::" : "", t[i + 2].s);
-          if (member_role(&ts, close + 2, t[i + 2].s, via, sizeof via) == TM_RAW)
-            treport(&ts, close + 2, tname, via);
-          i = close + 2;
-          continue;
-        }
-      }
+    if (strcmp(s, "}") == 0) {
+      close_brace(&ts, i);
+      continue;
     }
-    /* Uses: `v.m`, `v->m`, `this->m`, and inside a method of an unknown wrapper a bare `m`. */
-    char name[128];
-    const char *cls = NULL;
-    size_t m = wrapper_ref(&ts, i, name, sizeof name, &cls);
-    if (!m && t[i].kind == CXToken_Identifier &&
-        !(i > 0 && (tk_is(&t[i - 1], ".") || tk_is(&t[i - 1], "->") || tk_is(&t[i - 1], "::"))) &&
-        (cls = var_class(&ts, "this")) != NULL && !var_class(&ts, s)) {
-      m = i;
-      snprintf(name, sizeof name, "this");
+    if (strcmp(s, ";") == 0 && ts.paren == top(&ts)->paren_base) {
+      end_statement(&ts, i);
+      continue;
     }
-    if (!m || !cls) continue;
-    char via[300];
-    int role = member_role(&ts, m, cls, via, sizeof via);
-    int plain = !is_control_keyword(t[fr->stmt_start < ts.n ? fr->stmt_start : 0].s);
-    if (role == TM_GUARD) {
-      if (plain && fr->kind != FR_EXPR) tether_lint__strlist_add_unique(&fr->guards, name);
-    } else if (role == TM_INVALIDATE) {
-      for (size_t f = ts.nfr; f-- > 0;) {
-        tframe *g = &ts.fr[f];
-        for (size_t k = 0; k < g->guards.n; k++)
-          if (strcmp(g->guards.v[k], name) == 0) {
-            free(g->guards.v[k]);
-            g->guards.v[k] = g->guards.v[--g->guards.n];
-            break;
-          }
-        if (g->kind == FR_FUNC) break;
-      }
-    } else if (role == TM_RAW && !tguarded(&ts, name, i)) {
-      treport(&ts, m, name, via);
+    if_without_braces(&ts, i);
+    if (tok_wrapper(&ts, i)) {
+      wrapper_name(&ts, i);
+      continue;
     }
-    if (m > i) i = m;
+    if (top(&ts)->kind == FR_NS || shadowing_local(&ts, i) || cast_temporary(&ts, &i)) continue;
+    member_use(&ts, &i);
   }
-  while (ts.nfr) pop_frame(&ts);
-  for (size_t i = 0; i < ts.nrg; i++) free(ts.rg[i].name);
-  free(ts.rg);
-  tether_lint__strlist_free(&ts.pnames);
-  tether_lint__strlist_free(&ts.ptypes);
-  free(ts.pending);
-  for (size_t i = 0; i < ts.n; i++) free(ts.t[i].s);
-  free(ts.t);
-  free(ts.match);
-  free(ts.fr);
   *nvars = ts.vars;
-  return ts.found;
+  int found = ts.found;
+  scan_free(&ts);
+  return found;
 }
 
-/* The missing header that most likely declares the wrappers: the first "'X' file not found" of
- * the translation unit's diagnostics whose name is about the Python bindings, else the first one,
- * else "". */
-static void missing_header(CXTranslationUnit tu, char *out, size_t len) {
-  out[0] = '\0';
-  unsigned nd = clang_getNumDiagnostics(tu);
-  int preferred = 0;
-  for (unsigned i = 0; i < nd && !preferred; i++) {
-    CXDiagnostic d = clang_getDiagnostic(tu, i);
-    CXString s = clang_getDiagnosticSpelling(d);
-    const char *m = clang_getCString(s);
-    const char *q = m ? strchr(m, '\'') : NULL;
-    const char *e = q ? strstr(q + 1, "' file not found") : NULL;
-    if (q && e) {
-      char name[512];
-      snprintf(name, sizeof name, "%.*s", (int)(e - q - 1), q + 1);
-      preferred = strstr(name, "Bindings/Python") || strstr(name, "IRCore") ||
-                  strstr(name, "IRModule") || strstr(name, "nanobind") || strstr(name, "pybind");
-      if (preferred || !out[0]) snprintf(out, len, "%s", name);
-    }
-    clang_disposeString(s);
-    clang_disposeDiagnostic(d);
-  }
-}
-
-static int tu_has_errors(CXTranslationUnit tu) {
-  unsigned nd = clang_getNumDiagnostics(tu);
-  int errors = 0;
-  for (unsigned i = 0; i < nd && !errors; i++) {
-    CXDiagnostic d = clang_getDiagnostic(tu, i);
-    if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) errors = 1;
-    clang_disposeDiagnostic(d);
-  }
-  return errors;
+/* The missing headers most likely to declare the wrappers: the Python bindings' own. */
+static int bindings_header(const char *name) {
+  return strstr(name, "Bindings/Python") || strstr(name, "IRCore") || strstr(name, "IRModule") ||
+         strstr(name, "nanobind") || strstr(name, "pybind");
 }
 
 /* After the AST walk: the token scan, for files that do not compile. */
 void rawop_degraded(rawop_ctx *c) {
-  if (!tu_has_errors(c->tu)) return;
+  if (!tether_lint__error_count(c->tu)) return;
   if (!tether_lint__file_rule_enabled(c->f, RULE_UNGUARDED)) return;
-  CXString sp = clang_getTranslationUnitSpelling(c->tu);
-  CXFile file = clang_getFile(c->tu, clang_getCString(sp));
-  clang_disposeString(sp);
+  CXFile file = tether_lint__main_file(c->tu);
   if (!file) return;
   int nvars = 0;
   int found = rawop_token_scan(c, file, &nvars);
   if (!nvars && !found) return;
   char hdr[512];
-  missing_header(c->tu, hdr, sizeof hdr);
+  tether_lint__missing_header(c->tu, bindings_header, hdr, sizeof hdr);
   char why[600];
   if (hdr[0])
     snprintf(why, sizeof why, "the file does not compile (missing header '%s')", hdr);

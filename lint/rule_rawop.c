@@ -14,6 +14,7 @@
  * "parentOperation"). Anything the walk does not model makes the set smaller, never larger, so the
  * approximation can only add findings, not hide them. rawop.h lists the family's files. */
 #include "lint/rawop.h"
+#include "lint/clang_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,7 @@ static const tether_lint_rule_info rawop_rules[] = {
  * parenthesis of its arguments), or `off` when it takes none. */
 static size_t macro_invocation_end(const char *text, size_t size, size_t off) {
   size_t i = off;
-  while (i < size && (text[i] == '_' || (text[i] >= 'a' && text[i] <= 'z') ||
-                      (text[i] >= 'A' && text[i] <= 'Z') || (text[i] >= '0' && text[i] <= '9')))
-    i++;
+  while (i < size && tether_lint__is_ident_char(text[i])) i++;
   while (i < size && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) i++;
   if (i >= size || text[i] != '(') return off;
   int depth = 0;
