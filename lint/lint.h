@@ -38,6 +38,8 @@ int tether_lint__strlist_add_unique(tether_lint__strlist *l, const char *s);
 int tether_lint__strlist_has(const tether_lint__strlist *l, const char *s);
 /// Frees every string and the array; the list is empty afterwards.
 void tether_lint__strlist_free(tether_lint__strlist *l);
+/// 1 when `s` ends with `suffix`.
+int tether_lint__ends_with(const char *s, const char *suffix);
 /// Sorts the list by strcmp (byte order).
 void tether_lint__strlist_sort(tether_lint__strlist *l);
 

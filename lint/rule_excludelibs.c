@@ -49,11 +49,6 @@ enum {
   CTX_LINK,   /* a link flag list: every --exclude-libs counts */
 };
 
-static int ends_with(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 static int ends_with_n(const char *s, size_t n, const char *suf) {
   size_t b = strlen(suf);
   return n >= b && memcmp(s + n - b, suf, b) == 0;
@@ -62,11 +57,12 @@ static int ends_with_n(const char *s, size_t n, const char *suf) {
 static file_kind kind_of(const char *path) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
-  if (strcmp(base, "CMakeLists.txt") == 0 || ends_with(base, ".cmake")) return K_CMAKE;
-  if (strcmp(base, "BUILD") == 0 || strcmp(base, "BUILD.bazel") == 0 || ends_with(base, ".bzl"))
+  if (strcmp(base, "CMakeLists.txt") == 0 || tether_lint__ends_with(base, ".cmake")) return K_CMAKE;
+  if (strcmp(base, "BUILD") == 0 || strcmp(base, "BUILD.bazel") == 0 ||
+      tether_lint__ends_with(base, ".bzl"))
     return K_BAZEL;
   if (strcmp(base, "Makefile") == 0 || strcmp(base, "makefile") == 0 ||
-      strcmp(base, "GNUmakefile") == 0 || ends_with(base, ".mk"))
+      strcmp(base, "GNUmakefile") == 0 || tether_lint__ends_with(base, ".mk"))
     return K_MAKE;
   if (strcmp(base, "meson.build") == 0) return K_MESON;
   if (strcmp(base, "setup.py") == 0) return K_SETUPPY;

@@ -40,14 +40,10 @@ static const tether_lint_rule_info telf_rules[] = {
 
 /* ---- which symbols are TypeID storage ---------------------------------------------------- */
 
-static int ends_with(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 /* Mangled-name test, used when the demangler cannot help (and as a cheap prefilter). */
 static int mangled_candidate(const char *m) {
-  if (strncmp(m, "_ZN4mlir6detail14TypeIDResolverI", 32) == 0) return ends_with(m, "2idE");
+  if (strncmp(m, "_ZN4mlir6detail14TypeIDResolverI", 32) == 0)
+    return tether_lint__ends_with(m, "2idE");
   if (strncmp(m, "_ZZ", 3) == 0) return strstr(m, "13resolveTypeIDEvE2id") != NULL;
   return 0;
 }
@@ -64,9 +60,9 @@ static int typeid_storage(const char *m, char **shown) {
     return *shown != NULL;
   }
   int yes = 0;
-  if (strncmp(d, "mlir::detail::TypeIDResolver<", 29) == 0 && ends_with(d, ">::id"))
+  if (strncmp(d, "mlir::detail::TypeIDResolver<", 29) == 0 && tether_lint__ends_with(d, ">::id"))
     yes = 1; /* explicit (MLIR_DEFINE_EXPLICIT_TYPE_ID) and self-owning storage */
-  else if (ends_with(d, "::resolveTypeID()::id"))
+  else if (tether_lint__ends_with(d, "::resolveTypeID()::id"))
     yes = 1; /* inline (MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID) and fallback statics */
   /* Types in an anonymous namespace have internal linkage: their storage is private to one
    * object by construction and another object cannot name the same type. */

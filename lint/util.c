@@ -51,6 +51,11 @@ void tether_lint__strlist_free(tether_lint__strlist *l) {
   l->n = l->cap = 0;
 }
 
+int tether_lint__ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
 static int str_cmp(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
