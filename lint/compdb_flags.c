@@ -349,27 +349,16 @@ static int name_in(const char *name, const char *const *list, size_t n) {
   return 0;
 }
 
-static int f_class(const char *arg) {
-  const char *name = arg + 2; /* after "-f" */
-  int negated = strncmp(name, "no-", 3) == 0;
-  const char *base = negated ? name + 3 : name;
-  size_t nd = sizeof f_danger / sizeof f_danger[0];
-  /* Prefix families that must never get through, whatever follows the prefix. */
-  static const char *const danger_prefix[] = {
-      "modules", "profile",       "plugin",
-      "xray",    "time-trace",    "crash-diagnostics",
-      "dump-",   "embed-bitcode", "save-optimization-record",
-      "coverage"};
-  for (size_t i = 0; i < sizeof danger_prefix / sizeof danger_prefix[0]; i++)
-    if (strncmp(base, danger_prefix[i], strlen(danger_prefix[i])) == 0)
-      return negated ? TETHER_LINT_FLAG_IGNORE : TETHER_LINT_FLAG_DANGER;
-  if (name_in(base, f_danger, nd))
-    return negated ? TETHER_LINT_FLAG_IGNORE : TETHER_LINT_FLAG_DANGER;
-  if (strncmp(base, "sanitize", 8) == 0 && strstr(base, "list=")) return TETHER_LINT_FLAG_DANGER;
-  if (name_in(base, f_keep, sizeof f_keep / sizeof f_keep[0])) return TETHER_LINT_FLAG_KEEP;
-  /* The rest is about code generation, debug information or diagnostics' looks: nothing a
-   * parse needs. Drop it quietly when it is a well-known family, else say so. */
-  static const char *const quiet_prefix[] = {"diagnostics",
+/* Prefix families that must never get through, whatever follows the prefix. */
+static const char *const f_danger_prefix[] = {
+    "modules", "profile",       "plugin",
+    "xray",    "time-trace",    "crash-diagnostics",
+    "dump-",   "embed-bitcode", "save-optimization-record",
+    "coverage"};
+
+/* -f flag families about code generation, debug information or diagnostics' looks: nothing a
+ * parse needs, dropped quietly. */
+static const char *const f_quiet_prefix[] = {"diagnostics",
                                              "color-diagnostics",
                                              "caret-diagnostics",
                                              "show-",
@@ -474,8 +463,23 @@ static int f_class(const char *arg) {
                                              "cuda-",
                                              "openmp-",
                                              "offload-"};
-  for (size_t i = 0; i < sizeof quiet_prefix / sizeof quiet_prefix[0]; i++)
-    if (strncmp(base, quiet_prefix[i], strlen(quiet_prefix[i])) == 0)
+
+static int f_class(const char *arg) {
+  const char *name = arg + 2; /* after "-f" */
+  int negated = strncmp(name, "no-", 3) == 0;
+  const char *base = negated ? name + 3 : name;
+  size_t nd = sizeof f_danger / sizeof f_danger[0];
+  for (size_t i = 0; i < sizeof f_danger_prefix / sizeof f_danger_prefix[0]; i++)
+    if (strncmp(base, f_danger_prefix[i], strlen(f_danger_prefix[i])) == 0)
+      return negated ? TETHER_LINT_FLAG_IGNORE : TETHER_LINT_FLAG_DANGER;
+  if (name_in(base, f_danger, nd))
+    return negated ? TETHER_LINT_FLAG_IGNORE : TETHER_LINT_FLAG_DANGER;
+  if (strncmp(base, "sanitize", 8) == 0 && strstr(base, "list=")) return TETHER_LINT_FLAG_DANGER;
+  if (name_in(base, f_keep, sizeof f_keep / sizeof f_keep[0])) return TETHER_LINT_FLAG_KEEP;
+  /* The rest is about code generation, debug information or diagnostics' looks: nothing a parse
+   * needs. Drop it quietly when it is a well-known family, else say so. */
+  for (size_t i = 0; i < sizeof f_quiet_prefix / sizeof f_quiet_prefix[0]; i++)
+    if (strncmp(base, f_quiet_prefix[i], strlen(f_quiet_prefix[i])) == 0)
       return TETHER_LINT_FLAG_IGNORE;
   return TETHER_LINT_FLAG_UNKNOWN;
 }

@@ -255,42 +255,29 @@ static const char *bind_name(int b) {
   }
 }
 
-static int telf_check_elf(tether_lint_file *f, void *state) {
-  telf_state *s = state;
-  const char *path = tether_lint__file_path(f);
-  if (elf_version(EV_CURRENT) == EV_NONE) {
-    tether_lint__file_message(f, 1, "libelf is unusable: %s", elf_errmsg(-1));
-    return 0;
-  }
-  /* A regular file on a real file system only (no FIFO, device or /proc file). */
-  int fd = -1;
-  int oe = tether_lint__open_regular(path, &fd, NULL);
-  if (oe) {
-    tether_lint__file_message(f, 1, "cannot read: %s", tether_lint__read_strerror(oe));
-    return 0;
-  }
-  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-  int rc = 0;
+/* Is `e` (read from `fd`) a whole shared object not seen before in this run? 0, or -1 with a
+ * message (or a note, for a file seen before); `*shnum` its number of sections. */
+static int check_object(tether_lint_file *f, telf_state *s, Elf *e, int fd, size_t *shnum) {
   if (!e || elf_kind(e) != ELF_K_ELF) {
     tether_lint__file_message(f, 1, "not an ELF file; not analysed");
-    goto out;
+    return -1;
   }
   GElf_Ehdr eh;
   if (!gelf_getehdr(e, &eh)) {
     tether_lint__file_message(f, 1, "truncated or malformed ELF header (%s); not analysed",
                               elf_errmsg(-1));
-    goto out;
+    return -1;
   }
   if (eh.e_type != ET_DYN) {
     tether_lint__file_message(f, 1, "ELF file is not a shared object (e_type %u); not analysed",
                               (unsigned)eh.e_type);
-    goto out;
+    return -1;
   }
   struct stat st;
-  size_t shnum = 0, shstrndx;
+  size_t shstrndx;
   if (fstat(fd, &st) == 0 && !first_sight(s, &st)) {
     tether_lint__file_message(f, 0, "note: the same file as an earlier input; checked once");
-    goto out;
+    return -1;
   }
   if (fstat(fd, &st) == 0 &&
       (eh.e_shoff > (GElf_Off)st.st_size ||
@@ -300,14 +287,20 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
         "truncated ELF file: the section headers (at byte %llu) lie past its end "
         "(%lld bytes); not analysed",
         (unsigned long long)eh.e_shoff, (long long)st.st_size);
-    goto out;
+    return -1;
   }
-  if (elf_getshdrnum(e, &shnum) != 0 || elf_getshdrstrndx(e, &shstrndx) != 0) {
+  if (elf_getshdrnum(e, shnum) != 0 || elf_getshdrstrndx(e, &shstrndx) != 0) {
     tether_lint__file_message(f, 1, "truncated or malformed ELF section headers (%s); not analysed",
                               elf_errmsg(-1));
-    goto out;
+    return -1;
   }
-  /* The full symbol table, else the dynamic one (a stripped object). */
+  return 0;
+}
+
+/* The full symbol table, else the dynamic one (a stripped object, with a note). 0 with the
+ * section and its header, or -1 with a message (or a note when there is none). */
+static int symbol_table(tether_lint_file *f, Elf *e, size_t shnum, Elf_Scn **out,
+                        GElf_Shdr *out_sh) {
   Elf_Scn *symtab = NULL, *dynsym = NULL;
   GElf_Shdr symsh, dynsh;
   for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
@@ -324,37 +317,36 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
   if (elf_errno() != 0 && !symtab && !dynsym) {
     tether_lint__file_message(f, 1, "truncated or malformed ELF (%s); not analysed",
                               elf_errmsg(-1));
-    goto out;
+    return -1;
   }
-  Elf_Scn *scn = symtab ? symtab : dynsym;
-  GElf_Shdr sh = symtab ? symsh : dynsh;
-  if (!scn) {
+  if (!symtab && !dynsym) {
     tether_lint__file_message(f, 0, "note: no symbol table (%zu sections); nothing to check",
                               shnum);
-    goto out;
+    return -1;
   }
   if (!symtab)
     tether_lint__file_message(
         f, 0,
         "note: stripped (no .symtab): only the exported symbols in .dynsym are "
         "checked; TypeID storage made local cannot be seen");
-  Elf_Data *data = elf_getdata(scn, NULL);
-  if (!data || sh.sh_entsize == 0) {
-    tether_lint__file_message(f, 1, "truncated or malformed symbol table (%s); not analysed",
-                              elf_errmsg(-1));
-    goto out;
-  }
-  size_t nsyms = data->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
-  /* Guard variables of dynamically initialised function-local statics. A resolveTypeID()::id
-   * with a guard is initialised at run time: the fallback resolver, which gets its value from
-   * MLIR's registry of implicit TypeIDs by type name, so private copies of the variable still
-   * hold the one TypeID. Self-owning inline storage is constant-initialised: no guard. */
+  *out = symtab ? symtab : dynsym;
+  *out_sh = symtab ? symsh : dynsh;
+  return 0;
+}
+
+/* Guard variables of dynamically initialised function-local statics, sorted. A
+ * resolveTypeID()::id with a guard is initialised at run time: the fallback resolver, which gets
+ * its value from MLIR's registry of implicit TypeIDs by type name, so private copies of the
+ * variable still hold the one TypeID. Self-owning inline storage is constant-initialised: no
+ * guard. The names point into the object's string table. */
+static size_t static_guards(Elf *e, Elf_Data *data, const GElf_Shdr *sh, size_t nsyms,
+                            char ***out) {
   char **guards = NULL;
   size_t nguards = 0;
   for (size_t i = 1; i < nsyms; i++) {
     GElf_Sym sym;
     if (!gelf_getsym(data, (int)i, &sym)) break;
-    const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+    const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
     if (!name || strncmp(name, "_ZGVZ", 5) != 0 || !strstr(name, "13resolveTypeIDEvE2id")) continue;
     char **g = realloc(guards, (nguards + 1) * sizeof *g);
     if (!g) break;
@@ -362,14 +354,31 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     guards[nguards++] = (char *)name;
   }
   if (nguards > 1) qsort(guards, nguards, sizeof *guards, str_cmp);
-  int bad_names = 0;
+  *out = guards;
+  return nguards;
+}
+
+/* Every TypeID storage symbol the object defines: reported when it is private to the object,
+ * remembered for the cross-object pass. -1 when out of memory. */
+static int check_symbols(tether_lint_file *f, telf_state *s, Elf *e, Elf_Scn *scn,
+                         const GElf_Shdr *sh) {
+  Elf_Data *data = elf_getdata(scn, NULL);
+  if (!data || sh->sh_entsize == 0) {
+    tether_lint__file_message(f, 1, "truncated or malformed symbol table (%s); not analysed",
+                              elf_errmsg(-1));
+    return 0;
+  }
+  size_t nsyms = data->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+  char **guards = NULL;
+  size_t nguards = static_guards(e, data, sh, nsyms, &guards);
+  int rc = 0, bad_names = 0;
   for (size_t i = 1; i < nsyms; i++) {
     GElf_Sym sym;
     if (!gelf_getsym(data, (int)i, &sym)) break;
     if (sym.st_shndx == SHN_UNDEF) continue; /* a reference, not a definition */
     int type = GELF_ST_TYPE(sym.st_info);
     if (type != STT_OBJECT && type != STT_TLS && type != STT_NOTYPE && type != STT_COMMON) continue;
-    const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+    const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
     if (!name) {
       bad_names++;
       continue;
@@ -393,14 +402,35 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
                              vis == STV_HIDDEN     ? " and HIDDEN visibility"
                              : vis == STV_INTERNAL ? " and INTERNAL visibility"
                                                    : "");
-    if (remember(s, name, shown, path, bind == STB_GNU_UNIQUE) != 0) rc = -1;
+    if (remember(s, name, shown, tether_lint__file_path(f), bind == STB_GNU_UNIQUE) != 0) rc = -1;
     free(shown);
   }
   free(guards);
   if (bad_names)
     tether_lint__file_message(f, 1, "%d symbol name(s) outside the string table (truncated?)",
                               bad_names);
-out:
+  return rc;
+}
+
+static int telf_check_elf(tether_lint_file *f, void *state) {
+  if (elf_version(EV_CURRENT) == EV_NONE) {
+    tether_lint__file_message(f, 1, "libelf is unusable: %s", elf_errmsg(-1));
+    return 0;
+  }
+  /* A regular file on a real file system only (no FIFO, device or /proc file). */
+  int fd = -1;
+  int oe = tether_lint__open_regular(tether_lint__file_path(f), &fd, NULL);
+  if (oe) {
+    tether_lint__file_message(f, 1, "cannot read: %s", tether_lint__read_strerror(oe));
+    return 0;
+  }
+  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+  size_t shnum = 0;
+  Elf_Scn *scn = NULL;
+  GElf_Shdr sh;
+  int rc = 0;
+  if (check_object(f, state, e, fd, &shnum) == 0 && symbol_table(f, e, shnum, &scn, &sh) == 0)
+    rc = check_symbols(f, state, e, scn, &sh);
   if (e) elf_end(e);
   close(fd);
   return rc;
