@@ -441,6 +441,16 @@ static int check_members(const tether_lint_profile *p, const tether_lint__strlis
   return 0;
 }
 
+int tether_lint__config_mlir_helpers(const tether_lint_config *cfg, char *out, size_t len) {
+  const char *d = cfg->mlir_cmake_dir;
+  if (!d) return 0;
+  if (d[0] == '/' || !cfg->dir)
+    snprintf(out, len, "%s/AddMLIRPython.cmake", d);
+  else
+    snprintf(out, len, "%s/%s/AddMLIRPython.cmake", cfg->dir, d);
+  return 1;
+}
+
 int tether_lint__config_validate(const tether_lint_config *cfg, char *err, size_t errlen) {
   const char *where = cfg->path ? cfg->path : "<built-in>";
   for (size_t i = 0; i < cfg->profiles_selected.n; i++) {
@@ -453,16 +463,12 @@ int tether_lint__config_validate(const tether_lint_config *cfg, char *err, size_
       return -1;
     }
   }
-  if (cfg->mlir_cmake_dir) {
-    char helper[4096];
-    const char *d = cfg->mlir_cmake_dir;
-    if (d[0] == '/' || !cfg->dir)
-      snprintf(helper, sizeof helper, "%s/AddMLIRPython.cmake", d);
-    else
-      snprintf(helper, sizeof helper, "%s/%s/AddMLIRPython.cmake", cfg->dir, d);
+  char helper[4096];
+  if (tether_lint__config_mlir_helpers(cfg, helper, sizeof helper)) {
     FILE *fp = fopen(helper, "r");
     if (!fp) {
-      snprintf(err, errlen, "%s: mlir-cmake-dir: %s has no readable AddMLIRPython.cmake", where, d);
+      snprintf(err, errlen, "%s: mlir-cmake-dir: %s has no readable AddMLIRPython.cmake", where,
+               cfg->mlir_cmake_dir);
       return -1;
     }
     fclose(fp);

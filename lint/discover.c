@@ -75,15 +75,9 @@ static int seen_file(tether_lint_run *run, const struct stat *st) {
 
 static void add_input(tether_lint_run *run, const char *path, int kind,
                       const tether_lint_family *fam, int named) {
-  if (run->ninputs == run->capinputs) {
-    size_t cap = run->capinputs ? run->capinputs * 2 : 64;
-    tether_lint_file *v = realloc(run->inputs, cap * sizeof *v);
-    if (!v) {
-      tether_lint__run_msg(run, 1, "out of memory");
-      return;
-    }
-    run->inputs = v;
-    run->capinputs = cap;
+  if (tether_lint__grow(&run->inputs, &run->capinputs, run->ninputs, sizeof *run->inputs) != 0) {
+    tether_lint__run_msg(run, 1, "out of memory");
+    return;
   }
   tether_lint_file *f = &run->inputs[run->ninputs++];
   memset(f, 0, sizeof *f);
@@ -204,16 +198,10 @@ void tether_lint__walk(tether_lint_run *run, const char *path, int named) {
     tether_lint__run_msg(run, 1, "%s: cannot open directory: %s", path, strerror(errno));
     return;
   }
-  if (run->nstack == run->capstack) {
-    size_t cap = run->capstack ? run->capstack * 2 : 32;
-    void *v = realloc(run->stack, cap * sizeof *run->stack);
-    if (!v) {
-      closedir(d);
-      tether_lint__run_msg(run, 1, "out of memory");
-      return;
-    }
-    run->stack = v;
-    run->capstack = cap;
+  if (tether_lint__grow(&run->stack, &run->capstack, run->nstack, sizeof *run->stack) != 0) {
+    closedir(d);
+    tether_lint__run_msg(run, 1, "out of memory");
+    return;
   }
   run->stack[run->nstack].dev = st.st_dev;
   run->stack[run->nstack].ino = st.st_ino;

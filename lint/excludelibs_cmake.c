@@ -335,13 +335,8 @@ static void helper_cb(excl_ctx *c, const char *name, size_t nl, const cm_arg *a,
     return;
   }
   if (nl >= 96) return;
-  if (hs->npending == hs->cappending) {
-    size_t cap = hs->cappending ? hs->cappending * 2 : 64;
-    void *v = realloc(hs->pending, cap * sizeof *hs->pending);
-    if (!v) return;
-    hs->pending = v;
-    hs->cappending = cap;
-  }
+  if (tether_lint__grow(&hs->pending, &hs->cappending, hs->npending, sizeof *hs->pending) != 0)
+    return;
   snprintf(hs->pending[hs->npending][0], 96, "%s", h->name);
   for (size_t i = 0; i < nl; i++)
     hs->pending[hs->npending][1][i] = (char)tolower((unsigned char)name[i]);
@@ -427,12 +422,7 @@ int excl_run_begin(tether_lint_run *run, void **state) {
   if (!st) return -1;
   const tether_lint_config *cfg = tether_lint__run_config(run);
   char path[1024] = "";
-  if (cfg->mlir_cmake_dir) {
-    const char *d = cfg->mlir_cmake_dir;
-    if (d[0] == '/' || !cfg->dir)
-      snprintf(path, sizeof path, "%s/AddMLIRPython.cmake", d);
-    else
-      snprintf(path, sizeof path, "%s/%s/AddMLIRPython.cmake", cfg->dir, d);
+  if (tether_lint__config_mlir_helpers(cfg, path, sizeof path)) {
     FILE *fp = fopen(path, "r");
     if (!fp) {
       free(st);
@@ -467,27 +457,19 @@ static void cm_helper_call(excl_ctx *c, const char *name, size_t nl) {
   const helper *h = &st->h[k];
   unsigned line, col;
   excl_line_col(c, (size_t)(name - c->text), &line, &col);
-  if (strcmp(h->name, "declare_mlir_python_extension") == 0)
-    tether_lint__report_at(
-        c->f, line, col, EXCL_RULE,
-        "%.*s() declares a Python extension that add_mlir_python_modules() links "
-        "with --exclude-libs: MLIR's CMake helper %s passes it (%s:%u), so symbols "
-        "from static archives (TypeIDs among them) become private to the extension",
-        (int)nl, name, h->via, st->path, h->flag_line);
-  else if (h->via[0])
-    tether_lint__report_at(
-        c->f, line, col, EXCL_RULE,
-        "%.*s() links the Python extensions it builds with --exclude-libs: MLIR's "
-        "CMake helper %s passes it (%s:%u), so symbols from static archives "
-        "(TypeIDs among them) become private to each extension",
-        (int)nl, name, h->via, st->path, h->flag_line);
-  else
-    tether_lint__report_at(
-        c->f, line, col, EXCL_RULE,
-        "%.*s() links the Python extension with --exclude-libs: MLIR's CMake "
-        "helper passes it (%s:%u), so symbols from static archives (TypeIDs among "
-        "them) become private to the extension",
-        (int)nl, name, st->path, h->flag_line);
+  /* What the call does, and whose symbols become private: a declared extension is built by
+   * add_mlir_python_modules(); a helper that passes the flag through another builds several. */
+  int declares = strcmp(h->name, "declare_mlir_python_extension") == 0;
+  const char *does = declares ? "declares a Python extension that add_mlir_python_modules() links"
+                     : h->via[0] ? "links the Python extensions it builds"
+                                 : "links the Python extension";
+  const char *whose = !declares && h->via[0] ? "each extension" : "the extension";
+  tether_lint__report_at(c->f, line, col, EXCL_RULE,
+                         "%.*s() %s with --exclude-libs: MLIR's CMake helper%s%s passes it "
+                         "(%s:%u), so symbols from static archives (TypeIDs among them) become "
+                         "private to %s",
+                         (int)nl, name, does, declares || h->via[0] ? " " : "", h->via, st->path,
+                         h->flag_line, whose);
 }
 
 static void cm_command_cb(excl_ctx *c, const char *name, size_t nl, const cm_arg *a, size_t na,

@@ -20,13 +20,7 @@ typedef struct json_strs {
 static int json_collect(const char *t, size_t len, json_strs *js) {
   for (size_t i = 0; i < len; i++) {
     if (t[i] != '"') continue;
-    if (js->n == js->cap) {
-      size_t nc = js->cap ? js->cap * 2 : 256;
-      size_t *v = realloc(js->offs, nc * sizeof *v);
-      if (!v) return -1;
-      js->offs = v;
-      js->cap = nc;
-    }
+    if (tether_lint__grow(&js->offs, &js->cap, js->n, sizeof *js->offs) != 0) return -1;
     js->offs[js->n++] = i;
     for (i++; i < len && t[i] != '"'; i++)
       if (t[i] == '\\') i++;

@@ -27,13 +27,7 @@ static char *vformat(const char *fmt, va_list ap) {
 int tether_lint__push_finding(tether_lint_finding **v, size_t *n, size_t *cap, const char *file,
                               unsigned line, unsigned col, const char *rule, const char *msg) {
   const tether_lint_rule_info *info = tether_lint__rule_find(rule, NULL);
-  if (*n == *cap) {
-    size_t nc = *cap ? *cap * 2 : 16;
-    tether_lint_finding *nv = realloc(*v, nc * sizeof *nv);
-    if (!nv) return -1;
-    *v = nv;
-    *cap = nc;
-  }
+  if (tether_lint__grow(v, cap, *n, sizeof **v) != 0) return -1;
   tether_lint_finding *f = &(*v)[*n];
   f->file = tether_lint__strdup(file);
   f->line = line;
@@ -109,6 +103,15 @@ static void file_report(tether_lint_file *f, unsigned line, unsigned col, const 
   free(msg);
 }
 
+/* A finding at line:col of `file`, a file of `tu` whose text (as libclang read it) holds the NOLINT
+ * comments. */
+static void tu_report(tether_lint_file *f, CXTranslationUnit tu, CXFile file, unsigned line,
+                      unsigned col, const char *rule, const char *fmt, va_list ap) {
+  size_t size = 0;
+  const char *text = clang_getFileContents(tu, file, &size);
+  file_report(f, line, col, rule, text, size, fmt, ap);
+}
+
 void tether_lint__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
                             const char *rule, const char *fmt, ...) {
   CXFile file = NULL;
@@ -117,11 +120,9 @@ void tether_lint__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceL
   if (!file) return;
   CXSourceLocation eloc = clang_getLocation(tu, file, line, col);
   if (!clang_Location_isFromMainFile(eloc)) return;
-  size_t size = 0;
-  const char *text = clang_getFileContents(tu, file, &size);
   va_list ap;
   va_start(ap, fmt);
-  file_report(f, line, col, rule, text, size, fmt, ap);
+  tu_report(f, tu, file, line, col, rule, fmt, ap);
   va_end(ap);
 }
 
@@ -131,11 +132,9 @@ void tether_lint__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, C
   unsigned line = 0, col = 0;
   clang_getSpellingLocation(loc, &file, &line, &col, NULL);
   if (!file || !clang_Location_isFromMainFile(clang_getLocation(tu, file, 1, 1))) return;
-  size_t size = 0;
-  const char *text = clang_getFileContents(tu, file, &size);
   va_list ap;
   va_start(ap, fmt);
-  file_report(f, line, col, rule, text, size, fmt, ap);
+  tu_report(f, tu, file, line, col, rule, fmt, ap);
   va_end(ap);
 }
 

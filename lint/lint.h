@@ -24,6 +24,11 @@
 
 /* ---- small containers (util.c) ------------------------------------------------------------ */
 
+/// Makes room for element number `n` (0-based) of the growable array whose pointer is at `array`
+/// (a `T **`), of `*cap` elements of `size` bytes: the capacity doubles (from 8) when full. 0, or
+/// -1 when out of memory (the array is unchanged).
+int tether_lint__grow(void *array, size_t *cap, size_t n, size_t size);
+
 /// A growable list of owned strings.
 typedef struct tether_lint__strlist {
   char **v;
@@ -345,6 +350,9 @@ int tether_lint__config_init(tether_lint_config *cfg);
 /// Returns 0, or -1 with a message "NAME:LINE: why" in `err`. Never reads outside `text`.
 int tether_lint__config_parse(tether_lint_config *cfg, const char *name, const char *text,
                               size_t len, char *err, size_t errlen);
+/// The AddMLIRPython.cmake that `mlir-cmake-dir` names (relative to the config file's folder) in
+/// `out`: 1, or 0 when the setting is absent.
+int tether_lint__config_mlir_helpers(const tether_lint_config *cfg, char *out, size_t len);
 /// Checks cross-references (selected profiles exist, rule ids exist). 0 or -1 with `err`.
 int tether_lint__config_validate(const tether_lint_config *cfg, char *err, size_t errlen);
 void tether_lint__config_free(tether_lint_config *cfg);

@@ -195,6 +195,11 @@ enum CXChildVisitResult rawop_visit_decl(CXCursor d, CXCursor parent, CXClientDa
 void rawop_cond_facts(rawop_ctx *c, CXCursor e, const rawop_facts *st, rawop_facts *t,
                       rawop_facts *f);
 /// Walks every child of `e` as an expression, in order, with the same state.
+/// The states at the start of the branches condition `cond` chooses between (`st` being the state
+/// after it): `st` plus what it proves true, and `st` plus what it proves false. A declaration as
+/// the condition (`if (int rc = get(h, &raw))`) is its status variable: nonzero is an error.
+void rawop_branch_states(rawop_ctx *c, CXCursor cond, const rawop_facts *st, rawop_facts *on_true,
+                         rawop_facts *on_false);
 void rawop_walk_children(rawop_ctx *c, CXCursor e, rawop_facts *st);
 /// C++: a lambda that names a status variable of the enclosing function may write it (by reference)
 /// whenever it is called; that variable's status facts are no longer trusted.
@@ -358,6 +363,9 @@ rawop_kids rawop_children(CXCursor c);
 CXCursor rawop_strip(CXCursor e);
 /// Normalises a wrapper spelling in place: outer parentheses, "(*this)." and "this->" go.
 void rawop_normalise(char *s);
+/// `e` with parentheses and unexposed (implicit) expressions skipped, as long as they have an
+/// expression child.
+CXCursor rawop_skip_parens(CXCursor e);
 /// The first child of `e` that is an expression, or a null cursor.
 CXCursor rawop_first_expr_child(CXCursor e);
 /// The normalised spelling of expression `e` (malloc'd): "self", "self.parentOperation",

@@ -13,13 +13,7 @@
 static enum CXChildVisitResult collect(CXCursor k, CXCursor parent, CXClientData data) {
   (void)parent;
   rawop_kids *ks = data;
-  if (ks->n == ks->cap) {
-    size_t cap = ks->cap ? ks->cap * 2 : 8;
-    CXCursor *v = realloc(ks->v, cap * sizeof *v);
-    if (!v) return CXChildVisit_Break;
-    ks->v = v;
-    ks->cap = cap;
-  }
+  if (tether_lint__grow(&ks->v, &ks->cap, ks->n, sizeof *ks->v) != 0) return CXChildVisit_Break;
   ks->v[ks->n++] = k;
   return CXChildVisit_Continue;
 }
@@ -150,6 +144,16 @@ static CXCursor arrow_object(CXCursor call) {
   return r;
 }
 
+CXCursor rawop_skip_parens(CXCursor e) {
+  while (clang_getCursorKind(e) == CXCursor_UnexposedExpr ||
+         clang_getCursorKind(e) == CXCursor_ParenExpr) {
+    CXCursor in = rawop_first_expr_child(e);
+    if (clang_Cursor_isNull(in)) break;
+    e = in;
+  }
+  return e;
+}
+
 static int is_arrow_call(CXCursor e) {
   if (clang_getCursorKind(e) != CXCursor_CallExpr) return 0;
   CXString n = clang_getCursorSpelling(e);
@@ -206,13 +210,7 @@ static void spell_into(rawop_ctx *c, CXCursor e, tether_lint__buf *b, int depth)
     tether_lint__buf bb = {0};
     int arrow = 0;
     if (!clang_Cursor_isNull(base)) {
-      CXCursor sb = base;
-      while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
-             clang_getCursorKind(sb) == CXCursor_ParenExpr) {
-        CXCursor in = rawop_first_expr_child(sb);
-        if (clang_Cursor_isNull(in)) break;
-        sb = in;
-      }
+      CXCursor sb = rawop_skip_parens(base);
       if (is_arrow_call(sb)) {
         CXCursor obj = arrow_object(sb);
         if (!clang_Cursor_isNull(obj)) spell_into(c, obj, &bb, depth + 1);
@@ -284,13 +282,7 @@ char *rawop_spelling(rawop_ctx *c, CXCursor e) {
 char *rawop_member_base(rawop_ctx *c, CXCursor m) {
   CXCursor base = rawop_first_expr_child(m);
   if (clang_Cursor_isNull(base)) return tether_lint__strdup("this");
-  CXCursor sb = base;
-  while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
-         clang_getCursorKind(sb) == CXCursor_ParenExpr) {
-    CXCursor in = rawop_first_expr_child(sb);
-    if (clang_Cursor_isNull(in)) break;
-    sb = in;
-  }
+  CXCursor sb = rawop_skip_parens(base);
   if (is_arrow_call(sb)) {
     CXCursor obj = arrow_object(sb);
     if (!clang_Cursor_isNull(obj)) return rawop_spelling(c, obj);
@@ -303,12 +295,7 @@ char *rawop_member_base(rawop_ctx *c, CXCursor m) {
 CXCursor rawop_member_object(CXCursor m) {
   CXCursor sb = rawop_first_expr_child(m);
   if (clang_Cursor_isNull(sb)) return sb;
-  while (clang_getCursorKind(sb) == CXCursor_UnexposedExpr ||
-         clang_getCursorKind(sb) == CXCursor_ParenExpr) {
-    CXCursor in = rawop_first_expr_child(sb);
-    if (clang_Cursor_isNull(in)) break;
-    sb = in;
-  }
+  sb = rawop_skip_parens(sb);
   if (is_arrow_call(sb)) {
     CXCursor obj = arrow_object(sb);
     if (!clang_Cursor_isNull(obj)) sb = rawop_strip(obj);

@@ -20,13 +20,7 @@ rawop_binding *rawop_find_binding(rawop_ctx *c, CXCursor declref) {
 
 void rawop_add_binding(rawop_ctx *c, CXCursor var, const char *wrapper, const char *via,
                        CXSourceLocation access, int kind) {
-  if (c->nb == c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 16;
-    rawop_binding *v = realloc(c->b, cap * sizeof *v);
-    if (!v) return;
-    c->b = v;
-    c->cap = cap;
-  }
+  if (tether_lint__grow(&c->b, &c->cap, c->nb, sizeof *c->b) != 0) return;
   rawop_binding *b = &c->b[c->nb++];
   b->var = var;
   b->wrapper = tether_lint__strdup(wrapper);
@@ -149,13 +143,7 @@ rawop_lambda_var *rawop_lambda_var_for(rawop_ctx *c, CXCursor lam) {
 }
 
 void rawop_add_lambda_var(rawop_ctx *c, CXCursor var, CXCursor lam) {
-  if (c->nlv == c->caplv) {
-    size_t cap = c->caplv ? c->caplv * 2 : 8;
-    rawop_lambda_var *v = realloc(c->lv, cap * sizeof *v);
-    if (!v) return;
-    c->lv = v;
-    c->caplv = cap;
-  }
+  if (tether_lint__grow(&c->lv, &c->caplv, c->nlv, sizeof *c->lv) != 0) return;
   rawop_lambda_var *l = &c->lv[c->nlv++];
   memset(l, 0, sizeof *l);
   l->var = var;
@@ -206,13 +194,7 @@ char *rawop_container_target(rawop_ctx *c, CXCursor obj, CXCursor *local) {
 
 void rawop_add_container_push(rawop_ctx *c, CXCursor var, const struct rawop_value *rv,
                               CXSourceLocation at) {
-  if (c->ncp == c->capcp) {
-    size_t cap = c->capcp ? c->capcp * 2 : 8;
-    rawop_container_push *v = realloc(c->cp, cap * sizeof *v);
-    if (!v) return;
-    c->cp = v;
-    c->capcp = cap;
-  }
+  if (tether_lint__grow(&c->cp, &c->capcp, c->ncp, sizeof *c->cp) != 0) return;
   rawop_container_push *p = &c->cp[c->ncp++];
   p->var = var;
   p->wrapper = tether_lint__strdup(rv->wrapper);

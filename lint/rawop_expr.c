@@ -139,6 +139,25 @@ void rawop_cond_facts(rawop_ctx *c, CXCursor e, const rawop_facts *st, rawop_fac
   }
 }
 
+void rawop_branch_states(rawop_ctx *c, CXCursor cond, const rawop_facts *st, rawop_facts *on_true,
+                         rawop_facts *on_false) {
+  rawop_facts t = {0}, f = {0};
+  if (clang_getCursorKind(cond) != CXCursor_VarDecl) {
+    rawop_cond_facts(c, cond, st, &t, &f);
+  } else {
+    /* if (int rc = get(h, &raw)) ...: the declared status is the condition; nonzero is an error. */
+    char *w = rawop_status_get(c, st, cond);
+    if (w) rawop_facts_add(&f, w);
+    free(w);
+  }
+  *on_true = rawop_facts_copy(st);
+  *on_false = rawop_facts_copy(st);
+  rawop_facts_union(on_true, &t);
+  rawop_facts_union(on_false, &f);
+  rawop_facts_free(&t);
+  rawop_facts_free(&f);
+}
+
 static void check_use(rawop_ctx *c, CXCursor node, const char *wrapper, const char *via,
                       CXSourceLocation at, const rawop_facts *st) {
   if (!clang_Cursor_isNull(c->scope.defer) && clang_equalCursors(c->scope.defer, node)) return;
@@ -662,19 +681,14 @@ static void conditional(rawop_ctx *c, CXCursor e, rawop_facts *st) {
   rawop_kids ks = rawop_children(e);
   if (ks.n == 3) {
     rawop_expr(c, ks.v[0], st);
-    rawop_facts t = {0}, f = {0};
-    rawop_cond_facts(c, ks.v[0], st, &t, &f);
-    rawop_facts a = rawop_facts_copy(st), b = rawop_facts_copy(st);
-    rawop_facts_union(&a, &t);
-    rawop_facts_union(&b, &f);
+    rawop_facts a, b;
+    rawop_branch_states(c, ks.v[0], st, &a, &b);
     rawop_expr(c, ks.v[1], &a);
     rawop_expr(c, ks.v[2], &b);
     rawop_facts_intersect(&a, &b);
     rawop_facts_union(st, &a);
     rawop_facts_free(&a);
     rawop_facts_free(&b);
-    rawop_facts_free(&t);
-    rawop_facts_free(&f);
   } else {
     for (size_t i = 0; i < ks.n; i++) rawop_expr(c, ks.v[i], st);
   }

@@ -26,13 +26,7 @@ static int facts_find(const rawop_facts *a, const rawop_fact *f) {
 /* Appends a copy of `f` unless an equal fact is present. */
 static void facts_put(rawop_facts *a, const rawop_fact *f) {
   if (facts_find(a, f)) return;
-  if (a->n == a->cap) {
-    size_t cap = a->cap ? a->cap * 2 : 8;
-    rawop_fact *v = realloc(a->v, cap * sizeof *v);
-    if (!v) return;
-    a->v = v;
-    a->cap = cap;
-  }
+  if (tether_lint__grow(&a->v, &a->cap, a->n, sizeof *a->v) != 0) return;
   char *w = tether_lint__strdup(f->wrapper);
   if (!w) return;
   a->v[a->n].wrapper = w;
@@ -107,13 +101,7 @@ static int not_of_var(const rawop_fact *f, const void *var) {
 
 static void log_kill(rawop_ctx *c, int kind, const char *wrapper, size_t var) {
   rawop_kills *k = &c->kills;
-  if (k->n == k->cap) {
-    size_t cap = k->cap ? k->cap * 2 : 16;
-    rawop_kill *v = realloc(k->v, cap * sizeof *v);
-    if (!v) return;
-    k->v = v;
-    k->cap = cap;
-  }
+  if (tether_lint__grow(&k->v, &k->cap, k->n, sizeof *k->v) != 0) return;
   char *w = NULL;
   if (wrapper && !(w = tether_lint__strdup(wrapper))) return;
   k->v[k->n].kind = kind;
@@ -173,16 +161,11 @@ static size_t status_var_index(rawop_ctx *c, CXCursor var, int add) {
   for (size_t i = 0; i < c->nsv; i++)
     if (clang_equalCursors(c->svars[i], var)) return i;
   if (!add) return RAWOP_NO_STATUS_VAR;
-  if (c->nsv == c->capsv) {
-    size_t cap = c->capsv ? c->capsv * 2 : 16;
-    CXCursor *v = realloc(c->svars, cap * sizeof *v);
-    if (!v) return RAWOP_NO_STATUS_VAR;
-    c->svars = v;
-    unsigned char *e = realloc(c->sv_escaped, cap);
-    if (!e) return RAWOP_NO_STATUS_VAR;
-    c->sv_escaped = e;
-    c->capsv = cap;
-  }
+  size_t cap = c->capsv, cap_escaped = c->capsv;
+  if (tether_lint__grow(&c->svars, &cap, c->nsv, sizeof *c->svars) != 0 ||
+      tether_lint__grow(&c->sv_escaped, &cap_escaped, c->nsv, sizeof *c->sv_escaped) != 0)
+    return RAWOP_NO_STATUS_VAR;
+  c->capsv = cap;
   c->svars[c->nsv] = var;
   c->sv_escaped[c->nsv] = 0;
   return c->nsv++;

@@ -61,18 +61,8 @@ static int if_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
   } else {
     rawop_expr(c, cond, st);
   }
-  rawop_facts t = {0}, f = {0};
-  if (clang_getCursorKind(cond) != CXCursor_VarDecl) {
-    rawop_cond_facts(c, cond, st, &t, &f);
-  } else {
-    /* if (int rc = get(h, &raw)) ...: the declared status is the condition; nonzero is an error. */
-    char *w = rawop_status_get(c, st, cond);
-    if (w) rawop_facts_add(&f, w);
-    free(w);
-  }
-  rawop_facts a = rawop_facts_copy(st), b = rawop_facts_copy(st);
-  rawop_facts_union(&a, &t);
-  rawop_facts_union(&b, &f);
+  rawop_facts a, b;
+  rawop_branch_states(c, cond, st, &a, &b);
   int then_exits = rawop_stmt(c, then_s, &a);
   int else_exits = clang_Cursor_isNull(else_s) ? 0 : rawop_stmt(c, else_s, &b);
   int exits = 0;
@@ -88,8 +78,6 @@ static int if_stmt(rawop_ctx *c, CXCursor s, rawop_facts *st) {
   }
   rawop_facts_free(&a);
   rawop_facts_free(&b);
-  rawop_facts_free(&t);
-  rawop_facts_free(&f);
   return exits;
 }
 

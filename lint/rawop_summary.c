@@ -93,15 +93,9 @@ rawop_summary *rawop_summary_of(rawop_ctx *c, CXCursor fn) {
     free(ks.v);
     return NULL;
   }
-  if (c->sh->n == c->sh->cap) {
-    size_t cap = c->sh->cap ? c->sh->cap * 2 : 32;
-    rawop_summary *v = realloc(c->sh->v, cap * sizeof *v);
-    if (!v) {
-      free(ks.v);
-      return NULL;
-    }
-    c->sh->v = v;
-    c->sh->cap = cap;
+  if (tether_lint__grow(&c->sh->v, &c->sh->cap, c->sh->n, sizeof *c->sh->v) != 0) {
+    free(ks.v);
+    return NULL;
   }
   size_t idx = c->sh->n++;
   rawop_summary *sm = &c->sh->v[idx];

@@ -12,6 +12,7 @@
  *
  * Invariant: the first instantiation recorded for a template (in file order) is the one used. */
 #include "lint/rawop.h"
+#include "lint/clang_util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,15 +25,7 @@ static void tb_add(rawop_ctx *c, CXCursor tmpl, int is_class, const CXType *args
   for (size_t i = 0; i < sh->ntb && !have; i++)
     if (sh->tb[i].is_class == is_class && strcmp(sh->tb[i].usr, usr) == 0) have = 1;
   if (!have && usr && *usr) {
-    if (sh->ntb == sh->captb) {
-      size_t cap = sh->captb ? sh->captb * 2 : 16;
-      rawop_tbinding *v = realloc(sh->tb, cap * sizeof *v);
-      if (v) {
-        sh->tb = v;
-        sh->captb = cap;
-      }
-    }
-    if (sh->ntb < sh->captb) {
+    if (tether_lint__grow(&sh->tb, &sh->captb, sh->ntb, sizeof *sh->tb) == 0) {
       rawop_tbinding *b = &sh->tb[sh->ntb];
       b->usr = tether_lint__strdup(usr);
       b->is_class = is_class;
@@ -115,23 +108,31 @@ static int tparam_index(CXCursor tmpl, CXCursor tp) {
   return tf.index;
 }
 
-typedef struct tparam_named {
+/* Finding a child of a declaration by kind and name (child_named). */
+typedef struct named_child {
   const char *name;
+  const enum CXCursorKind *kinds;
+  size_t nkinds;
   CXCursor found;
-} tparam_named;
+} named_child;
 
-static enum CXChildVisitResult find_tparam_named(CXCursor k, CXCursor parent, CXClientData d) {
+static enum CXChildVisitResult find_named(CXCursor k, CXCursor parent, CXClientData d) {
   (void)parent;
-  tparam_named *tn = d;
-  if (clang_getCursorKind(k) != CXCursor_TemplateTypeParameter) return CXChildVisit_Continue;
-  CXString s = clang_getCursorSpelling(k);
-  int eq = strcmp(clang_getCString(s), tn->name) == 0;
-  clang_disposeString(s);
-  if (eq) {
-    tn->found = k;
-    return CXChildVisit_Break;
-  }
-  return CXChildVisit_Continue;
+  named_child *nc = d;
+  enum CXCursorKind kk = clang_getCursorKind(k);
+  int kind_ok = 0;
+  for (size_t i = 0; i < nc->nkinds && !kind_ok; i++) kind_ok = kk == nc->kinds[i];
+  if (!kind_ok || !tether_lint__cursor_is(k, nc->name)) return CXChildVisit_Continue;
+  nc->found = k;
+  return CXChildVisit_Break;
+}
+
+/* The first child of `parent` of one of the `nkinds` kinds named `name`, or a null cursor. */
+static CXCursor child_named(CXCursor parent, const char *name, const enum CXCursorKind *kinds,
+                            size_t nkinds) {
+  named_child nc = {name, kinds, nkinds, clang_getNullCursor()};
+  clang_visitChildren(parent, find_named, &nc);
+  return nc.found;
 }
 
 /* A class template's argument for its parameter `tp` in the instantiation `owner` (a
@@ -161,27 +162,10 @@ static CXType bind_type(rawop_ctx *c, CXType t) {
   return none;
 }
 
-typedef struct member_find {
-  const char *name;
-  CXCursor found;
-} member_find;
-
-static enum CXChildVisitResult find_member(CXCursor k, CXCursor parent, CXClientData d) {
-  (void)parent;
-  member_find *mf = d;
-  enum CXCursorKind kk = clang_getCursorKind(k);
-  if (kk != CXCursor_CXXMethod && kk != CXCursor_FieldDecl && kk != CXCursor_VarDecl &&
-      kk != CXCursor_ConversionFunction && kk != CXCursor_FunctionTemplate)
-    return CXChildVisit_Continue;
-  CXString s = clang_getCursorSpelling(k);
-  int eq = strcmp(clang_getCString(s), mf->name) == 0;
-  clang_disposeString(s);
-  if (eq) {
-    mf->found = k;
-    return CXChildVisit_Break;
-  }
-  return CXChildVisit_Continue;
-}
+/* The kinds of member a member expression can name. */
+static const enum CXCursorKind member_kinds[] = {CXCursor_CXXMethod, CXCursor_FieldDecl,
+                                                 CXCursor_VarDecl, CXCursor_ConversionFunction,
+                                                 CXCursor_FunctionTemplate};
 
 /* The declaration of member `name` of class type `t` or of one of its bases; `owner` receives
  * the class type it was found in (a specialization, for substituting its arguments). */
@@ -194,11 +178,11 @@ static CXCursor lookup_member(rawop_ctx *c, CXType t, const char *name, CXType *
   if (clang_Cursor_isNull(def)) def = decl;
   CXCursor tmpl = clang_getSpecializedCursorTemplate(def);
   CXCursor body = !clang_Cursor_isNull(tmpl) ? tmpl : def;
-  member_find mf = {name, clang_getNullCursor()};
-  clang_visitChildren(body, find_member, &mf);
-  if (!clang_Cursor_isNull(mf.found)) {
+  CXCursor found =
+      child_named(body, name, member_kinds, sizeof member_kinds / sizeof member_kinds[0]);
+  if (!clang_Cursor_isNull(found)) {
     *owner = t;
-    return mf.found;
+    return found;
   }
   rawop_kids ks = rawop_children(body);
   CXCursor r = none;
@@ -230,23 +214,17 @@ static CXType subst_type(rawop_ctx *c, CXType ret, CXType owner, CXCursor member
   /* "const E" -> "E" */
   const char *nm = strncmp(name, "const ", 6) == 0 ? name + 6 : name;
   CXCursor cls = clang_getCursorSemanticParent(member);
-  tparam_named tn = {nm, clang_getNullCursor()};
-  clang_visitChildren(cls, find_tparam_named, &tn);
-  if (clang_Cursor_isNull(tn.found)) return bind_type(c, ret);
-  return rawop_strip_refs(bound_tparam(c, tn.found, owner));
+  static const enum CXCursorKind tparam[] = {CXCursor_TemplateTypeParameter};
+  CXCursor tp = child_named(cls, nm, tparam, 1);
+  if (clang_Cursor_isNull(tp)) return bind_type(c, ret);
+  return rawop_strip_refs(bound_tparam(c, tp, owner));
 }
 
 /* The class type of expression `e` (dependent or not), through the file's instantiations. */
 static CXType expr_class(rawop_ctx *c, CXCursor e, int depth) {
   CXType none = {CXType_Invalid, {NULL, NULL}};
   if (depth > 8 || clang_Cursor_isNull(e)) return none;
-  CXCursor s = e;
-  while (clang_getCursorKind(s) == CXCursor_ParenExpr ||
-         clang_getCursorKind(s) == CXCursor_UnexposedExpr) {
-    CXCursor in = rawop_first_expr_child(s);
-    if (clang_Cursor_isNull(in)) break;
-    s = in;
-  }
+  CXCursor s = rawop_skip_parens(e);
   CXType t = rawop_strip_refs(clang_getCursorType(s));
   if (t.kind == CXType_Record) return t;
   enum CXCursorKind k = clang_getCursorKind(s);

@@ -137,13 +137,7 @@ static int tguarded(tscan *ts, const char *name, size_t at) {
 }
 
 static void add_range(tscan *ts, const char *name, size_t from, size_t to) {
-  if (ts->nrg == ts->caprg) {
-    size_t cap = ts->caprg ? ts->caprg * 2 : 16;
-    tguard_range *v = realloc(ts->rg, cap * sizeof *v);
-    if (!v) return;
-    ts->rg = v;
-    ts->caprg = cap;
-  }
+  if (tether_lint__grow(&ts->rg, &ts->caprg, ts->nrg, sizeof *ts->rg) != 0) return;
   ts->rg[ts->nrg].name = tether_lint__strdup(name);
   ts->rg[ts->nrg].from = from;
   ts->rg[ts->nrg].to = to;

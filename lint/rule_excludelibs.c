@@ -169,17 +169,21 @@ static int starts_with_n(const char *s, size_t n, const char *p) {
   return n >= pl && memcmp(s, p, pl) == 0;
 }
 
+/* A word without its leading quotes and CMake's "SHELL:" prefix. */
+static void unwrap_word(const char **w, size_t *n) {
+  while (*n && (**w == '"' || **w == '\'')) ++*w, --*n;
+  if (starts_with_n(*w, *n, "SHELL:")) *w += 6, *n -= 6;
+}
+
 /* The word is a linker pass-through spelling. */
 static int passthrough_word(const char *w, size_t n) {
-  while (n && (*w == '"' || *w == '\'')) w++, n--;
-  if (starts_with_n(w, n, "SHELL:")) w += 6, n -= 6;
+  unwrap_word(&w, &n);
   return starts_with_n(w, n, "-Wl,") || starts_with_n(w, n, "LINKER:") ||
          starts_with_n(w, n, "$<") || starts_with_n(w, n, "-Xlinker,");
 }
 
 static int xlinker_word(const char *w, size_t n) {
-  while (n && (*w == '"' || *w == '\'')) w++, n--;
-  if (starts_with_n(w, n, "SHELL:")) w += 6, n -= 6;
+  unwrap_word(&w, &n);
   while (n && (w[n - 1] == '"' || w[n - 1] == '\'')) n--;
   return (n == 8 && memcmp(w, "-Xlinker", 8) == 0) || (n == 9 && memcmp(w, "--Xlinker", 9) == 0);
 }
@@ -194,6 +198,16 @@ static size_t linkish_assignment(const char *w, size_t n) {
   size_t nl = (size_t)(eq - (w + s));
   if (nl == 0 || !excl_linkish(w + s, nl) || !excl_is_ident(w + s, nl)) return 0;
   return (size_t)(eq - w) + 1;
+}
+
+/* The next word of s[0..n) from *i (words are separated by whitespace or ';'): 1 with the word at
+ * [*ws, *i), or 0 at the end. */
+static int next_word(const char *s, size_t n, size_t *i, size_t *ws) {
+  while (*i < n && is_word_sep(s[*i])) ++*i;
+  if (*i >= n) return 0;
+  *ws = *i;
+  while (*i < n && !is_word_sep(s[*i])) ++*i;
+  return 1;
 }
 
 /* Scans one value token s[0..n). In LINK context every occurrence counts. In ASSIGN context the
@@ -213,11 +227,7 @@ void excl_scan_value(excl_ctx *c, const char *s, size_t n, int ctx, size_t origi
   }
   /* ASSIGN: first, is every word a flag? */
   int prev_x = 0;
-  for (size_t i = 0; ctx == EXCL_CTX_ASSIGN && i < n;) {
-    while (i < n && is_word_sep(s[i])) i++;
-    if (i >= n) break;
-    size_t ws = i;
-    while (i < n && !is_word_sep(s[i])) i++;
+  for (size_t i = 0, ws; ctx == EXCL_CTX_ASSIGN && next_word(s, n, &i, &ws);) {
     const char *w = s + ws;
     size_t wn = i - ws;
     while (wn && (*w == '"' || *w == '\'')) w++, wn--;
@@ -228,11 +238,7 @@ void excl_scan_value(excl_ctx *c, const char *s, size_t n, int ctx, size_t origi
     prev_x = xlinker_word(w, wn);
   }
   prev_x = 0;
-  for (size_t i = 0; i < n;) {
-    while (i < n && is_word_sep(s[i])) i++;
-    if (i >= n) break;
-    size_t ws = i;
-    while (i < n && !is_word_sep(s[i])) i++;
+  for (size_t i = 0, ws; next_word(s, n, &i, &ws);) {
     const char *w = s + ws;
     size_t wn = i - ws;
     size_t at = excl_find_flag(w, wn, 0);

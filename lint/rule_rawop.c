@@ -83,26 +83,30 @@ CXSourceLocation rawop_start_of(CXCursor e) {
   return clang_getRangeStart(clang_getCursorExtent(e));
 }
 
+/* A finding at `at` (where it is written, for code in a macro's arguments), with a message of
+ * three strings; none while computing a summary. */
+static void report(rawop_ctx *c, CXSourceLocation at, const char *rule, const char *fmt,
+                   const char *a, const char *b, const char *d) {
+  if (c->quiet) return;
+  if (in_macro_argument(c->tu, at))
+    tether_lint__report_tu_spelled(c->f, c->tu, at, rule, fmt, a, b, d);
+  else
+    tether_lint__report_tu(c->f, c->tu, at, rule, fmt, a, b, d);
+}
+
 void rawop_report_unguarded(rawop_ctx *c, CXSourceLocation at, const char *wrapper,
                             const char *via) {
-  if (c->quiet) return;
-  const char *fmt = "raw handle taken from '%s' through %s is used where no validity check of "
-                    "'%s' dominates it";
-  if (in_macro_argument(c->tu, at))
-    tether_lint__report_tu_spelled(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
-  else
-    tether_lint__report_tu(c->f, c->tu, at, RULE_UNGUARDED, fmt, wrapper, via, wrapper);
+  report(c, at, RULE_UNGUARDED,
+         "raw handle taken from '%s' through %s is used where no validity check of '%s' "
+         "dominates it",
+         wrapper, via, wrapper);
 }
 
 void rawop_report_escape(rawop_ctx *c, CXSourceLocation at, const char *wrapper, const char *via,
                          const char *where) {
-  if (c->quiet) return;
-  const char *fmt = "raw handle taken from '%s' through %s %s, where it outlives any validity "
-                    "check";
-  if (in_macro_argument(c->tu, at))
-    tether_lint__report_tu_spelled(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
-  else
-    tether_lint__report_tu(c->f, c->tu, at, RULE_ESCAPE, fmt, wrapper, via, where);
+  report(c, at, RULE_ESCAPE,
+         "raw handle taken from '%s' through %s %s, where it outlives any validity check", wrapper,
+         via, where);
 }
 
 void rawop_ctx_free(rawop_ctx *c) {

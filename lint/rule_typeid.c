@@ -123,13 +123,7 @@ static typeid_where where_of(CXTranslationUnit tu, CXSourceLocation loc) {
 }
 
 static void cover(typeid_ctx *c, unsigned line) {
-  if (c->nlines == c->caplines) {
-    size_t cap = c->caplines ? c->caplines * 2 : 32;
-    unsigned *v = realloc(c->lines, cap * sizeof *v);
-    if (!v) return;
-    c->lines = v;
-    c->caplines = cap;
-  }
+  if (tether_lint__grow(&c->lines, &c->caplines, c->nlines, sizeof *c->lines) != 0) return;
   c->lines[c->nlines++] = line;
 }
 
@@ -140,13 +134,7 @@ int typeid_covered(const typeid_ctx *c, unsigned line) {
 }
 
 static void add_cand(typeid_ctx *c, CXCursor cur, int kind, const char *cls, const char *detail) {
-  if (c->ncands == c->capcands) {
-    size_t cap = c->capcands ? c->capcands * 2 : 16;
-    typeid_cand *v = realloc(c->cands, cap * sizeof *v);
-    if (!v) return;
-    c->cands = v;
-    c->capcands = cap;
-  }
+  if (tether_lint__grow(&c->cands, &c->capcands, c->ncands, sizeof *c->cands) != 0) return;
   typeid_cand *k = &c->cands[c->ncands++];
   k->cur = cur;
   k->kind = kind;

@@ -102,15 +102,8 @@ static int first_sight(telf_state *s, const struct stat *st) {
   int first = 1;
   for (size_t i = 0; i < s->nseen && first; i++)
     if (s->seen[i].dev == st->st_dev && s->seen[i].ino == st->st_ino) first = 0;
-  if (first && s->nseen == s->capseen) {
-    size_t nc = s->capseen ? s->capseen * 2 : 16;
-    telf_file_id *v = realloc(s->seen, nc * sizeof *v);
-    if (v) {
-      s->seen = v;
-      s->capseen = nc;
-    }
-  }
-  if (first && s->nseen < s->capseen) s->seen[s->nseen++] = (telf_file_id){st->st_dev, st->st_ino};
+  if (first && tether_lint__grow(&s->seen, &s->capseen, s->nseen, sizeof *s->seen) == 0)
+    s->seen[s->nseen++] = (telf_file_id){st->st_dev, st->st_ino};
   return first;
 }
 
@@ -165,16 +158,7 @@ static int telf_run_end(tether_lint_run *run, void *state) {
 
 static int remember(telf_state *s, const char *mangled, const char *shown, const char *file,
                     int unique) {
-  int rc = 0;
-  if (s->n == s->cap) {
-    size_t nc = s->cap ? s->cap * 2 : 64;
-    telf_def *v = realloc(s->v, nc * sizeof *v);
-    if (!v) rc = -1;
-    if (v) {
-      s->v = v;
-      s->cap = nc;
-    }
-  }
+  int rc = tether_lint__grow(&s->v, &s->cap, s->n, sizeof *s->v);
   if (rc == 0) {
     telf_def *d = &s->v[s->n];
     d->mangled = tether_lint__strdup(mangled);

@@ -27,13 +27,7 @@ static int fact_store(typeid_state *st, const typeid_fact *in) {
                     in->degraded,
                     in->main_file};
   if (!nf.key || !nf.what || !nf.file || !nf.real) goto oom;
-  if (st->n == st->cap) {
-    size_t cap = st->cap ? st->cap * 2 : 32;
-    typeid_fact *v = realloc(st->v, cap * sizeof *v);
-    if (!v) goto oom;
-    st->v = v;
-    st->cap = cap;
-  }
+  if (tether_lint__grow(&st->v, &st->cap, st->n, sizeof *st->v) != 0) goto oom;
   st->v[st->n++] = nf;
   return 0;
 oom:

@@ -20,14 +20,21 @@ char *tether_lint__strdup(const char *s) {
   return p;
 }
 
+int tether_lint__grow(void *array, size_t *cap, size_t n, size_t size) {
+  if (n < *cap) return 0;
+  size_t nc = *cap ? *cap * 2 : 8;
+  if (nc > SIZE_MAX / size) return -1;
+  void *old;
+  memcpy(&old, array, sizeof old);
+  void *v = realloc(old, nc * size);
+  if (!v) return -1;
+  memcpy(array, &v, sizeof v);
+  *cap = nc;
+  return 0;
+}
+
 int tether_lint__strlist_push(tether_lint__strlist *l, const char *s) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 8;
-    char **v = realloc(l->v, cap * sizeof *v);
-    if (!v) return -1;
-    l->v = v;
-    l->cap = cap;
-  }
+  if (tether_lint__grow(&l->v, &l->cap, l->n, sizeof *l->v) != 0) return -1;
   char *c = tether_lint__strdup(s);
   if (!c) return -1;
   l->v[l->n++] = c;
