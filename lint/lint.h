@@ -8,7 +8,12 @@
  * Names: lint has its own prefix, apart from the arena's `tether_`/`tether__`: types shared by
  * lint's files are `tether_lint_xxx`, functions and data of this interface `tether_lint__xxx`,
  * macros `TETHER_LINT_XXX`. Functions shared by the files of one rule family carry the family's
- * name instead (`rawop_`, `typeid_`, `excl_`) and are declared in its private header. */
+ * name instead (`rawop_`, `typeid_`, `excl_`) and are declared in its private header.
+ *
+ * Where things are (docs/lint.md, "Internals: where things are", has the whole map): this header
+ * is the shared interface; engine.h the driver's records and files; clang_util.h the libclang and
+ * token helpers the rule families share; rawop.h, typeid.h and excludelibs.h each family's own
+ * files; rules.c the table of families. */
 #ifndef TETHER_LINT_H
 #define TETHER_LINT_H
 
@@ -420,7 +425,7 @@ extern const size_t tether_lint__nfamilies;
 /// The rule with this id and its family, or NULL.
 const tether_lint_rule_info *tether_lint__rule_find(const char *id, const tether_lint_family **fam);
 
-/* ---- what rules may ask of a file / run (engine.c) ---------------------------------------- */
+/* ---- what rules may ask of a file / run (engine.c, findings.c) -------------------------- */
 
 const char *tether_lint__file_path(const tether_lint_file *f);
 const tether_lint_profile *tether_lint__file_profile(const tether_lint_file *f);
@@ -532,7 +537,7 @@ int tether_lint__cli_parse(int argc, char **argv, tether_lint_options *o, char *
 void tether_lint__cli_free(tether_lint_options *o);
 void tether_lint__cli_usage(FILE *f);
 
-/* ---- the run (engine.c) ------------------------------------------------------------------ */
+/* ---- the run (engine.c, run_config.c) ----------------------------------------------------- */
 
 /// Runs the linter as the options say, writes the report to `out` and messages to `err`.
 /// Returns the process exit status: 0 no findings, 1 findings, 2 the tool could not do its job.

@@ -3,7 +3,7 @@
  * Invariant: the process never crashes on its input; every file it cannot handle is reported by
  * name with the reason, and the exit status says which of three things happened: 0 no findings,
  * 1 findings, 2 the tool could not do its job. Everything but argument parsing and --version lives
- * in engine.c, so the driver stays thin. */
+ * in the run (engine.c and the files engine.h lists), so the driver stays thin. */
 #include "lint/lint.h"
 
 #include <errno.h>
