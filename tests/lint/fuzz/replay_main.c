@@ -7,11 +7,6 @@
 #include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-
-static int cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 int main(int argc, char **argv) {
   size_t replayed = 0;
@@ -26,7 +21,7 @@ int main(int argc, char **argv) {
     while ((e = readdir(d)) != NULL)
       if (e->d_name[0] != '.') tether_lint__strlist_push(&names, e->d_name);
     closedir(d);
-    qsort(names.v, names.n, sizeof *names.v, cmp);
+    tether_lint__strlist_sort(&names);
     for (size_t j = 0; j < names.n; j++) {
       char path[4096];
       snprintf(path, sizeof path, "%s/%s", argv[i], names.v[j]);
