@@ -101,7 +101,7 @@ typedef struct rawop_shared {
   size_t ntb, captb;
   rawop_summary *v;
   size_t n, cap;
-  tether_lint__strlist wrapper_types_yes, wrapper_types_no; /* type_is_wrapper() memo */
+  tether_lint__strlist wrapper_types_yes, wrapper_types_no; /* rawop_type_is_wrapper() memo */
 } rawop_shared;
 
 /* A local variable bound to a lambda, and what the lambda captured. */
