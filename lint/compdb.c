@@ -1,9 +1,9 @@
 /* Compilation databases and the compile-flag allow-list.
  *
  * Invariant: nothing a repository wrote (a compilation database, `flags`/`extra-flags` of a
- * .tether-lint, a response file) reaches libclang unless the allow-list below says it only changes
- * how the source is parsed: include paths, macros, language and standard, target, warnings,
- * language-feature -f flags. Flags that write files (-o, -M*, --serialize-diagnostics,
+ * .tether-lint, a response file) reaches libclang unless the allow-list (compdb_flags.c) says it
+ * only changes how the source is parsed: include paths, macros, language and standard, target,
+ * warnings, language-feature -f flags. Flags that write files (-o, -M*, --serialize-diagnostics,
  * -ftime-trace, -save-temps, -fprofile-*), load code (-Xclang, -fplugin=, -load, -mllvm, -B) or
  * read other inputs behind the user's back (-include-pch, -ivfsoverlay, --config, -x ast,
  * modules) are dropped and listed for a note; unknown flags are dropped too. Response files are
@@ -22,8 +22,8 @@
 
 /* ---- splitting command lines ----------------------------------------------------------------- */
 
-int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *out) {
-  tether__buf w = {0};
+int tether_lint__split_command(const char *s, size_t len, int gnu, tether_lint__strlist *out) {
+  tether_lint__buf w = {0};
   int in_word = 0;
   size_t i = 0;
   int rc = 0;
@@ -31,7 +31,7 @@ int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *o
     char c = s[i];
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
       if (in_word) {
-        rc = tether__strlist_push(out, w.p ? w.p : "");
+        rc = tether_lint__strlist_push(out, w.p ? w.p : "");
         w.n = 0;
         if (w.p) w.p[0] = '\0';
         in_word = 0;
@@ -42,7 +42,7 @@ int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *o
     in_word = 1;
     if (c == '\\') {
       if (i + 1 < len) {
-        if (s[i + 1] != '\n') rc = tether__buf_put(&w, s + i + 1, 1);
+        if (s[i + 1] != '\n') rc = tether_lint__buf_put(&w, s + i + 1, 1);
         i += 2;
       } else {
         i++;
@@ -50,7 +50,7 @@ int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *o
     } else if (c == '\'') {
       size_t j = i + 1;
       while (j < len && s[j] != '\'') j++;
-      rc = tether__buf_put(&w, s + i + 1, j - i - 1);
+      rc = tether_lint__buf_put(&w, s + i + 1, j - i - 1);
       i = j < len ? j + 1 : j;
     } else if (c == '"') {
       i++;
@@ -58,95 +58,27 @@ int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *o
         if (s[i] == '\\' && i + 1 < len &&
             (gnu || s[i + 1] == '"' || s[i + 1] == '\\' || s[i + 1] == '$' || s[i + 1] == '`' ||
              s[i + 1] == '\n')) {
-          if (s[i + 1] != '\n') rc = tether__buf_put(&w, s + i + 1, 1);
+          if (s[i + 1] != '\n') rc = tether_lint__buf_put(&w, s + i + 1, 1);
           i += 2;
         } else {
-          rc = tether__buf_put(&w, s + i, 1);
+          rc = tether_lint__buf_put(&w, s + i, 1);
           i++;
         }
       }
       if (i < len) i++; /* the closing quote; an unterminated one ends at the end of the text */
     } else {
-      rc = tether__buf_put(&w, s + i, 1);
+      rc = tether_lint__buf_put(&w, s + i, 1);
       i++;
     }
-    if (rc == 0 && !w.p) rc = tether__buf_put(&w, "", 0);
+    if (rc == 0 && !w.p) rc = tether_lint__buf_put(&w, "", 0);
   }
-  if (rc == 0 && in_word) rc = tether__strlist_push(out, w.p ? w.p : "");
-  tether__buf_free(&w);
+  if (rc == 0 && in_word) rc = tether_lint__strlist_push(out, w.p ? w.p : "");
+  tether_lint__buf_free(&w);
   return rc ? -1 : 0;
 }
 
-/* ---- paths -------------------------------------------------------------------------------------
- */
-
-/* `rel` joined to `base` when relative, then "." and ".." components and repeated slashes
- * removed lexically (no symlink resolution). malloc'd. */
-char *tether__path_join_norm(const char *base, const char *rel) {
-  tether__buf b = {0};
-  if (rel[0] != '/' && base && *base) {
-    if (tether__buf_puts(&b, base) || tether__buf_puts(&b, "/")) goto oom;
-  }
-  if (tether__buf_puts(&b, rel)) goto oom;
-  /* Normalize into `out`, a stack of components. */
-  const char *p = b.p;
-  size_t n = b.n;
-  char *out = malloc(n + 2);
-  if (!out) goto oom;
-  int absolute = p[0] == '/';
-  size_t o = 0;
-  if (absolute) out[o++] = '/';
-  size_t floor = o; /* components below this cannot be popped */
-  for (size_t i = 0; i < n;) {
-    while (i < n && p[i] == '/') i++;
-    size_t s = i;
-    while (i < n && p[i] != '/') i++;
-    size_t cl = i - s;
-    if (cl == 0 || (cl == 1 && p[s] == '.')) continue;
-    if (cl == 2 && p[s] == '.' && p[s + 1] == '.') {
-      if (o > floor) {
-        size_t k = o;
-        while (k > floor && out[k - 1] != '/') k--;
-        if (!(o - k == 2 && out[k] == '.' && out[k + 1] == '.')) {
-          o = k > floor ? k - 1 : floor;
-          continue;
-        }
-      } else if (absolute) {
-        continue; /* "/.." is "/" */
-      }
-    }
-    if (o > floor) out[o++] = '/';
-    memcpy(out + o, p + s, cl);
-    o += cl;
-  }
-  if (o == 0) out[o++] = '.';
-  out[o] = '\0';
-  tether__buf_free(&b);
-  return out;
-oom:
-  tether__buf_free(&b);
-  return NULL;
-}
-
-static const char *base_name(const char *p) {
-  const char *s = strrchr(p, '/');
-  return s ? s + 1 : p;
-}
-
-static char *dir_name(const char *p) {
-  const char *s = strrchr(p, '/');
-  if (!s) return tether__strdup(".");
-  if (s == p) return tether__strdup("/");
-  char *d = malloc((size_t)(s - p) + 1);
-  if (d) {
-    memcpy(d, p, (size_t)(s - p));
-    d[s - p] = '\0';
-  }
-  return d;
-}
-
 static int has_ext(const char *path, const char *const *exts) {
-  const char *b = base_name(path);
+  const char *b = tether_lint__base_name(path);
   const char *dot = strrchr(b, '.');
   if (!dot) return 0;
   for (; *exts; exts++)
@@ -158,601 +90,11 @@ static const char *const cxx_exts[] = {".cc",  ".cpp", ".cxx", ".c++", ".C",    
                                        ".hh",  ".hpp", ".hxx", ".h++", ".H",    ".ipp", ".tcc",
                                        ".inl", ".cu",  ".mm",  ".ixx", ".cppm", NULL};
 
-/* ---- the allow-list ---------------------------------------------------------------------------
- */
-
-enum { KEEP, IGNORE, DANGER, UNKNOWN };
-enum {
-  F_EXACT,         /* "-name" */
-  F_SEP,           /* "-name" VALUE */
-  F_JOINED,        /* "-nameVALUE" (the name includes any '=') */
-  F_JOINED_OR_SEP, /* "-nameVALUE" or "-name" VALUE */
-  F_EQ_OR_SEP,     /* "-name=VALUE" or "-name" VALUE */
-  F_PREFIX,        /* anything starting with "-name" */
-};
-
-typedef struct flagdef {
-  const char *name;
-  unsigned char cls, form;
-} flagdef;
-
-/* Flags matched by name (the longest match wins). -f, -W, -m, -O, -g and -M flags not listed
- * here are classified by the rules in classify(). */
-static const flagdef flags[] = {
-    /* Include paths. */
-    {"-I", KEEP, F_JOINED_OR_SEP},
-    {"-isystem", KEEP, F_JOINED_OR_SEP},
-    {"-iquote", KEEP, F_JOINED_OR_SEP},
-    {"-idirafter", KEEP, F_JOINED_OR_SEP},
-    {"-isysroot", KEEP, F_JOINED_OR_SEP},
-    {"-iprefix", KEEP, F_JOINED_OR_SEP},
-    {"-iwithprefix", KEEP, F_JOINED_OR_SEP},
-    {"-iwithprefixbefore", KEEP, F_JOINED_OR_SEP},
-    {"-isystem-after", KEEP, F_JOINED_OR_SEP},
-    {"-cxx-isystem", KEEP, F_JOINED_OR_SEP},
-    {"-iframework", KEEP, F_JOINED_OR_SEP},
-    {"-F", KEEP, F_JOINED_OR_SEP},
-    {"--sysroot", KEEP, F_EQ_OR_SEP},
-    {"-nostdinc", KEEP, F_EXACT},
-    {"-nostdinc++", KEEP, F_EXACT},
-    {"-nostdlibinc", KEEP, F_EXACT},
-    {"-nobuiltininc", KEEP, F_EXACT},
-    {"-stdlib=", KEEP, F_JOINED},
-    {"--gcc-toolchain", KEEP, F_EQ_OR_SEP},
-    {"-gcc-toolchain", KEEP, F_SEP},
-    {"--gcc-install-dir=", KEEP, F_JOINED},
-    /* Macros. */
-    {"-D", KEEP, F_JOINED_OR_SEP},
-    {"-U", KEEP, F_JOINED_OR_SEP},
-    {"-undef", KEEP, F_EXACT},
-    {"-include", KEEP, F_SEP}, /* checked: only a regular file */
-    {"-imacros", KEEP, F_SEP}, /* checked: only a regular file */
-    /* Language and standard. */
-    {"-std=", KEEP, F_JOINED},
-    {"--std=", KEEP, F_JOINED},
-    {"-x", KEEP, F_JOINED_OR_SEP}, /* checked: a source language, never "ast" or "pcm" */
-    {"-ansi", KEEP, F_EXACT},
-    {"-trigraphs", KEEP, F_EXACT},
-    {"-pedantic", KEEP, F_EXACT},
-    {"--pedantic", KEEP, F_EXACT},
-    {"-pthread", KEEP, F_EXACT},
-    {"-w", KEEP, F_EXACT},
-    /* Target. */
-    {"--target=", KEEP, F_JOINED},
-    {"-target", KEEP, F_SEP},
-    /* Expected in every compile command, meaningless when only parsing: dropped quietly. */
-    {"-c", IGNORE, F_EXACT},
-    {"-o", IGNORE, F_JOINED_OR_SEP},
-    {"-S", IGNORE, F_EXACT},
-    {"-E", IGNORE, F_EXACT},
-    {"-pipe", IGNORE, F_EXACT},
-    {"-v", IGNORE, F_EXACT},
-    {"-###", IGNORE, F_EXACT},
-    {"-Q", IGNORE, F_EXACT},
-    {"-H", IGNORE, F_EXACT},
-    {"-P", IGNORE, F_EXACT},
-    {"-C", IGNORE, F_EXACT},
-    {"-CC", IGNORE, F_EXACT},
-    {"-dM", IGNORE, F_EXACT},
-    {"-dD", IGNORE, F_EXACT},
-    {"-shared", IGNORE, F_EXACT},
-    {"-static", IGNORE, F_EXACT},
-    {"-static-libgcc", IGNORE, F_EXACT},
-    {"-static-libstdc++", IGNORE, F_EXACT},
-    {"-rdynamic", IGNORE, F_EXACT},
-    {"-s", IGNORE, F_EXACT},
-    {"-pie", IGNORE, F_EXACT},
-    {"-no-pie", IGNORE, F_EXACT},
-    {"-nostdlib", IGNORE, F_EXACT},
-    {"-nostdlib++", IGNORE, F_EXACT},
-    {"-nodefaultlibs", IGNORE, F_EXACT},
-    {"-nostartfiles", IGNORE, F_EXACT},
-    {"-pedantic-errors", IGNORE, F_EXACT},
-    {"-l", IGNORE, F_JOINED_OR_SEP},
-    {"-L", IGNORE, F_JOINED_OR_SEP},
-    {"-u", IGNORE, F_JOINED_OR_SEP},
-    {"-T", IGNORE, F_JOINED_OR_SEP},
-    {"-z", IGNORE, F_JOINED_OR_SEP},
-    {"-e", IGNORE, F_SEP},
-    {"-arch", IGNORE, F_SEP},
-    {"--param", IGNORE, F_EQ_OR_SEP},
-    {"-Xlinker", IGNORE, F_SEP},
-    {"-Xassembler", IGNORE, F_SEP},
-    {"-Xcuda-fatbinary", IGNORE, F_SEP},
-    {"-Xcuda-ptxas", IGNORE, F_SEP},
-    {"-Xopenmp-target", IGNORE, F_SEP},
-    {"-Xopenmp-target=", IGNORE, F_JOINED},
-    {"-rpath", IGNORE, F_SEP},
-    {"-working-directory", IGNORE, F_EQ_OR_SEP}, /* tether-lint sets its own */
-    {"--driver-mode=", IGNORE, F_JOINED},        /* the compiler name decides */
-    {"-resource-dir", IGNORE, F_EQ_OR_SEP},
-    {"--no-default-config", IGNORE, F_EXACT},
-    {"-rtlib=", IGNORE, F_JOINED},
-    {"-unwindlib=", IGNORE, F_JOINED},
-    {"-time", IGNORE, F_EXACT},
-    {"-p", IGNORE, F_EXACT},
-    {"-pg", IGNORE, F_EXACT},
-    {"-print-", IGNORE, F_PREFIX},
-    {"--print-", IGNORE, F_PREFIX},
-    /* They write files, load code, or read inputs other than sources and headers. */
-    {"-M", DANGER, F_EXACT},
-    {"-MM", DANGER, F_EXACT},
-    {"-MD", DANGER, F_EXACT},
-    {"-MMD", DANGER, F_EXACT},
-    {"-MG", DANGER, F_EXACT},
-    {"-MP", DANGER, F_EXACT},
-    {"-MV", DANGER, F_EXACT},
-    {"-MF", DANGER, F_JOINED_OR_SEP},
-    {"-MT", DANGER, F_JOINED_OR_SEP},
-    {"-MQ", DANGER, F_JOINED_OR_SEP},
-    {"-MJ", DANGER, F_JOINED_OR_SEP},
-    {"--write-dependencies", DANGER, F_EXACT},
-    {"--write-user-dependencies", DANGER, F_EXACT},
-    {"--user-dependencies", DANGER, F_EXACT},
-    {"--dependencies", DANGER, F_EXACT},
-    {"-dependency-file", DANGER, F_SEP},
-    {"-dependency-dot", DANGER, F_SEP},
-    {"--serialize-diagnostics", DANGER, F_EQ_OR_SEP},
-    {"-serialize-diagnostics", DANGER, F_SEP},
-    {"-save-temps", DANGER, F_PREFIX},
-    {"--save-temps", DANGER, F_PREFIX},
-    {"-save-stats", DANGER, F_PREFIX},
-    {"--save-stats", DANGER, F_PREFIX},
-    {"-Xclang", DANGER, F_SEP},
-    {"-Xpreprocessor", DANGER, F_SEP},
-    {"-Xanalyzer", DANGER, F_SEP},
-    {"-Xarch_", DANGER, F_PREFIX}, /* takes the next argument too: handled in classify() */
-    {"-mllvm", DANGER, F_SEP},
-    {"-load", DANGER, F_SEP},
-    {"-plugin", DANGER, F_SEP},
-    {"-add-plugin", DANGER, F_SEP},
-    {"-plugin-arg-", DANGER, F_PREFIX}, /* takes the next argument too */
-    {"-B", DANGER, F_JOINED_OR_SEP},
-    {"--prefix", DANGER, F_EQ_OR_SEP},
-    {"--config", DANGER, F_EQ_OR_SEP},
-    {"--config-system-dir=", DANGER, F_JOINED},
-    {"--config-user-dir=", DANGER, F_JOINED},
-    {"-include-pch", DANGER, F_SEP},
-    {"-include-pth", DANGER, F_SEP},
-    {"-ivfsoverlay", DANGER, F_JOINED_OR_SEP},
-    {"-cc1", DANGER, F_EXACT},
-    {"-cc1as", DANGER, F_EXACT},
-    {"--analyze", DANGER, F_EXACT},
-    {"--analyzer-output", DANGER, F_SEP},
-    {"-emit-", DANGER, F_PREFIX},
-    {"-module-file-info", DANGER, F_EXACT},
-    {"--precompile", DANGER, F_EXACT},
-    {"-ftime-trace", DANGER, F_PREFIX},
-};
-
-/* -f flags (written without "-f"/"-fno-") that change how a source is parsed or which macros are
- * predefined. A trailing '=' means "this prefix, with a value". */
-static const char *const f_keep[] = {"exceptions",
-                                     "cxx-exceptions",
-                                     "objc-exceptions",
-                                     "rtti",
-                                     "rtti-data",
-                                     "ms-extensions",
-                                     "ms-compatibility",
-                                     "ms-compatibility-version=",
-                                     "msc-version=",
-                                     "ms-volatile",
-                                     "delayed-template-parsing",
-                                     "char8_t",
-                                     "coroutines",
-                                     "coroutines-ts",
-                                     "concepts-ts",
-                                     "openmp",
-                                     "openmp=",
-                                     "openmp-simd",
-                                     "openmp-version=",
-                                     "blocks",
-                                     "signed-char",
-                                     "unsigned-char",
-                                     "builtin",
-                                     "builtin-",
-                                     "gnu-keywords",
-                                     "asm",
-                                     "gnu89-inline",
-                                     "short-wchar",
-                                     "short-enums",
-                                     "trigraphs",
-                                     "dollars-in-identifiers",
-                                     "digraphs",
-                                     "operator-names",
-                                     "access-control",
-                                     "sized-deallocation",
-                                     "aligned-allocation",
-                                     "aligned-new",
-                                     "aligned-new=",
-                                     "new-alignment=",
-                                     "threadsafe-statics",
-                                     "declspec",
-                                     "borland-extensions",
-                                     "pascal-strings",
-                                     "gnu-inline-asm",
-                                     "wchar-type=",
-                                     "signed-wchar",
-                                     "input-charset=",
-                                     "exec-charset=",
-                                     "extended-identifiers",
-                                     "constexpr-depth=",
-                                     "constexpr-steps=",
-                                     "constexpr-backtrace-limit=",
-                                     "template-depth=",
-                                     "bracket-depth=",
-                                     "template-backtrace-limit=",
-                                     "macro-backtrace-limit=",
-                                     "permissive",
-                                     "heinous-gnu-extensions",
-                                     "elide-constructors",
-                                     "freestanding",
-                                     "hosted",
-                                     "pic",
-                                     "PIC",
-                                     "pie",
-                                     "PIE",
-                                     "stack-protector",
-                                     "stack-protector-all",
-                                     "stack-protector-strong",
-                                     "stack-protector-explicit",
-                                     "sanitize=",
-                                     "fast-math",
-                                     "finite-math-only",
-                                     "math-errno",
-                                     "cf-protection",
-                                     "cf-protection=",
-                                     "gnuc-version=",
-                                     "experimental-library",
-                                     "lax-vector-conversions",
-                                     "lax-vector-conversions=",
-                                     "strict-flex-arrays=",
-                                     "zvector",
-                                     "altivec",
-                                     "objc-arc",
-                                     "objc-runtime=",
-                                     "macro-prefix-map=",
-                                     "file-prefix-map=",
-                                     "gnu-mode",
-                                     "ms-kernel",
-                                     "relaxed-template-template-args",
-                                     "char8-t",
-                                     "double-square-bracket-attributes",
-                                     "apple-pragma-pack",
-                                     "pack-struct=",
-                                     "max-type-align=",
-                                     "fixed-point",
-                                     "emulated-tls",
-                                     "gnu-runtime",
-                                     "next-runtime",
-                                     "objc-gc",
-                                     "reflection",
-                                     "cuda-allow-variadic-functions",
-                                     "unsafe-math-optimizations",
-                                     "associative-math",
-                                     "reciprocal-math",
-                                     "signed-zeros",
-                                     "honor-nans",
-                                     "honor-infinities",
-                                     "rounding-math",
-                                     "wrapv",
-                                     "trapv",
-                                     "strict-overflow",
-                                     "strict-aliasing",
-                                     "visibility=",
-                                     "visibility-inlines-hidden",
-                                     "common",
-                                     "strict-enums",
-                                     "assume-sane-operator-new"};
-
-/* -f flags dropped with a note: they write files, load code or read other inputs. */
-static const char *const f_danger[] = {"plugin=",
-                                       "plugin-arg-",
-                                       "pass-plugin=",
-                                       "profile-",
-                                       "coverage-",
-                                       "test-coverage",
-                                       "cs-profile-",
-                                       "memory-profile",
-                                       "modules",
-                                       "module-",
-                                       "prebuilt-",
-                                       "implicit-module",
-                                       "implicit-modules",
-                                       "cxx-modules",
-                                       "builtin-module-map",
-                                       "crash-diagnostics",
-                                       "time-trace",
-                                       "save-optimization-record",
-                                       "optimization-record-",
-                                       "proc-stat-report",
-                                       "dump-",
-                                       "embed-bitcode",
-                                       "stack-usage",
-                                       "callgraph-info",
-                                       "opt-info",
-                                       "compare-debug",
-                                       "xray-",
-                                       "build-session-file",
-                                       "sanitize-blacklist",
-                                       "sanitize-ignorelist",
-                                       "sanitize-system-ignorelist",
-                                       "sanitize-coverage-allowlist",
-                                       "sanitize-coverage-ignorelist",
-                                       "sanitize-coverage-blacklist",
-                                       "sanitize-coverage-whitelist",
-                                       "auto-profile",
-                                       "record-marker",
-                                       "apinotes-cache-path"};
-
-/* Names matched exactly (no '=') or as a prefix (with a trailing '=' or '-'). */
-static int name_in(const char *name, const char *const *list, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    size_t l = strlen(list[i]);
-    char last = list[i][l - 1];
-    if (last == '=' || last == '-') {
-      if (strncmp(name, list[i], l) == 0) return 1;
-    } else if (strcmp(name, list[i]) == 0) {
-      return 1;
-    }
-  }
-  return 0;
-}
-
-static int f_class(const char *arg) {
-  const char *name = arg + 2; /* after "-f" */
-  int negated = strncmp(name, "no-", 3) == 0;
-  const char *base = negated ? name + 3 : name;
-  size_t nd = sizeof f_danger / sizeof f_danger[0];
-  /* Prefix families that must never get through, whatever follows the prefix. */
-  static const char *const danger_prefix[] = {
-      "modules", "profile",       "plugin",
-      "xray",    "time-trace",    "crash-diagnostics",
-      "dump-",   "embed-bitcode", "save-optimization-record",
-      "coverage"};
-  for (size_t i = 0; i < sizeof danger_prefix / sizeof danger_prefix[0]; i++)
-    if (strncmp(base, danger_prefix[i], strlen(danger_prefix[i])) == 0)
-      return negated ? IGNORE : DANGER;
-  if (name_in(base, f_danger, nd)) return negated ? IGNORE : DANGER;
-  if (strncmp(base, "sanitize", 8) == 0 && strstr(base, "list=")) return DANGER;
-  if (name_in(base, f_keep, sizeof f_keep / sizeof f_keep[0])) return KEEP;
-  /* The rest is about code generation, debug information or diagnostics' looks: nothing a
-   * parse needs. Drop it quietly when it is a well-known family, else say so. */
-  static const char *const quiet_prefix[] = {"diagnostics",
-                                             "color-diagnostics",
-                                             "caret-diagnostics",
-                                             "show-",
-                                             "message-length",
-                                             "ansi-escape-codes",
-                                             "spell-checking",
-                                             "omit-frame-pointer",
-                                             "function-sections",
-                                             "data-sections",
-                                             "unique-section-names",
-                                             "lto",
-                                             "thin-lto",
-                                             "whole-program-vtables",
-                                             "split-lto-unit",
-                                             "use-ld=",
-                                             "use-linker-plugin",
-                                             "ident",
-                                             "plt",
-                                             "semantic-interposition",
-                                             "stack-clash-protection",
-                                             "zero-initialized-in-bss",
-                                             "asynchronous-unwind-tables",
-                                             "unwind-tables",
-                                             "inline",
-                                             "unroll-loops",
-                                             "vectorize",
-                                             "slp-vectorize",
-                                             "tree-",
-                                             "ipa-",
-                                             "optimize-sibling-calls",
-                                             "merge-all-constants",
-                                             "jump-tables",
-                                             "trivial-auto-var-init",
-                                             "ms-runtime-lib",
-                                             "debug-",
-                                             "dwarf",
-                                             "standalone-debug",
-                                             "eliminate-unused-debug",
-                                             "limit-debug-info",
-                                             "record-command-line",
-                                             "record-gcc-switches",
-                                             "keep-inline-functions",
-                                             "keep-static-consts",
-                                             "sanitize",
-                                             "max-errors",
-                                             "error-limit",
-                                             "syntax-only",
-                                             "directives-only",
-                                             "time-report",
-                                             "verbose-asm",
-                                             "strict-vtable-pointers",
-                                             "delete-null-pointer-checks",
-                                             "split-dwarf",
-                                             "exceptions-",
-                                             "cxx-static-destructors",
-                                             "pch-",
-                                             "PIC-",
-                                             "addrsig",
-                                             "align-",
-                                             "fat-lto-objects",
-                                             "gnu-unique",
-                                             "stack-check",
-                                             "instrument-functions",
-                                             "finstrument",
-                                             "reorder-",
-                                             "schedule-",
-                                             "gcse",
-                                             "peel-loops",
-                                             "prefetch-loop-arrays",
-                                             "builtin-module",
-                                             "apinotes",
-                                             "experimental-",
-                                             "emit-",
-                                             "aligned-",
-                                             "coverage-compilation-dir",
-                                             "working-directory",
-                                             "no-integrated-as",
-                                             "integrated-as",
-                                             "integrated-cc1",
-                                             "pcc-struct-return",
-                                             "reg-struct-return",
-                                             "fine-grained",
-                                             "data-",
-                                             "threadsafe",
-                                             "elide-type",
-                                             "template-",
-                                             "constexpr-",
-                                             "ms-",
-                                             "gnu-",
-                                             "sized-",
-                                             "char",
-                                             "split-stack",
-                                             "cx-",
-                                             "fp-",
-                                             "float-",
-                                             "excess-precision",
-                                             "finite-",
-                                             "approx-",
-                                             "protect-parens",
-                                             "hip-",
-                                             "gpu-",
-                                             "cuda-",
-                                             "openmp-",
-                                             "offload-"};
-  for (size_t i = 0; i < sizeof quiet_prefix / sizeof quiet_prefix[0]; i++)
-    if (strncmp(base, quiet_prefix[i], strlen(quiet_prefix[i])) == 0) return IGNORE;
-  return UNKNOWN;
-}
-
-/* Source languages -x may select; anything else ("ast", "pcm", "ir", "precompiled-header") loads
- * a file that is not source. */
-static int x_ok(const char *v) {
-  static const char *const langs[] = {"c",
-                                      "c++",
-                                      "c-header",
-                                      "c++-header",
-                                      "objective-c",
-                                      "objective-c++",
-                                      "objective-c-header",
-                                      "objective-c++-header",
-                                      "cuda",
-                                      "hip",
-                                      "cl",
-                                      "c++-user-header",
-                                      "c++-system-header",
-                                      "none",
-                                      NULL};
-  for (const char *const *l = langs; *l; l++)
-    if (strcmp(v, *l) == 0) return 1;
-  return 0;
-}
-
-/* Classifies argv[i]: returns the class and how many arguments it spans (1 or 2), and where its
- * value is (NULL when it has none). */
-static int classify(const char *const *argv, size_t argc, size_t i, size_t *span,
-                    const char **value, const flagdef **def) {
-  const char *a = argv[i];
-  *span = 1;
-  *value = NULL;
-  *def = NULL;
-  const flagdef *best = NULL;
-  size_t best_len = 0;
-  for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
-    const flagdef *d = &flags[k];
-    size_t l = strlen(d->name);
-    if (strncmp(a, d->name, l) != 0) continue;
-    int ok = 0;
-    switch (d->form) {
-    case F_EXACT:
-      ok = a[l] == '\0';
-      break;
-    case F_SEP:
-      ok = a[l] == '\0';
-      break;
-    case F_JOINED:
-      ok = 1;
-      break;
-    case F_JOINED_OR_SEP:
-      ok = 1;
-      break;
-    case F_EQ_OR_SEP:
-      ok = a[l] == '\0' || a[l] == '=';
-      break;
-    case F_PREFIX:
-      ok = 1;
-      break;
-    }
-    if (ok && l > best_len) {
-      best = d;
-      best_len = l;
-    }
-  }
-  if (best) {
-    *def = best;
-    size_t l = best_len;
-    switch (best->form) {
-    case F_SEP:
-      if (i + 1 < argc) {
-        *span = 2;
-        *value = argv[i + 1];
-      }
-      break;
-    case F_JOINED:
-      *value = a + l;
-      break;
-    case F_JOINED_OR_SEP:
-      if (a[l]) {
-        *value = a + l;
-      } else if (i + 1 < argc) {
-        *span = 2;
-        *value = argv[i + 1];
-      }
-      break;
-    case F_EQ_OR_SEP:
-      if (a[l] == '=') {
-        *value = a + l + 1;
-      } else if (i + 1 < argc) {
-        *span = 2;
-        *value = argv[i + 1];
-      }
-      break;
-    case F_PREFIX:
-      /* -Xarch_<arch> FLAG and -plugin-arg-<name> ARG take the next argument. */
-      if ((strcmp(best->name, "-Xarch_") == 0 || strcmp(best->name, "-plugin-arg-") == 0) &&
-          i + 1 < argc)
-        *span = 2;
-      break;
-    }
-    if ((best->form == F_SEP || best->form == F_JOINED_OR_SEP || best->form == F_EQ_OR_SEP) &&
-        !*value && best->cls == KEEP)
-      return IGNORE; /* a flag that needs a value, at the end: meaningless */
-    return best->cls;
-  }
-  if (a[1] == 'f') return f_class(a);
-  if (a[1] == 'W') {
-    if (strncmp(a, "-Wl,", 4) == 0 || strncmp(a, "-Wa,", 4) == 0) return IGNORE;
-    if (strncmp(a, "-Wp,", 4) == 0) return DANGER; /* preprocessor pass-through: -Wp,-MD,FILE */
-    if (strcmp(a, "-Werror") == 0 || strncmp(a, "-Werror=", 8) == 0 ||
-        strcmp(a, "-Wfatal-errors") == 0)
-      return IGNORE; /* they would cut the parse short or turn warnings into errors */
-    return KEEP;
-  }
-  if (a[1] == 'm') return KEEP; /* -m32, -m64, -march=, -mavx2, ... (-mllvm is listed above) */
-  if (a[1] == 'O') return KEEP; /* __OPTIMIZE__ and friends */
-  if (a[1] == 'g') return IGNORE;
-  if (a[1] == 'M') return DANGER;
-  return UNKNOWN;
-}
-
-void tether__flagset_free(tether__flagset *fs) {
-  tether__strlist_free(&fs->args);
-  tether__strlist_free(&fs->danger);
-  tether__strlist_free(&fs->unknown);
-  tether__strlist_free(&fs->problems);
+void tether_lint__flagset_free(tether_lint__flagset *fs) {
+  tether_lint__strlist_free(&fs->args);
+  tether_lint__strlist_free(&fs->danger);
+  tether_lint__strlist_free(&fs->unknown);
+  tether_lint__strlist_free(&fs->problems);
   fs->has_x = 0;
 }
 
@@ -760,69 +102,71 @@ enum { RSP_MAX_DEPTH = 16, RSP_MAX_ARGS = 1 << 20 };
 
 /* Appends argv to `out`, replacing each @FILE by the words of FILE (recursively). */
 static int expand_rsp(const char *const *argv, size_t argc, const char *cwd, int depth,
-                      tether__strlist *out, tether__flagset *fs) {
+                      tether_lint__strlist *out, tether_lint__flagset *fs) {
   for (size_t i = 0; i < argc; i++) {
     const char *a = argv[i];
     if (out->n >= RSP_MAX_ARGS) {
-      tether__buf m = {0};
-      tether__buf_printf(&m,
-                         "more than %d compile arguments (response files nested too deep?); the "
-                         "rest dropped",
-                         RSP_MAX_ARGS);
-      if (m.p) tether__strlist_add_unique(&fs->problems, m.p);
-      tether__buf_free(&m);
+      tether_lint__buf m = {0};
+      tether_lint__buf_printf(
+          &m,
+          "more than %d compile arguments (response files nested too deep?); the "
+          "rest dropped",
+          RSP_MAX_ARGS);
+      if (m.p) tether_lint__strlist_add_unique(&fs->problems, m.p);
+      tether_lint__buf_free(&m);
       return 0;
     }
     if (a[0] != '@' || !a[1]) {
-      if (tether__strlist_push(out, a) != 0) return -1;
+      if (tether_lint__strlist_push(out, a) != 0) return -1;
       continue;
     }
-    char *path = tether__path_join_norm(cwd, a + 1);
+    char *path = tether_lint__path_join_norm(cwd, a + 1);
     if (!path) return -1;
-    tether__buf m = {0};
+    tether_lint__buf m = {0};
     if (depth >= RSP_MAX_DEPTH) {
-      tether__buf_printf(&m, "response file %s: nested deeper than %d levels, not read", path,
-                         RSP_MAX_DEPTH);
+      tether_lint__buf_printf(&m, "response file %s: nested deeper than %d levels, not read", path,
+                              RSP_MAX_DEPTH);
     } else {
       char *text = NULL;
       size_t len = 0;
-      int e = tether__read_file(path, &text, &len);
+      int e = tether_lint__read_file(path, &text, &len);
       if (e) {
-        tether__buf_printf(&m, "response file %s: %s; its arguments dropped", path,
-                           tether__read_strerror(e));
+        tether_lint__buf_printf(&m, "response file %s: %s; its arguments dropped", path,
+                                tether_lint__read_strerror(e));
       } else {
-        tether__strlist words = {0};
-        int rc = tether__split_command(text, len, 1, &words);
+        tether_lint__strlist words = {0};
+        int rc = tether_lint__split_command(text, len, 1, &words);
         free(text);
         if (rc == 0)
           rc = expand_rsp((const char *const *)words.v, words.n, cwd, depth + 1, out, fs);
-        tether__strlist_free(&words);
+        tether_lint__strlist_free(&words);
         if (rc != 0) {
           free(path);
           return -1;
         }
       }
     }
-    if (m.p) tether__strlist_add_unique(&fs->problems, m.p);
-    tether__buf_free(&m);
+    if (m.p) tether_lint__strlist_add_unique(&fs->problems, m.p);
+    tether_lint__buf_free(&m);
     free(path);
   }
   return 0;
 }
 
-static int push_span(tether__strlist *l, const char *const *argv, size_t i, size_t span) {
-  if (span == 1) return tether__strlist_push(l, argv[i]);
-  tether__buf b = {0};
-  int rc = tether__buf_printf(&b, "%s %s", argv[i], argv[i + 1]);
-  if (rc == 0) rc = tether__strlist_push(l, b.p);
-  tether__buf_free(&b);
+static int push_span(tether_lint__strlist *l, const char *const *argv, size_t i, size_t span) {
+  if (span == 1) return tether_lint__strlist_push(l, argv[i]);
+  tether_lint__buf b = {0};
+  int rc = tether_lint__buf_printf(&b, "%s %s", argv[i], argv[i + 1]);
+  if (rc == 0) rc = tether_lint__strlist_push(l, b.p);
+  tether_lint__buf_free(&b);
   return rc;
 }
 
-int tether__flags_filter(const char *const *in, size_t inc, const char *cwd, tether__flagset *fs) {
-  tether__strlist all = {0};
+int tether_lint__flags_filter(const char *const *in, size_t inc, const char *cwd,
+                              tether_lint__flagset *fs) {
+  tether_lint__strlist all = {0};
   if (expand_rsp(in, inc, cwd, 0, &all, fs) != 0) {
-    tether__strlist_free(&all);
+    tether_lint__strlist_free(&all);
     return -1;
   }
   const char *const *argv = (const char *const *)all.v;
@@ -842,66 +186,62 @@ int tether__flags_filter(const char *const *in, size_t inc, const char *cwd, tet
     }
     size_t span;
     const char *value;
-    const flagdef *def;
-    int cls = classify(argv, argc, i, &span, &value, &def);
-    if (cls == KEEP && def &&
-        (strcmp(def->name, "-include") == 0 || strcmp(def->name, "-imacros") == 0)) {
-      char *p = tether__path_join_norm(cwd, value);
-      int e = p ? tether__check_regular(p, NULL) : ENOMEM;
+    const char *name;
+    int cls = tether_lint__flag_class(argv, argc, i, &span, &value, &name);
+    if (cls == TETHER_LINT_FLAG_KEEP && name &&
+        (strcmp(name, "-include") == 0 || strcmp(name, "-imacros") == 0)) {
+      char *p = tether_lint__path_join_norm(cwd, value);
+      int e = p ? tether_lint__check_regular(p, NULL) : ENOMEM;
       if (e) {
-        tether__buf m = {0};
-        tether__buf_printf(&m, "%s %s: %s; dropped", def->name, value, tether__read_strerror(e));
-        if (m.p) rc = tether__strlist_add_unique(&fs->problems, m.p);
-        tether__buf_free(&m);
-        cls = IGNORE;
+        tether_lint__buf m = {0};
+        tether_lint__buf_printf(&m, "%s %s: %s; dropped", name, value,
+                                tether_lint__read_strerror(e));
+        if (m.p) rc = tether_lint__strlist_add_unique(&fs->problems, m.p);
+        tether_lint__buf_free(&m);
+        cls = TETHER_LINT_FLAG_IGNORE;
       }
       free(p);
     }
-    if (cls == KEEP && def && strcmp(def->name, "-x") == 0) {
-      if (!x_ok(value))
-        cls = DANGER;
-      else
-        fs->has_x = 1;
-    }
+    if (cls == TETHER_LINT_FLAG_KEEP && name && strcmp(name, "-x") == 0) fs->has_x = 1;
     if (rc == 0) {
-      if (cls == KEEP) {
-        rc = tether__strlist_push(&fs->args, argv[i]);
-        if (rc == 0 && span == 2) rc = tether__strlist_push(&fs->args, argv[i + 1]);
-      } else if (cls == DANGER) {
+      if (cls == TETHER_LINT_FLAG_KEEP) {
+        rc = tether_lint__strlist_push(&fs->args, argv[i]);
+        if (rc == 0 && span == 2) rc = tether_lint__strlist_push(&fs->args, argv[i + 1]);
+      } else if (cls == TETHER_LINT_FLAG_DANGER) {
         rc = push_span(&fs->danger, argv, i, span);
-      } else if (cls == UNKNOWN) {
+      } else if (cls == TETHER_LINT_FLAG_UNKNOWN) {
         rc = push_span(&fs->unknown, argv, i, span);
       }
     }
     i += span;
   }
-  tether__strlist_free(&all);
+  tether_lint__strlist_free(&all);
   return rc ? -1 : 0;
 }
 
 /* Appends the note about what was dropped (nothing when nothing was). */
-int tether__flagset_note(const tether__flagset *fs, tether__buf *out) {
+int tether_lint__flagset_note(const tether_lint__flagset *fs, tether_lint__buf *out) {
   enum { SHOW = 40 };
   int rc = 0;
-  const tether__strlist *lists[2] = {&fs->danger, &fs->unknown};
+  const tether_lint__strlist *lists[2] = {&fs->danger, &fs->unknown};
   const char *what[2] = {"they write files, load code or read other inputs",
                          "not on the allow-list"};
   int any = 0;
   for (int k = 0; k < 2; k++) {
-    const tether__strlist *l = lists[k];
+    const tether_lint__strlist *l = lists[k];
     if (!l->n) continue;
-    rc |= tether__buf_printf(out, "%s%s: ", any ? "; " : "compile flags dropped (", what[k]);
-    tether__strlist uniq = {0};
-    for (size_t i = 0; i < l->n; i++) tether__strlist_add_unique(&uniq, l->v[i]);
+    rc |= tether_lint__buf_printf(out, "%s%s: ", any ? "; " : "compile flags dropped (", what[k]);
+    tether_lint__strlist uniq = {0};
+    for (size_t i = 0; i < l->n; i++) tether_lint__strlist_add_unique(&uniq, l->v[i]);
     for (size_t i = 0; i < uniq.n && i < SHOW; i++)
-      rc |= tether__buf_printf(out, "%s%s", i ? " " : "", uniq.v[i]);
-    if (uniq.n > SHOW) rc |= tether__buf_printf(out, " and %zu more", uniq.n - SHOW);
-    tether__strlist_free(&uniq);
+      rc |= tether_lint__buf_printf(out, "%s%s", i ? " " : "", uniq.v[i]);
+    if (uniq.n > SHOW) rc |= tether_lint__buf_printf(out, " and %zu more", uniq.n - SHOW);
+    tether_lint__strlist_free(&uniq);
     any = 1;
   }
-  if (any) rc |= tether__buf_puts(out, ")");
+  if (any) rc |= tether_lint__buf_puts(out, ")");
   for (size_t i = 0; i < fs->problems.n; i++)
-    rc |= tether__buf_printf(out, "%s%s", out->n ? "; " : "", fs->problems.v[i]);
+    rc |= tether_lint__buf_printf(out, "%s%s", out->n ? "; " : "", fs->problems.v[i]);
   return rc ? -1 : 0;
 }
 
@@ -912,11 +252,11 @@ typedef struct cdb_entry {
   char *dir;  /* absolute working directory */
   char *file; /* absolute, lexically normalized */
   char *real; /* realpath of file, or `file` when it does not exist */
-  tether__strlist argv;
+  tether_lint__strlist argv;
   size_t index;
 } cdb_entry;
 
-struct tether__cdb {
+struct tether_lint__cdb {
   char *path;
   cdb_entry *v;
   size_t n;
@@ -931,13 +271,13 @@ static int order_cmp(const void *pa, const void *pb) {
   return a->index < b->index ? -1 : a->index > b->index;
 }
 
-void tether__cdb_free(tether__cdb *db) {
+void tether_lint__cdb_free(tether_lint__cdb *db) {
   if (!db) return;
   for (size_t i = 0; i < db->n; i++) {
     free(db->v[i].dir);
     free(db->v[i].file);
     free(db->v[i].real);
-    tether__strlist_free(&db->v[i].argv);
+    tether_lint__strlist_free(&db->v[i].argv);
   }
   free(db->v);
   free(db->order);
@@ -945,16 +285,14 @@ void tether__cdb_free(tether__cdb *db) {
   free(db);
 }
 
-size_t tether__cdb_size(const tether__cdb *db) { return db ? db->n : 0; }
-
-int tether__cdb_load(const char *file, tether__cdb **out, char *err, size_t errlen) {
+int tether_lint__cdb_load(const char *file, tether_lint__cdb **out, char *err, size_t errlen) {
   *out = NULL;
   char *text = NULL;
   size_t len = 0;
-  int e = tether__read_file(file, &text, &len);
+  int e = tether_lint__read_file(file, &text, &len);
   if (e) {
     snprintf(err, errlen, "cannot read compilation database %s: %s", file,
-             tether__read_strerror(e));
+             tether_lint__read_strerror(e));
     return -1;
   }
   const char *end = NULL;
@@ -973,12 +311,12 @@ int tether__cdb_load(const char *file, tether__cdb **out, char *err, size_t errl
     cJSON_Delete(root);
     return -1;
   }
-  tether__cdb *db = calloc(1, sizeof *db);
+  tether_lint__cdb *db = calloc(1, sizeof *db);
   char abs[PATH_MAX];
   char *dbdir = NULL;
   if (!db) goto oom;
-  db->path = tether__strdup(file);
-  dbdir = dir_name(realpath(file, abs) ? abs : file);
+  db->path = tether_lint__strdup(file);
+  dbdir = tether_lint__dir_name(realpath(file, abs) ? abs : file);
   if (!db->path || !dbdir) goto oom;
   size_t count = (size_t)cJSON_GetArraySize(root);
   db->v = calloc(count ? count : 1, sizeof *db->v);
@@ -1009,17 +347,17 @@ int tether__cdb_load(const char *file, tether__cdb **out, char *err, size_t errl
     cdb_entry *en = &db->v[db->n++];
     en->index = i;
     /* "directory" relative to the database's own folder; "file" relative to "directory". */
-    en->dir = tether__path_join_norm(dbdir, dir->valuestring);
+    en->dir = tether_lint__path_join_norm(dbdir, dir->valuestring);
     if (!en->dir) goto oom;
-    en->file = tether__path_join_norm(en->dir, fil->valuestring);
+    en->file = tether_lint__path_join_norm(en->dir, fil->valuestring);
     if (!en->file) goto oom;
-    en->real = tether__strdup(realpath(en->file, abs) ? abs : en->file);
+    en->real = tether_lint__strdup(realpath(en->file, abs) ? abs : en->file);
     if (!en->real) goto oom;
     if (cJSON_IsArray(args)) {
       for (cJSON *a = args->child; a; a = a->next)
-        if (tether__strlist_push(&en->argv, a->valuestring) != 0) goto oom;
-    } else if (tether__split_command(cmd->valuestring, strlen(cmd->valuestring), 0, &en->argv) !=
-               0) {
+        if (tether_lint__strlist_push(&en->argv, a->valuestring) != 0) goto oom;
+    } else if (tether_lint__split_command(cmd->valuestring, strlen(cmd->valuestring), 0,
+                                          &en->argv) != 0) {
       goto oom;
     }
   }
@@ -1038,12 +376,12 @@ oom:
 fail:
   free(dbdir);
   cJSON_Delete(root);
-  tether__cdb_free(db);
+  tether_lint__cdb_free(db);
   return -1;
 }
 
 /* First position in `order` whose real path is >= key (or, with prefix, starts past it). */
-static size_t lower_bound(const tether__cdb *db, const char *key) {
+static size_t lower_bound(const tether_lint__cdb *db, const char *key) {
   size_t lo = 0, hi = db->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -1070,30 +408,30 @@ static int is_cxx_driver(const char *base) {
 }
 
 /* Flags for `target` (a real path) from entry `e`. */
-static int entry_flags(const cdb_entry *e, int borrowed, tether__cdb_flags *out) {
+static int entry_flags(const cdb_entry *e, int borrowed, tether_lint__cdb_flags *out) {
   size_t i = 0;
   const char *const *argv = (const char *const *)e->argv.v;
   size_t argc = e->argv.n;
-  while (i < argc && is_wrapper(base_name(argv[i]))) i++;
+  while (i < argc && is_wrapper(tether_lint__base_name(argv[i]))) i++;
   int cxx = 0;
   if (i < argc && argv[i][0] != '-') {
-    cxx = is_cxx_driver(base_name(argv[i]));
+    cxx = is_cxx_driver(tether_lint__base_name(argv[i]));
     i++; /* the compiler */
   }
-  tether__flagset fs = {0};
-  if (tether__strlist_push(&fs.args, "-working-directory") ||
-      tether__strlist_push(&fs.args, e->dir))
+  tether_lint__flagset fs = {0};
+  if (tether_lint__strlist_push(&fs.args, "-working-directory") ||
+      tether_lint__strlist_push(&fs.args, e->dir))
     goto oom;
-  if (tether__flags_filter(argv + i, argc - i, e->dir, &fs) != 0) goto oom;
+  if (tether_lint__flags_filter(argv + i, argc - i, e->dir, &fs) != 0) goto oom;
   /* The language: what the compiler would have used for the entry's file, given to the file being
    * analysed (a header borrowing the flags gets the language of the source it borrows from). */
   if (!fs.has_x && (cxx || (borrowed && has_ext(e->file, cxx_exts)))) {
-    if (tether__strlist_push(&fs.args, "-xc++")) goto oom;
+    if (tether_lint__strlist_push(&fs.args, "-xc++")) goto oom;
   }
   out->fs = fs;
   return 0;
 oom:
-  tether__flagset_free(&fs);
+  tether_lint__flagset_free(&fs);
   return -1;
 }
 
@@ -1101,7 +439,7 @@ static const char *const header_exts[] = {".h",   ".hh",  ".hpp", ".hxx", ".h++"
                                           ".inc", ".ipp", ".tcc", ".inl", NULL};
 
 static char *stem_of(const char *path) {
-  const char *b = base_name(path);
+  const char *b = tether_lint__base_name(path);
   const char *dot = strrchr(b, '.');
   size_t n = dot && dot != b ? (size_t)(dot - b) : strlen(b);
   char *s = malloc(n + 1);
@@ -1116,19 +454,19 @@ static char *stem_of(const char *path) {
  * that holds (directly or below) a file with an entry; there, a file with the same stem first
  * (foo.h -> foo.cpp), then one directly in that folder, then the first by path. Never the root
  * folder "/" alone. -1 when there is none. */
-static long nearest_entry(const tether__cdb *db, const char *real) {
-  char *dir = dir_name(real);
+static long nearest_entry(const tether_lint__cdb *db, const char *real) {
+  char *dir = tether_lint__dir_name(real);
   char *stem = stem_of(real);
   long found = -1;
   if (!dir || !stem) goto done;
   for (;;) {
     if (strcmp(dir, "/") == 0 || strcmp(dir, ".") == 0) break;
     size_t dl = strlen(dir);
-    tether__buf lo = {0};
-    tether__buf_printf(&lo, "%s/", dir);
+    tether_lint__buf lo = {0};
+    tether_lint__buf_printf(&lo, "%s/", dir);
     if (!lo.p) break;
     size_t k = lower_bound(db, lo.p);
-    tether__buf_free(&lo);
+    tether_lint__buf_free(&lo);
     long best = -1;
     int best_score = -1;
     for (; k < db->n; k++) {
@@ -1148,7 +486,7 @@ static long nearest_entry(const tether__cdb *db, const char *real) {
       found = best;
       break;
     }
-    char *up = dir_name(dir);
+    char *up = tether_lint__dir_name(dir);
     free(dir);
     dir = up;
     if (!dir) break;
@@ -1159,7 +497,8 @@ done:
   return found;
 }
 
-int tether__cdb_flags_for(const tether__cdb *db, const char *real, tether__cdb_flags *out) {
+int tether_lint__cdb_flags_for(const tether_lint__cdb *db, const char *real,
+                               tether_lint__cdb_flags *out) {
   memset(out, 0, sizeof *out);
   size_t k = lower_bound(db, real);
   size_t count = 0;
@@ -1171,11 +510,12 @@ int tether__cdb_flags_for(const tether__cdb *db, const char *real, tether__cdb_f
     if (entry_flags(e, 0, out) != 0) return -1;
     out->found = 1;
     if (count > 1) {
-      tether__buf m = {0};
-      tether__buf_printf(&m,
-                         "note: %zu entries in the compilation database; using the first (entry "
-                         "%zu, directory %s)",
-                         count, e->index, e->dir);
+      tether_lint__buf m = {0};
+      tether_lint__buf_printf(
+          &m,
+          "note: %zu entries in the compilation database; using the first (entry "
+          "%zu, directory %s)",
+          count, e->index, e->dir);
       out->note = m.p;
     }
     return 0;
@@ -1185,17 +525,18 @@ int tether__cdb_flags_for(const tether__cdb *db, const char *real, tether__cdb_f
   const cdb_entry *e = &db->v[n];
   if (entry_flags(e, 1, out) != 0) return -1;
   out->found = 2;
-  tether__buf m = {0};
-  tether__buf_printf(&m,
-                     "note: no entry in the compilation database; using the flags of %s (entry "
-                     "%zu, the nearest folder upward with one)",
-                     e->file, e->index);
+  tether_lint__buf m = {0};
+  tether_lint__buf_printf(
+      &m,
+      "note: no entry in the compilation database; using the flags of %s (entry "
+      "%zu, the nearest folder upward with one)",
+      e->file, e->index);
   out->note = m.p;
   return 0;
 }
 
-void tether__cdb_flags_free(tether__cdb_flags *f) {
-  tether__flagset_free(&f->fs);
+void tether_lint__cdb_flags_free(tether_lint__cdb_flags *f) {
+  tether_lint__flagset_free(&f->fs);
   free(f->note);
   memset(f, 0, sizeof *f);
 }

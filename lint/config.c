@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char tether__builtin_profiles[] =
+const char tether_lint__builtin_profiles[] =
     "# Upstream MLIR Python bindings (pybind11 era, LLVM 19 and older:\n"
     "# mlir/lib/Bindings/Python/IRModule.h and IRCore.cpp).\n"
     "[profile mlir-python]\n"
@@ -69,43 +69,43 @@ const char tether__builtin_profiles[] =
 
 static void profile_free(tether_lint_profile *p) {
   free(p->name);
-  tether__strlist_free(&p->wrappers);
-  tether__strlist_free(&p->raw_accessors);
-  tether__strlist_free(&p->raw_fields);
-  tether__strlist_free(&p->guarded_accessors);
-  tether__strlist_free(&p->guards);
-  tether__strlist_free(&p->predicates);
-  tether__strlist_free(&p->invalidators);
-  tether__strlist_free(&p->parents);
-  tether__strlist_free(&p->ok_status);
+  tether_lint__strlist_free(&p->wrappers);
+  tether_lint__strlist_free(&p->raw_accessors);
+  tether_lint__strlist_free(&p->raw_fields);
+  tether_lint__strlist_free(&p->guarded_accessors);
+  tether_lint__strlist_free(&p->guards);
+  tether_lint__strlist_free(&p->predicates);
+  tether_lint__strlist_free(&p->invalidators);
+  tether_lint__strlist_free(&p->parents);
+  tether_lint__strlist_free(&p->ok_status);
   for (size_t i = 0; i < p->nstatus; i++) free(p->status[i].name);
   free(p->status);
   memset(p, 0, sizeof *p);
 }
 
-void tether__profile_free(tether_lint_profile *p) { profile_free(p); }
+void tether_lint__profile_free(tether_lint_profile *p) { profile_free(p); }
 
-void tether__config_free(tether_lint_config *cfg) {
+void tether_lint__config_free(tether_lint_config *cfg) {
   free(cfg->path);
   free(cfg->dir);
-  tether__strlist_free(&cfg->enable);
-  tether__strlist_free(&cfg->disable);
-  tether__strlist_free(&cfg->exclude);
-  tether__strlist_free(&cfg->flags);
-  tether__strlist_free(&cfg->extra_flags);
-  tether__strlist_free(&cfg->profiles_selected);
-  tether__strlist_free(&cfg->project_roots);
+  tether_lint__strlist_free(&cfg->enable);
+  tether_lint__strlist_free(&cfg->disable);
+  tether_lint__strlist_free(&cfg->exclude);
+  tether_lint__strlist_free(&cfg->flags);
+  tether_lint__strlist_free(&cfg->extra_flags);
+  tether_lint__strlist_free(&cfg->profiles_selected);
+  tether_lint__strlist_free(&cfg->project_roots);
   free(cfg->mlir_cmake_dir);
   for (size_t i = 0; i < cfg->nprofiles; i++) profile_free(&cfg->profiles[i]);
   free(cfg->profiles);
   memset(cfg, 0, sizeof *cfg);
 }
 
-int tether__config_init(tether_lint_config *cfg) {
+int tether_lint__config_init(tether_lint_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   char err[256];
-  if (tether__config_parse(cfg, "<built-in>", tether__builtin_profiles,
-                           sizeof tether__builtin_profiles - 1, err, sizeof err) != 0)
+  if (tether_lint__config_parse(cfg, "<built-in>", tether_lint__builtin_profiles,
+                                sizeof tether_lint__builtin_profiles - 1, err, sizeof err) != 0)
     return -1;
   for (size_t i = 0; i < cfg->nprofiles; i++) cfg->profiles[i].builtin = 1;
   return 0;
@@ -120,7 +120,7 @@ static tether_lint_profile *profile_get(tether_lint_config *cfg, const char *nam
   cfg->profiles = v;
   tether_lint_profile *p = &v[cfg->nprofiles];
   memset(p, 0, sizeof *p);
-  p->name = tether__strdup(name);
+  p->name = tether_lint__strdup(name);
   if (!p->name) return NULL;
   cfg->nprofiles++;
   return p;
@@ -206,12 +206,12 @@ static int for_each_item(parser *ps, char *value, int (*add)(parser *, void *, c
 }
 
 static int add_plain(parser *ps, void *target, char *item) {
-  if (tether__strlist_add_unique(target, item) != 0) return fail(ps, "out of memory", NULL);
+  if (tether_lint__strlist_add_unique(target, item) != 0) return fail(ps, "out of memory", NULL);
   return 0;
 }
 
 static int add_rule(parser *ps, void *target, char *item) {
-  if (strcmp(item, "all") != 0 && !tether__rule_find(item, NULL))
+  if (strcmp(item, "all") != 0 && !tether_lint__rule_find(item, NULL))
     return fail(ps, "unknown rule '%s' (see --list-rules)", item);
   return add_plain(ps, target, item);
 }
@@ -264,7 +264,7 @@ static int add_status(parser *ps, void *target, char *item) {
   tether_lint_status_accessor *v = realloc(p->status, (p->nstatus + 1) * sizeof *v);
   if (!v) return fail(ps, "out of memory", NULL);
   p->status = v;
-  v[p->nstatus].name = tether__strdup(name);
+  v[p->nstatus].name = tether_lint__strdup(name);
   if (!v[p->nstatus].name) return fail(ps, "out of memory", NULL);
   v[p->nstatus].wrapper_arg = (int)w;
   v[p->nstatus].out_arg = (int)o;
@@ -272,11 +272,11 @@ static int add_status(parser *ps, void *target, char *item) {
   return 0;
 }
 
-static int split_words(parser *ps, tether__strlist *l, char *value) {
+static int split_words(parser *ps, tether_lint__strlist *l, char *value) {
   char *save = NULL;
   int any = 0;
   for (char *w = strtok_r(value, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-    if (tether__strlist_push(l, w) != 0) return fail(ps, "out of memory", NULL);
+    if (tether_lint__strlist_push(l, w) != 0) return fail(ps, "out of memory", NULL);
     any = 1;
   }
   return any ? 0 : fail(ps, "missing value", NULL);
@@ -325,7 +325,7 @@ static int parse_pair(parser *ps, char *key, char *value) {
     }
     if (strcmp(key, "mlir-cmake-dir") == 0) {
       free(cfg->mlir_cmake_dir);
-      cfg->mlir_cmake_dir = tether__strdup(trim(value));
+      cfg->mlir_cmake_dir = tether_lint__strdup(trim(value));
       return cfg->mlir_cmake_dir ? 0 : fail(ps, "out of memory", NULL);
     }
     if (strcmp(key, "project-roots") == 0)
@@ -342,7 +342,7 @@ static int parse_pair(parser *ps, char *key, char *value) {
     }
     if (strcmp(key, "max-file-size") == 0) {
       char *v = trim(value);
-      if (tether__parse_size(v, &cfg->max_file_size) != 0)
+      if (tether_lint__parse_size(v, &cfg->max_file_size) != 0)
         return fail(ps, "max-file-size: expected a size such as 65536, 512K, 64M or 1G, not '%s'",
                     v);
       return 0;
@@ -385,8 +385,8 @@ static int parse_pair(parser *ps, char *key, char *value) {
   return fail(ps, "unknown key '%s' in a [profile] section", key);
 }
 
-int tether__config_parse(tether_lint_config *cfg, const char *name, const char *text, size_t len,
-                         char *err, size_t errlen) {
+int tether_lint__config_parse(tether_lint_config *cfg, const char *name, const char *text,
+                              size_t len, char *err, size_t errlen) {
   parser ps = {cfg, name, 0, err, errlen, NULL, 0};
   if (errlen) err[0] = '\0';
   size_t pos = 0;
@@ -418,8 +418,8 @@ int tether__config_parse(tether_lint_config *cfg, const char *name, const char *
   return 0;
 }
 
-static int check_members(const tether_lint_profile *p, const tether__strlist *l, const char *what,
-                         char *err, size_t errlen) {
+static int check_members(const tether_lint_profile *p, const tether_lint__strlist *l,
+                         const char *what, char *err, size_t errlen) {
   for (size_t i = 0; i < l->n; i++) {
     const char *e = l->v[i];
     const char *sep = strstr(e, "::");
@@ -429,10 +429,10 @@ static int check_members(const tether_lint_profile *p, const tether__strlist *l,
     if (clen >= sizeof cls) clen = sizeof cls - 1;
     memcpy(cls, e, clen);
     cls[clen] = '\0';
-    if (strcmp(cls, "*") == 0 || tether__strlist_has(&p->wrappers, cls)) continue;
+    if (strcmp(cls, "*") == 0 || tether_lint__strlist_has(&p->wrappers, cls)) continue;
     /* Namespace-qualified classes: the last component names the wrapper. */
     const char *last = strrchr(cls, ':');
-    if (last && tether__strlist_has(&p->wrappers, last + 1)) continue;
+    if (last && tether_lint__strlist_has(&p->wrappers, last + 1)) continue;
     snprintf(err, errlen,
              "profile '%s': %s '%s' names class '%s', which is not a wrapper of the profile",
              p->name, what, e, cls);
@@ -441,7 +441,17 @@ static int check_members(const tether_lint_profile *p, const tether__strlist *l,
   return 0;
 }
 
-int tether__config_validate(const tether_lint_config *cfg, char *err, size_t errlen) {
+int tether_lint__config_mlir_helpers(const tether_lint_config *cfg, char *out, size_t len) {
+  const char *d = cfg->mlir_cmake_dir;
+  if (!d) return 0;
+  if (d[0] == '/' || !cfg->dir)
+    snprintf(out, len, "%s/AddMLIRPython.cmake", d);
+  else
+    snprintf(out, len, "%s/%s/AddMLIRPython.cmake", cfg->dir, d);
+  return 1;
+}
+
+int tether_lint__config_validate(const tether_lint_config *cfg, char *err, size_t errlen) {
   const char *where = cfg->path ? cfg->path : "<built-in>";
   for (size_t i = 0; i < cfg->profiles_selected.n; i++) {
     int found = 0;
@@ -453,16 +463,12 @@ int tether__config_validate(const tether_lint_config *cfg, char *err, size_t err
       return -1;
     }
   }
-  if (cfg->mlir_cmake_dir) {
-    char helper[4096];
-    const char *d = cfg->mlir_cmake_dir;
-    if (d[0] == '/' || !cfg->dir)
-      snprintf(helper, sizeof helper, "%s/AddMLIRPython.cmake", d);
-    else
-      snprintf(helper, sizeof helper, "%s/%s/AddMLIRPython.cmake", cfg->dir, d);
+  char helper[4096];
+  if (tether_lint__config_mlir_helpers(cfg, helper, sizeof helper)) {
     FILE *fp = fopen(helper, "r");
     if (!fp) {
-      snprintf(err, errlen, "%s: mlir-cmake-dir: %s has no readable AddMLIRPython.cmake", where, d);
+      snprintf(err, errlen, "%s: mlir-cmake-dir: %s has no readable AddMLIRPython.cmake", where,
+               cfg->mlir_cmake_dir);
       return -1;
     }
     fclose(fp);
@@ -489,19 +495,19 @@ int tether__config_validate(const tether_lint_config *cfg, char *err, size_t err
   return 0;
 }
 
-static int union_list(tether__strlist *dst, const tether__strlist *src) {
+static int union_list(tether_lint__strlist *dst, const tether_lint__strlist *src) {
   for (size_t i = 0; i < src->n; i++)
-    if (tether__strlist_add_unique(dst, src->v[i]) != 0) return -1;
+    if (tether_lint__strlist_add_unique(dst, src->v[i]) != 0) return -1;
   return 0;
 }
 
-int tether__profile_merge(const tether_lint_config *cfg, tether_lint_profile *out) {
+int tether_lint__profile_merge(const tether_lint_config *cfg, tether_lint_profile *out) {
   memset(out, 0, sizeof *out);
-  out->name = tether__strdup("<merged>");
+  out->name = tether_lint__strdup("<merged>");
   if (!out->name) return -1;
   for (size_t j = 0; j < cfg->nprofiles; j++) {
     const tether_lint_profile *p = &cfg->profiles[j];
-    if (cfg->profiles_set && !tether__strlist_has(&cfg->profiles_selected, p->name)) continue;
+    if (cfg->profiles_set && !tether_lint__strlist_has(&cfg->profiles_selected, p->name)) continue;
     if (union_list(&out->wrappers, &p->wrappers) ||
         union_list(&out->raw_accessors, &p->raw_accessors) ||
         union_list(&out->raw_fields, &p->raw_fields) ||
@@ -511,12 +517,12 @@ int tether__profile_merge(const tether_lint_config *cfg, tether_lint_profile *ou
         union_list(&out->parents, &p->parents) || union_list(&out->ok_status, &p->ok_status))
       return -1;
     for (size_t i = 0; i < p->nstatus; i++) {
-      if (tether__profile_status(out, p->status[i].name)) continue;
+      if (tether_lint__profile_status(out, p->status[i].name)) continue;
       tether_lint_status_accessor *v = realloc(out->status, (out->nstatus + 1) * sizeof *v);
       if (!v) return -1;
       out->status = v;
       v[out->nstatus] = p->status[i];
-      v[out->nstatus].name = tether__strdup(p->status[i].name);
+      v[out->nstatus].name = tether_lint__strdup(p->status[i].name);
       if (!v[out->nstatus].name) return -1;
       out->nstatus++;
     }
@@ -524,7 +530,7 @@ int tether__profile_merge(const tether_lint_config *cfg, tether_lint_profile *ou
   return 0;
 }
 
-int tether__profile_match(const tether__strlist *l, const char *cls, const char *member) {
+int tether_lint__profile_match(const tether_lint__strlist *l, const char *cls, const char *member) {
   size_t cl = cls ? strlen(cls) : 0;
   for (size_t i = 0; i < l->n; i++) {
     const char *e = l->v[i];
@@ -551,24 +557,24 @@ int tether__profile_match(const tether__strlist *l, const char *cls, const char 
   return 0;
 }
 
-const tether_lint_status_accessor *tether__profile_status(const tether_lint_profile *p,
-                                                          const char *name) {
+const tether_lint_status_accessor *tether_lint__profile_status(const tether_lint_profile *p,
+                                                               const char *name) {
   for (size_t i = 0; i < p->nstatus; i++)
     if (strcmp(p->status[i].name, name) == 0) return &p->status[i];
   return NULL;
 }
 
-static void print_list(FILE *f, const char *key, const tether__strlist *l) {
+static void print_list(FILE *f, const char *key, const tether_lint__strlist *l) {
   if (!l->n) return;
   fprintf(f, "%s = ", key);
   for (size_t i = 0; i < l->n; i++) fprintf(f, "%s%s", i ? ", " : "", l->v[i]);
   fputc('\n', f);
 }
 
-void tether__config_print_profiles(const tether_lint_config *cfg, FILE *f) {
+void tether_lint__config_print_profiles(const tether_lint_config *cfg, FILE *f) {
   for (size_t j = 0; j < cfg->nprofiles; j++) {
     const tether_lint_profile *p = &cfg->profiles[j];
-    int active = !cfg->profiles_set || tether__strlist_has(&cfg->profiles_selected, p->name);
+    int active = !cfg->profiles_set || tether_lint__strlist_has(&cfg->profiles_selected, p->name);
     fprintf(f, "%s[profile %s]\n# %s, %s\n", j ? "\n" : "", p->name,
             p->builtin ? "built-in" : "from the config file", active ? "active" : "inactive");
     print_list(f, "wrapper", &p->wrappers);

@@ -3,11 +3,22 @@
  * Invariant: a rule family never prints and never exits; it only reports findings through a
  * tether_lint_file (per input file) or a tether_lint_run (cross-file pass), and returns a status.
  * Everything a user sees (findings, errors, the summary) is produced by the driver and the
- * reporters, in a deterministic order, after every input has been analysed. */
+ * reporters, in a deterministic order, after every input has been analysed.
+ *
+ * Names: lint has its own prefix, apart from the arena's `tether_`/`tether__`: types shared by
+ * lint's files are `tether_lint_xxx`, functions and data of this interface `tether_lint__xxx`,
+ * macros `TETHER_LINT_XXX`. Functions shared by the files of one rule family carry the family's
+ * name instead (`rawop_`, `typeid_`, `excl_`) and are declared in its private header.
+ *
+ * Where things are (docs/lint.md, "Internals: where things are", has the whole map): this header
+ * is the shared interface; engine.h the driver's records and files; clang_util.h the libclang and
+ * token helpers the rule families share; rawop.h, typeid.h and excludelibs.h each family's own
+ * files; rules.c the table of families. */
 #ifndef TETHER_LINT_H
 #define TETHER_LINT_H
 
 #include <clang-c/Index.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,216 +29,282 @@
 
 /* ---- small containers (util.c) ------------------------------------------------------------ */
 
+/// Makes room for element number `n` (0-based) of the growable array whose pointer is at `array`
+/// (a `T **`), of `*cap` elements of `size` bytes: the capacity doubles (from 8) when full. 0, or
+/// -1 when out of memory (the array is unchanged).
+int tether_lint__grow(void *array, size_t *cap, size_t n, size_t size);
+
 /// A growable list of owned strings.
-typedef struct tether__strlist {
+typedef struct tether_lint__strlist {
   char **v;
   size_t n, cap;
-} tether__strlist;
+} tether_lint__strlist;
 
 /// Appends a copy of `s`. Returns 0, or -1 when out of memory (the list is unchanged).
-int tether__strlist_push(tether__strlist *l, const char *s);
+int tether_lint__strlist_push(tether_lint__strlist *l, const char *s);
 /// Appends a copy of `s` unless an equal string is present.
-int tether__strlist_add_unique(tether__strlist *l, const char *s);
+int tether_lint__strlist_add_unique(tether_lint__strlist *l, const char *s);
 /// 1 when an equal string is in the list.
-int tether__strlist_has(const tether__strlist *l, const char *s);
+int tether_lint__strlist_has(const tether_lint__strlist *l, const char *s);
 /// Frees every string and the array; the list is empty afterwards.
-void tether__strlist_free(tether__strlist *l);
+void tether_lint__strlist_free(tether_lint__strlist *l);
+/// 1 when `s` ends with `suffix`.
+int tether_lint__ends_with(const char *s, const char *suffix);
+/// Sorts the list by strcmp (byte order).
+void tether_lint__strlist_sort(tether_lint__strlist *l);
 
 /// A growable byte buffer, always NUL-terminated once anything was written.
-typedef struct tether__buf {
+typedef struct tether_lint__buf {
   char *p;
   size_t n, cap;
-} tether__buf;
+} tether_lint__buf;
 
-int tether__buf_put(tether__buf *b, const char *s, size_t n);
-int tether__buf_puts(tether__buf *b, const char *s);
-int tether__buf_printf(tether__buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tether__buf_free(tether__buf *b);
+int tether_lint__buf_put(tether_lint__buf *b, const char *s, size_t n);
+int tether_lint__buf_puts(tether_lint__buf *b, const char *s);
+int tether_lint__buf_printf(tether_lint__buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void tether_lint__buf_free(tether_lint__buf *b);
 
 /// Appends `s` with every control character escaped (C0 as `\n`, `\r`, `\t` or `\xHH`, DEL as
 /// `\x7f`, C1 as `\u00HH`, and bytes 0x80..0x9f that are not UTF-8 as `\xHH`), so a file name or
 /// message can never start a line of its own or drive a terminal. Other bytes are kept.
-int tether__buf_put_escaped(tether__buf *b, const char *s);
-int tether__fputs_escaped(const char *s, FILE *out);
+int tether_lint__buf_put_escaped(tether_lint__buf *b, const char *s);
+int tether_lint__fputs_escaped(const char *s, FILE *out);
 
 /* ---- reading files safely (safe_read.c) ----------------------------------------------------- */
 
 /// The default size limit of every file the linter reads itself (--max-file-size).
 #define TETHER_LINT_DEFAULT_MAX_FILE_SIZE ((size_t)64 << 20)
 
-/// Why a file was not read, beyond errno values (tether__read_strerror has the text).
+/// Why a file was not read, beyond errno values (tether_lint__read_strerror has the text).
 enum {
-  TETHER_READ_FIFO = 100001,
-  TETHER_READ_CHR,
-  TETHER_READ_BLK,
-  TETHER_READ_SOCK,
-  TETHER_READ_DIR,
-  TETHER_READ_OTHER,
-  TETHER_READ_PSEUDO,    /* a file of /proc, /sys, ... */
-  TETHER_READ_TOO_LARGE, /* over the size limit */
+  TETHER_LINT_READ_FIFO = 100001,
+  TETHER_LINT_READ_CHR,
+  TETHER_LINT_READ_BLK,
+  TETHER_LINT_READ_SOCK,
+  TETHER_LINT_READ_DIR,
+  TETHER_LINT_READ_OTHER,
+  TETHER_LINT_READ_PSEUDO,    /* a file of /proc, /sys, ... */
+  TETHER_LINT_READ_TOO_LARGE, /* over the size limit */
 };
 
-/// The process-wide size limit used by tether__read_file (0 is taken as 1).
-void tether__set_max_file_size(size_t max);
-size_t tether__get_max_file_size(void);
+/// The process-wide size limit used by tether_lint__read_file (0 is taken as 1).
+void tether_lint__set_max_file_size(size_t max);
 /// 0 when `path` (symlinks followed) is a regular file on a real file system, without opening it;
-/// else an errno value or TETHER_READ_*.
-int tether__check_regular(const char *path, struct stat *st);
+/// else an errno value or TETHER_LINT_READ_*.
+int tether_lint__check_regular(const char *path, struct stat *st);
 /// Opens a regular file for reading (O_NONBLOCK, checked again with fstat/fstatfs after opening).
-/// Returns 0 with the descriptor and the size fstat reports, or an errno value or TETHER_READ_*.
-int tether__open_regular(const char *path, int *fd, size_t *size);
+/// Returns 0 with the descriptor and the size fstat reports, or an errno value or
+/// TETHER_LINT_READ_*.
+int tether_lint__open_regular(const char *path, int *fd, size_t *size);
 /// Reads a whole regular file of at most the size limit. Returns 0 and a malloc'd NUL-terminated
-/// buffer, or an errno value or TETHER_READ_*. Never blocks on a FIFO, never reads a device.
-int tether__read_file(const char *path, char **out, size_t *len);
+/// buffer, or an errno value or TETHER_LINT_READ_*. Never blocks on a FIFO, never reads a device.
+int tether_lint__read_file(const char *path, char **out, size_t *len);
 /// The same with an explicit limit.
-int tether__read_file_max(const char *path, size_t max, char **out, size_t *len);
+int tether_lint__read_file_max(const char *path, size_t max, char **out, size_t *len);
 /// Reads up to `cap` bytes from the start of a regular file (same checks). 0 or a code.
-int tether__read_head(const char *path, char *buf, size_t cap, size_t *got);
+int tether_lint__read_head(const char *path, char *buf, size_t cap, size_t *got);
 /// Text for a code returned by the functions above (errno values included).
-const char *tether__read_strerror(int e);
+const char *tether_lint__read_strerror(int e);
 
 /* ---- hashing, serialization, maps (util.c) -------------------------------------------------- */
 
-typedef struct tether__sha256 {
+typedef struct tether_lint__sha256 {
   uint32_t h[8];
   uint64_t len;
   unsigned char buf[64];
   size_t nbuf;
-} tether__sha256;
+} tether_lint__sha256;
 
-void tether__sha256_init(tether__sha256 *s);
-void tether__sha256_update(tether__sha256 *s, const void *data, size_t n);
-void tether__sha256_final(tether__sha256 *s, unsigned char out[32]);
-void tether__sha256_of(const void *data, size_t n, unsigned char out[32]);
+void tether_lint__sha256_init(tether_lint__sha256 *s);
+void tether_lint__sha256_update(tether_lint__sha256 *s, const void *data, size_t n);
+void tether_lint__sha256_final(tether_lint__sha256 *s, unsigned char out[32]);
+void tether_lint__sha256_of(const void *data, size_t n, unsigned char out[32]);
 /// Writes 2*n hex digits and a NUL to `out`.
-void tether__hex(const unsigned char *d, size_t n, char *out);
+void tether_lint__hex(const unsigned char *d, size_t n, char *out);
 
 /// Little-endian integers and length-prefixed byte strings, for worker results and the cache.
-int tether__buf_put_u32(tether__buf *b, uint32_t v);
-int tether__buf_put_u64(tether__buf *b, uint64_t v);
-int tether__buf_put_bytes(tether__buf *b, const void *p, size_t n);
-int tether__buf_put_str(tether__buf *b, const char *s);
+int tether_lint__buf_put_u32(tether_lint__buf *b, uint32_t v);
+int tether_lint__buf_put_u64(tether_lint__buf *b, uint64_t v);
+int tether_lint__buf_put_bytes(tether_lint__buf *b, const void *p, size_t n);
+int tether_lint__buf_put_str(tether_lint__buf *b, const char *s);
+/// Writes all `n` bytes to `fd` (retrying short writes and EINTR). 0, or -1 on a write error.
+int tether_lint__write_all(int fd, const void *p, size_t n);
 
 /// A bounds-checked reader of what the functions above wrote: any read past the end, or a string
 /// with a NUL byte, sets `bad` and returns 0/NULL from then on.
-typedef struct tether__rd {
+typedef struct tether_lint__rd {
   const unsigned char *p;
   size_t n, off;
   int bad;
-} tether__rd;
+} tether_lint__rd;
 
-uint32_t tether__rd_u32(tether__rd *r);
-uint64_t tether__rd_u64(tether__rd *r);
+uint32_t tether_lint__rd_u32(tether_lint__rd *r);
+uint64_t tether_lint__rd_u64(tether_lint__rd *r);
 /// A view into the buffer (not NUL-terminated).
-const char *tether__rd_bytes(tether__rd *r, size_t *len);
+const char *tether_lint__rd_bytes(tether_lint__rd *r, size_t *len);
 /// A malloc'd copy (NULL and `bad` on error).
-char *tether__rd_str(tether__rd *r);
+char *tether_lint__rd_str(tether_lint__rd *r);
 
 /// A hash map from strings (copied) to pointers.
-typedef struct tether__strmap {
+typedef struct tether_lint__strmap {
   char **keys;
   void **vals;
   size_t n, cap;
-} tether__strmap;
+} tether_lint__strmap;
 
 /// The value slot for `key`, or NULL when absent.
-void **tether__strmap_get(tether__strmap *m, const char *key);
+void **tether_lint__strmap_get(tether_lint__strmap *m, const char *key);
 /// The value slot for `key`, inserted (value NULL) when absent; NULL when out of memory.
-void **tether__strmap_put(tether__strmap *m, const char *key);
-void tether__strmap_free(tether__strmap *m, void (*free_val)(void *));
+void **tether_lint__strmap_put(tether_lint__strmap *m, const char *key);
+void tether_lint__strmap_free(tether_lint__strmap *m, void (*free_val)(void *));
 
 /// Where each line of a text starts, so a line is found in O(1).
-typedef struct tether__lines {
+typedef struct tether_lint__lines {
   const char *text;
   size_t len;
   size_t *start;
   size_t n;
   unsigned char *mark; /* per line, for the caller (0 until set); allocated with the index */
-} tether__lines;
+} tether_lint__lines;
 
-int tether__lines_build(tether__lines *li, const char *text, size_t len);
+int tether_lint__lines_build(tether_lint__lines *li, const char *text, size_t len);
 /// Line `line` (1-based) without its newline: 0, or -1 when there is no such line.
-int tether__lines_get(const tether__lines *li, unsigned line, const char **s, size_t *len);
-void tether__lines_free(tether__lines *li);
+int tether_lint__lines_get(const tether_lint__lines *li, unsigned line, const char **s,
+                           size_t *len);
+void tether_lint__lines_free(tether_lint__lines *li);
 /// A malloc'd copy of `s` in which every byte sequence that is not valid UTF-8 is replaced by
 /// U+FFFD, so JSON and SARIF output is always valid UTF-8. NULL when out of memory.
-char *tether__utf8_clean(const char *s);
+char *tether_lint__utf8_clean(const char *s);
 /// Parses a positive size: digits with an optional binary suffix K, M or G (KiB, MiB, GiB; "B"
 /// and "iB" may follow). 0, or -1 when malformed, zero or too large.
-int tether__parse_size(const char *s, size_t *out);
-/// strdup that never returns NULL for a NULL input (returns NULL then) and aborts nothing.
-char *tether__strdup(const char *s);
+int tether_lint__parse_size(const char *s, size_t *out);
+/// A malloc'd copy of `s`; NULL when `s` is NULL or out of memory (never aborts).
+char *tether_lint__strdup(const char *s);
 
-/* ---- compilation databases and the compile-flag allow-list (compdb.c) --------------------- */
+/* ---- paths (paths.c) ------------------------------------------------------------------------ */
+
+/// `rel` joined to `base` when relative, with "." and ".." removed lexically. malloc'd.
+char *tether_lint__path_join_norm(const char *base, const char *rel);
+/// What follows the last '/' of `path` (all of it when there is none).
+const char *tether_lint__base_name(const char *path);
+/// The folder part of `path`: "." when it has no '/', "/" for a file of the root. malloc'd.
+char *tether_lint__dir_name(const char *path);
+/// `path` made absolute against the current directory and normalized lexically (no symlink
+/// resolution), for matching excludes. malloc'd.
+char *tether_lint__lexical_abs(const char *path);
+/// The canonical path of `path` (symlinks resolved) in `dir`, or of its folder when it is not a
+/// directory. 0 when it cannot be resolved (`dir` is then undefined).
+int tether_lint__real_dir(const char *path, char dir[PATH_MAX]);
+/// Walks from the folder `dir` up to the root: 1 with `dir` the first folder that has an entry
+/// `name` (lstat when `no_follow`, else stat), or 0 (then `dir` is undefined).
+int tether_lint__find_upward(char dir[PATH_MAX], const char *name, int no_follow);
+
+/* ---- compilation databases and the flag allow-list (compdb.c, compdb_flags.c) ------------ */
 
 /// Splits a command line into words the way a POSIX shell does (blanks separate; single quotes,
 /// double quotes and backslashes quote), without any expansion. `gnu` is the response-file
 /// dialect: inside double quotes a backslash escapes any character. 0, or -1 when out of memory.
-int tether__split_command(const char *s, size_t len, int gnu, tether__strlist *out);
-/// `rel` joined to `base` when relative, with "." and ".." removed lexically. malloc'd.
-char *tether__path_join_norm(const char *base, const char *rel);
+int tether_lint__split_command(const char *s, size_t len, int gnu, tether_lint__strlist *out);
+
+/// How the compile-flag allow-list classes an argument (compdb_flags.c).
+enum {
+  TETHER_LINT_FLAG_KEEP,    /* passed to libclang */
+  TETHER_LINT_FLAG_IGNORE,  /* dropped quietly: a parse does not need it */
+  TETHER_LINT_FLAG_DANGER,  /* dropped with a note: it writes files, loads code or reads inputs */
+  TETHER_LINT_FLAG_UNKNOWN, /* dropped with a note: not on the allow-list */
+};
+/// Classes argv[i] (a flag): returns a TETHER_LINT_FLAG_* class, how many arguments it spans (1
+/// or 2), its value (NULL when it has none) and the listed flag it matched (NULL for one judged
+/// by its family: -f, -W, -m, -O, -g, -M). Reads nothing but argv.
+int tether_lint__flag_class(const char *const *argv, size_t argc, size_t i, size_t *span,
+                            const char **value, const char **name);
 
 /// Compile flags after the allow-list.
-typedef struct tether__flagset {
-  tether__strlist args;     /* what libclang gets */
-  tether__strlist danger;   /* dropped: they write files, load code or read other inputs */
-  tether__strlist unknown;  /* dropped: not on the allow-list */
-  tether__strlist problems; /* unreadable response files, -include of a file that is not regular */
-  int has_x;                /* a -x was kept */
-} tether__flagset;
+typedef struct tether_lint__flagset {
+  tether_lint__strlist args;    /* what libclang gets */
+  tether_lint__strlist danger;  /* dropped: they write files, load code or read other inputs */
+  tether_lint__strlist unknown; /* dropped: not on the allow-list */
+  tether_lint__strlist
+      problems; /* unreadable response files, -include of a file that is not regular */
+  int has_x;    /* a -x was kept */
+} tether_lint__flagset;
 
 /// Expands @response files (paths relative to `cwd`, or to the current directory when NULL; read
 /// with the safe reader, never executed) and passes each argument through the allow-list:
 /// kept ones are appended to fs->args, dropped ones listed. Inputs (arguments that are not
 /// flags) are dropped silently. 0, or -1 when out of memory.
-int tether__flags_filter(const char *const *argv, size_t argc, const char *cwd,
-                         tether__flagset *fs);
+int tether_lint__flags_filter(const char *const *argv, size_t argc, const char *cwd,
+                              tether_lint__flagset *fs);
 /// Appends one sentence about what was dropped (nothing when nothing was).
-int tether__flagset_note(const tether__flagset *fs, tether__buf *out);
-void tether__flagset_free(tether__flagset *fs);
+int tether_lint__flagset_note(const tether_lint__flagset *fs, tether_lint__buf *out);
+void tether_lint__flagset_free(tether_lint__flagset *fs);
 
 /// A compilation database (compile_commands.json), parsed by tether-lint itself.
-typedef struct tether__cdb tether__cdb;
+typedef struct tether_lint__cdb tether_lint__cdb;
 
 /// Reads (safely) and parses a database. 0, or -1 with a one-line message in `err`.
-int tether__cdb_load(const char *path, tether__cdb **db, char *err, size_t errlen);
-void tether__cdb_free(tether__cdb *db);
-size_t tether__cdb_size(const tether__cdb *db);
+int tether_lint__cdb_load(const char *path, tether_lint__cdb **db, char *err, size_t errlen);
+void tether_lint__cdb_free(tether_lint__cdb *db);
 
 /// The flags for one file.
-typedef struct tether__cdb_flags {
-  tether__flagset fs; /* starts with -working-directory DIR */
-  char *note;         /* how the entry was chosen, when worth a note; NULL otherwise */
-  int found;          /* 0 no entry, 1 the file's own entry, 2 borrowed from a neighbour */
-} tether__cdb_flags;
+typedef struct tether_lint__cdb_flags {
+  tether_lint__flagset fs; /* starts with -working-directory DIR */
+  char *note;              /* how the entry was chosen, when worth a note; NULL otherwise */
+  int found;               /* 0 no entry, 1 the file's own entry, 2 borrowed from a neighbour */
+} tether_lint__cdb_flags;
 
 /// Flags for the file whose canonical path is `real`: its own entry (the first in database order
 /// when there are several), else the entry of the nearest source upward (clangd-style, for
 /// headers), else found == 0. 0, or -1 when out of memory.
-int tether__cdb_flags_for(const tether__cdb *db, const char *real, tether__cdb_flags *out);
-void tether__cdb_flags_free(tether__cdb_flags *f);
+int tether_lint__cdb_flags_for(const tether_lint__cdb *db, const char *real,
+                               tether_lint__cdb_flags *out);
+void tether_lint__cdb_flags_free(tether_lint__cdb_flags *f);
 
 /* ---- the result cache (cache.c) ------------------------------------------------------------ */
 
-typedef struct tether__cache tether__cache;
+typedef struct tether_lint__cache tether_lint__cache;
 
 /// $XDG_CACHE_HOME/tether-lint, else $HOME/.cache/tether-lint (malloc'd); NULL when neither
 /// variable holds an absolute path.
-char *tether__cache_default_dir(void);
+char *tether_lint__cache_default_dir(void);
 /// Opens the cache folder, creating it (mode 0700) when needed. 0, or -1 with a message.
-int tether__cache_open(const char *dir, tether__cache **c, char *err, size_t errlen);
-void tether__cache_close(tether__cache *c);
+int tether_lint__cache_open(const char *dir, tether_lint__cache **c, char *err, size_t errlen);
+void tether_lint__cache_close(tether_lint__cache *c);
 /// The payload stored under `key` when an intact entry exists: 0 and a malloc'd copy; -1 when
 /// there is none or it is truncated or corrupt.
-int tether__cache_get(tether__cache *c, const unsigned char key[32], char **data, size_t *len);
+int tether_lint__cache_get(tether_lint__cache *c, const unsigned char key[32], char **data,
+                           size_t *len);
 /// Stores a payload under `key` atomically (temporary file, then rename). 0 or -1.
-int tether__cache_put(tether__cache *c, const unsigned char key[32], const void *data, size_t len);
+int tether_lint__cache_put(tether_lint__cache *c, const unsigned char key[32], const void *data,
+                           size_t len);
 /// SHA-256 of a file's contents (read safely), memoized for the life of `c` (which may be NULL).
 /// 0, or -1 when the file cannot be read.
-int tether__cache_file_digest(tether__cache *c, const char *path, unsigned char out[32]);
-void tether__cache_stats(const tether__cache *c, size_t *hits, size_t *misses, size_t *stores);
+int tether_lint__cache_file_digest(tether_lint__cache *c, const char *path, unsigned char out[32]);
+void tether_lint__cache_stats(const tether_lint__cache *c, size_t *hits, size_t *misses,
+                              size_t *stores);
+/// What every key of a run shares: the linter (version, executable, libclang), the config file's
+/// digest, the rules turned off, the options that can change an analysis (`key_args`), whether
+/// a compilation database is used, and the current directory.
+void tether_lint__cache_run_key(const unsigned char config_digest[32],
+                                const tether_lint__strlist *disabled,
+                                const tether_lint__strlist *key_args, int have_db,
+                                unsigned char out[32]);
+/// The key of one translation unit's result: the run's key, the path as the user named it and
+/// whether it was named or found by the walk, the path libclang parses, its arguments, and a
+/// digest of the text.
+void tether_lint__cache_tu_key(const unsigned char run_key[32], const char *path, int named,
+                               const char *source, const tether_lint__strlist *args,
+                               const char *text, size_t len, unsigned char out[32]);
+/// 1 when a cached result still holds: each of the `nheaders` headers it read (path and digest
+/// records, read from `headers`) has the same contents now, and none of the `nmissing` includes
+/// that were not found (names read from `missing`) has appeared in a folder it would be found in
+/// (the source's own and the include paths of `args`). File digests are memoized in `c`.
+int tether_lint__cache_result_holds(tether_lint__cache *c, tether_lint__rd headers,
+                                    uint32_t nheaders, tether_lint__rd missing, uint32_t nmissing,
+                                    const char *source, const tether_lint__strlist *args);
 
-/* ---- profiles and configuration (config.c, profile.c) ------------------------------------- */
+/* ---- profiles and configuration (config.c) ------------------------------------------------ */
 
 /// A raw accessor that is a free function returning a status: `name(wrapper, &raw)`.
 typedef struct tether_lint_status_accessor {
@@ -241,16 +318,16 @@ typedef struct tether_lint_status_accessor {
 typedef struct tether_lint_profile {
   char *name;
   int builtin;
-  tether__strlist wrappers;          /* wrapper class names */
-  tether__strlist raw_accessors;     /* Class::method returning the raw handle unchecked */
-  tether__strlist raw_fields;        /* Class::field holding the raw handle */
-  tether__strlist guarded_accessors; /* Class::method that checks validity itself */
-  tether__strlist guards;            /* Class::method that throws/aborts when invalid */
-  tether__strlist predicates;        /* Class::field or Class::method that is true when valid */
-  tether__strlist invalidators;      /* Class::method after which the wrapper is invalid */
-  tether__strlist parents;           /* Class::member giving the parent whose validity is the
-                                        wrapper's: a guard on `w.member` guards `w` */
-  tether__strlist ok_status;         /* status constants meaning "valid" (e.g. TETHER_OK) */
+  tether_lint__strlist wrappers;          /* wrapper class names */
+  tether_lint__strlist raw_accessors;     /* Class::method returning the raw handle unchecked */
+  tether_lint__strlist raw_fields;        /* Class::field holding the raw handle */
+  tether_lint__strlist guarded_accessors; /* Class::method that checks validity itself */
+  tether_lint__strlist guards;            /* Class::method that throws/aborts when invalid */
+  tether_lint__strlist predicates;   /* Class::field or Class::method that is true when valid */
+  tether_lint__strlist invalidators; /* Class::method after which the wrapper is invalid */
+  tether_lint__strlist parents;      /* Class::member giving the parent whose validity is the
+                                   wrapper's: a guard on `w.member` guards `w` */
+  tether_lint__strlist ok_status;    /* status constants meaning "valid" (e.g. TETHER_OK) */
   tether_lint_status_accessor *status;
   size_t nstatus;
 } tether_lint_profile;
@@ -259,11 +336,11 @@ typedef struct tether_lint_profile {
 typedef struct tether_lint_config {
   char *path; /* the file it came from, NULL for built-in defaults only */
   char *dir;  /* directory of `path` (exclude patterns are relative to it) */
-  tether__strlist enable, disable, exclude, flags, extra_flags, profiles_selected;
+  tether_lint__strlist enable, disable, exclude, flags, extra_flags, profiles_selected;
   int profiles_set; /* 1 when the config named the active profiles */
   int flags_set;
   int system_headers; /* [lint] system-headers: rules also look at code in system headers */
-  tether__strlist project_roots; /* [lint] project-roots, as written (relative to `dir`) */
+  tether_lint__strlist project_roots; /* [lint] project-roots, as written (relative to `dir`) */
   char *mlir_cmake_dir; /* [lint] mlir-cmake-dir: where the project's AddMLIRPython.cmake is */
   size_t max_file_size; /* [lint] max-file-size; 0 = not set */
   tether_lint_profile *profiles;
@@ -273,27 +350,30 @@ typedef struct tether_lint_config {
 /// Fills `cfg` with the built-in profiles (`mlir-python`, `mlir-python-nanobind`, `tether`) and no
 /// other setting.
 /// Returns 0 or -1 (out of memory).
-int tether__config_init(tether_lint_config *cfg);
+int tether_lint__config_init(tether_lint_config *cfg);
 /// Parses `len` bytes of `.tether-lint` text named `name` into `cfg` (on top of what is there).
 /// Returns 0, or -1 with a message "NAME:LINE: why" in `err`. Never reads outside `text`.
-int tether__config_parse(tether_lint_config *cfg, const char *name, const char *text, size_t len,
-                         char *err, size_t errlen);
+int tether_lint__config_parse(tether_lint_config *cfg, const char *name, const char *text,
+                              size_t len, char *err, size_t errlen);
+/// The AddMLIRPython.cmake that `mlir-cmake-dir` names (relative to the config file's folder) in
+/// `out`: 1, or 0 when the setting is absent.
+int tether_lint__config_mlir_helpers(const tether_lint_config *cfg, char *out, size_t len);
 /// Checks cross-references (selected profiles exist, rule ids exist). 0 or -1 with `err`.
-int tether__config_validate(const tether_lint_config *cfg, char *err, size_t errlen);
-void tether__config_free(tether_lint_config *cfg);
+int tether_lint__config_validate(const tether_lint_config *cfg, char *err, size_t errlen);
+void tether_lint__config_free(tether_lint_config *cfg);
 /// Writes the profiles in config-file syntax (for --list-profiles).
-void tether__config_print_profiles(const tether_lint_config *cfg, FILE *f);
+void tether_lint__config_print_profiles(const tether_lint_config *cfg, FILE *f);
 /// The text of the built-in profiles, in config-file syntax.
-extern const char tether__builtin_profiles[];
+extern const char tether_lint__builtin_profiles[];
 
 /// Merges the active profiles of `cfg` into one (union of every list). Returns 0 or -1.
-int tether__profile_merge(const tether_lint_config *cfg, tether_lint_profile *out);
-void tether__profile_free(tether_lint_profile *p);
+int tether_lint__profile_merge(const tether_lint_config *cfg, tether_lint_profile *out);
+void tether_lint__profile_free(tether_lint_profile *p);
 /// 1 when "cls::member" (or "*::member") is in the list.
-int tether__profile_match(const tether__strlist *l, const char *cls, const char *member);
+int tether_lint__profile_match(const tether_lint__strlist *l, const char *cls, const char *member);
 /// The status accessor named `name`, or NULL.
-const tether_lint_status_accessor *tether__profile_status(const tether_lint_profile *p,
-                                                          const char *name);
+const tether_lint_status_accessor *tether_lint__profile_status(const tether_lint_profile *p,
+                                                               const char *name);
 
 /* ---- rules ------------------------------------------------------------------------------- */
 
@@ -323,15 +403,15 @@ typedef struct tether_lint_family {
   size_t nrules;
   /// For TEXT/ELF inputs: 1 when the family wants this file (by name or magic bytes).
   int (*claims)(const char *path, const char *head, size_t headlen);
-  /// Called once before any input; may allocate per-run state (shared across threads: use
-  /// tether__run_lock around updates).
+  /// Called once before any input, in the driver; may allocate per-run state. check_text and
+  /// check_elf may update it directly; check_tu may not (see take_fact).
   int (*run_begin)(tether_lint_run *run, void **state);
   int (*check_tu)(tether_lint_file *f, void *state, CXTranslationUnit tu);
   int (*check_text)(tether_lint_file *f, void *state, const char *text, size_t len);
   int (*check_elf)(tether_lint_file *f, void *state);
-  /// Called once after every input (single-threaded): the cross-file pass. Frees `state`.
+  /// Called once after every input, in the driver: the cross-file pass. Frees `state`.
   int (*run_end)(tether_lint_run *run, void *state);
-  /// Receives, in the driver's process, each fact the family recorded with tether__file_fact
+  /// Receives, in the driver's process, each fact the family recorded with tether_lint__file_fact
   /// while analysing an input: called after every input was analysed, in input order, before
   /// run_end. A family with a cross-file pass over translation units must collect its facts this
   /// way: check_tu runs in a worker process (its writes to `state` are lost), and a result taken
@@ -340,51 +420,50 @@ typedef struct tether_lint_family {
 } tether_lint_family;
 
 /// The one table of rule families (rules.c).
-extern const tether_lint_family *const tether__families[];
-extern const size_t tether__nfamilies;
+extern const tether_lint_family *const tether_lint__families[];
+extern const size_t tether_lint__nfamilies;
 /// The rule with this id and its family, or NULL.
-const tether_lint_rule_info *tether__rule_find(const char *id, const tether_lint_family **fam);
+const tether_lint_rule_info *tether_lint__rule_find(const char *id, const tether_lint_family **fam);
 
-/* ---- what rules may ask of a file / run (engine.c) ---------------------------------------- */
+/* ---- what rules may ask of a file / run (engine.c, findings.c) -------------------------- */
 
-const char *tether__file_path(const tether_lint_file *f);
-const tether_lint_profile *tether__file_profile(const tether_lint_file *f);
-int tether__file_rule_enabled(const tether_lint_file *f, const char *rule);
+const char *tether_lint__file_path(const tether_lint_file *f);
+const tether_lint_profile *tether_lint__file_profile(const tether_lint_file *f);
+int tether_lint__file_rule_enabled(const tether_lint_file *f, const char *rule);
 /// Reports a finding at a libclang location (its expansion location). Findings outside the main
 /// file of the translation unit are dropped; NOLINT comments are honoured here.
-void tether__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
-                       const char *rule, const char *fmt, ...)
+void tether_lint__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
+                            const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-/// Like tether__report_tu, but at the spelling location of `loc` (for code written in a macro's
-/// arguments in the main file, reported where it is written rather than at the macro's name).
-void tether__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
-                               const char *rule, const char *fmt, ...)
+/// Like tether_lint__report_tu, but at the spelling location of `loc` (for code written in a
+/// macro's arguments in the main file, reported where it is written rather than at the macro's
+/// name).
+void tether_lint__report_tu_spelled(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
+                                    const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /// Reports a finding at a line/column of the file being analysed (text and ELF families).
-void tether__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
-                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void tether_lint__report_at(tether_lint_file *f, unsigned line, unsigned col, const char *rule,
+                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /// A message about the file being analysed, printed on stderr as "tether-lint: [error: ]PATH: MSG"
 /// in input order; `is_error` counts as an error (exit status 2), otherwise it is a note.
-void tether__file_message(tether_lint_file *f, int is_error, const char *fmt, ...)
+void tether_lint__file_message(tether_lint_file *f, int is_error, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /// Records a fact about the file being analysed for the family's cross-file pass: `len` bytes the
 /// family encodes itself. The driver carries it from the worker process, and through the result
 /// cache, to the family's take_fact hook. Only from check_tu/check_text/check_elf. 0 or -1.
-int tether__file_fact(tether_lint_file *f, const void *data, size_t len);
+int tether_lint__file_fact(tether_lint_file *f, const void *data, size_t len);
 /// Cross-file findings from run_end. NOLINT comments on `line` of `file` (when it can be read)
 /// are honoured as for per-file findings.
-void tether__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
-                        const char *rule, const char *fmt, ...)
+void tether_lint__report_run(tether_lint_run *run, const char *file, unsigned line, unsigned col,
+                             const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 /// The effective configuration of the run (for run_begin hooks).
-const tether_lint_config *tether__run_config(const tether_lint_run *run);
+const tether_lint_config *tether_lint__run_config(const tether_lint_run *run);
 /// The command line of the run.
-const struct tether_lint_options *tether__run_options(const tether_lint_run *run);
+const struct tether_lint_options *tether_lint__run_options(const tether_lint_run *run);
 /// 1 when the run's inputs are the whole program (--whole-program, or a compilation database
 /// with a directory among the PATHs): cross-file passes may report what is missing from it.
-int tether__run_whole_program(const tether_lint_run *run);
-void tether__run_lock(tether_lint_run *run);
-void tether__run_unlock(tether_lint_run *run);
+int tether_lint__run_whole_program(const tether_lint_run *run);
 
 /* ---- findings and reporters -------------------------------------------------------------- */
 
@@ -400,7 +479,11 @@ typedef struct tether_lint_summary {
   size_t files, findings, suppressed, errors, compile_errors;
 } tether_lint_summary;
 
-typedef enum { TETHER_FMT_TEXT, TETHER_FMT_JSON, TETHER_FMT_SARIF } tether_lint_format;
+typedef enum {
+  TETHER_LINT_FMT_TEXT,
+  TETHER_LINT_FMT_JSON,
+  TETHER_LINT_FMT_SARIF
+} tether_lint_format;
 
 /// Everything a reporter needs. `root` is the absolute directory SARIF URIs are relative to.
 typedef struct tether_lint_report {
@@ -411,18 +494,18 @@ typedef struct tether_lint_report {
   const char *cwd;
 } tether_lint_report;
 
-int tether__report_text(const tether_lint_report *r, FILE *out);
-int tether__report_json(const tether_lint_report *r, FILE *out);
-int tether__report_sarif(const tether_lint_report *r, FILE *out);
+int tether_lint__report_text(const tether_lint_report *r, FILE *out);
+int tether_lint__report_json(const tether_lint_report *r, FILE *out);
+int tether_lint__report_sarif(const tether_lint_report *r, FILE *out);
 
 /* ---- command line (cli.c) ---------------------------------------------------------------- */
 
 typedef enum {
-  TETHER_ACT_LINT,
-  TETHER_ACT_HELP,
-  TETHER_ACT_VERSION,
-  TETHER_ACT_LIST_RULES,
-  TETHER_ACT_LIST_PROFILES,
+  TETHER_LINT_ACT_LINT,
+  TETHER_LINT_ACT_HELP,
+  TETHER_LINT_ACT_VERSION,
+  TETHER_LINT_ACT_LIST_RULES,
+  TETHER_LINT_ACT_LIST_PROFILES,
 } tether_lint_action;
 
 typedef struct tether_lint_options {
@@ -434,7 +517,7 @@ typedef struct tether_lint_options {
   const char *root;            /* --root DIR */
   int jobs;                    /* -j N; 0 = not given */
   int whole_program;           /* --whole-program */
-  tether__strlist enable, disable, paths;
+  tether_lint__strlist enable, disable, paths;
   const char *cache_dir; /* --cache-dir DIR; NULL = the default folder */
   int no_cache;          /* --no-cache */
   size_t max_file_size;  /* --max-file-size; 0 = not given */
@@ -445,24 +528,25 @@ typedef struct tether_lint_options {
   int cache_stats;       /* --cache-stats: one line on stderr about the cache */
   /// Every option that can change what one file's analysis produces, as written (for the
   /// cache key). Options that cannot (-j, --format, --root, the cache's, ...) are left out.
-  tether__strlist key_args;
+  tether_lint__strlist key_args;
 } tether_lint_options;
 
 /// Parses argv[1..argc-1]. Returns 0, or -1 with a one-line message in `err`. Never exits,
 /// never prints, never reads outside argv.
-int tether__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, size_t errlen);
-void tether__cli_free(tether_lint_options *o);
-void tether__cli_usage(FILE *f);
+int tether_lint__cli_parse(int argc, char **argv, tether_lint_options *o, char *err, size_t errlen);
+void tether_lint__cli_free(tether_lint_options *o);
+void tether_lint__cli_usage(FILE *f);
 
-/* ---- the run (engine.c) ------------------------------------------------------------------ */
+/* ---- the run (engine.c, run_config.c) ----------------------------------------------------- */
 
 /// Runs the linter as the options say, writes the report to `out` and messages to `err`.
 /// Returns the process exit status: 0 no findings, 1 findings, 2 the tool could not do its job.
-int tether__lint_main(const tether_lint_options *o, FILE *out, FILE *err);
+int tether_lint__lint_main(const tether_lint_options *o, FILE *out, FILE *err);
 
 /// The compiler arguments used when no compilation database has an entry for a file (`lang_c`:
 /// the file is C): the config's `flags`, else the defaults, then `extra-flags`. Appends to
 /// `args`; 0 or -1 when out of memory.
-int tether__default_args(const tether_lint_config *cfg, int lang_c, tether__strlist *args);
+int tether_lint__default_args(const tether_lint_config *cfg, int lang_c,
+                              tether_lint__strlist *args);
 
 #endif

@@ -3,7 +3,7 @@
  * Invariant: the process never crashes on its input; every file it cannot handle is reported by
  * name with the reason, and the exit status says which of three things happened: 0 no findings,
  * 1 findings, 2 the tool could not do its job. Everything but argument parsing and --version lives
- * in engine.c, so the driver stays thin. */
+ * in the run (engine.c and the files engine.h lists), so the driver stays thin. */
 #include "lint/lint.h"
 
 #include <errno.h>
@@ -28,25 +28,25 @@ int main(int argc, char **argv) {
   }
   tether_lint_options o;
   char err[512];
-  if (tether__cli_parse(argc, argv, &o, err, sizeof err) != 0) {
+  if (tether_lint__cli_parse(argc, argv, &o, err, sizeof err) != 0) {
     fprintf(stderr, "tether-lint: error: %s\n", err);
-    tether__cli_free(&o);
+    tether_lint__cli_free(&o);
     return 2;
   }
   int status;
   switch (o.action) {
-  case TETHER_ACT_HELP:
-    tether__cli_usage(stdout);
+  case TETHER_LINT_ACT_HELP:
+    tether_lint__cli_usage(stdout);
     status = 0;
     break;
-  case TETHER_ACT_VERSION:
+  case TETHER_LINT_ACT_VERSION:
     status = print_version();
     break;
   default:
-    status = tether__lint_main(&o, stdout, stderr);
+    status = tether_lint__lint_main(&o, stdout, stderr);
     break;
   }
-  tether__cli_free(&o);
+  tether_lint__cli_free(&o);
   if (fflush(stdout) != 0 && status == 0) status = 2;
   return status;
 }

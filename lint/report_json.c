@@ -9,14 +9,14 @@
 #include <stdlib.h>
 
 static int add_string(cJSON *o, const char *key, const char *s) {
-  char *clean = tether__utf8_clean(s ? s : "");
+  char *clean = tether_lint__utf8_clean(s ? s : "");
   if (!clean) return -1;
   cJSON *v = cJSON_AddStringToObject(o, key, clean);
   free(clean);
   return v ? 0 : -1;
 }
 
-int tether__report_json(const tether_lint_report *r, FILE *out) {
+int tether_lint__report_json(const tether_lint_report *r, FILE *out) {
   cJSON *arr = cJSON_CreateArray();
   if (!arr) return -1;
   int rc = 0;

@@ -12,32 +12,32 @@
 #include <string.h>
 
 static char *uri_encode(const char *s) {
-  tether__buf b = {0};
+  tether_lint__buf b = {0};
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
         strchr("-._~/", *p))
-      tether__buf_put(&b, (const char *)p, 1);
+      tether_lint__buf_put(&b, (const char *)p, 1);
     else
-      tether__buf_printf(&b, "%%%02X", *p);
+      tether_lint__buf_printf(&b, "%%%02X", *p);
   }
-  if (!b.p) tether__buf_puts(&b, "");
+  if (!b.p) tether_lint__buf_puts(&b, "");
   return b.p;
 }
 
 /* Lexically normalised absolute path: no ".", "..", or doubled slashes (malloc'd). */
 static char *normalise(const char *cwd, const char *path) {
-  return tether__path_join_norm(path[0] == '/' ? NULL : cwd, path);
+  return tether_lint__path_join_norm(path[0] == '/' ? NULL : cwd, path);
 }
 
 static cJSON *text_obj(const char *s) {
   cJSON *o = cJSON_CreateObject();
-  char *clean = tether__utf8_clean(s);
+  char *clean = tether_lint__utf8_clean(s);
   if (o && clean) cJSON_AddStringToObject(o, "text", clean);
   free(clean);
   return o;
 }
 
-int tether__report_sarif(const tether_lint_report *r, FILE *out) {
+int tether_lint__report_sarif(const tether_lint_report *r, FILE *out) {
   cJSON *doc = cJSON_CreateObject();
   if (!doc) return -1;
   cJSON_AddStringToObject(doc, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
@@ -52,9 +52,9 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
   cJSON_AddStringToObject(driver, "informationUri",
                           "https://github.com/tether/tether/blob/main/docs/lint.md");
   cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
-  for (size_t i = 0; i < tether__nfamilies; i++)
-    for (size_t j = 0; j < tether__families[i]->nrules; j++) {
-      const tether_lint_rule_info *ri = &tether__families[i]->rules[j];
+  for (size_t i = 0; i < tether_lint__nfamilies; i++)
+    for (size_t j = 0; j < tether_lint__families[i]->nrules; j++) {
+      const tether_lint_rule_info *ri = &tether_lint__families[i]->rules[j];
       cJSON *rule = cJSON_CreateObject();
       cJSON_AddItemToArray(rules, rule);
       cJSON_AddStringToObject(rule, "id", ri->id);
@@ -66,18 +66,18 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
       cJSON_AddStringToObject(conf, "level", "warning");
     }
   char *rootabs = normalise(r->cwd, r->root);
-  tether__buf rs = {0};
-  tether__buf_printf(&rs, "%s%s", rootabs ? rootabs : "/",
-                     rootabs && rootabs[strlen(rootabs) - 1] == '/' ? "" : "/");
+  tether_lint__buf rs = {0};
+  tether_lint__buf_printf(&rs, "%s%s", rootabs ? rootabs : "/",
+                          rootabs && rootabs[strlen(rootabs) - 1] == '/' ? "" : "/");
   free(rootabs);
   const char *rootslash = rs.p ? rs.p : "/";
   char *rooturi = uri_encode(rootslash);
   cJSON *bases = cJSON_AddObjectToObject(run, "originalUriBaseIds");
   cJSON *srcroot = cJSON_AddObjectToObject(bases, "%SRCROOT%");
-  tether__buf u = {0};
-  tether__buf_printf(&u, "file://%s", rooturi ? rooturi : "/");
+  tether_lint__buf u = {0};
+  tether_lint__buf_printf(&u, "file://%s", rooturi ? rooturi : "/");
   cJSON_AddStringToObject(srcroot, "uri", u.p ? u.p : "file:///");
-  tether__buf_free(&u);
+  tether_lint__buf_free(&u);
   free(rooturi);
   cJSON *results = cJSON_AddArrayToObject(run, "results");
   for (size_t i = 0; i < r->n; i++) {
@@ -86,9 +86,9 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
     cJSON_AddItemToArray(results, res);
     cJSON_AddStringToObject(res, "ruleId", f->rule);
     int index = 0, k = 0;
-    for (size_t a = 0; a < tether__nfamilies; a++)
-      for (size_t b = 0; b < tether__families[a]->nrules; b++, k++)
-        if (strcmp(tether__families[a]->rules[b].id, f->rule) == 0) index = k;
+    for (size_t a = 0; a < tether_lint__nfamilies; a++)
+      for (size_t b = 0; b < tether_lint__families[a]->nrules; b++, k++)
+        if (strcmp(tether_lint__families[a]->rules[b].id, f->rule) == 0) index = k;
     cJSON_AddNumberToObject(res, "ruleIndex", index);
     cJSON_AddStringToObject(res, "level", "warning");
     cJSON_AddItemToObject(res, "message", text_obj(f->message));
@@ -103,17 +103,17 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
       cJSON_AddStringToObject(art, "uri", "");
     } else if (strncmp(abs, rootslash, rl) == 0) {
       char *enc = uri_encode(abs + rl);
-      char *clean = tether__utf8_clean(enc ? enc : "");
+      char *clean = tether_lint__utf8_clean(enc ? enc : "");
       cJSON_AddStringToObject(art, "uri", clean ? clean : "");
       cJSON_AddStringToObject(art, "uriBaseId", "%SRCROOT%");
       free(clean);
       free(enc);
     } else {
       char *enc = uri_encode(abs);
-      tether__buf b = {0};
-      tether__buf_printf(&b, "file://%s", enc ? enc : "");
+      tether_lint__buf b = {0};
+      tether_lint__buf_printf(&b, "file://%s", enc ? enc : "");
       cJSON_AddStringToObject(art, "uri", b.p ? b.p : "");
-      tether__buf_free(&b);
+      tether_lint__buf_free(&b);
       free(enc);
     }
     free(abs);
@@ -125,7 +125,7 @@ int tether__report_sarif(const tether_lint_report *r, FILE *out) {
       cJSON_AddNumberToObject(region, "startColumn", f->col ? f->col : 1);
     }
   }
-  tether__buf_free(&rs);
+  tether_lint__buf_free(&rs);
   char *text = cJSON_Print(doc);
   cJSON_Delete(doc);
   if (!text) return -1;

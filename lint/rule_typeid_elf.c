@@ -3,10 +3,11 @@
  * Invariant: check_elf reads one shared object's symbol table (.symtab, or .dynsym when the object
  * is stripped) through libelf only (never trusting offsets itself), reports TypeID storage that is
  * defined there with LOCAL binding or HIDDEN/INTERNAL visibility, and records every defined TypeID
- * storage symbol in the run's state under the run lock. run_end then reports, for each storage
- * symbol defined in more than one object, every copy after the first (objects ordered by path),
- * unless every copy has STB_GNU_UNIQUE binding, which glibc's dynamic loader unifies process-wide
- * even across dlopen(RTLD_LOCAL). Findings are about a whole file: line 0, column 0. */
+ * storage symbol in the run's state (check_elf runs in the driver). run_end then reports, for each
+ * storage symbol defined in more than one object, every copy after the first (objects ordered by
+ * path), unless every copy has STB_GNU_UNIQUE binding, which glibc's dynamic loader unifies
+ * process-wide even across dlopen(RTLD_LOCAL). Findings are about a whole file: line 0, column 0.
+ */
 #include "lint/lint.h"
 
 #include <errno.h>
@@ -39,14 +40,10 @@ static const tether_lint_rule_info telf_rules[] = {
 
 /* ---- which symbols are TypeID storage ---------------------------------------------------- */
 
-static int ends_with(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
 /* Mangled-name test, used when the demangler cannot help (and as a cheap prefilter). */
 static int mangled_candidate(const char *m) {
-  if (strncmp(m, "_ZN4mlir6detail14TypeIDResolverI", 32) == 0) return ends_with(m, "2idE");
+  if (strncmp(m, "_ZN4mlir6detail14TypeIDResolverI", 32) == 0)
+    return tether_lint__ends_with(m, "2idE");
   if (strncmp(m, "_ZZ", 3) == 0) return strstr(m, "13resolveTypeIDEvE2id") != NULL;
   return 0;
 }
@@ -59,13 +56,13 @@ static int typeid_storage(const char *m, char **shown) {
   char *d = __cxa_demangle(m, NULL, NULL, &status);
   if (status != 0 || !d) {
     free(d);
-    *shown = tether__strdup(m);
+    *shown = tether_lint__strdup(m);
     return *shown != NULL;
   }
   int yes = 0;
-  if (strncmp(d, "mlir::detail::TypeIDResolver<", 29) == 0 && ends_with(d, ">::id"))
+  if (strncmp(d, "mlir::detail::TypeIDResolver<", 29) == 0 && tether_lint__ends_with(d, ">::id"))
     yes = 1; /* explicit (MLIR_DEFINE_EXPLICIT_TYPE_ID) and self-owning storage */
-  else if (ends_with(d, "::resolveTypeID()::id"))
+  else if (tether_lint__ends_with(d, "::resolveTypeID()::id"))
     yes = 1; /* inline (MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID) and fallback statics */
   /* Types in an anonymous namespace have internal linkage: their storage is private to one
    * object by construction and another object cannot name the same type. */
@@ -102,20 +99,11 @@ typedef struct telf_state {
 
 /* Records the object's identity; 0 when it was seen before (a symlink, a second path). */
 static int first_sight(telf_state *s, const struct stat *st) {
-  tether__run_lock(s->run);
   int first = 1;
   for (size_t i = 0; i < s->nseen && first; i++)
     if (s->seen[i].dev == st->st_dev && s->seen[i].ino == st->st_ino) first = 0;
-  if (first && s->nseen == s->capseen) {
-    size_t nc = s->capseen ? s->capseen * 2 : 16;
-    telf_file_id *v = realloc(s->seen, nc * sizeof *v);
-    if (v) {
-      s->seen = v;
-      s->capseen = nc;
-    }
-  }
-  if (first && s->nseen < s->capseen) s->seen[s->nseen++] = (telf_file_id){st->st_dev, st->st_ino};
-  tether__run_unlock(s->run);
+  if (first && tether_lint__grow(&s->seen, &s->capseen, s->nseen, sizeof *s->seen) == 0)
+    s->seen[s->nseen++] = (telf_file_id){st->st_dev, st->st_ino};
   return first;
 }
 
@@ -150,10 +138,11 @@ static int telf_run_end(tether_lint_run *run, void *state) {
     }
     if (!all_unique)
       for (size_t k = i + 1; k < j; k++)
-        tether__report_run(run, s->v[k].file, 0, 0, RULE,
-                           "TypeID storage '%s' is also defined in %s: two copies in one process "
-                           "are two type universes (isa<> fails across them)",
-                           s->v[k].shown, s->v[i].file);
+        tether_lint__report_run(
+            run, s->v[k].file, 0, 0, RULE,
+            "TypeID storage '%s' is also defined in %s: two copies in one process "
+            "are two type universes (isa<> fails across them)",
+            s->v[k].shown, s->v[i].file);
     i = j;
   }
   for (size_t i = 0; i < s->n; i++) {
@@ -169,22 +158,12 @@ static int telf_run_end(tether_lint_run *run, void *state) {
 
 static int remember(telf_state *s, const char *mangled, const char *shown, const char *file,
                     int unique) {
-  tether__run_lock(s->run);
-  int rc = 0;
-  if (s->n == s->cap) {
-    size_t nc = s->cap ? s->cap * 2 : 64;
-    telf_def *v = realloc(s->v, nc * sizeof *v);
-    if (!v) rc = -1;
-    if (v) {
-      s->v = v;
-      s->cap = nc;
-    }
-  }
+  int rc = tether_lint__grow(&s->v, &s->cap, s->n, sizeof *s->v);
   if (rc == 0) {
     telf_def *d = &s->v[s->n];
-    d->mangled = tether__strdup(mangled);
-    d->shown = tether__strdup(shown);
-    d->file = tether__strdup(file);
+    d->mangled = tether_lint__strdup(mangled);
+    d->shown = tether_lint__strdup(shown);
+    d->file = tether_lint__strdup(file);
     d->unique = unique;
     if (d->mangled && d->shown && d->file) {
       s->n++;
@@ -195,7 +174,6 @@ static int remember(telf_state *s, const char *mangled, const char *shown, const
       rc = -1;
     }
   }
-  tether__run_unlock(s->run);
   return rc;
 }
 
@@ -261,58 +239,52 @@ static const char *bind_name(int b) {
   }
 }
 
-static int telf_check_elf(tether_lint_file *f, void *state) {
-  telf_state *s = state;
-  const char *path = tether__file_path(f);
-  if (elf_version(EV_CURRENT) == EV_NONE) {
-    tether__file_message(f, 1, "libelf is unusable: %s", elf_errmsg(-1));
-    return 0;
-  }
-  /* A regular file on a real file system only (no FIFO, device or /proc file). */
-  int fd = -1;
-  int oe = tether__open_regular(path, &fd, NULL);
-  if (oe) {
-    tether__file_message(f, 1, "cannot read: %s", tether__read_strerror(oe));
-    return 0;
-  }
-  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-  int rc = 0;
+/* Is `e` (read from `fd`) a whole shared object not seen before in this run? 0, or -1 with a
+ * message (or a note, for a file seen before); `*shnum` its number of sections. */
+static int check_object(tether_lint_file *f, telf_state *s, Elf *e, int fd, size_t *shnum) {
   if (!e || elf_kind(e) != ELF_K_ELF) {
-    tether__file_message(f, 1, "not an ELF file; not analysed");
-    goto out;
+    tether_lint__file_message(f, 1, "not an ELF file; not analysed");
+    return -1;
   }
   GElf_Ehdr eh;
   if (!gelf_getehdr(e, &eh)) {
-    tether__file_message(f, 1, "truncated or malformed ELF header (%s); not analysed",
-                         elf_errmsg(-1));
-    goto out;
+    tether_lint__file_message(f, 1, "truncated or malformed ELF header (%s); not analysed",
+                              elf_errmsg(-1));
+    return -1;
   }
   if (eh.e_type != ET_DYN) {
-    tether__file_message(f, 1, "ELF file is not a shared object (e_type %u); not analysed",
-                         (unsigned)eh.e_type);
-    goto out;
+    tether_lint__file_message(f, 1, "ELF file is not a shared object (e_type %u); not analysed",
+                              (unsigned)eh.e_type);
+    return -1;
   }
   struct stat st;
-  size_t shnum = 0, shstrndx;
+  size_t shstrndx;
   if (fstat(fd, &st) == 0 && !first_sight(s, &st)) {
-    tether__file_message(f, 0, "note: the same file as an earlier input; checked once");
-    goto out;
+    tether_lint__file_message(f, 0, "note: the same file as an earlier input; checked once");
+    return -1;
   }
   if (fstat(fd, &st) == 0 &&
       (eh.e_shoff > (GElf_Off)st.st_size ||
        (GElf_Off)eh.e_shnum * eh.e_shentsize > (GElf_Off)st.st_size - eh.e_shoff)) {
-    tether__file_message(f, 1,
-                         "truncated ELF file: the section headers (at byte %llu) lie past its end "
-                         "(%lld bytes); not analysed",
-                         (unsigned long long)eh.e_shoff, (long long)st.st_size);
-    goto out;
+    tether_lint__file_message(
+        f, 1,
+        "truncated ELF file: the section headers (at byte %llu) lie past its end "
+        "(%lld bytes); not analysed",
+        (unsigned long long)eh.e_shoff, (long long)st.st_size);
+    return -1;
   }
-  if (elf_getshdrnum(e, &shnum) != 0 || elf_getshdrstrndx(e, &shstrndx) != 0) {
-    tether__file_message(f, 1, "truncated or malformed ELF section headers (%s); not analysed",
-                         elf_errmsg(-1));
-    goto out;
+  if (elf_getshdrnum(e, shnum) != 0 || elf_getshdrstrndx(e, &shstrndx) != 0) {
+    tether_lint__file_message(f, 1, "truncated or malformed ELF section headers (%s); not analysed",
+                              elf_errmsg(-1));
+    return -1;
   }
-  /* The full symbol table, else the dynamic one (a stripped object). */
+  return 0;
+}
+
+/* The full symbol table, else the dynamic one (a stripped object, with a note). 0 with the
+ * section and its header, or -1 with a message (or a note when there is none). */
+static int symbol_table(tether_lint_file *f, Elf *e, size_t shnum, Elf_Scn **out,
+                        GElf_Shdr *out_sh) {
   Elf_Scn *symtab = NULL, *dynsym = NULL;
   GElf_Shdr symsh, dynsh;
   for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
@@ -327,36 +299,38 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     }
   }
   if (elf_errno() != 0 && !symtab && !dynsym) {
-    tether__file_message(f, 1, "truncated or malformed ELF (%s); not analysed", elf_errmsg(-1));
-    goto out;
+    tether_lint__file_message(f, 1, "truncated or malformed ELF (%s); not analysed",
+                              elf_errmsg(-1));
+    return -1;
   }
-  Elf_Scn *scn = symtab ? symtab : dynsym;
-  GElf_Shdr sh = symtab ? symsh : dynsh;
-  if (!scn) {
-    tether__file_message(f, 0, "note: no symbol table (%zu sections); nothing to check", shnum);
-    goto out;
+  if (!symtab && !dynsym) {
+    tether_lint__file_message(f, 0, "note: no symbol table (%zu sections); nothing to check",
+                              shnum);
+    return -1;
   }
   if (!symtab)
-    tether__file_message(f, 0,
-                         "note: stripped (no .symtab): only the exported symbols in .dynsym are "
-                         "checked; TypeID storage made local cannot be seen");
-  Elf_Data *data = elf_getdata(scn, NULL);
-  if (!data || sh.sh_entsize == 0) {
-    tether__file_message(f, 1, "truncated or malformed symbol table (%s); not analysed",
-                         elf_errmsg(-1));
-    goto out;
-  }
-  size_t nsyms = data->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
-  /* Guard variables of dynamically initialised function-local statics. A resolveTypeID()::id
-   * with a guard is initialised at run time: the fallback resolver, which gets its value from
-   * MLIR's registry of implicit TypeIDs by type name, so private copies of the variable still
-   * hold the one TypeID. Self-owning inline storage is constant-initialised: no guard. */
+    tether_lint__file_message(
+        f, 0,
+        "note: stripped (no .symtab): only the exported symbols in .dynsym are "
+        "checked; TypeID storage made local cannot be seen");
+  *out = symtab ? symtab : dynsym;
+  *out_sh = symtab ? symsh : dynsh;
+  return 0;
+}
+
+/* Guard variables of dynamically initialised function-local statics, sorted. A
+ * resolveTypeID()::id with a guard is initialised at run time: the fallback resolver, which gets
+ * its value from MLIR's registry of implicit TypeIDs by type name, so private copies of the
+ * variable still hold the one TypeID. Self-owning inline storage is constant-initialised: no
+ * guard. The names point into the object's string table. */
+static size_t static_guards(Elf *e, Elf_Data *data, const GElf_Shdr *sh, size_t nsyms,
+                            char ***out) {
   char **guards = NULL;
   size_t nguards = 0;
   for (size_t i = 1; i < nsyms; i++) {
     GElf_Sym sym;
     if (!gelf_getsym(data, (int)i, &sym)) break;
-    const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+    const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
     if (!name || strncmp(name, "_ZGVZ", 5) != 0 || !strstr(name, "13resolveTypeIDEvE2id")) continue;
     char **g = realloc(guards, (nguards + 1) * sizeof *g);
     if (!g) break;
@@ -364,14 +338,31 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     guards[nguards++] = (char *)name;
   }
   if (nguards > 1) qsort(guards, nguards, sizeof *guards, str_cmp);
-  int bad_names = 0;
+  *out = guards;
+  return nguards;
+}
+
+/* Every TypeID storage symbol the object defines: reported when it is private to the object,
+ * remembered for the cross-object pass. -1 when out of memory. */
+static int check_symbols(tether_lint_file *f, telf_state *s, Elf *e, Elf_Scn *scn,
+                         const GElf_Shdr *sh) {
+  Elf_Data *data = elf_getdata(scn, NULL);
+  if (!data || sh->sh_entsize == 0) {
+    tether_lint__file_message(f, 1, "truncated or malformed symbol table (%s); not analysed",
+                              elf_errmsg(-1));
+    return 0;
+  }
+  size_t nsyms = data->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
+  char **guards = NULL;
+  size_t nguards = static_guards(e, data, sh, nsyms, &guards);
+  int rc = 0, bad_names = 0;
   for (size_t i = 1; i < nsyms; i++) {
     GElf_Sym sym;
     if (!gelf_getsym(data, (int)i, &sym)) break;
     if (sym.st_shndx == SHN_UNDEF) continue; /* a reference, not a definition */
     int type = GELF_ST_TYPE(sym.st_info);
     if (type != STT_OBJECT && type != STT_TLS && type != STT_NOTYPE && type != STT_COMMON) continue;
-    const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+    const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
     if (!name) {
       bad_names++;
       continue;
@@ -388,27 +379,48 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
     int bind = GELF_ST_BIND(sym.st_info);
     int vis = GELF_ST_VISIBILITY(sym.st_other);
     if (bind == STB_LOCAL || vis == STV_HIDDEN || vis == STV_INTERNAL)
-      tether__report_at(f, 0, 0, RULE,
-                        "TypeID storage '%s' is defined %s%s in this shared object: no other "
-                        "object can share it, so this object has a private copy of the TypeID",
-                        shown, bind == STB_LOCAL ? "with LOCAL binding" : bind_name(bind),
-                        vis == STV_HIDDEN     ? " and HIDDEN visibility"
-                        : vis == STV_INTERNAL ? " and INTERNAL visibility"
-                                              : "");
-    if (remember(s, name, shown, path, bind == STB_GNU_UNIQUE) != 0) rc = -1;
+      tether_lint__report_at(f, 0, 0, RULE,
+                             "TypeID storage '%s' is defined %s%s in this shared object: no other "
+                             "object can share it, so this object has a private copy of the TypeID",
+                             shown, bind == STB_LOCAL ? "with LOCAL binding" : bind_name(bind),
+                             vis == STV_HIDDEN     ? " and HIDDEN visibility"
+                             : vis == STV_INTERNAL ? " and INTERNAL visibility"
+                                                   : "");
+    if (remember(s, name, shown, tether_lint__file_path(f), bind == STB_GNU_UNIQUE) != 0) rc = -1;
     free(shown);
   }
   free(guards);
   if (bad_names)
-    tether__file_message(f, 1, "%d symbol name(s) outside the string table (truncated?)",
-                         bad_names);
-out:
+    tether_lint__file_message(f, 1, "%d symbol name(s) outside the string table (truncated?)",
+                              bad_names);
+  return rc;
+}
+
+static int telf_check_elf(tether_lint_file *f, void *state) {
+  if (elf_version(EV_CURRENT) == EV_NONE) {
+    tether_lint__file_message(f, 1, "libelf is unusable: %s", elf_errmsg(-1));
+    return 0;
+  }
+  /* A regular file on a real file system only (no FIFO, device or /proc file). */
+  int fd = -1;
+  int oe = tether_lint__open_regular(tether_lint__file_path(f), &fd, NULL);
+  if (oe) {
+    tether_lint__file_message(f, 1, "cannot read: %s", tether_lint__read_strerror(oe));
+    return 0;
+  }
+  Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+  size_t shnum = 0;
+  Elf_Scn *scn = NULL;
+  GElf_Shdr sh;
+  int rc = 0;
+  if (check_object(f, state, e, fd, &shnum) == 0 && symbol_table(f, e, shnum, &scn, &sh) == 0)
+    rc = check_symbols(f, state, e, scn, &sh);
   if (e) elf_end(e);
   close(fd);
   return rc;
 }
 
-const tether_lint_family tether__family_typeid_elf = {
+const tether_lint_family tether_lint__family_typeid_elf = {
     .name = "typeid-elf",
     .inputs = TETHER_LINT_IN_ELF,
     .rules = telf_rules,

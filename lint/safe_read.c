@@ -6,7 +6,7 @@
  * symlinks are followed, but only to such files. It is opened with O_NONBLOCK, and never more than
  * the size limit is read, whatever fstat said: files of pseudo file systems report size 0 and can
  * be endless. A file that fails any check is not read at all, and the caller gets a code that
- * says why (tether__read_strerror). */
+ * says why (tether_lint__read_strerror). */
 #define _GNU_SOURCE
 #include "lint/lint.h"
 
@@ -21,16 +21,15 @@
 
 static size_t max_file_size = TETHER_LINT_DEFAULT_MAX_FILE_SIZE;
 
-void tether__set_max_file_size(size_t max) { max_file_size = max ? max : 1; }
-size_t tether__get_max_file_size(void) { return max_file_size; }
+void tether_lint__set_max_file_size(size_t max) { max_file_size = max ? max : 1; }
 
 static int kind_error(mode_t m) {
-  if (S_ISFIFO(m)) return TETHER_READ_FIFO;
-  if (S_ISCHR(m)) return TETHER_READ_CHR;
-  if (S_ISBLK(m)) return TETHER_READ_BLK;
-  if (S_ISSOCK(m)) return TETHER_READ_SOCK;
-  if (S_ISDIR(m)) return TETHER_READ_DIR;
-  return TETHER_READ_OTHER;
+  if (S_ISFIFO(m)) return TETHER_LINT_READ_FIFO;
+  if (S_ISCHR(m)) return TETHER_LINT_READ_CHR;
+  if (S_ISBLK(m)) return TETHER_LINT_READ_BLK;
+  if (S_ISSOCK(m)) return TETHER_LINT_READ_SOCK;
+  if (S_ISDIR(m)) return TETHER_LINT_READ_DIR;
+  return TETHER_LINT_READ_OTHER;
 }
 
 /* File systems whose files are made up by the kernel: sizes lie, reads can be endless or block,
@@ -57,19 +56,19 @@ static int pseudo_fs(long type) {
   return 0;
 }
 
-int tether__check_regular(const char *path, struct stat *out) {
+int tether_lint__check_regular(const char *path, struct stat *out) {
   struct stat st;
   if (stat(path, &st) != 0) return errno ? errno : EIO;
   if (!S_ISREG(st.st_mode)) return kind_error(st.st_mode);
   struct statfs sf;
-  if (statfs(path, &sf) == 0 && pseudo_fs((long)sf.f_type)) return TETHER_READ_PSEUDO;
+  if (statfs(path, &sf) == 0 && pseudo_fs((long)sf.f_type)) return TETHER_LINT_READ_PSEUDO;
   if (out) *out = st;
   return 0;
 }
 
-int tether__open_regular(const char *path, int *fd_out, size_t *size_out) {
+int tether_lint__open_regular(const char *path, int *fd_out, size_t *size_out) {
   struct stat st;
-  int e = tether__check_regular(path, &st);
+  int e = tether_lint__check_regular(path, &st);
   if (e) return e;
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return errno ? errno : EIO;
@@ -80,7 +79,7 @@ int tether__open_regular(const char *path, int *fd_out, size_t *size_out) {
   } else if (!S_ISREG(fst.st_mode)) {
     e = kind_error(fst.st_mode);
   } else if (fstatfs(fd, &sf) == 0 && pseudo_fs((long)sf.f_type)) {
-    e = TETHER_READ_PSEUDO;
+    e = TETHER_LINT_READ_PSEUDO;
   }
   if (e) {
     close(fd);
@@ -91,7 +90,7 @@ int tether__open_regular(const char *path, int *fd_out, size_t *size_out) {
   return 0;
 }
 
-/* Reads at most `max` bytes from `fd`; more than that is TETHER_READ_TOO_LARGE. */
+/* Reads at most `max` bytes from `fd`; more than that is TETHER_LINT_READ_TOO_LARGE. */
 static int read_capped(int fd, size_t hint, size_t max, char **out, size_t *len) {
   size_t cap = (hint < max ? hint : max) + 1;
   if (cap < 4096) cap = 4096;
@@ -102,7 +101,7 @@ static int read_capped(int fd, size_t hint, size_t max, char **out, size_t *len)
     if (n == cap) {
       if (cap > max) {
         free(p);
-        return TETHER_READ_TOO_LARGE;
+        return TETHER_LINT_READ_TOO_LARGE;
       }
       size_t nc = cap * 2 > max + 1 ? max + 1 : cap * 2;
       char *np = realloc(p, nc + 1);
@@ -116,7 +115,7 @@ static int read_capped(int fd, size_t hint, size_t max, char **out, size_t *len)
     ssize_t got = read(fd, p + n, cap - n);
     if (got < 0) {
       if (errno == EINTR) continue;
-      int e = errno == EAGAIN ? TETHER_READ_OTHER : errno;
+      int e = errno == EAGAIN ? TETHER_LINT_READ_OTHER : errno;
       free(p);
       return e ? e : EIO;
     }
@@ -124,7 +123,7 @@ static int read_capped(int fd, size_t hint, size_t max, char **out, size_t *len)
     n += (size_t)got;
     if (n > max) {
       free(p);
-      return TETHER_READ_TOO_LARGE;
+      return TETHER_LINT_READ_TOO_LARGE;
     }
   }
   p[n] = '\0';
@@ -133,28 +132,28 @@ static int read_capped(int fd, size_t hint, size_t max, char **out, size_t *len)
   return 0;
 }
 
-int tether__read_file_max(const char *path, size_t max, char **out, size_t *len) {
+int tether_lint__read_file_max(const char *path, size_t max, char **out, size_t *len) {
   int fd = -1;
   size_t size = 0;
-  int e = tether__open_regular(path, &fd, &size);
+  int e = tether_lint__open_regular(path, &fd, &size);
   if (e) return e;
   if (size > max) {
     close(fd);
-    return TETHER_READ_TOO_LARGE;
+    return TETHER_LINT_READ_TOO_LARGE;
   }
   e = read_capped(fd, size, max, out, len);
   close(fd);
   return e;
 }
 
-int tether__read_file(const char *path, char **out, size_t *len) {
-  return tether__read_file_max(path, max_file_size, out, len);
+int tether_lint__read_file(const char *path, char **out, size_t *len) {
+  return tether_lint__read_file_max(path, max_file_size, out, len);
 }
 
-int tether__read_head(const char *path, char *buf, size_t cap, size_t *got) {
+int tether_lint__read_head(const char *path, char *buf, size_t cap, size_t *got) {
   int fd = -1;
   *got = 0;
-  int e = tether__open_regular(path, &fd, NULL);
+  int e = tether_lint__open_regular(path, &fd, NULL);
   if (e) return e;
   size_t n = 0;
   while (n < cap) {
@@ -168,23 +167,23 @@ int tether__read_head(const char *path, char *buf, size_t cap, size_t *got) {
   return 0;
 }
 
-const char *tether__read_strerror(int e) {
+const char *tether_lint__read_strerror(int e) {
   switch (e) {
-  case TETHER_READ_FIFO:
+  case TETHER_LINT_READ_FIFO:
     return "not a regular file (a FIFO), not read";
-  case TETHER_READ_CHR:
+  case TETHER_LINT_READ_CHR:
     return "not a regular file (a character device), not read";
-  case TETHER_READ_BLK:
+  case TETHER_LINT_READ_BLK:
     return "not a regular file (a block device), not read";
-  case TETHER_READ_SOCK:
+  case TETHER_LINT_READ_SOCK:
     return "not a regular file (a socket), not read";
-  case TETHER_READ_DIR:
+  case TETHER_LINT_READ_DIR:
     return "not a regular file (a directory), not read";
-  case TETHER_READ_OTHER:
+  case TETHER_LINT_READ_OTHER:
     return "not a regular file, not read";
-  case TETHER_READ_PSEUDO:
+  case TETHER_LINT_READ_PSEUDO:
     return "a file of a kernel pseudo file system (/proc, /sys, ...), not read";
-  case TETHER_READ_TOO_LARGE: {
+  case TETHER_LINT_READ_TOO_LARGE: {
     static _Thread_local char msg[128];
     snprintf(msg, sizeof msg,
              "larger than the size limit of %zu bytes (--max-file-size, [lint] max-file-size), not "

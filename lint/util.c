@@ -1,7 +1,7 @@
 /* Small containers, hashing, escaping and serialization helpers for tether-lint.
  *
  * Invariant: every function leaves its container valid on failure (out of memory leaves the
- * previous contents untouched), and a tether__buf that was written to is NUL-terminated. Files
+ * previous contents untouched), and a tether_lint__buf that was written to is NUL-terminated. Files
  * are read in safe_read.c, never here. */
 #include "lint/lint.h"
 
@@ -10,8 +10,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-char *tether__strdup(const char *s) {
+char *tether_lint__strdup(const char *s) {
   if (!s) return NULL;
   size_t n = strlen(s) + 1;
   char *p = malloc(n);
@@ -19,38 +20,58 @@ char *tether__strdup(const char *s) {
   return p;
 }
 
-int tether__strlist_push(tether__strlist *l, const char *s) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 8;
-    char **v = realloc(l->v, cap * sizeof *v);
-    if (!v) return -1;
-    l->v = v;
-    l->cap = cap;
-  }
-  char *c = tether__strdup(s);
+int tether_lint__grow(void *array, size_t *cap, size_t n, size_t size) {
+  if (n < *cap) return 0;
+  size_t nc = *cap ? *cap * 2 : 8;
+  if (nc > SIZE_MAX / size) return -1;
+  void *old;
+  memcpy(&old, array, sizeof old);
+  void *v = realloc(old, nc * size);
+  if (!v) return -1;
+  memcpy(array, &v, sizeof v);
+  *cap = nc;
+  return 0;
+}
+
+int tether_lint__strlist_push(tether_lint__strlist *l, const char *s) {
+  if (tether_lint__grow(&l->v, &l->cap, l->n, sizeof *l->v) != 0) return -1;
+  char *c = tether_lint__strdup(s);
   if (!c) return -1;
   l->v[l->n++] = c;
   return 0;
 }
 
-int tether__strlist_has(const tether__strlist *l, const char *s) {
+int tether_lint__strlist_has(const tether_lint__strlist *l, const char *s) {
   for (size_t i = 0; i < l->n; i++)
     if (strcmp(l->v[i], s) == 0) return 1;
   return 0;
 }
 
-int tether__strlist_add_unique(tether__strlist *l, const char *s) {
-  return tether__strlist_has(l, s) ? 0 : tether__strlist_push(l, s);
+int tether_lint__strlist_add_unique(tether_lint__strlist *l, const char *s) {
+  return tether_lint__strlist_has(l, s) ? 0 : tether_lint__strlist_push(l, s);
 }
 
-void tether__strlist_free(tether__strlist *l) {
+void tether_lint__strlist_free(tether_lint__strlist *l) {
   for (size_t i = 0; i < l->n; i++) free(l->v[i]);
   free(l->v);
   l->v = NULL;
   l->n = l->cap = 0;
 }
 
-static int buf_reserve(tether__buf *b, size_t extra) {
+int tether_lint__ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static int str_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void tether_lint__strlist_sort(tether_lint__strlist *l) {
+  if (l->n > 1) qsort(l->v, l->n, sizeof *l->v, str_cmp);
+}
+
+static int buf_reserve(tether_lint__buf *b, size_t extra) {
   if (b->n + extra + 1 <= b->cap) return 0;
   size_t cap = b->cap ? b->cap : 64;
   while (cap < b->n + extra + 1) cap *= 2;
@@ -61,7 +82,7 @@ static int buf_reserve(tether__buf *b, size_t extra) {
   return 0;
 }
 
-int tether__buf_put(tether__buf *b, const char *s, size_t n) {
+int tether_lint__buf_put(tether_lint__buf *b, const char *s, size_t n) {
   if (buf_reserve(b, n) != 0) return -1;
   memcpy(b->p + b->n, s, n);
   b->n += n;
@@ -69,9 +90,11 @@ int tether__buf_put(tether__buf *b, const char *s, size_t n) {
   return 0;
 }
 
-int tether__buf_puts(tether__buf *b, const char *s) { return tether__buf_put(b, s, strlen(s)); }
+int tether_lint__buf_puts(tether_lint__buf *b, const char *s) {
+  return tether_lint__buf_put(b, s, strlen(s));
+}
 
-int tether__buf_printf(tether__buf *b, const char *fmt, ...) {
+int tether_lint__buf_printf(tether_lint__buf *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(NULL, 0, fmt, ap);
@@ -84,7 +107,7 @@ int tether__buf_printf(tether__buf *b, const char *fmt, ...) {
   return 0;
 }
 
-void tether__buf_free(tether__buf *b) {
+void tether_lint__buf_free(tether_lint__buf *b) {
   free(b->p);
   b->p = NULL;
   b->n = b->cap = 0;
@@ -117,29 +140,29 @@ static size_t utf8_seq(const unsigned char *s) {
   return n;
 }
 
-char *tether__utf8_clean(const char *s) {
-  tether__buf b = {0};
+char *tether_lint__utf8_clean(const char *s) {
+  tether_lint__buf b = {0};
   const unsigned char *p = (const unsigned char *)s;
   while (*p) {
     size_t n = utf8_seq(p);
     if (n == 0) {
-      if (tether__buf_puts(&b, "\xEF\xBF\xBD") != 0) goto oom;
+      if (tether_lint__buf_puts(&b, "\xEF\xBF\xBD") != 0) goto oom;
       p++;
     } else {
-      if (tether__buf_put(&b, (const char *)p, n) != 0) goto oom;
+      if (tether_lint__buf_put(&b, (const char *)p, n) != 0) goto oom;
       p += n;
     }
   }
-  if (!b.p && tether__buf_put(&b, "", 0) != 0) goto oom;
+  if (!b.p && tether_lint__buf_put(&b, "", 0) != 0) goto oom;
   return b.p;
 oom:
-  tether__buf_free(&b);
+  tether_lint__buf_free(&b);
   return NULL;
 }
 
 /* ---- escaping for line-oriented output ------------------------------------------------------ */
 
-int tether__buf_put_escaped(tether__buf *b, const char *s) {
+int tether_lint__buf_put_escaped(tether_lint__buf *b, const char *s) {
   static const char hex[] = "0123456789abcdef";
   const unsigned char *p = (const unsigned char *)(s ? s : "");
   while (*p) {
@@ -156,7 +179,7 @@ int tether__buf_put_escaped(tether__buf *b, const char *s) {
       if (n == 0 && *p <= 0x9f) break;                   /* a lone byte a terminal reads as C1 */
       p += n ? n : 1;
     }
-    if (p > run && tether__buf_put(b, (const char *)run, (size_t)(p - run)) != 0) return -1;
+    if (p > run && tether_lint__buf_put(b, (const char *)run, (size_t)(p - run)) != 0) return -1;
     if (!*p) break;
     char esc[8];
     size_t n = 2;
@@ -188,17 +211,17 @@ int tether__buf_put_escaped(tether__buf *b, const char *s) {
       }
       p++;
     }
-    if (tether__buf_put(b, esc, n) != 0) return -1;
+    if (tether_lint__buf_put(b, esc, n) != 0) return -1;
   }
-  if (!b->p && tether__buf_put(b, "", 0) != 0) return -1;
+  if (!b->p && tether_lint__buf_put(b, "", 0) != 0) return -1;
   return 0;
 }
 
-int tether__fputs_escaped(const char *s, FILE *out) {
-  tether__buf b = {0};
-  if (tether__buf_put_escaped(&b, s) != 0) return -1;
+int tether_lint__fputs_escaped(const char *s, FILE *out) {
+  tether_lint__buf b = {0};
+  if (tether_lint__buf_put_escaped(&b, s) != 0) return -1;
   int rc = fputs(b.p, out) < 0 ? -1 : 0;
-  tether__buf_free(&b);
+  tether_lint__buf_free(&b);
   return rc;
 }
 
@@ -251,7 +274,7 @@ static void sha_block(uint32_t h[8], const unsigned char *p) {
   h[7] += k;
 }
 
-void tether__sha256_init(tether__sha256 *s) {
+void tether_lint__sha256_init(tether_lint__sha256 *s) {
   static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   memcpy(s->h, h0, sizeof h0);
@@ -259,7 +282,7 @@ void tether__sha256_init(tether__sha256 *s) {
   s->nbuf = 0;
 }
 
-void tether__sha256_update(tether__sha256 *s, const void *data, size_t n) {
+void tether_lint__sha256_update(tether_lint__sha256 *s, const void *data, size_t n) {
   const unsigned char *p = data;
   s->len += n;
   if (s->nbuf && n) {
@@ -277,13 +300,13 @@ void tether__sha256_update(tether__sha256 *s, const void *data, size_t n) {
   s->nbuf = n;
 }
 
-void tether__sha256_final(tether__sha256 *s, unsigned char out[32]) {
+void tether_lint__sha256_final(tether_lint__sha256 *s, unsigned char out[32]) {
   uint64_t bits = s->len * 8;
   unsigned char pad[72] = {0x80};
   size_t padn = (s->nbuf < 56 ? 56 : 120) - s->nbuf;
   for (int i = 0; i < 8; i++) pad[padn + (size_t)i] = (unsigned char)(bits >> (56 - 8 * i));
   uint64_t keep = s->len;
-  tether__sha256_update(s, pad, padn + 8);
+  tether_lint__sha256_update(s, pad, padn + 8);
   s->len = keep;
   for (int i = 0; i < 8; i++) {
     out[4 * i] = (unsigned char)(s->h[i] >> 24);
@@ -293,14 +316,14 @@ void tether__sha256_final(tether__sha256 *s, unsigned char out[32]) {
   }
 }
 
-void tether__sha256_of(const void *data, size_t n, unsigned char out[32]) {
-  tether__sha256 s;
-  tether__sha256_init(&s);
-  tether__sha256_update(&s, data, n);
-  tether__sha256_final(&s, out);
+void tether_lint__sha256_of(const void *data, size_t n, unsigned char out[32]) {
+  tether_lint__sha256 s;
+  tether_lint__sha256_init(&s);
+  tether_lint__sha256_update(&s, data, n);
+  tether_lint__sha256_final(&s, out);
 }
 
-void tether__hex(const unsigned char *d, size_t n, char *out) {
+void tether_lint__hex(const unsigned char *d, size_t n, char *out) {
   static const char hex[] = "0123456789abcdef";
   for (size_t i = 0; i < n; i++) {
     out[2 * i] = hex[d[i] >> 4];
@@ -311,28 +334,44 @@ void tether__hex(const unsigned char *d, size_t n, char *out) {
 
 /* ---- serialization: little-endian integers and length-prefixed strings --------------------- */
 
-int tether__buf_put_u32(tether__buf *b, uint32_t v) {
+int tether_lint__buf_put_u32(tether_lint__buf *b, uint32_t v) {
   unsigned char c[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                         (unsigned char)(v >> 24)};
-  return tether__buf_put(b, (const char *)c, 4);
+  return tether_lint__buf_put(b, (const char *)c, 4);
 }
 
-int tether__buf_put_u64(tether__buf *b, uint64_t v) {
-  return tether__buf_put_u32(b, (uint32_t)v) || tether__buf_put_u32(b, (uint32_t)(v >> 32)) ? -1
-                                                                                            : 0;
+int tether_lint__buf_put_u64(tether_lint__buf *b, uint64_t v) {
+  return tether_lint__buf_put_u32(b, (uint32_t)v) ||
+                 tether_lint__buf_put_u32(b, (uint32_t)(v >> 32))
+             ? -1
+             : 0;
 }
 
-int tether__buf_put_bytes(tether__buf *b, const void *p, size_t n) {
+int tether_lint__buf_put_bytes(tether_lint__buf *b, const void *p, size_t n) {
   if (n > UINT32_MAX) return -1;
-  if (tether__buf_put_u32(b, (uint32_t)n) != 0) return -1;
-  return tether__buf_put(b, p ? (const char *)p : "", n);
+  if (tether_lint__buf_put_u32(b, (uint32_t)n) != 0) return -1;
+  return tether_lint__buf_put(b, p ? (const char *)p : "", n);
 }
 
-int tether__buf_put_str(tether__buf *b, const char *s) {
-  return tether__buf_put_bytes(b, s ? s : "", s ? strlen(s) : 0);
+int tether_lint__buf_put_str(tether_lint__buf *b, const char *s) {
+  return tether_lint__buf_put_bytes(b, s ? s : "", s ? strlen(s) : 0);
 }
 
-uint32_t tether__rd_u32(tether__rd *r) {
+int tether_lint__write_all(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n) {
+    ssize_t w = write(fd, c, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    c += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+uint32_t tether_lint__rd_u32(tether_lint__rd *r) {
   if (r->bad || r->n - r->off < 4) {
     r->bad = 1;
     return 0;
@@ -342,14 +381,14 @@ uint32_t tether__rd_u32(tether__rd *r) {
   return (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
 }
 
-uint64_t tether__rd_u64(tether__rd *r) {
-  uint64_t lo = tether__rd_u32(r);
-  uint64_t hi = tether__rd_u32(r);
+uint64_t tether_lint__rd_u64(tether_lint__rd *r) {
+  uint64_t lo = tether_lint__rd_u32(r);
+  uint64_t hi = tether_lint__rd_u32(r);
   return lo | hi << 32;
 }
 
-const char *tether__rd_bytes(tether__rd *r, size_t *len) {
-  uint32_t n = tether__rd_u32(r);
+const char *tether_lint__rd_bytes(tether_lint__rd *r, size_t *len) {
+  uint32_t n = tether_lint__rd_u32(r);
   if (r->bad || r->n - r->off < n) {
     r->bad = 1;
     *len = 0;
@@ -361,9 +400,9 @@ const char *tether__rd_bytes(tether__rd *r, size_t *len) {
   return s;
 }
 
-char *tether__rd_str(tether__rd *r) {
+char *tether_lint__rd_str(tether_lint__rd *r) {
   size_t n = 0;
-  const char *s = tether__rd_bytes(r, &n);
+  const char *s = tether_lint__rd_bytes(r, &n);
   if (!s) return NULL;
   if (memchr(s, '\0', n)) {
     r->bad = 1;
@@ -387,7 +426,7 @@ static uint64_t str_hash(const char *s) {
   return h;
 }
 
-void **tether__strmap_get(tether__strmap *m, const char *key) {
+void **tether_lint__strmap_get(tether_lint__strmap *m, const char *key) {
   if (!m->cap) return NULL;
   for (size_t i = str_hash(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
     if (!m->keys[i]) return NULL;
@@ -395,7 +434,7 @@ void **tether__strmap_get(tether__strmap *m, const char *key) {
   }
 }
 
-void **tether__strmap_put(tether__strmap *m, const char *key) {
+void **tether_lint__strmap_put(tether_lint__strmap *m, const char *key) {
   if ((m->n + 1) * 2 > m->cap) {
     size_t cap = m->cap ? m->cap * 2 : 64;
     char **keys = calloc(cap, sizeof *keys);
@@ -421,7 +460,7 @@ void **tether__strmap_put(tether__strmap *m, const char *key) {
   size_t i = str_hash(key) & (m->cap - 1);
   for (; m->keys[i]; i = (i + 1) & (m->cap - 1))
     if (strcmp(m->keys[i], key) == 0) return &m->vals[i];
-  char *k = tether__strdup(key);
+  char *k = tether_lint__strdup(key);
   if (!k) return NULL;
   m->keys[i] = k;
   m->vals[i] = NULL;
@@ -429,7 +468,7 @@ void **tether__strmap_put(tether__strmap *m, const char *key) {
   return &m->vals[i];
 }
 
-void tether__strmap_free(tether__strmap *m, void (*free_val)(void *)) {
+void tether_lint__strmap_free(tether_lint__strmap *m, void (*free_val)(void *)) {
   for (size_t i = 0; i < m->cap; i++)
     if (m->keys[i]) {
       free(m->keys[i]);
@@ -442,8 +481,8 @@ void tether__strmap_free(tether__strmap *m, void (*free_val)(void *)) {
 
 /* ---- line index ----------------------------------------------------------------------------- */
 
-int tether__lines_build(tether__lines *li, const char *text, size_t len) {
-  tether__lines_free(li);
+int tether_lint__lines_build(tether_lint__lines *li, const char *text, size_t len) {
+  tether_lint__lines_free(li);
   size_t cap = 64, n = 0;
   size_t *v = malloc(cap * sizeof *v);
   if (!v) return -1;
@@ -473,7 +512,8 @@ int tether__lines_build(tether__lines *li, const char *text, size_t len) {
   return 0;
 }
 
-int tether__lines_get(const tether__lines *li, unsigned line, const char **s, size_t *len) {
+int tether_lint__lines_get(const tether_lint__lines *li, unsigned line, const char **s,
+                           size_t *len) {
   if (line == 0 || line > li->n) return -1;
   size_t b = li->start[line - 1];
   size_t e = line < li->n ? li->start[line] - 1 : li->len;
@@ -482,13 +522,13 @@ int tether__lines_get(const tether__lines *li, unsigned line, const char **s, si
   return 0;
 }
 
-void tether__lines_free(tether__lines *li) {
+void tether_lint__lines_free(tether_lint__lines *li) {
   free(li->start);
   free(li->mark);
   memset(li, 0, sizeof *li);
 }
 
-int tether__parse_size(const char *s, size_t *out) {
+int tether_lint__parse_size(const char *s, size_t *out) {
   if (!s || *s < '0' || *s > '9') return -1;
   uint64_t v = 0;
   for (; *s >= '0' && *s <= '9'; s++) {

@@ -115,9 +115,9 @@ typedef struct parse_job {
  * thread start-up costs (glibc gives each new thread a fresh malloc arena). */
 static void *parse_thread(void *arg) {
   parse_job *job = arg;
-  tether__strlist l = {0};
-  tether__default_args(NULL, 0, &l);
-  tether__strlist_push(&l, "-ferror-limit=0");
+  tether_lint__strlist l = {0};
+  tether_lint__default_args(NULL, 0, &l);
+  tether_lint__strlist_push(&l, "-ferror-limit=0");
   const char *args[64];
   size_t n = 0;
   for (; n < l.n && n < 64; n++) args[n] = l.v[n];
@@ -131,7 +131,7 @@ static void *parse_thread(void *arg) {
   if (tu) clang_disposeTranslationUnit(tu);
   clang_disposeIndex(idx);
   job->seconds = now() - t0;
-  tether__strlist_free(&l);
+  tether_lint__strlist_free(&l);
   return NULL;
 }
 
@@ -158,17 +158,17 @@ static double lint_run(const char *path, int jobs, int in_process, FILE *sink, i
   for (int r = 0; r < REPEATS; r++) {
     tether_lint_options o;
     memset(&o, 0, sizeof o);
-    o.action = TETHER_ACT_LINT;
-    o.format = TETHER_FMT_JSON;
+    o.action = TETHER_LINT_ACT_LINT;
+    o.format = TETHER_LINT_FMT_JSON;
     o.config = "/dev/null";
     o.jobs = jobs;
     o.no_cache = 1;
     o.in_process = in_process;
-    tether__strlist_push(&o.paths, path);
+    tether_lint__strlist_push(&o.paths, path);
     double t0 = now();
-    *status = tether__lint_main(&o, sink, sink);
+    *status = tether_lint__lint_main(&o, sink, sink);
     double t = now() - t0;
-    tether__cli_free(&o);
+    tether_lint__cli_free(&o);
     if (t < best) best = t;
   }
   return best;

@@ -39,23 +39,23 @@ static void write_file(const char *name, const char *text) {
 }
 
 /* "a|b|c" for a list. */
-static char *joined(const tether__strlist *l) {
-  tether__buf b = {0};
-  for (size_t i = 0; i < l->n; i++) tether__buf_printf(&b, "%s%s", i ? "|" : "", l->v[i]);
-  if (!b.p) tether__buf_puts(&b, "");
+static char *joined(const tether_lint__strlist *l) {
+  tether_lint__buf b = {0};
+  for (size_t i = 0; i < l->n; i++) tether_lint__buf_printf(&b, "%s%s", i ? "|" : "", l->v[i]);
+  if (!b.p) tether_lint__buf_puts(&b, "");
   return b.p;
 }
 
 /* ---- splitting ---------------------------------------------------------------------------- */
 
 static void split_case(const char *in, int gnu, const char *want) {
-  tether__strlist l = {0};
-  int rc = tether__split_command(in, strlen(in), gnu, &l);
+  tether_lint__strlist l = {0};
+  int rc = tether_lint__split_command(in, strlen(in), gnu, &l);
   char *got = joined(&l);
   check(rc == 0 && strcmp(got, want) == 0, "split%s [%s] -> [%s] (got [%s])", gnu ? "/gnu" : "", in,
         want, got);
   free(got);
-  tether__strlist_free(&l);
+  tether_lint__strlist_free(&l);
 }
 
 static void test_split(void) {
@@ -78,7 +78,7 @@ static void test_split(void) {
 /* ---- paths -------------------------------------------------------------------------------- */
 
 static void norm_case(const char *base, const char *rel, const char *want) {
-  char *got = tether__path_join_norm(base, rel);
+  char *got = tether_lint__path_join_norm(base, rel);
   check(got && strcmp(got, want) == 0, "join(%s, %s) -> %s (got %s)", base ? base : "NULL", rel,
         want, got ? got : "NULL");
   free(got);
@@ -167,10 +167,10 @@ static void test_flags(void) {
       {"-MF", "", "-MF", ""},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    tether__strlist in = {0};
-    tether__split_command(cases[i].args, strlen(cases[i].args), 0, &in);
-    tether__flagset fs = {0};
-    int rc = tether__flags_filter((const char *const *)in.v, in.n, tmp, &fs);
+    tether_lint__strlist in = {0};
+    tether_lint__split_command(cases[i].args, strlen(cases[i].args), 0, &in);
+    tether_lint__flagset fs = {0};
+    int rc = tether_lint__flags_filter((const char *const *)in.v, in.n, tmp, &fs);
     char *k = joined(&fs.args), *d = joined(&fs.danger), *u = joined(&fs.unknown);
     int ok = rc == 0 && strcmp(k, cases[i].keep) == 0 && strcmp(d, cases[i].danger) == 0 &&
              strcmp(u, cases[i].unknown) == 0;
@@ -180,8 +180,8 @@ static void test_flags(void) {
     free(k);
     free(d);
     free(u);
-    tether__flagset_free(&fs);
-    tether__strlist_free(&in);
+    tether_lint__flagset_free(&fs);
+    tether_lint__strlist_free(&in);
   }
 
   /* -include: only a regular file, relative to the working directory given. */
@@ -191,8 +191,8 @@ static void test_flags(void) {
   mkfifo(fifo, 0600);
   const char *argv[] = {"-include", "pre.h",     "-include", "pipe.h",
                         "-include", "/dev/zero", "-imacros", "missing.h"};
-  tether__flagset fs = {0};
-  tether__flags_filter(argv, 8, tmp, &fs);
+  tether_lint__flagset fs = {0};
+  tether_lint__flags_filter(argv, 8, tmp, &fs);
   char *k = joined(&fs.args);
   char *p = joined(&fs.problems);
   check(strcmp(k, "-include|pre.h") == 0, "-include of a regular file kept, of others dropped (%s)",
@@ -205,7 +205,7 @@ static void test_flags(void) {
         "-imacros of a missing file: a note");
   free(k);
   free(p);
-  tether__flagset_free(&fs);
+  tether_lint__flagset_free(&fs);
 
   /* Response files: read relative to the directory, nested, never from a FIFO or device. */
   write_file("a.rsp", "-DA '-DB=b c' @b.rsp\n");
@@ -213,31 +213,31 @@ static void test_flags(void) {
   write_file("self.rsp", "@self.rsp -DS\n");
   const char *r1[] = {"@a.rsp", "-DZ"};
   memset(&fs, 0, sizeof fs);
-  tether__flags_filter(r1, 2, tmp, &fs);
+  tether_lint__flags_filter(r1, 2, tmp, &fs);
   k = joined(&fs.args);
   char *d = joined(&fs.danger);
   check(strcmp(k, "-DA|-DB=b c|-Iinc|-DZ") == 0 && strcmp(d, "-MF x.d") == 0,
         "nested response files expanded in place, their flags filtered (%s / %s)", k, d);
   free(k);
   free(d);
-  tether__flagset_free(&fs);
+  tether_lint__flagset_free(&fs);
   const char *r2[] = {"@self.rsp"};
   memset(&fs, 0, sizeof fs);
-  tether__flags_filter(r2, 1, tmp, &fs);
+  tether_lint__flags_filter(r2, 1, tmp, &fs);
   p = joined(&fs.problems);
   check(fs.args.n == 16 && strstr(p, "nested deeper than 16 levels") != NULL,
         "a response file that includes itself stops at 16 levels (%zu args)", fs.args.n);
   free(p);
-  tether__flagset_free(&fs);
+  tether_lint__flagset_free(&fs);
   const char *r3[] = {"@pipe.h", "@/dev/zero", "@/proc/self/status"};
   memset(&fs, 0, sizeof fs);
-  tether__flags_filter(r3, 3, tmp, &fs);
+  tether_lint__flags_filter(r3, 3, tmp, &fs);
   p = joined(&fs.problems);
   check(fs.problems.n == 3 && strstr(p, "(a FIFO)") && strstr(p, "(a character device)") &&
             strstr(p, "pseudo file system"),
         "response files that are a FIFO, a device or a /proc file are not read (%s)", p);
   free(p);
-  tether__flagset_free(&fs);
+  tether_lint__flagset_free(&fs);
   unlink(fifo);
 }
 
@@ -249,48 +249,51 @@ static void test_safe_read(void) {
   size_t len = 0;
   write_file("small.txt", "hello");
   snprintf(path, sizeof path, "%s/small.txt", tmp);
-  int e = tether__read_file(path, &text, &len);
+  int e = tether_lint__read_file(path, &text, &len);
   check(e == 0 && len == 5 && strcmp(text, "hello") == 0, "a regular file is read whole");
   free(text);
   snprintf(link, sizeof link, "%s/link.txt", tmp);
   symlink(path, link);
-  e = tether__read_file(link, &text, &len);
+  e = tether_lint__read_file(link, &text, &len);
   check(e == 0 && len == 5, "a symlink to a regular file is followed");
   free(text);
-  e = tether__read_file_max(path, 4, &text, &len);
-  check(e == TETHER_READ_TOO_LARGE, "a file over the limit is not read");
-  e = tether__read_file_max(path, 5, &text, &len);
+  e = tether_lint__read_file_max(path, 4, &text, &len);
+  check(e == TETHER_LINT_READ_TOO_LARGE, "a file over the limit is not read");
+  e = tether_lint__read_file_max(path, 5, &text, &len);
   check(e == 0 && len == 5, "a file of exactly the limit is read");
   free(text);
-  check(tether__read_file("/dev/zero", &text, &len) == TETHER_READ_CHR, "/dev/zero is not read");
-  check(tether__read_file("/dev/null", &text, &len) == TETHER_READ_CHR, "/dev/null is not read");
-  check(tether__read_file("/proc/self/status", &text, &len) == TETHER_READ_PSEUDO,
+  check(tether_lint__read_file("/dev/zero", &text, &len) == TETHER_LINT_READ_CHR,
+        "/dev/zero is not read");
+  check(tether_lint__read_file("/dev/null", &text, &len) == TETHER_LINT_READ_CHR,
+        "/dev/null is not read");
+  check(tether_lint__read_file("/proc/self/status", &text, &len) == TETHER_LINT_READ_PSEUDO,
         "/proc/self/status is not read (size 0, made up by the kernel)");
-  check(tether__read_file("/proc/self/environ", &text, &len) == TETHER_READ_PSEUDO,
+  check(tether_lint__read_file("/proc/self/environ", &text, &len) == TETHER_LINT_READ_PSEUDO,
         "/proc/self/environ is not read");
-  check(tether__read_file("/sys/kernel/mm/transparent_hugepage/enabled", &text, &len) ==
-                TETHER_READ_PSEUDO ||
+  check(tether_lint__read_file("/sys/kernel/mm/transparent_hugepage/enabled", &text, &len) ==
+                TETHER_LINT_READ_PSEUDO ||
             access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0,
         "a /sys file is not read");
-  check(tether__read_file(tmp, &text, &len) == TETHER_READ_DIR, "a directory is not read");
+  check(tether_lint__read_file(tmp, &text, &len) == TETHER_LINT_READ_DIR,
+        "a directory is not read");
   snprintf(link, sizeof link, "%s/to-proc", tmp);
   symlink("/proc/self/environ", link);
-  check(tether__read_file(link, &text, &len) == TETHER_READ_PSEUDO,
+  check(tether_lint__read_file(link, &text, &len) == TETHER_LINT_READ_PSEUDO,
         "a symlink to /proc/self/environ is not followed into /proc");
   snprintf(link, sizeof link, "%s/to-zero", tmp);
   symlink("/dev/zero", link);
-  check(tether__read_file(link, &text, &len) == TETHER_READ_CHR,
+  check(tether_lint__read_file(link, &text, &len) == TETHER_LINT_READ_CHR,
         "a symlink to /dev/zero is not followed");
   snprintf(path, sizeof path, "%s/fifo", tmp);
   mkfifo(path, 0600);
-  check(tether__read_file(path, &text, &len) == TETHER_READ_FIFO, "a FIFO is not opened");
+  check(tether_lint__read_file(path, &text, &len) == TETHER_LINT_READ_FIFO, "a FIFO is not opened");
   char head[16];
   size_t got = 0;
-  check(tether__read_head(path, head, sizeof head, &got) == TETHER_READ_FIFO && got == 0,
+  check(tether_lint__read_head(path, head, sizeof head, &got) == TETHER_LINT_READ_FIFO && got == 0,
         "reading the head of a FIFO: refused, nothing read");
   unlink(path);
-  check(tether__read_file("/nonexistent/x", &text, &len) == ENOENT, "a missing file: ENOENT");
-  check(strstr(tether__read_strerror(TETHER_READ_TOO_LARGE), "size limit of") != NULL,
+  check(tether_lint__read_file("/nonexistent/x", &text, &len) == ENOENT, "a missing file: ENOENT");
+  check(strstr(tether_lint__read_strerror(TETHER_LINT_READ_TOO_LARGE), "size limit of") != NULL,
         "the size-limit message names the limit");
 }
 
@@ -307,7 +310,7 @@ static void test_small(void) {
                {"M", -1},         {"1 M", -1},      {"99999999999999999999", -1}};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
     size_t v = 0;
-    int rc = tether__parse_size(sizes[i].in, &v);
+    int rc = tether_lint__parse_size(sizes[i].in, &v);
     check(sizes[i].want < 0 ? rc != 0 : rc == 0 && v == (size_t)sizes[i].want, "size '%s'",
           sizes[i].in);
   }
@@ -329,10 +332,10 @@ static void test_small(void) {
       {"raw \x9b", "raw \\x9b"},                /* a lone byte a terminal reads as CSI */
   };
   for (size_t i = 0; i < sizeof esc / sizeof esc[0]; i++) {
-    tether__buf b = {0};
-    tether__buf_put_escaped(&b, esc[i].in);
+    tether_lint__buf b = {0};
+    tether_lint__buf_put_escaped(&b, esc[i].in);
     check(b.p && strcmp(b.p, esc[i].want) == 0, "escape case %zu (%s)", i, b.p ? b.p : "NULL");
-    tether__buf_free(&b);
+    tether_lint__buf_free(&b);
   }
 
   static const struct {
@@ -346,42 +349,43 @@ static void test_small(void) {
   for (size_t i = 0; i < sizeof sha / sizeof sha[0]; i++) {
     unsigned char d[32];
     char hex[65];
-    tether__sha256_of(sha[i].in, strlen(sha[i].in), d);
-    tether__hex(d, 32, hex);
+    tether_lint__sha256_of(sha[i].in, strlen(sha[i].in), d);
+    tether_lint__hex(d, 32, hex);
     check(strcmp(hex, sha[i].hex) == 0, "SHA-256 of '%s'", sha[i].in);
   }
   /* One million 'a', fed in uneven pieces. */
-  tether__sha256 s;
-  tether__sha256_init(&s);
+  tether_lint__sha256 s;
+  tether_lint__sha256_init(&s);
   char chunk[997];
   memset(chunk, 'a', sizeof chunk);
   size_t left = 1000000;
   while (left) {
     size_t n = left < sizeof chunk ? left : sizeof chunk;
-    tether__sha256_update(&s, chunk, n);
+    tether_lint__sha256_update(&s, chunk, n);
     left -= n;
   }
   unsigned char d[32];
   char hex[65];
-  tether__sha256_final(&s, d);
-  tether__hex(d, 32, hex);
+  tether_lint__sha256_final(&s, d);
+  tether_lint__hex(d, 32, hex);
   check(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0") == 0,
         "SHA-256 of a million 'a' in pieces");
 
-  tether__strmap m = {0};
+  tether_lint__strmap m = {0};
   char key[32];
   for (int i = 0; i < 1000; i++) {
     snprintf(key, sizeof key, "k%d", i);
-    *tether__strmap_put(&m, key) = (void *)(long)(i + 1);
+    *tether_lint__strmap_put(&m, key) = (void *)(long)(i + 1);
   }
   int ok = m.n == 1000;
   for (int i = 0; i < 1000 && ok; i++) {
     snprintf(key, sizeof key, "k%d", i);
-    void **v = tether__strmap_get(&m, key);
+    void **v = tether_lint__strmap_get(&m, key);
     ok = v && *v == (void *)(long)(i + 1);
   }
-  check(ok && !tether__strmap_get(&m, "absent"), "string map: 1000 keys in, all found, no extra");
-  tether__strmap_free(&m, NULL);
+  check(ok && !tether_lint__strmap_get(&m, "absent"),
+        "string map: 1000 keys in, all found, no extra");
+  tether_lint__strmap_free(&m, NULL);
 }
 
 /* ---- the cache ---------------------------------------------------------------------------- */
@@ -389,23 +393,24 @@ static void test_small(void) {
 static void test_cache(void) {
   char dir[4200];
   snprintf(dir, sizeof dir, "%s/cache/nested/dir", tmp);
-  tether__cache *c = NULL;
+  tether_lint__cache *c = NULL;
   char err[512];
-  check(tether__cache_open(dir, &c, err, sizeof err) == 0, "the cache folder is created");
+  check(tether_lint__cache_open(dir, &c, err, sizeof err) == 0, "the cache folder is created");
   struct stat st;
   check(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700, "... with mode 0700");
   unsigned char key[32], other[32];
-  tether__sha256_of("key", 3, key);
-  tether__sha256_of("other", 5, other);
+  tether_lint__sha256_of("key", 3, key);
+  tether_lint__sha256_of("other", 5, other);
   char *data = NULL;
   size_t len = 0;
-  check(tether__cache_get(c, key, &data, &len) != 0, "an absent entry is a miss");
-  check(tether__cache_put(c, key, "payload", 7) == 0, "an entry is stored");
-  check(tether__cache_get(c, key, &data, &len) == 0 && len == 7 && memcmp(data, "payload", 7) == 0,
+  check(tether_lint__cache_get(c, key, &data, &len) != 0, "an absent entry is a miss");
+  check(tether_lint__cache_put(c, key, "payload", 7) == 0, "an entry is stored");
+  check(tether_lint__cache_get(c, key, &data, &len) == 0 && len == 7 &&
+            memcmp(data, "payload", 7) == 0,
         "and read back");
   free(data);
   char hex[65], path[4400], path2[4400];
-  tether__hex(key, 32, hex);
+  tether_lint__hex(key, 32, hex);
   snprintf(path, sizeof path, "%s/%.2s/%s", dir, hex, hex);
   /* Corrupt one byte of the payload. */
   int fd = open(path, O_RDWR);
@@ -414,45 +419,46 @@ static void test_cache(void) {
   ch ^= 1;
   pwrite(fd, &ch, 1, 46);
   close(fd);
-  check(tether__cache_get(c, key, &data, &len) != 0, "a corrupt entry is a miss");
-  tether__cache_put(c, key, "payload", 7);
+  check(tether_lint__cache_get(c, key, &data, &len) != 0, "a corrupt entry is a miss");
+  tether_lint__cache_put(c, key, "payload", 7);
   truncate(path, 50);
-  check(tether__cache_get(c, key, &data, &len) != 0, "a truncated entry is a miss");
+  check(tether_lint__cache_get(c, key, &data, &len) != 0, "a truncated entry is a miss");
   truncate(path, 0);
-  check(tether__cache_get(c, key, &data, &len) != 0, "an empty entry is a miss");
+  check(tether_lint__cache_get(c, key, &data, &len) != 0, "an empty entry is a miss");
   /* An intact entry of another key, renamed into this key's place. */
-  tether__cache_put(c, other, "other", 5);
+  tether_lint__cache_put(c, other, "other", 5);
   char ohex[65];
-  tether__hex(other, 32, ohex);
+  tether_lint__hex(other, 32, ohex);
   snprintf(path2, sizeof path2, "%s/%.2s/%s", dir, ohex, ohex);
   unlink(path);
   snprintf(path, sizeof path, "%s/%.2s", dir, hex);
   mkdir(path, 0700);
   snprintf(path, sizeof path, "%s/%.2s/%s", dir, hex, hex);
-  check(rename(path2, path) == 0 && tether__cache_get(c, key, &data, &len) != 0,
+  check(rename(path2, path) == 0 && tether_lint__cache_get(c, key, &data, &len) != 0,
         "an entry of another key in this key's place is a miss");
   unlink(path);
   mkfifo(path, 0600);
-  check(tether__cache_get(c, key, &data, &len) != 0, "an entry that is a FIFO is a miss, no hang");
+  check(tether_lint__cache_get(c, key, &data, &len) != 0,
+        "an entry that is a FIFO is a miss, no hang");
   unlink(path);
   /* No temporary files left behind. */
-  tether__cache_put(c, key, "again", 5);
+  tether_lint__cache_put(c, key, "again", 5);
   char cmd[4500];
   snprintf(cmd, sizeof cmd, "test -z \"$(find '%s' -name '.tmp.*')\"", dir);
   check(system(cmd) == 0, "no temporary files are left behind");
   unsigned char d1[32], d2[32];
   write_file("hashme", "contents");
   snprintf(path, sizeof path, "%s/hashme", tmp);
-  check(tether__cache_file_digest(c, path, d1) == 0, "a file's digest");
+  check(tether_lint__cache_file_digest(c, path, d1) == 0, "a file's digest");
   write_file("hashme", "changed!");
-  check(tether__cache_file_digest(c, path, d2) == 0 && memcmp(d1, d2, 32) == 0,
+  check(tether_lint__cache_file_digest(c, path, d2) == 0 && memcmp(d1, d2, 32) == 0,
         "a file's digest is memoized for the life of the cache object (one run)");
-  check(tether__cache_file_digest(NULL, path, d2) == 0 && memcmp(d1, d2, 32) != 0,
+  check(tether_lint__cache_file_digest(NULL, path, d2) == 0 && memcmp(d1, d2, 32) != 0,
         "without the memo the new contents count");
-  check(tether__cache_file_digest(c, "/dev/zero", d2) != 0, "no digest of a device");
-  tether__cache_close(c);
+  check(tether_lint__cache_file_digest(c, "/dev/zero", d2) != 0, "no digest of a device");
+  tether_lint__cache_close(c);
   snprintf(dir, sizeof dir, "%s/small.txt/sub", tmp);
-  check(tether__cache_open(dir, &c, err, sizeof err) != 0 && strstr(err, "cannot use"),
+  check(tether_lint__cache_open(dir, &c, err, sizeof err) != 0 && strstr(err, "cannot use"),
         "a cache folder that cannot be created: an error message (%s)", err);
 }
 

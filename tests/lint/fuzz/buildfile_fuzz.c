@@ -5,6 +5,7 @@
  *
  * Properties: tether-lint never crashes on it and exits 0, 1 or 2. */
 #include "lint/lint.h"
+#include "tests/lint/fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,18 +33,18 @@ static void run_one(const char *name, const uint8_t *data, size_t size) {
 
   tether_lint_options o;
   memset(&o, 0, sizeof o);
-  o.action = TETHER_ACT_LINT;
-  o.format = TETHER_FMT_TEXT;
+  o.action = TETHER_LINT_ACT_LINT;
+  o.format = TETHER_LINT_FMT_TEXT;
   o.config = "/dev/null";
   o.jobs = 1;
-  if (tether__strlist_push(&o.enable, "exclude-libs") != 0) abort();
-  if (tether__strlist_push(&o.paths, dir) != 0) abort();
+  if (tether_lint__strlist_push(&o.enable, "exclude-libs") != 0) abort();
+  if (tether_lint__strlist_push(&o.paths, dir) != 0) abort();
   FILE *devnull = fopen("/dev/null", "w");
-  int rc = tether__lint_main(&o, devnull, devnull);
+  int rc = tether_lint__lint_main(&o, devnull, devnull);
   fclose(devnull);
   if (rc < 0 || rc > 2) abort();
-  tether__strlist_free(&o.enable);
-  tether__strlist_free(&o.paths);
+  tether_lint__strlist_free(&o.enable);
+  tether_lint__strlist_free(&o.paths);
   unlink(path);
   rmdir(dir);
 }

@@ -3,6 +3,7 @@
  * Properties: never crashes; a rejected command line has a message; an accepted one that lints
  * has at least one path, a known format and -j in 0..256. */
 #include "lint/lint.h"
+#include "tests/lint/fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,15 +28,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   argv[argc] = NULL;
   tether_lint_options o;
   char err[512] = "";
-  int rc = tether__cli_parse(argc, argv, &o, err, sizeof err);
+  int rc = tether_lint__cli_parse(argc, argv, &o, err, sizeof err);
   if (rc != 0 && !err[0]) abort();
   if (rc == 0) {
-    if (o.action == TETHER_ACT_LINT && o.paths.n == 0) abort();
-    if (o.format != TETHER_FMT_TEXT && o.format != TETHER_FMT_JSON && o.format != TETHER_FMT_SARIF)
+    if (o.action == TETHER_LINT_ACT_LINT && o.paths.n == 0) abort();
+    if (o.format != TETHER_LINT_FMT_TEXT && o.format != TETHER_LINT_FMT_JSON &&
+        o.format != TETHER_LINT_FMT_SARIF)
       abort();
     if (o.jobs < 0 || o.jobs > 256) abort();
   }
-  tether__cli_free(&o);
+  tether_lint__cli_free(&o);
   free(copy);
   return 0;
 }

@@ -4,6 +4,7 @@
  * input gets a "NAME:LINE: why" message; an accepted input's profiles, printed back in config
  * syntax, parse again to the same profiles (print, parse, print is a fixed point). */
 #include "lint/lint.h"
+#include "tests/lint/fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@ static char *print_profiles(const tether_lint_config *cfg) {
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f) abort();
-  tether__config_print_profiles(cfg, f);
+  tether_lint__config_print_profiles(cfg, f);
   fclose(f);
   /* Drop comment lines: they say "built-in" or "from the config file". */
   char *out = malloc(len + 1), *w = out;
@@ -37,18 +38,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tether_lint_config cfg;
   memset(&cfg, 0, sizeof cfg);
   char err[512];
-  int rc = tether__config_parse(&cfg, "fuzz", (const char *)data, size, err, sizeof err);
+  int rc = tether_lint__config_parse(&cfg, "fuzz", (const char *)data, size, err, sizeof err);
   if (rc != 0) {
     if (strncmp(err, "fuzz:", 5) != 0 || strlen(err) < 8) {
       fprintf(stderr, "rejected input without a located message: '%s'\n", err);
       abort();
     }
   } else {
-    (void)tether__config_validate(&cfg, err, sizeof err);
+    (void)tether_lint__config_validate(&cfg, err, sizeof err);
     char *first = print_profiles(&cfg);
     tether_lint_config again;
     memset(&again, 0, sizeof again);
-    if (tether__config_parse(&again, "printed", first, strlen(first), err, sizeof err) != 0) {
+    if (tether_lint__config_parse(&again, "printed", first, strlen(first), err, sizeof err) != 0) {
       fprintf(stderr, "printed profiles do not parse: %s\n---\n%s", err, first);
       abort();
     }
@@ -59,8 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     free(first);
     free(second);
-    tether__config_free(&again);
+    tether_lint__config_free(&again);
   }
-  tether__config_free(&cfg);
+  tether_lint__config_free(&cfg);
   return 0;
 }

@@ -2,17 +2,11 @@
  * fuzzcheck idea): every file under the directories given, in sorted order. Fails when nothing
  * was replayed, so an empty or missing corpus cannot pass. */
 #include "lint/lint.h"
+#include "tests/lint/fuzz/fuzz.h"
 
 #include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 int main(int argc, char **argv) {
   size_t replayed = 0;
@@ -22,18 +16,18 @@ int main(int argc, char **argv) {
       fprintf(stderr, "cannot open corpus %s\n", argv[i]);
       return 1;
     }
-    tether__strlist names = {0};
+    tether_lint__strlist names = {0};
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
-      if (e->d_name[0] != '.') tether__strlist_push(&names, e->d_name);
+      if (e->d_name[0] != '.') tether_lint__strlist_push(&names, e->d_name);
     closedir(d);
-    qsort(names.v, names.n, sizeof *names.v, cmp);
+    tether_lint__strlist_sort(&names);
     for (size_t j = 0; j < names.n; j++) {
       char path[4096];
       snprintf(path, sizeof path, "%s/%s", argv[i], names.v[j]);
       char *data = NULL;
       size_t len = 0;
-      if (tether__read_file(path, &data, &len) != 0) {
+      if (tether_lint__read_file(path, &data, &len) != 0) {
         fprintf(stderr, "cannot read %s\n", path);
         return 1;
       }
@@ -41,7 +35,7 @@ int main(int argc, char **argv) {
       free(data);
       replayed++;
     }
-    tether__strlist_free(&names);
+    tether_lint__strlist_free(&names);
   }
   printf("replayed %zu input(s)\n", replayed);
   return replayed ? 0 : 1;
