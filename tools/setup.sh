@@ -65,12 +65,13 @@ unpack_mlir19() {
   [ -f "$(mlir19_stamp)" ] && return 0
   ver=$(dpkg-query -W -f='${Version}' llvm-19-dev)
   tmp=$(mktemp -d)
-  chmod 755 "$tmp" # apt-get download as root writes as _apt
-  (cd "$tmp" && apt-get download -qq "libmlir-19=$ver" "libmlir-19-dev=$ver")
+  # apt downloads as its _apt user (it warns and falls back to root when _apt cannot write here)
+  if id _apt >/dev/null 2>&1; then "${SUDO[@]}" chown _apt "$tmp"; fi
+  (cd "$tmp" && "${SUDO[@]}" apt-get download -qq "libmlir-19=$ver" "libmlir-19-dev=$ver")
   "${SUDO[@]}" rm -rf "$MLIR19_DIR.new"
   "${SUDO[@]}" mkdir -p "$MLIR19_DIR.new"
   for d in "$tmp"/*.deb; do "${SUDO[@]}" dpkg -x "$d" "$MLIR19_DIR.new"; done
-  rm -rf "$tmp"
+  "${SUDO[@]}" rm -rf "$tmp"
   for f in lib/libMLIR.so.19.1 lib/libMLIRCAPIIR.a include/mlir-c/IR.h; do
     [ -e "$MLIR19_DIR.new/usr/lib/llvm-19/$f" ] || {
       echo "tools/setup.sh: unpacking MLIR 19 gave no $f" >&2
