@@ -250,8 +250,9 @@ static PyObject *context_set_thread_pool(TpContext *self, PyObject *pool) {
   if (self->threads_suspended) {
     /* A pass written in Python runs with multithreading suspended (tp_context_threads_suspend);
      * a pool set from inside it would turn threads back on under the running pass. */
-    PyErr_SetString(PyExc_RuntimeError,
-                    "set_thread_pool cannot be called while a pass or pattern of this context runs");
+    PyErr_SetString(
+        PyExc_RuntimeError,
+        "set_thread_pool cannot be called while a pass or pattern of this context runs");
     return NULL;
   }
   MlirContext c = tether_arena_context(self->arena);
