@@ -391,19 +391,7 @@ static void load_helpers(excl_state *st, const char *path) {
 
 /* The newest installed MLIR's AddMLIRPython.cmake, or "". */
 static void installed_helpers(char *out, size_t len) {
-  out[0] = '\0';
-  int best = -1;
-  for (int v = 10; v < 100; v++) {
-    char cand[256];
-    snprintf(cand, sizeof cand, "/usr/lib/llvm-%d/lib/cmake/mlir/AddMLIRPython.cmake", v);
-    FILE *fp = fopen(cand, "r");
-    if (!fp) continue;
-    fclose(fp);
-    if (v > best) {
-      best = v;
-      snprintf(out, len, "%s", cand);
-    }
-  }
+  int best = tether_lint__newest_llvm("lib/cmake/mlir/AddMLIRPython.cmake", out, len);
   if (best < 0) {
     static const char *const others[] = {"/usr/local/lib/cmake/mlir/AddMLIRPython.cmake",
                                          "/usr/lib/cmake/mlir/AddMLIRPython.cmake"};

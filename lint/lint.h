@@ -186,6 +186,9 @@ char *tether_lint__strdup(const char *s);
 
 /// `rel` joined to `base` when relative, with "." and ".." removed lexically. malloc'd.
 char *tether_lint__path_join_norm(const char *base, const char *rel);
+/// The newest Debian LLVM (/usr/lib/llvm-N) holding `rel`: writes /usr/lib/llvm-N/rel to out and
+/// returns N, or returns -1 with out "". The defaults that name installed MLIR files use it.
+int tether_lint__newest_llvm(const char *rel, char *out, size_t len);
 /// What follows the last '/' of `path` (all of it when there is none).
 const char *tether_lint__base_name(const char *path);
 /// The folder part of `path`: "." when it has no '/', "/" for a file of the root. malloc'd.

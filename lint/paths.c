@@ -109,3 +109,16 @@ int tether_lint__find_upward(char dir[PATH_MAX], const char *name, int no_follow
       *slash = '\0';
   }
 }
+
+int tether_lint__newest_llvm(const char *rel, char *out, size_t len) {
+  for (int v = 99; v >= 10; v--) {
+    char cand[PATH_MAX];
+    snprintf(cand, sizeof cand, "/usr/lib/llvm-%d/%s", v, rel);
+    if (access(cand, R_OK) == 0) {
+      snprintf(out, len, "%s", cand);
+      return v;
+    }
+  }
+  if (len) out[0] = '\0';
+  return -1;
+}

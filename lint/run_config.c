@@ -139,10 +139,11 @@ int tether_lint__default_args(const tether_lint_config *cfg, int lang_c,
   } else {
     static char python_inc[PATH_MAX];
     static int probed;
-    static int have_llvm;
+    static char llvm_inc[PATH_MAX];
     if (!probed) {
-      struct stat st;
-      have_llvm = stat("/usr/lib/llvm-19/include/mlir-c/IR.h", &st) == 0;
+      /* The newest installed MLIR's headers (with LLVM's, in the same folder). */
+      if (tether_lint__newest_llvm("include/mlir-c/IR.h", llvm_inc, sizeof llvm_inc) >= 0)
+        *strstr(llvm_inc, "/mlir-c/IR.h") = '\0';
       glob_t g;
       if (glob("/usr/include/python3*/Python.h", 0, NULL, &g) == 0 && g.gl_pathc > 0) {
         /* The highest version sorts last. */
@@ -155,9 +156,9 @@ int tether_lint__default_args(const tether_lint_config *cfg, int lang_c,
     }
     rc |= tether_lint__strlist_push(args, lang_c ? "-xc" : "-xc++");
     rc |= tether_lint__strlist_push(args, lang_c ? "-std=c11" : "-std=c++17");
-    if (have_llvm) {
+    if (llvm_inc[0]) {
       rc |= tether_lint__strlist_push(args, "-isystem");
-      rc |= tether_lint__strlist_push(args, "/usr/lib/llvm-19/include");
+      rc |= tether_lint__strlist_push(args, llvm_inc);
     }
     if (python_inc[0]) {
       rc |= tether_lint__strlist_push(args, "-isystem");

@@ -163,7 +163,10 @@ static PyObject *module_parse_file(PyObject *cls, PyObject *const *args, Py_ssiz
     goto done;
   }
   MlirOperation raw;
-  tether_op_get(op, &raw);
+  if ((rc = tether_op_get(op, &raw)) != TETHER_OK) {
+    tp_raise(rc, NULL, ctx->arena);
+    goto done;
+  }
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(raw));
   if (name.length == 14 && !memcmp(name.data, "builtin.module", 14)) {
     r = wrap_module(op);

@@ -45,7 +45,7 @@ static int block_edge(tether_block *h, int kind, intptr_t i, tether_block **out)
   if (rc != TETHER_OK) return rc;
   if (i < 0 || i >= n) return TETHER_ERANGE;
   MlirBlock raw;
-  tether_block_get(h, &raw);
+  if ((rc = tether_block_get(h, &raw)) != TETHER_OK) return rc;
   MlirBlock b = kind == TP_LIST_BLOCK_SUCCESSORS ? mlirBlockGetSuccessor(raw, i)
                                                  : mlirBlockGetPredecessor(raw, i);
   *out = NULL;

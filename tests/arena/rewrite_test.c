@@ -267,7 +267,11 @@ static void crashing_rewrites_refused(void) {
     tether_op *add = body_op(body_op(payload, 0), 0);
     MlirFrozenRewritePatternSet set = freeze(patterns(a, crashing[i]));
     CHECK_RC(apply(payload, set, NULL), TETHER_EPASS);
-    CHECK(error_mentions(a, "MLIR crashes applying these patterns"));
+    /* MLIR 22's rewriter survives the erase of a used operation but drops its uses: refused
+     * for what it leaves behind. */
+    CHECK(error_mentions(a, TETHER_MLIR_VERSION >= 22 && i == 2
+                                ? "erase an operation whose results are still used"
+                                : "MLIR crashes applying these patterns"));
     CHECK(tether_handle_is_valid(add));
     CHECK(prints_containing(payload, "arith.addi %arg0, %arg1"));
     OK(tether_op_verify(payload));

@@ -16,8 +16,9 @@ func.func @add(%a: f32, %b: f32) -> f32 attributes { llvm.emit_c_interface } {
   return %s : f32
 }"""
 
-LOWER = ("builtin.module(convert-complex-to-llvm,finalize-memref-to-llvm,convert-func-to-llvm,"
-         "reconcile-unrealized-casts)")
+# convert-arith-to-llvm: MLIR 22's func-to-llvm no longer lowers arith on the way.
+LOWER = ("builtin.module(convert-complex-to-llvm,finalize-memref-to-llvm,convert-arith-to-llvm,"
+         "convert-func-to-llvm,reconcile-unrealized-casts)")
 
 
 def _engine(context=None):

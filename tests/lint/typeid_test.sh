@@ -72,10 +72,12 @@ check "project-roots: an empty value is a config error" "[ $rc -eq 2 ] && grep -
 
 # MLIR's own headers are never the user's, even through -I in the project's flags:
 # mlir/Support/TypeID.h declares MLIR_DECLARE_EXPLICIT_TYPE_ID(void).
-if [ -f /usr/lib/llvm-19/include/mlir/Support/TypeID.h ]; then
+mlir_inc=$(ls -d /usr/lib/llvm-*/include/mlir/Support/TypeID.h 2>/dev/null | sort -V | tail -1)
+mlir_inc=${mlir_inc%/mlir/Support/TypeID.h}
+if [ -n "$mlir_inc" ]; then
   mkdir -p "$t/own"
   printf '#include "mlir/Support/TypeID.h"\nint user;\n' >"$t/own/user.cpp"
-  printf '[{"directory": "%s/own", "file": "user.cpp", "arguments": ["c++", "-std=c++17", "-I/usr/lib/llvm-19/include", "-c", "user.cpp"]}]\n' "$t" \
+  printf '[{"directory": "%s/own", "file": "user.cpp", "arguments": ["c++", "-std=c++17", "-I%s", "-c", "user.cpp"]}]\n' "$t" "$mlir_inc" \
     >"$t/own/compile_commands.json"
   printf '[lint]\nproject-roots = /\n' >"$t/own/.tether-lint"
   run -p "$t/own" "$t/own"
