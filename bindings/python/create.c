@@ -779,7 +779,12 @@ PyObject *tp_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize
   PyObject *rspec = rseg ? PyObject_GetAttr(cls, k_regions) : NULL;
   PyObject *r = NULL;
   tether_op *op;
+#if TETHER_MLIR_VERSION >= 22
+  /* Upstream 22's build_generic gives the Operation (19's: the OpView). */
+  if (rspec && build(opname, rspec, oseg, rseg, x, &op) == 0) r = tp_wrap_operation(op);
+#else
   if (rspec && build(opname, rspec, oseg, rseg, x, &op) == 0) r = tp_wrap_op(op);
+#endif
   Py_XDECREF(opname);
   Py_XDECREF(oseg);
   Py_XDECREF(rseg);

@@ -136,6 +136,15 @@ def test_opview_builder_reinit_and_new_object(m):
     assert m.body.operations[1] is a
 
 
+def test_build_generic_gives_the_operation(m):
+    # Upstream 22's build_generic returns the Operation; its opview is the dialect class.
+    from tether.dialects import arith
+    c = arith.ConstantOp(ir.IntegerType.get_signless(32), 3)
+    op = arith.SubIOp.build_generic(results=[c.result.type], operands=[c.result, c.result])
+    assert type(op) is ir.Operation and op.name == "arith.subi"
+    assert type(op.opview) is arith.SubIOp and op.opview.operation is op
+
+
 def test_opview_builder_survives_hostile_input(run_checks):
     run_checks("""
         class P(ir.OpView):

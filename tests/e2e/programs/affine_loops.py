@@ -1,6 +1,7 @@
 # A memref/affine loop-nest builder (a polyhedral-style frontend): a tiled matmul over memrefs with
 # affine.for (constant and map bounds), affine.load/store with maps, affine.apply, memref.alloc,
 # memref.subview, memref.cast and memref.dealloc; then lower-affine and print again.
+# e2e-mlir: 19 -- an OpView passed where MLIR 22's generated builders want a Value (AffineLoadOp into arith.mulf)
 from mlir.ir import *
 from mlir.dialects import affine, arith, func, memref
 from mlir.passmanager import PassManager

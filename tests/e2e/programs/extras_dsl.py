@@ -1,6 +1,7 @@
 # A small Pythonic DSL over mlir.extras: types from mlir.extras.types (T.i32(), T.tensor(...),
 # T.memref(...)), loops with scf.for_ / affine.for_ generators and iter_args, tensor.generate via
 # region_op, arith.constant with Python values, func.FuncOp with body_builder, func.CallOp forms.
+# e2e-mlir: 19 -- an OpView passed where MLIR 22's generated builders want a Value (AffineLoadOp)
 from mlir.ir import *
 import mlir.extras.types as T
 from mlir.dialects import affine, arith, func, scf, tensor

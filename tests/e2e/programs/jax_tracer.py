@@ -1,5 +1,6 @@
 # A JAX-like tracer: Python functions over traced scalars are staged into MLIR. fori_loop becomes
 # scf.for with iter_args, cond becomes scf.if with results, while_loop becomes scf.while.
+# e2e-mlir: 19 -- static Type.isinstance, removed in MLIR 22
 from mlir.ir import *
 from mlir.dialects import arith, func, math, scf
 

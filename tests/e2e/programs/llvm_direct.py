@@ -2,6 +2,7 @@
 # lowering passes): llvm.func with !llvm.func types, struct and pointer types, llvm.mlir.global,
 # alloca / GEP / load / store, icmp and branches between blocks, insertvalue / extractvalue,
 # calls; then JIT it and call it through ctypes.
+# e2e-mlir: 19 -- llvm.GEPOp without MLIR 22's noWrapFlags
 import ctypes
 
 from mlir.ir import *

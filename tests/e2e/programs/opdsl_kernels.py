@@ -3,6 +3,7 @@
 # with a type-function attribute, index() in the body; emitted on tensors and memrefs, plus named
 # ops (conv_2d_nhwc_hwcf with strides, pooling, batch_matmul, transpose, broadcast) and a
 # linalg.generic built by hand with its region.
+# e2e-mlir: 19 -- linalg.elemwise_binary, removed in MLIR 22
 from mlir.ir import *
 from mlir.dialects import arith, func, linalg, tensor
 from mlir.dialects.linalg.opdsl.lang import *

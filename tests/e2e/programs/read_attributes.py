@@ -1,6 +1,7 @@
 # Reading attributes of parsed IR, as a model importer/exporter round-trips weights: dense
 # elements through numpy (splat, int, float, bool, i8/i16/i64/f16/f64/bf16), DictAttr, ArrayAttr
 # iteration, FlatSymbolRefAttr / SymbolRefAttr, DenseArray attrs, resources, SymbolTable queries.
+# e2e-mlir: 19 -- static Attribute.isinstance, removed in MLIR 22
 import numpy as np
 from mlir.ir import *
 

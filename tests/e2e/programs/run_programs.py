@@ -15,6 +15,10 @@ object addresses and other hex pointer values, `mlir.`/`tether.` module paths in
 deliberate differences of docs/python.md ("What differs") that show in printed text. Tracebacks
 are not compared (their frames differ: tether.run, the packages' paths), only their last line.
 
+A program whose first lines hold `# e2e-mlir: 19 -- REASON` uses upstream API of those MLIR versions
+only (upstream's own package of another version fails on it too): with --mlir-version of another
+version it is skipped (SKIP, with the reason).
+
 A program whose first lines hold `# e2e-xfail: REASON` is expected to differ from upstream (a gap
 of tether the reason names): a difference is XFAIL, a match is XPASS (remove the marker). A crash
 or timeout of tether fails whatever the marker says.
@@ -77,6 +81,18 @@ def xfail_reason(path):
             if m:
                 return m.group(1).strip() or "marked xfail"
     return None
+
+
+def written_for(path):
+    """(versions, reason) of a program whose first lines hold `# e2e-mlir: V[,V...] -- REASON`:
+    it uses upstream API of those MLIR versions only (upstream's own package of another version
+    cannot run it either), and is skipped on the others. (None, None) without the marker."""
+    with open(path, encoding="utf-8") as f:
+        for _, line in zip(range(10), f):
+            m = re.match(r"#\s*e2e-mlir:\s*([0-9, ]+?)\s*(?:--\s*(.*))?$", line)
+            if m:
+                return {v.strip() for v in m.group(1).split(",") if v.strip()}, m.group(2) or ""
+    return None, None
 
 
 def run(python, path, pythonpath, via_tether, timeout):
@@ -234,6 +250,16 @@ def main(argv=None):
     if args.upstream_py:
         args.upstream_py = os.path.abspath(args.upstream_py)
     paths = [os.path.abspath(p) for p in args.programs] or programs_in(HERE)
+    skipped = []
+    if args.mlir_version:
+        for p in list(paths):
+            versions, reason = written_for(p)
+            if versions is not None and args.mlir_version not in versions:
+                paths.remove(p)
+                skipped.append(f"SKIP   {os.path.basename(p):34} written for upstream MLIR "
+                               f"{', '.join(sorted(versions))} only" + (f": {reason}" if reason else ""))
+    for line in skipped:
+        print(line)
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
         results = list(pool.map(lambda p: check_one(args, p), paths))
 
@@ -263,7 +289,10 @@ def main(argv=None):
                 if out:
                     with open(out, "w", encoding="utf-8") as f:
                         f.write(res["upstream_record"])
-    print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) + f" of {len(results)}")
+    if skipped:
+        counts["SKIP"] = len(skipped)
+    print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())) +
+          f" of {len(results) + len(skipped)}")
     return 1 if failed else 0
 
 

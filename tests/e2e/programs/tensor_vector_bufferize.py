@@ -2,6 +2,7 @@
 # offsets, tensor.dim / cast / expand_shape / collapse_shape, vector.transfer_read / write,
 # vector.broadcast / reduction / contract-free fma, bufferization.to_tensor; then
 # one-shot-bufferize and lowering of vector to scf; result-type inference through ops' builders.
+# e2e-mlir: 19 -- bufferization.ToTensorOp without MLIR 22's buffer argument
 from mlir.ir import *
 from mlir.dialects import arith, bufferization, func, tensor, vector
 from mlir.passmanager import PassManager

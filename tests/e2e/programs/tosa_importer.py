@@ -1,6 +1,7 @@
 # A TFLite-to-TOSA-like importer: a flat list of layers becomes tosa.const / conv2d / add / clamp /
 # reshape / matmul / reduce_sum ops built with the generated op classes and their attributes,
 # then lowered with the tosa-to-linalg pipelines; the op classes' accessors are read back.
+# e2e-mlir: 19 -- tosa.Conv2DOp without MLIR 22's stride, dilation and acc_type
 import numpy as np
 from mlir.ir import *
 from mlir.dialects import func, tosa

@@ -2,6 +2,7 @@
 # encodings, memrefs with strided/affine layouts and memory spaces, vectors (scalable), function,
 # tuple, opaque, complex, none, index, float types; AffineMap / AffineExpr arithmetic and
 # composition; IntegerSet; type equality, hashing, isinstance and casting.
+# e2e-mlir: 19 -- static Type.isinstance, removed in MLIR 22
 from mlir.ir import *
 
 with Context() as ctx, Location.unknown():

@@ -10,6 +10,7 @@ MLIR's diagnostics.
 """
 
 from ....ir import MLIRError, Operation
+from tether._mlir_version import MLIR_VERSION as _MLIR_VERSION
 from tether._tether import _transform_interpreter as _cext
 
 TransformOptions = _cext.TransformOptions
@@ -22,7 +23,17 @@ class TransformInterpreterError(MLIRError, ValueError):
 
     def __str__(self):
         return self.message + "\nDiagnostic message " + "".join(
-            f"at {d.location}: {d.message}" for d in self.error_diagnostics)
+            _describe(d) for d in self.error_diagnostics)
+
+
+def _describe(d):
+    """A diagnostic as upstream's scope collects it: MLIR 22's lists its notes after it, one per
+    line, recursively."""
+    text = f"at {d.location}: {d.message}"
+    if _MLIR_VERSION >= 22:
+        for note in d.notes:
+            text += "\n" + _describe(note)
+    return text
 
 
 def _unpack_operation(op, what):
