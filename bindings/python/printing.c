@@ -14,28 +14,21 @@ typedef struct {
   int debug, pretty, generic, local, assume, skip_regions, binary, name_loc;
 } print_opts;
 
+/* An optional size limit: 1 with *set 0 for None (or not given), 0 with an error raised. */
+static int limit_arg(PyObject *o, const char *name, int64_t *limit, int *set) {
+  *set = o && o != Py_None;
+  return !*set || tp_arg_int64(o, name, limit);
+}
+
 static MlirOpPrintingFlags make_flags(print_opts *o, int *ok) {
-  *ok = 1;
   MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
-  if (o->large_elements_limit && o->large_elements_limit != Py_None) {
-    int64_t limit;
-    if (!tp_arg_int64(o->large_elements_limit, "large_elements_limit", &limit)) {
-      mlirOpPrintingFlagsDestroy(f);
-      *ok = 0;
-      return f;
-    }
-    mlirOpPrintingFlagsElideLargeElementsAttrs(f, (intptr_t)limit);
-  }
+  int64_t limit;
+  int set;
+  if (!(*ok = limit_arg(o->large_elements_limit, "large_elements_limit", &limit, &set))) goto fail;
+  if (set) mlirOpPrintingFlagsElideLargeElementsAttrs(f, (intptr_t)limit);
 #if TETHER_MLIR_VERSION >= 22
-  if (o->large_resource_limit && o->large_resource_limit != Py_None) {
-    int64_t limit;
-    if (!tp_arg_int64(o->large_resource_limit, "large_resource_limit", &limit)) {
-      mlirOpPrintingFlagsDestroy(f);
-      *ok = 0;
-      return f;
-    }
-    mlirOpPrintingFlagsElideLargeResourceString(f, (intptr_t)limit);
-  }
+  if (!(*ok = limit_arg(o->large_resource_limit, "large_resource_limit", &limit, &set))) goto fail;
+  if (set) mlirOpPrintingFlagsElideLargeResourceString(f, (intptr_t)limit);
   if (o->name_loc) mlirOpPrintingFlagsPrintNameLocAsPrefix(f);
 #endif
   if (o->debug) mlirOpPrintingFlagsEnableDebugInfo(f, true, o->pretty);
@@ -44,6 +37,9 @@ static MlirOpPrintingFlags make_flags(print_opts *o, int *ok) {
   if (o->assume) mlirOpPrintingFlagsAssumeVerified(f);
   if (o->skip_regions) mlirOpPrintingFlagsSkipRegions(f);
   return f;
+fail:
+  mlirOpPrintingFlagsDestroy(f);
+  return f; /* *ok is 0: the caller does not use it */
 }
 
 typedef struct {

@@ -8,6 +8,7 @@
 #include <mlir-c/Rewrite.h>
 
 #include "check.h"
+#include "mlir_compat.h" /* TETHER_MLIR_VERSION, also where the build does not define it */
 
 static const char *kPayload = "func.func @f(%a: index, %b: index) -> index {\n"
                               "  %0 = arith.addi %a, %b : index\n"

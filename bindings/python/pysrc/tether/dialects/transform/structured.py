@@ -84,6 +84,20 @@ class InterchangeOp(_InterchangeOp):
                          loc=loc, ip=ip)
 
 
+def _loops_and_target(op_name, loop_types_or_target, target_or_none, num_loops):
+    """(loop_types, target value) of the builders taking `(loop_types, target)` or `(target)`:
+    one loop type for every loop, `!transform.any_op` when none is given."""
+    if isinstance(loop_types_or_target, (Operation, OpView, Value)):
+        if target_or_none is not None:
+            raise ValueError(f"Cannot construct {op_name} with two targets.")
+        loop_types, target = [_any_op()] * num_loops, loop_types_or_target
+    else:
+        loop_types = [loop_types_or_target] * num_loops if isinstance(
+            loop_types_or_target, Type) else list(loop_types_or_target)
+        target = target_or_none
+    return loop_types, _value(target)
+
+
 @_ods_cext.register_operation(_Dialect, replace=True)
 class TileUsingForOp(_TileUsingForOp):
     """TileUsingForOp([loop_types,] target, *, sizes, interchange=None): one scf.for per
@@ -94,15 +108,8 @@ class TileUsingForOp(_TileUsingForOp):
                  loc=None, ip=None):
         dynamic, static, scalable = _dispatch_dynamic_index_list(sizes)
         num_loops = sum(1 for v in static if v != 0)
-        if isinstance(loop_types_or_target, (Operation, OpView, Value)):
-            if target_or_none is not None:
-                raise ValueError("Cannot construct TileUsingForOp with two targets.")
-            loop_types, target = [_any_op()] * num_loops, loop_types_or_target
-        else:
-            loop_types = [loop_types_or_target] * num_loops if isinstance(
-                loop_types_or_target, Type) else list(loop_types_or_target)
-            target = target_or_none
-        target = _value(target)
+        loop_types, target = _loops_and_target("TileUsingForOp", loop_types_or_target,
+                                               target_or_none, num_loops)
         super().__init__(target.type, loop_types, target, dynamic_sizes=dynamic,
                          static_sizes=static, interchange=interchange, scalable_sizes=scalable,
                          loc=loc, ip=ip)
@@ -319,15 +326,8 @@ if _MLIR_VERSION >= 22:
             dyn_interchange, static_interchange, _ = _dispatch_dynamic_index_list(
                 tile_interchange or [])
             num_loops = 1 if use_forall else sum(1 for v in static_sizes if v != 0)
-            if isinstance(loop_types_or_target, (Operation, OpView, Value)):
-                if target_or_none is not None:
-                    raise ValueError("Cannot construct FuseOp with two targets.")
-                loop_types, target = [_any_op()] * num_loops, loop_types_or_target
-            else:
-                loop_types = [loop_types_or_target] * num_loops if isinstance(
-                    loop_types_or_target, Type) else list(loop_types_or_target)
-                target = target_or_none
-            target = _value(target)
+            loop_types, target = _loops_and_target("FuseOp", loop_types_or_target,
+                                                   target_or_none, num_loops)
             super().__init__(target.type, loop_types, target, tile_sizes=dyn_sizes,
                              tile_interchange=dyn_interchange, static_tile_sizes=static_sizes,
                              static_tile_interchange=static_interchange,
