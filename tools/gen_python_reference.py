@@ -2,8 +2,8 @@
 """Writes docs/python-api.md: the reference of tether's Python modules, by class, from the
 docstrings of the built package.
 
-    PYTHONPATH=bazel-bin/bindings/python python3 tools/gen_python_reference.py > docs/python-api-19.md
-    (a --config=mlir22 build: > docs/python-api.md)
+    PYTHONPATH=bazel-bin/bindings/python python3 tools/gen_python_reference.py > docs/python-api.md
+    (a --config=mlir19 build, bazel-out/k8-fastbuildmlir19/bin/...: > docs/python-api-19.md)
 
 //tests/bindings:api_reference_test regenerates it and fails when the checked-in file differs, so
 the reference follows every change of the API.

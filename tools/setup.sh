@@ -4,7 +4,7 @@
 # Runs as root, or through sudo when started by another user.
 #
 # Two MLIR versions: Debian's MLIR packages of different versions conflict (libmlir-22 Conflicts
-# libmlir-x.y), so MLIR 22 (--config=mlir22) is installed and MLIR 19 (today's default build) is
+# libmlir-x.y), so MLIR 22 (the default build) is installed and MLIR 19 (--config=mlir19) is
 # unpacked from Debian's own packages into $TETHER_MLIR_CACHE/mlir-19 (default
 # /var/cache/tether/mlir-19), at the version of the installed llvm-19-dev. Everything else of 19
 # (LLVM's headers and libLLVM, mlir-tblgen-19, FileCheck-19, libclang) co-installs with 22.

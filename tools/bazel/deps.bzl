@@ -9,12 +9,12 @@ fixed: tether's BUILD files refer to them.
 
 load(":system_repos.bzl", "mlir_repository", "python_repository", "system_library")
 
-# The MLIR versions tether builds against, the default first. `--config=mlir22` (.bazelrc) picks
+# The MLIR versions tether builds against, the default first. `--config=mlir19` (.bazelrc) picks
 # another through TETHER_MLIR_VERSION; tether_dependencies(mlir_version = ...) pins one for another
 # workspace. Each version is found at /usr/lib/llvm-V (Debian's packages, installed) or unpacked
 # under $TETHER_MLIR_CACHE/mlir-V (tools/setup.sh: Debian's MLIR packages of different versions
 # conflict, so only one can be installed; docs/building.md).
-MLIR_VERSIONS = ["19", "22"]
+MLIR_VERSIONS = ["22", "19"]
 
 # The LLVM toolchain whose libclang tether-lint uses (independent of the MLIR version built).
 LLVM = "/usr/lib/llvm-19"
@@ -133,7 +133,7 @@ def tether_dependencies(mlir_version = None):
 
     Args:
       mlir_version: "19" or "22" pins the MLIR version; None (the default) takes
-        TETHER_MLIR_VERSION from the environment (`--repo_env`, as `--config=mlir22` sets it),
+        TETHER_MLIR_VERSION from the environment (`--repo_env`, as `--config=mlir19` sets it),
         else the first of MLIR_VERSIONS.
     """
     system_library(
