@@ -179,6 +179,10 @@ static PyObject *dense_from_buffer(PyObject *array, int signless, PyObject *type
       elt = mlirF64TypeGet(mc);
     else if (!strcmp(f, "e") && sz == 2)
       elt = mlirF16TypeGet(mc);
+#if TETHER_MLIR_VERSION >= 22
+    else if (!strcmp(f, "?") && sz == 1)
+      elt = mlirIntegerTypeGet(mc, 1); /* bools: bit-packed below, as upstream 22 */
+#endif
     else if ((is_signed_format(f) || is_unsigned_format(f)) && f[1] == 0 &&
              (sz == 1 || sz == 2 || sz == 4 || sz == 8)) {
       unsigned w = (unsigned)sz * 8;
@@ -213,7 +217,24 @@ static PyObject *dense_from_buffer(PyObject *array, int signless, PyObject *type
       goto done;
     }
   }
-  MlirAttribute r = mlirDenseElementsAttrRawBufferGet(shaped, (size_t)view.len, view.buf);
+  MlirAttribute r;
+#if TETHER_MLIR_VERSION >= 22
+  if (!explicit_type.ptr && !strcmp(plain_format(view.format), "?")) {
+    /* MLIR stores i1 elements 8 to a byte, the first in the lowest bit (numpy's
+     * packbits(bitorder="little")); the buffer is C-contiguous (PyBUF_ND). */
+    size_t n = (size_t)view.len, bytes = (n + 7) / 8;
+    uint8_t *packed = PyMem_Calloc(bytes ? bytes : 1, 1);
+    if (!packed) {
+      PyErr_NoMemory();
+      goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+      if (((const uint8_t *)view.buf)[i]) packed[i / 8] |= (uint8_t)(1u << (i % 8));
+    r = mlirDenseElementsAttrRawBufferGet(shaped, bytes, packed);
+    PyMem_Free(packed);
+  } else
+#endif
+    r = mlirDenseElementsAttrRawBufferGet(shaped, (size_t)view.len, view.buf);
   if (mlirAttributeIsNull(r)) {
     PyErr_SetString(PyExc_ValueError,
                     "DenseElementsAttr could not be constructed from the given buffer. This may "
@@ -333,29 +354,43 @@ static int dense_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     else if (w == 64)
       fmt = u ? "Q" : "q", size = 8;
   }
+#if TETHER_MLIR_VERSION >= 22
+  /* i1: MLIR packs 8 to a byte; the buffer is an unpacked copy of bools (upstream 22 unpacks them
+   * with numpy), owned by the view. */
+  int bools = mlirTypeIsAInteger(e) && mlirIntegerTypeGetWidth(e) == 1;
+  if (bools) fmt = "?", size = 1;
+#else
+  int bools = 0;
+#endif
   if (!fmt) {
     PyErr_SetString(PyExc_ValueError, "unsupported data type for conversion to Python buffer");
     return -1;
   }
   intptr_t rank = mlirShapedTypeGetRank(st);
-  Py_ssize_t *dims = PyMem_Malloc((size_t)(2 * rank + 1) * sizeof *dims);
+  Py_ssize_t total = 1;
+  for (intptr_t i = 0; i < rank; i++) total *= (Py_ssize_t)mlirShapedTypeGetDimSize(st, i);
+  size_t head = (size_t)(2 * rank + 1) * sizeof(Py_ssize_t);
+  Py_ssize_t *dims = PyMem_Malloc(head + (bools ? (size_t)total : 0));
   if (!dims) {
     PyErr_NoMemory();
     return -1;
   }
   Py_ssize_t *strides = dims + rank;
-  int splat = mlirDenseElementsAttrIsSplat(A(self));
-  Py_ssize_t total = 1;
-  for (intptr_t i = 0; i < rank; i++) {
-    dims[i] = (Py_ssize_t)mlirShapedTypeGetDimSize(st, i);
-    total *= dims[i];
-  }
+  int splat = !bools && mlirDenseElementsAttrIsSplat(A(self));
+  for (intptr_t i = 0; i < rank; i++) dims[i] = (Py_ssize_t)mlirShapedTypeGetDimSize(st, i);
   Py_ssize_t stride = size;
   for (intptr_t i = rank - 1; i >= 0; i--) {
     strides[i] = splat ? 0 : stride;
     stride *= dims[i];
   }
-  view->buf = (void *)mlirDenseElementsAttrGetRawData(A(self));
+  if (bools) {
+    uint8_t *data = (uint8_t *)dims + head;
+    for (Py_ssize_t i = 0; i < total; i++)
+      data[i] = mlirDenseElementsAttrGetBoolValue(A(self), (intptr_t)i);
+    view->buf = data;
+  } else {
+    view->buf = (void *)mlirDenseElementsAttrGetRawData(A(self));
+  }
   view->obj = Py_NewRef(self);
   view->len = total * size;
   view->readonly = 1;

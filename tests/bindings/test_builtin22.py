@@ -38,6 +38,23 @@ def test_new_float_types(ctx, name, text):
     assert cls.get(context=other).context is other
 
 
+def test_dense_elements_of_bools(ctx):
+    # Upstream 22 packs numpy bools into i1 elements (8 to a byte) and unpacks them again.
+    np = pytest.importorskip("numpy")
+    for shape in [(1,), (2, 3), (9,), (3, 5, 7), (0,)]:
+        values = np.random.default_rng(len(shape)).random(shape) < 0.5
+        attr = ir.DenseElementsAttr.get(values)
+        assert str(attr.type) == "tensor<" + "x".join(map(str, shape)) + "xi1>"
+        back = np.array(attr)
+        assert back.dtype == np.bool_ and back.shape == shape and (back == values).all()
+        assert len(attr) == values.size
+    splat = ir.DenseElementsAttr.get(np.ones((4, 4), dtype=np.bool_))
+    assert str(splat) == "dense<true> : tensor<4x4xi1>" and np.array(splat).all()
+    # A strided view (not C-contiguous) is refused by the buffer request, not misread.
+    with pytest.raises((ValueError, BufferError, TypeError)):
+        ir.DenseElementsAttr.get(np.ones((4, 4), dtype=np.bool_)[:, ::2])
+
+
 def test_integer_type_signedness(ctx):
     S = ir.IntegerType.Signedness
     assert [m.name for m in S] == ["SIGNLESS", "SIGNED", "UNSIGNED"]
