@@ -112,14 +112,19 @@ static void tu_report(tether_lint_file *f, CXTranslationUnit tu, CXFile file, un
   file_report(f, line, col, rule, text, size, fmt, ap);
 }
 
+int tether_lint__in_main_file(CXTranslationUnit tu, CXSourceLocation loc) {
+  CXFile file = NULL;
+  unsigned line = 0, col = 0;
+  clang_getExpansionLocation(loc, &file, &line, &col, NULL);
+  return file && clang_Location_isFromMainFile(clang_getLocation(tu, file, line, col));
+}
+
 void tether_lint__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,
                             const char *rule, const char *fmt, ...) {
   CXFile file = NULL;
   unsigned line = 0, col = 0;
   clang_getExpansionLocation(loc, &file, &line, &col, NULL);
-  if (!file) return;
-  CXSourceLocation eloc = clang_getLocation(tu, file, line, col);
-  if (!clang_Location_isFromMainFile(eloc)) return;
+  if (!file || !tether_lint__in_main_file(tu, loc)) return;
   va_list ap;
   va_start(ap, fmt);
   tu_report(f, tu, file, line, col, rule, fmt, ap);

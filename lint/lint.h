@@ -433,6 +433,11 @@ const tether_lint_rule_info *tether_lint__rule_find(const char *id, const tether
 const char *tether_lint__file_path(const tether_lint_file *f);
 const tether_lint_profile *tether_lint__file_profile(const tether_lint_file *f);
 int tether_lint__file_rule_enabled(const tether_lint_file *f, const char *rule);
+/// Whether `loc` is in the translation unit's main file once macros are expanded: a declaration
+/// whose name comes from a macro (`namespace MLIR_BINDINGS_PYTHON_DOMAIN {`, a function a macro
+/// defines) counts where the macro is used. (clang_Location_isFromMainFile says no for any
+/// location inside a macro expansion.)
+int tether_lint__in_main_file(CXTranslationUnit tu, CXSourceLocation loc);
 /// Reports a finding at a libclang location (its expansion location). Findings outside the main
 /// file of the translation unit are dropped; NOLINT comments are honoured here.
 void tether_lint__report_tu(tether_lint_file *f, CXTranslationUnit tu, CXSourceLocation loc,

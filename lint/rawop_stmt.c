@@ -548,7 +548,7 @@ void rawop_lambda(rawop_ctx *c, CXCursor e, rawop_facts *st) {
 enum CXChildVisitResult rawop_visit_decl(CXCursor d, CXCursor parent, CXClientData data) {
   (void)parent;
   rawop_ctx *c = data;
-  if (!clang_Location_isFromMainFile(clang_getCursorLocation(d))) return CXChildVisit_Continue;
+  if (!tether_lint__in_main_file(c->tu, clang_getCursorLocation(d))) return CXChildVisit_Continue;
   analyze_decl(c, d);
   return CXChildVisit_Continue;
 }

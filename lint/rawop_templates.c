@@ -40,7 +40,7 @@ static void tb_add(rawop_ctx *c, CXCursor tmpl, int is_class, const CXType *args
 enum CXChildVisitResult rawop_collect_bindings(CXCursor k, CXCursor parent, CXClientData d) {
   (void)parent;
   rawop_ctx *c = d;
-  if (!clang_Location_isFromMainFile(clang_getCursorLocation(k))) return CXChildVisit_Continue;
+  if (!tether_lint__in_main_file(c->tu, clang_getCursorLocation(k))) return CXChildVisit_Continue;
   enum CXCursorKind kk = clang_getCursorKind(k);
   if (kk == CXCursor_CallExpr) {
     CXCursor fn = clang_getCursorReferenced(k);
