@@ -13,7 +13,9 @@
  *   inference        tether_infer: ODS-generated inferReturnTypes reading operands, attributes or
  *                    regions the operation does not have (arith.addi with no operand).
  *   probes           tether_probe: any other call a binding names by a key.
- *   parsers          tether_parse_check: texts MLIR 19's own parser crashes on.
+ *   parsers          tether_parse_check: texts MLIR 19's own parser crashes on, and texts
+ *                    nested deeper than the calling thread's stack holds (MLIR's parser,
+ *                    printer and verifier recurse once per level).
  *   orphan verifiers tether__orphan_verify_crashes: verifiers that cast their parent operation
  *                    (func.return), run on an operation that has none.
  *   suspect trees    tether__verifier_crashes: IR built or edited by hand (a linalg op without its
@@ -26,7 +28,7 @@
  *                    (once per module text) and applying them (every time), in a child first.
  *   bytecode         tether_op_check_self_contained: the writer meeting what it did not number.
  */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* memmem, pthread_getattr_np */
 #include "tether_internal.h"
 
 #include <errno.h>
@@ -420,10 +422,75 @@ static void parse_in_child(void *ud) {
   }
 }
 
+/* ---- nesting deeper than the stack -------------------------------------------------------------
+ *
+ * MLIR's parser, printer, verifier and walks recurse once per nesting level (a region in an
+ * operation in a region, an array attribute in an array attribute, tuple<tuple<...>>): text nested
+ * thousands deep overflows the stack (nested generic regions: about 4 KB a level, a crash past
+ * 2,000 levels on an 8 MB stack). The text's brackets are counted before MLIR sees it, and what
+ * nests deeper than the calling thread's free stack allows at STACK_PER_LEVEL is refused. */
+
+enum { STACK_PER_LEVEL = 8192 };
+
+/* Bytes of stack left below the caller (the stack grows down on every platform tether builds
+ * for); 8 MB when the thread's stack cannot be found. */
+static size_t stack_left(void) {
+  pthread_attr_t attr;
+  void *lo;
+  size_t size;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return (size_t)8 << 20;
+  int rc = pthread_attr_getstack(&attr, &lo, &size);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) return (size_t)8 << 20;
+  char here;
+  uintptr_t sp = (uintptr_t)&here, bottom = (uintptr_t)lo;
+  return sp > bottom ? (size_t)(sp - bottom) : 0;
+}
+
+/* The deepest nesting of ( [ { and < in text, outside string literals and // comments, or any
+ * value over limit as soon as it is exceeded. A '>' without an open '<' (the arrow of a function
+ * type) counts nothing. */
+static size_t nesting_depth(const char *t, size_t n, size_t limit) {
+  size_t depth = 0, angle = 0, deepest = 0;
+  for (size_t i = 0; i < n; i++) {
+    char ch = t[i];
+    if (ch == '"') {
+      for (i++; i < n && t[i] != '"'; i++)
+        if (t[i] == '\\') i++;
+      continue;
+    }
+    if (ch == '/' && i + 1 < n && t[i + 1] == '/') {
+      while (i < n && t[i] != '\n') i++;
+      continue;
+    }
+    if (ch == '(' || ch == '[' || ch == '{')
+      depth++;
+    else if ((ch == ')' || ch == ']' || ch == '}') && depth)
+      depth--;
+    else if (ch == '<')
+      angle++;
+    else if (ch == '>' && angle)
+      angle--;
+    if (depth + angle > deepest && (deepest = depth + angle) > limit) return deepest;
+  }
+  return deepest;
+}
+
 int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len) {
   if (mlirContextIsNull(ctx) || (!text && len) || kind < TETHER_PARSE_TYPE ||
       kind > TETHER_PARSE_OPERATION)
     return TETHER_EARG;
+  size_t limit = stack_left() / STACK_PER_LEVEL;
+  if (nesting_depth(text, len, limit) > limit) {
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "tether: this text nests deeper than %zu levels (brackets, parentheses, braces and "
+             "angle brackets together), more than this thread's stack holds for MLIR's recursive "
+             "parser and printer; it was not parsed",
+             limit);
+    mlirEmitError(mlirLocationUnknownGet(ctx), msg);
+    return TETHER_EPARSE;
+  }
   bool risky = false;
   for (size_t i = 0; i < sizeof risky_text / sizeof risky_text[0] && !risky; i++)
     risky = mentions(text, len, risky_text[i][0]) && mentions(text, len, risky_text[i][1]);

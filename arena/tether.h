@@ -687,9 +687,11 @@ typedef enum {
 } tether_parse_kind;
 
 /* Whether parsing text as kind is safe: TETHER_OK, or TETHER_EPARSE (a diagnostic emitted at an
- * unknown location of ctx) when MLIR's own parser crashes on it. Texts that mention what MLIR 19
- * is known to crash on are parsed in a child first (tether_probe, once per text); everything else
- * is TETHER_OK at once. tether's parse functions call it; call it before parsing with the C API
+ * unknown location of ctx) when MLIR's own parser crashes on it. Text nested deeper than the
+ * calling thread's free stack allows (8 KB per level of ( [ { < together: about 1,000 levels on
+ * an 8 MB stack) is refused: MLIR's parser, printer and verifier recurse once per level. Texts
+ * that mention what MLIR 19 is known to crash on are parsed in a child first (tether_probe, once
+ * per text); everything else is TETHER_OK at once. tether's parse functions call it; call it before parsing with the C API
  * yourself (mlirTypeParseGet, mlirAttributeParseGet, ...). [no safe point] */
 int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len);
 

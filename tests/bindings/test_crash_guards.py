@@ -276,6 +276,55 @@ def test_bytecode_of_ir_the_writer_cannot_number(run_checks):
 # Parsers: text MLIR's own parser crashes on is parsed in a child first.
 
 
+DEEP_TEXTS = """
+def deep_texts(n):
+    # What MLIR's recursive parser, printer and verifier descend into once per level.
+    return [
+        (ir.Type.parse, "tuple<" * n + "i32" + ">" * n),
+        (ir.Type.parse, "(" * n + "i32" + ")" * n),
+        (ir.Attribute.parse, "[" * n + "]" * n),
+        (ir.Attribute.parse, "{a = " * n + "unit" + "}" * n),
+        (ir.Attribute.parse, "loc(" + "fused[" * n + "unknown" + "]" * n + ")"),
+        (ir.Module.parse, '"test.op"() ({' * n + '}) : () -> ()' * n),
+        (ir.Module.parse, "func.func @f(%c: i1) {" + "scf.if %c {" * n + "}" * n + "return }"),
+    ]
+"""
+
+
+def test_text_nested_deeper_than_the_stack_is_refused(run_checks):
+    # 20,000 levels overflowed the stack in MLIR's parser or printer (SIGSEGV): refused before
+    # MLIR reads it, on the main thread and on a thread with a small stack; what real IR nests
+    # (hundreds of levels at most) still parses and prints.
+    run_checks(DEEP_TEXTS + """
+    import threading
+    ir.Context.current.allow_unregistered_dialects = True
+    for parse, text in deep_texts(20000):
+        e = raises(ir.MLIRError, parse, text)
+        assert "nests deeper than" in str(e), e
+    for parse, text in deep_texts(300):
+        try:
+            str(parse(text))
+        except ir.MLIRError as e:  # parenthesised types do not parse; not a depth refusal
+            assert "nests deeper" not in str(e), e
+
+    outcome = []
+    def small_stack():
+        with ir.Context() as c, ir.Location.unknown():
+            c.allow_unregistered_dialects = True
+            for parse, text in deep_texts(2000):
+                try:
+                    parse(text)
+                    outcome.append("parsed")
+                except ir.MLIRError as e:
+                    outcome.append("refused" if "nests deeper than" in str(e) else str(e))
+    threading.stack_size(1 << 20)
+    t = threading.Thread(target=small_stack)
+    t.start()
+    t.join()
+    assert outcome == ["refused"] * 7, outcome
+    """)
+
+
 def test_parser_crash_of_mlir_on_a_sparse_encoding(run_checks):
     # MLIR 19's parser (mlir-opt-19 too) crashes inverting a block-sparse encoding map it cannot
     # invert; found by the quant/sparse_tensor work. Such text is parsed in a child first.
