@@ -691,8 +691,9 @@ typedef enum {
  * calling thread's free stack allows (8 KB per level of ( [ { < together: about 1,000 levels on
  * an 8 MB stack) is refused: MLIR's parser, printer and verifier recurse once per level. Texts
  * that mention what MLIR 19 is known to crash on are parsed in a child first (tether_probe, once
- * per text); everything else is TETHER_OK at once. tether's parse functions call it; call it before parsing with the C API
- * yourself (mlirTypeParseGet, mlirAttributeParseGet, ...). [no safe point] */
+ * per text); everything else is TETHER_OK at once. tether's parse functions call it; call it before
+ * parsing with the C API yourself (mlirTypeParseGet, mlirAttributeParseGet, ...). [no safe point]
+ */
 int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len);
 
 /* True if the IR holding handle (its whole tree) uses a value or a block of another tree (a
