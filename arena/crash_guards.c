@@ -512,6 +512,57 @@ int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text
   return TETHER_OK;
 }
 
+/* ---- IR nested deeper than MLIR's recursion ---------------------------------------------------
+ *
+ * IR built operation by operation can nest as deep as a program likes; MLIR then overflows the
+ * stack printing, verifying, walking or destroying it (once per level, about 4 KB). Whatever would
+ * nest past TETHER_MAX_NESTING is refused where it is attached (insertion, move, creation with
+ * regions); the checks below recurse at most TETHER_MAX_NESTING deep themselves. */
+
+int tether__ops_above(MlirBlock b) {
+  int d = 0;
+  MlirOperation op = mlirBlockIsNull(b) ? (MlirOperation){NULL} : mlirBlockGetParentOperation(b);
+  for (; !mlirOperationIsNull(op) && d <= TETHER_MAX_NESTING; d++)
+    op = mlirOperationGetParentOperation(op);
+  return d;
+}
+
+static int op_exceeds(MlirOperation op, int budget);
+
+/* Whether the operations of r nest deeper than budget levels (each counts one). */
+static int region_exceeds(MlirRegion r, int budget) {
+  for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b);
+       b = mlirBlockGetNextInRegion(b))
+    for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+         o = mlirOperationGetNextInBlock(o))
+      if (op_exceeds(o, budget)) return 1;
+  return 0;
+}
+
+static int op_exceeds(MlirOperation op, int budget) {
+  if (budget < 1) return 1;
+  intptr_t n = mlirOperationGetNumRegions(op);
+  for (intptr_t i = 0; i < n; i++)
+    if (region_exceeds(mlirOperationGetRegion(op, i), budget - 1)) return 1;
+  return 0;
+}
+
+int tether__nesting_exceeded(MlirBlock dest, int extra_above, MlirOperation op) {
+  if (mlirOperationGetNumRegions(op) == 0) return 0;
+  return op_exceeds(op, TETHER_MAX_NESTING - tether__ops_above(dest) - extra_above);
+}
+
+int tether__region_nesting_exceeded(MlirRegion r, int above) {
+  return region_exceeds(r, TETHER_MAX_NESTING - above);
+}
+
+int tether__block_nesting_exceeded(MlirBlock b, int above) {
+  for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o);
+       o = mlirOperationGetNextInBlock(o))
+    if (op_exceeds(o, TETHER_MAX_NESTING - above)) return 1;
+  return 0;
+}
+
 /* ---- verifiers that need a parent ------------------------------------------------------------ */
 
 /* Some verifiers assume their operation's parent (func.return casts its parent to func.func):

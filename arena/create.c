@@ -317,6 +317,12 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
     rc = i < state->nOperands + state->nSuccessors
              ? tether__scope_use(into, trees[i])
              : tether__scope_removal(trees[i], (MlirOperation){NULL}, (MlirBlock){NULL});
+  /* An operation with regions is a level others nest in; its regions' contents nest below it, as
+   * deep as they already are. */
+  int above = state->nRegions ? 1 + (into ? tether__ops_above(blk) : 0) : 0;
+  if (above > TETHER_MAX_NESTING) rc = TETHER_EDEPTH;
+  for (intptr_t i = 0; rc == TETHER_OK && i < state->nRegions; i++)
+    if (tether__region_nesting_exceeded(state->regions[i], above)) rc = TETHER_EDEPTH;
   MlirOperation op = {NULL};
   if (rc == TETHER_OK) rc = make_op(a, state, &op);
   if (rc != TETHER_OK) return rc;

@@ -36,6 +36,7 @@ static int insert_op(tether_block *b, intptr_t pos, tether_op *op, int append) {
   CHECK_PAIR(b, TETHER_KIND_BLOCK, bh, bt, op, TETHER_KIND_OP, oh, ot);
   if (!tether__is_root_op(oh, ot)) return TETHER_ESTATE;
   if (bt == ot) return TETHER_EARG; /* the block is inside the operation */
+  if (tether__nesting_exceeded(BLK(bh), 0, OP(oh))) return TETHER_EDEPTH;
   int rc = tether__scope_removal(ot, OP(oh), (MlirBlock){NULL});
   if (rc != TETHER_OK) return rc;
   if (append) {
@@ -60,6 +61,7 @@ static int move_op(tether_op *op, tether_op *ref, int after) {
   if (oh == rh || tether__op_is_inside(OP(rh), OP(oh))) return TETHER_EARG;
   MlirBlock b = mlirOperationGetBlock(OP(rh));
   if (mlirBlockIsNull(b)) return TETHER_ESTATE; /* ref is in no block */
+  if (tether__nesting_exceeded(b, 0, OP(oh))) return TETHER_EDEPTH;
   int rc = tether__scope_removal(ot, OP(oh), (MlirBlock){NULL});
   if (rc != TETHER_OK) return rc;
   if (tether__is_root_op(oh, ot)) {
@@ -114,6 +116,10 @@ static int insert_block(tether_region *r, intptr_t pos, tether_block *b, int app
   CHECK_PAIR(r, TETHER_KIND_REGION, rh, rt, b, TETHER_KIND_BLOCK, bh, bt);
   if (!(bt->root_kind == TETHER_KIND_BLOCK && bt->root == tether__raw(bh))) return TETHER_ESTATE;
   if (rt == bt) return TETHER_EARG; /* the region is inside the block */
+  MlirOperation parent = {tether__region_parent(rh)};
+  if (!mlirOperationIsNull(parent) &&
+      tether__block_nesting_exceeded(BLK(bh), 1 + tether__ops_above(mlirOperationGetBlock(parent))))
+    return TETHER_EDEPTH;
   int rc = tether__scope_removal(bt, (MlirOperation){NULL}, BLK(bh));
   if (rc != TETHER_OK) return rc;
   if (append) {

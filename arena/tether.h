@@ -62,7 +62,17 @@ extern "C" {
     "MLIR is running passes, a transform script or the verifier on IR of this arena")              \
   X(TETHER_ESUSPENDED, -12,                                                                        \
     "MLIR is suspended in a callback while it runs on this IR, which may not be removed, moved "   \
-    "or rewritten meanwhile")
+    "or rewritten meanwhile")                                                                      \
+  X(TETHER_EDEPTH, -13,                                                                            \
+    "the IR would nest operations deeper than TETHER_MAX_NESTING levels (MLIR's printer, "         \
+    "verifier, walks and destructor recurse once per level)")
+
+/// How deep operations may nest in IR built through libtether (an operation in a region of an
+/// operation in a region ...: 1,000 levels). MLIR recurses once per level when it prints,
+/// verifies, walks or destroys IR, about 4 KB of stack a level: deeper IR would overflow the
+/// stack. Inserting, moving or creating what would nest deeper is TETHER_EDEPTH; text nested
+/// deeper than the calling thread's stack holds does not parse (tether_parse_check).
+#define TETHER_MAX_NESTING 1000
 
 typedef enum {
 #define TETHER__STATUS_ENUM(name, value, text) name = value,

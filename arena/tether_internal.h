@@ -401,6 +401,17 @@ MlirLogicalResult tether__patterns_apply(const tether__apply *x);
 
 /* Trial calls made in a forked child so far (tether_get_global_stats). */
 extern atomic_long tether__children;
+/* Whether op, put into dest (a block; null: as a root), would nest operations deeper than
+ * TETHER_MAX_NESTING; extra_above: operations above dest that are not there yet (1 for a region
+ * of an operation being created). Operations without regions add no nesting anyone builds on and
+ * are always accepted. */
+int tether__nesting_exceeded(MlirBlock dest, int extra_above, MlirOperation op);
+/* The same for the operations of region r, or of block b, put where `above` operations are
+ * above them. */
+int tether__region_nesting_exceeded(MlirRegion r, int above);
+int tether__block_nesting_exceeded(MlirBlock b, int above);
+/* Operations above block b: its parent operation and theirs (0 for a detached block). */
+int tether__ops_above(MlirBlock b);
 /* Whether verifying op, which has no parent operation, crashes MLIR (a verifier that needs its
  * parent); per operation name, in a child, cached. */
 int tether__orphan_verify_crashes(MlirOperation op);

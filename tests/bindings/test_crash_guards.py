@@ -325,6 +325,46 @@ def test_text_nested_deeper_than_the_stack_is_refused(run_checks):
     """)
 
 
+def test_ir_built_deeper_than_mlir_recurses_is_refused(run_checks):
+    # 10,000 operations nested one in another's region, built from Python, overflowed the stack
+    # when MLIR printed or destroyed them. Nesting past TETHER_MAX_NESTING (1,000 levels, the
+    # module counting as one) is refused where it would happen: creation at an insertion point,
+    # insertion of a detached chain, a region handed to Operation.create; what was built stays.
+    run_checks("""
+    ir.Context.current.allow_unregistered_dialects = True
+    m = ir.Module.create()
+    blk, depth = m.body, 1
+    try:
+        for _ in range(1200):
+            op = ir.Operation.create("test.nest", regions=1, ip=ir.InsertionPoint(blk))
+            blk = op.regions[0].blocks.append()
+            depth += 1
+        raise AssertionError("not refused")
+    except ValueError as e:
+        assert "deeper than TETHER_MAX_NESTING" in str(e), e
+    assert depth == 1000, depth
+    assert str(m).count('"test.nest"') == 999
+    m.operation.verify()
+    # Leaves never nest further: still accepted at the bottom.
+    ir.Operation.create("test.leaf", ip=ir.InsertionPoint(blk))
+
+    # Bottom-up: a detached chain of 1,000 is fine alone, not inside a module.
+    inner = None
+    for _ in range(1000):
+        op = ir.Operation.create("test.nest", regions=1)
+        if inner is not None:
+            ir.InsertionPoint(op.regions[0].blocks.append()).insert(inner)
+        inner = op
+    m2 = ir.Module.create()
+    raises(ValueError, ir.InsertionPoint(m2.body).insert, inner)
+    assert str(m2).split() == ["module", "{", "}"] and len(m2.body.operations) == 0
+    # A region holding the chain, given to a new operation.
+    region = ir.Region()
+    ir.InsertionPoint(region.blocks.append()).insert(inner)
+    raises(ValueError, ir.Operation.create, "test.holder", regions=[region])
+    """)
+
+
 def test_parser_crash_of_mlir_on_a_sparse_encoding(run_checks):
     # MLIR 19's parser (mlir-opt-19 too) crashes inverting a block-sparse encoding map it cannot
     # invert; found by the quant/sparse_tensor work. Such text is parsed in a child first.
