@@ -720,6 +720,62 @@ static void replace_uses_except_and_within_one_op(void) {
   CHECK(tether_value_replace_uses_except(sum, x, bad, 1) != TETHER_OK);
 }
 
+/* "test.nest" holding inner (NULL: nothing) in the one block of its one region: a detached
+ * operation made through tether_op_create with a detached tether region, or the status. */
+static int nest(tether_arena *a, tether_op *inner, tether_region **region, tether_op **out) {
+  tether_block *b;
+  OK(tether_region_create(a, region));
+  OK(tether_block_create(a, 0, NULL, NULL, &b));
+  OK(tether_region_append_block(*region, b));
+  if (inner) OK(tether_block_append_op(b, inner));
+  MlirRegion raw;
+  OK(tether_region_get(*region, &raw));
+  MlirOperationState st = mlirOperationStateGet(mlirStringRefCreateFromCString("test.nest"),
+                                                mlirLocationUnknownGet(tether_arena_context(a)));
+  mlirOperationStateAddOwnedRegions(&st, 1, &raw);
+  return tether_op_create(a, &st, out);
+}
+
+static void nesting_is_bounded(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  OK(tether_arena_allow_unregistered(a, true));
+  tether_op *top = NULL;
+  tether_region *region;
+  for (int i = 0; i < TETHER_MAX_NESTING; i++) OK(nest(a, top, &region, &top));
+  /* Into a module (which counts as a level): refused, the chain stays a root. */
+  tether_op *module = parse(a, "module {}");
+  tether_region *mr;
+  tether_block *mb;
+  OK(tether_op_region(module, 0, &mr));
+  OK(tether_region_first_block(mr, &mb));
+  CHECK_RC(tether_block_append_op(mb, top), TETHER_EDEPTH);
+  CHECK(!prints_containing(module, "test.nest"));
+  tether_op *parent;
+  OK(tether_op_parent(top, &parent));
+  CHECK(parent == NULL);
+  /* One level more around it: refused; nothing is created. */
+  tether_op *deeper = NULL;
+  CHECK_RC(nest(a, top, &region, &deeper), TETHER_EDEPTH);
+  CHECK(deeper == NULL);
+  /* A chain one shorter fits in the module, and a leaf fits at its bottom; an operation with a
+   * region does not. */
+  tether_op *shorter = NULL;
+  for (int i = 0; i < TETHER_MAX_NESTING - 1; i++) OK(nest(a, shorter, &region, &shorter));
+  OK(tether_block_append_op(mb, shorter));
+  tether_op *bottom = shorter;
+  for (int i = 0; i < TETHER_MAX_NESTING - 2; i++) bottom = body_op(bottom, 0);
+  tether_region *br;
+  tether_block *bb;
+  OK(tether_op_region(bottom, 0, &br));
+  OK(tether_region_first_block(br, &bb));
+  OK(tether_block_append_op(bb, create_op(a, "test.leaf", 0, NULL, 0, NULL)));
+  tether_op *boxed = NULL;
+  OK(nest(a, NULL, &region, &boxed));
+  CHECK_RC(tether_block_append_op(bb, boxed), TETHER_EDEPTH);
+  OK(tether_op_verify(module));
+}
+
 int main(void) {
   RUN(type_outlives_arena_handle);
   RUN(dropped_arenas_are_destroyed);
@@ -740,6 +796,7 @@ int main(void) {
   RUN(walk_visits_and_tolerates_mutation);
   RUN(wrap_raw_pointers);
   RUN(probe_runs_calls_in_a_child_once_per_key);
+  RUN(nesting_is_bounded);
   RUN(create_from_handles);
   RUN(pin_pools_keep_handles_alive);
   RUN(program_data_of_a_tether_program_stays_scanned);
