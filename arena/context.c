@@ -115,6 +115,13 @@ int tether_arena_adopt(MlirContext ctx, bool take_ownership, tether_arena **out)
 
 MlirContext tether_arena_context(tether_arena *a) { return a ? a->ctx : (MlirContext){NULL}; }
 
+int tether_arena_append_registry(tether_arena *a, MlirDialectRegistry reg, bool load) {
+  if (!a || mlirDialectRegistryIsNull(reg)) return TETHER_EARG;
+  tether__enter(a);
+  tether__append_registry(a->ctx, reg, load);
+  return TETHER_OK;
+}
+
 int tether_arena_allow_unregistered(tether_arena *a, bool allow) {
   if (!a) return TETHER_EARG;
   tether__enter(a);

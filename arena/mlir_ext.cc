@@ -34,6 +34,8 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
@@ -297,4 +299,12 @@ extern "C" bool tether__block_used_from_outside(MlirBlock block, MlirOperation o
   for (BlockOperand &use : unwrap(block)->getUses())
     if (!anc->isAncestor(use.getOwner())) return true;
   return false;
+}
+
+// Appending a registry: the C API cannot list a registry's dialects, so it cannot load them.
+extern "C" void tether__append_registry(MlirContext ctx, MlirDialectRegistry reg, bool load) {
+  MLIRContext *c = unwrap(ctx);
+  c->appendDialectRegistry(*unwrap(reg));
+  if (!load) return;
+  for (llvm::StringRef name : unwrap(reg)->getDialectNames()) c->getOrLoadDialect(name);
 }

@@ -55,6 +55,8 @@ bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cac
 uint64_t tether__op_shape(MlirOperation op);
 /* mlir_ext.cc: whether a terminator outside op branches to block. */
 bool tether__block_used_from_outside(MlirBlock block, MlirOperation op);
+/* mlir_ext.cc: appends reg to ctx's registry; with load, also loads each dialect reg names. */
+void tether__append_registry(MlirContext ctx, MlirDialectRegistry reg, bool load);
 #ifdef __cplusplus
 }
 #endif

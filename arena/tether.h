@@ -153,6 +153,11 @@ const char *tether_arena_last_error(tether_arena *a);
 /// Allows operations of unregistered dialects in the arena's context.
 int tether_arena_allow_unregistered(tether_arena *a, bool allow);
 
+/// Appends reg's dialects and extensions to the arena's context (reg stays the caller's); with
+/// load, each dialect reg names is also loaded, as a context does on creation with what it was
+/// given (an extension's dialect must be loaded before its C API makes its types).
+int tether_arena_append_registry(tether_arena *a, MlirDialectRegistry reg, bool load);
+
 /// The live arena over ctx, or NULL if none (a linear search: for bindings that receive raw MLIR
 /// objects from other extensions). [no safe point]
 tether_arena *tether_arena_of_context(MlirContext ctx);

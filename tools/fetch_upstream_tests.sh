@@ -18,7 +18,13 @@ case $version in
   *) echo "fetch_upstream_tests: --version 19 or 22" >&2; exit 2 ;;
 esac
 dest=${1:-${TETHER_UPSTREAM_CACHE:-$def}}
-if [ -f "$dest/python/ir/module.py" ]; then echo "$dest/python"; exit 0; fi
+top=llvm-toolchain-${version}_$orig
+# Done when the suite and the adaptor fixtures' sources are both there (caches made before the
+# fixtures were read hold the suite alone, as a folder: they are completed).
+if [ -f "$dest/python/ir/module.py" ] && [ -f "$dest/$top/mlir/test/python/lib/PythonTestCAPI.cpp" ] &&
+   [ -f "$dest/$top/mlir/examples/standalone/python/CMakeLists.txt" ]; then
+  echo "$dest/python"; exit 0
+fi
 if [ "$(id -u)" -eq 0 ]; then SUDO=(); else SUDO=(sudo -n); fi
 # 22: bookworm-security ships the binaries but its source package 404s; trixie/sid carry the same
 # orig tarball. Source-only entries: they never change what `apt-get install` picks.
@@ -50,10 +56,10 @@ if [ ! -f "$tarball" ]; then
   [ -z "$want" ] || [ "$want" = "$have" ] || { echo "fetch_upstream_tests: checksum mismatch" >&2; exit 1; }
   "${SUDO[@]}" mv "$got" "$tarball"
 fi
-top=llvm-toolchain-${version}_$orig
 "${SUDO[@]}" tar -xJf "$tarball" -C "$dest" --wildcards \
   "$top/mlir/test/python/*" "$top/mlir/python/*" "$top/mlir/lib/Bindings/Python/*" \
   "$top/mlir/examples/standalone/*" "$top/mlir/include/mlir/Bindings/*" "$top/mlir/include/mlir-c/*"
 # The layout the conformance runner reads (as the 19 script's --strip-components=3 gives).
+if [ -d "$dest/python" ] && [ ! -L "$dest/python" ]; then "${SUDO[@]}" rm -rf "$dest/python"; fi
 "${SUDO[@]}" ln -sfn "$top/mlir/test/python" "$dest/python"
 echo "$dest/python"

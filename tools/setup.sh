@@ -35,6 +35,7 @@ PACKAGES=(
   python3-yaml           # linalg OpDSL's dump_oplib (optional at import)
   cmake                  # tether-lint's compdb_test: a compilation database as CMake writes it
   bear                   # tether-lint's compdb_test: a compilation database as Bear writes it
+  pybind11-dev           # upstream's PybindAdaptors extensions built against tether (tests/adaptors)
 )
 
 missing=()

@@ -258,7 +258,7 @@ static PyObject *expr_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
   if (owner && tp_is(owner, tp.AffineExpr)) return tp_wrap_affine_expr(TP_CTX(owner), E(owner));
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.AffineExpr._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.AffineExpr._CAPIPtr");
   if (!p) return NULL;
   tether_arena *a = tether_arena_of_context(mlirAffineExprGetContext((MlirAffineExpr){p}));
   if (!a) return PyErr_Format(PyExc_ValueError, "the expression's context is not a tether Context");

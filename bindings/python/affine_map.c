@@ -373,7 +373,7 @@ static PyObject *map_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
   if (owner && tp_is(owner, tp.AffineMap)) return tp_wrap_affine_map(TP_CTX(owner), M(owner));
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.AffineMap._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.AffineMap._CAPIPtr");
   if (!p) return NULL;
   tether_arena *ar = tether_arena_of_context(mlirAffineMapGetContext((MlirAffineMap){p}));
   if (!ar) return PyErr_Format(PyExc_ValueError, "the map's context is not a tether Context");

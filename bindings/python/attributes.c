@@ -176,7 +176,7 @@ static PyObject *attr_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
   if (owner && tp_is(owner, tp.Attribute)) return tp_wrap_attr(TP_CTX(owner), A(owner));
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Attribute._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.Attribute._CAPIPtr");
   if (!p) return NULL;
   tether_arena *a = tether_arena_of_context(mlirAttributeGetContext((MlirAttribute){p}));
   if (!a)

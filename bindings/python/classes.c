@@ -316,7 +316,15 @@ static PyObject *fn_register_caster(PyObject *m, PyObject *const *args, Py_ssize
   if (!PyCallable_Check(caster)) return tp_type_error("caster", "callable", caster);
   PyObject *key = PyLong_FromVoidPtr(TP_PTR(id));
   if (!key) return NULL;
+  /* Upstream keeps one map for types and attributes (an extension's mlir_attribute_subclass
+   * registers its attribute class with register_type_caster): kind 0 serves both. A TypeID is of
+   * a type or of an attribute, never both, so the two dicts cannot disagree. */
   PyObject *old = PyDict_GetItemWithError(casters, key);
+  if (!old && !PyErr_Occurred() && kind == 0) old = PyDict_GetItemWithError(tp.attr_casters, key);
+  if (!old && PyErr_Occurred()) {
+    Py_DECREF(key);
+    return NULL;
+  }
   if (old && !replace) {
     Py_DECREF(key);
     PyObject *r = PyObject_Repr(old);
@@ -332,6 +340,7 @@ static PyObject *fn_register_caster(PyObject *m, PyObject *const *args, Py_ssize
     return NULL;
   }
   int rc = PyDict_SetItem(casters, key, caster);
+  if (rc == 0 && kind == 0) rc = PyDict_SetItem(tp.attr_casters, key, caster);
   Py_DECREF(key);
   casters_changed();
   if (rc < 0) return NULL;
@@ -356,6 +365,7 @@ int tp_init_noop(PyObject *self, PyObject *args, PyObject *kw) {
 
 static PyMethodDef class_functions[] = {
     {"_register_caster", TP_FASTFN(fn_register_caster), METH_FASTCALL, NULL},
+    {"_capsule_prefix", TP_FASTFN(tp_fn_capsule_prefix), METH_FASTCALL, NULL},
     TP_METHODS_END,
 };
 

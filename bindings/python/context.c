@@ -80,6 +80,7 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
    * translate to LLVM IR (gpu-module-to-binary) need. Lost in the noise of the dialect
    * registration (a Context takes about 3 ms either way). */
   mlirRegisterAllLLVMTranslations(tether_arena_context(a));
+  tp_append_global_registry(a);
   PyObject *self = context_wrap(type, a);
 #if TETHER_MLIR_VERSION >= 22
   if (self && context_setup(self, opt[0], opt[1]) < 0) Py_CLEAR(self);
@@ -306,7 +307,7 @@ static PyObject *context_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
   if (owner && tp_is(owner, tp.Context)) return tp_context_of(((TpContext *)owner)->arena);
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Context._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.Context._CAPIPtr");
   if (!p) return NULL;
   MlirContext ctx = {p};
   tether_arena *a = tether_arena_of_context(ctx);

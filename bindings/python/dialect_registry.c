@@ -75,6 +75,23 @@ static PyObject *registry_from_capsule(PyObject *cls, PyObject *cap) {
   return NULL;
 }
 
+/* The process's registry (ir.get_dialect_registry()): what extensions insert in it (upstream's
+ * `register_dialect(get_dialect_registry())` idiom) reaches every Context created afterwards. */
+static PyObject *global_registry;
+
+static PyObject *registry_make_global(TpDialectRegistry *self, PyObject *unused) {
+  (void)unused;
+  Py_XSETREF(global_registry, Py_NewRef((PyObject *)self));
+  Py_RETURN_NONE;
+}
+
+void tp_append_global_registry(tether_arena *a) {
+  /* Loaded too, as upstream's Context loads every available dialect on creation: an extension's
+   * C API may make its types with no other way to load its dialect. */
+  if (global_registry)
+    tether_arena_append_registry(a, ((TpDialectRegistry *)global_registry)->reg, true);
+}
+
 static PyObject *registry_insert_all(TpDialectRegistry *self, PyObject *unused) {
   (void)unused;
   mlirRegisterAllDialects(self->reg);
@@ -84,6 +101,7 @@ static PyObject *registry_insert_all(TpDialectRegistry *self, PyObject *unused) 
 static PyMethodDef registry_methods[] = {
     {"_CAPICreate", (PyCFunction)registry_from_capsule, METH_O | METH_STATIC, NULL},
     {"_register_all", (PyCFunction)registry_insert_all, METH_NOARGS, NULL},
+    {"_make_global", (PyCFunction)registry_make_global, METH_NOARGS, NULL},
     TP_METHODS_END,
 };
 

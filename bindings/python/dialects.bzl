@@ -28,7 +28,7 @@ _TBLGEN = "@mlir//:bin/mlir-tblgen"
 _FIX = str(Label("//bindings/python:fix_ods_gen.py"))
 _PYTHON = "@python//:python3"
 
-def _gen(name, mode, out, dialect, extension, td_include, td, includes, tags):
+def _gen(name, mode, out, dialect, extension, td_include, td, includes, tags, td_srcs = []):
     flags = mode
     if dialect and mode == "-gen-python-op-bindings":
         flags += " -bind-dialect=" + dialect
@@ -56,7 +56,7 @@ def _gen(name, mode, out, dialect, extension, td_include, td, includes, tags):
         post += " && sed -i 's/^  OPERATION_NAME = \\(.*\\)$$/  OPERATION_NAME = \\1\\n  __slots__ = ()/' $@"
     native.genrule(
         name = name,
-        srcs = ["@mlir//:td_files"] + ([td] if td else []),
+        srcs = ["@mlir//:td_files"] + ([td] if td else []) + td_srcs,
         outs = [out],
         cmd = prelude + "$(location %s) %s %s %s -o $@" % (_TBLGEN, flags, incs, src) + post,
         tools = [_TBLGEN, _FIX, _PYTHON],
@@ -74,6 +74,7 @@ def tether_dialect_library(
         extension = None,
         out_dir = "tether/dialects",
         module = None,
+        td_srcs = [],
         tags = []):
     """Generates `<out_dir>/_<module>_ops_gen.py` (+ `_<module>_enum_gen.py` with enums).
 
@@ -88,17 +89,18 @@ def tether_dialect_library(
       extension: a dialect extension's name (`-dialect-extension`), e.g. transform's.
       out_dir: the package folder the files go in.
       module: file name stem (default: extension, else name).
+      td_srcs: the .td files of your own that td includes.
     """
     if not (td_include or td):
         fail("tether_dialect_library: give td_include or td")
     stem = module or extension or name
     outs = []
     ops = "%s/_%s_ops_gen.py" % (out_dir, stem)
-    _gen(name + "_ops_gen", "-gen-python-op-bindings", ops, dialect, extension, td_include, td, includes, tags)
+    _gen(name + "_ops_gen", "-gen-python-op-bindings", ops, dialect, extension, td_include, td, includes, tags, td_srcs)
     outs.append(ops)
     if enums or enum_td_include:
         en = "%s/_%s_enum_gen.py" % (out_dir, stem)
-        _gen(name + "_enum_gen", "-gen-python-enum-bindings", en, None, None, enum_td_include or td_include, None if enum_td_include else td, includes, tags)
+        _gen(name + "_enum_gen", "-gen-python-enum-bindings", en, None, None, enum_td_include or td_include, None if enum_td_include else td, includes, tags, td_srcs)
         outs.append(en)
     native.filegroup(name = name, srcs = outs, tags = tags)
 

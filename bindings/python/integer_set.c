@@ -232,7 +232,7 @@ static PyObject *set_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
   if (owner && tp_is(owner, tp.IntegerSet)) return wrap_set(TP_CTX(owner), S(owner));
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.IntegerSet._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.IntegerSet._CAPIPtr");
   if (!p) return NULL;
   tether_arena *ar = tether_arena_of_context(mlirIntegerSetGetContext((MlirIntegerSet){p}));
   if (!ar) return PyErr_Format(PyExc_ValueError, "the set's context is not a tether Context");

@@ -184,7 +184,8 @@ typedef struct {
 static void append_types(intptr_t n, MlirType *types, void *user) {
   infer_out *o = user;
   for (intptr_t i = 0; i < n && !o->failed; i++) {
-    PyObject *t = tp_wrap_type(o->ctx, types[i]);
+    /* Plain Types, as upstream's (a std::vector<PyType> there: no downcast). */
+    PyObject *t = tp_ctxobj_new(tp.Type, o->ctx, types[i].ptr);
     if (!t || PyList_Append(o->list, t) < 0) o->failed = 1;
     Py_XDECREF(t);
   }

@@ -196,7 +196,7 @@ static PyObject *loc_from_capsule(PyObject *cls, PyObject *cap) {
   PyObject *owner = tp_capsule_owner(cap);
   if (owner && tp_is(owner, tp.Location))
     return tp_wrap_loc(TP_CTX(owner), (MlirLocation){TP_PTR(owner)});
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Location._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.Location._CAPIPtr");
   if (!p) return NULL;
   MlirLocation l = {p};
   tether_arena *a = tether_arena_of_context(mlirLocationGetContext(l));

@@ -250,7 +250,7 @@ static PyObject *module_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
   if (owner && tp_is(owner, tp.Module)) return Py_NewRef(owner);
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Module._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.Module._CAPIPtr");
   if (!p) return NULL;
   MlirOperation raw = {p};
   tether_arena *a = tether_arena_of_context(mlirOperationGetContext(raw));
@@ -259,6 +259,9 @@ static PyObject *module_from_capsule(PyObject *cls, PyObject *cap) {
     return PyErr_Format(PyExc_ValueError,
                         "the capsule's module is not IR a tether Context holds (a module made "
                         "elsewhere cannot be adopted safely)");
+  /* The module's own object when it has one (an extension handing back a module it was given). */
+  for (TpOp *o = live_modules.live_next; o != &live_modules; o = o->live_next)
+    if (o->h == h) return Py_NewRef((PyObject *)o);
   return wrap_module(h);
 }
 

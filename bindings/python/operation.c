@@ -681,7 +681,7 @@ static PyObject *operation_from_capsule(PyObject *cls, PyObject *cap) {
     if (!tp_arg_op(owner, &h, &raw)) return NULL;
     return tp_wrap_operation(h);
   }
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Operation._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.Operation._CAPIPtr");
   if (!p) return NULL;
   MlirOperation raw = {p};
   tether_arena *a = tether_arena_of_context(mlirOperationGetContext(raw));

@@ -415,6 +415,12 @@ PyObject *tp_str_from_ref(MlirStringRef s);
  * tp_capsule_owner gives that owner back (borrowed), or NULL for a capsule made elsewhere. */
 PyObject *tp_capsule_with_owner(void *ptr, const char *name, PyObject *owner);
 PyObject *tp_capsule_owner(PyObject *cap);
+/* Capsule names in the process's package prefix (capsule.c): tp_capsule_name("mlir.ir.X._CAPIPtr")
+ * is the name tether's capsules carry; tp_capsule_pointer reads a capsule of that kind made for any
+ * installed prefix (PyCapsule_GetPointer's error otherwise). */
+const char *tp_capsule_name(const char *canonical);
+void *tp_capsule_pointer(PyObject *cap, const char *canonical);
+PyObject *tp_fn_capsule_prefix(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 
 /* ---- context-owned values (ctxobj.c, classes.c, typeid.c) ------------------------------------ */
 
@@ -550,6 +556,7 @@ int tp_identifier_cached(PyObject *ctx, PyObject *key, MlirIdentifier *out);
 int tp_load_dialect(MlirContext ctx, const char *name);
 /* Context methods whose logic is another file's: dialect_registry.c, diagnostics.c. */
 PyObject *tp_context_append_dialect_registry(TpContext *self, PyObject *registry);
+void tp_append_global_registry(tether_arena *a);
 PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name);
 PyObject *tp_context_attach_diagnostic_handler(TpContext *self, PyObject *callback);
 #if TETHER_MLIR_VERSION >= 22

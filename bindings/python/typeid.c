@@ -16,12 +16,12 @@ static Py_hash_t typeid_hash(PyObject *a) {
 
 static PyObject *typeid_capsule(PyObject *self, void *c) {
   (void)c;
-  return PyCapsule_New(TP_PTR(self), "mlir.ir.TypeID._CAPIPtr", NULL);
+  return PyCapsule_New(TP_PTR(self), tp_capsule_name("mlir.ir.TypeID._CAPIPtr"), NULL);
 }
 
 static PyObject *typeid_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.TypeID._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.TypeID._CAPIPtr");
   if (!p) return NULL;
   return tp_wrap_typeid((MlirTypeID){p});
 }

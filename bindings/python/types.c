@@ -121,7 +121,7 @@ static PyObject *type_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
   if (owner && tp_is(owner, tp.Type)) return tp_wrap_type(TP_CTX(owner), T(owner));
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Type._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.Type._CAPIPtr");
   if (!p) return NULL;
   tether_arena *a = tether_arena_of_context(mlirTypeGetContext((MlirType){p}));
   if (!a)

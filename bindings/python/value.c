@@ -377,7 +377,7 @@ static PyObject *value_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tp_capsule_owner(cap);
   if (owner && tp_is(owner, tp.Value)) return Py_NewRef(owner);
-  void *p = PyCapsule_GetPointer(cap, "mlir.ir.Value._CAPIPtr");
+  void *p = tp_capsule_pointer(cap, "mlir.ir.Value._CAPIPtr");
   if (!p) return NULL;
   MlirValue raw = {p};
   tether_arena *a = tether_arena_of_context(mlirTypeGetContext(mlirValueGetType(raw)));

@@ -4,13 +4,16 @@
 # expected_<version>.txt. Upstream's tests are read where tools/fetch_upstream_tests.sh put them
 # ($TETHER_UPSTREAM_TESTS, else /var/cache/tether/upstream-mlir-tests/python for 19 and
 # /var/cache/tether/upstream-mlir22/python for 22); when they are absent the test says so and passes.
-#   conformance_test.sh PYTHON MLIR_VERSION FILECHECK MLIR_LIB_DIR
+#   conformance_test.sh PYTHON MLIR_VERSION FILECHECK MLIR_LIB_DIR PACKAGE_DIR
+# PACKAGE_DIR (workspace-relative) holds tether/: bindings/python, or on 19 the folder with
+# upstream's adaptor fixtures (tests/adaptors:upstream_fixtures), where python_test.py runs.
 set -euo pipefail
 python=$(realpath "$1")
 version=$2
 filecheck=$(realpath "$3")
 mlir_lib=$4
 root="${TEST_SRCDIR:-$PWD/..}/tether"
+package="$root/${5:-bindings/python}"
 case $version in
   19) default_tests=/var/cache/tether/upstream-mlir-tests/python
       files=() ;;
@@ -32,7 +35,7 @@ if [ "${TETHER_SANITIZER:-}" = asan ]; then
   export PYTHONMALLOC=malloc
 fi
 exec "$python" "$root/tests/conformance/run_upstream.py" --tests "$tests" \
-  --python "$python" --tether-py "$root/bindings/python" --filecheck "$filecheck" \
+  --python "$python" --tether-py "$package" --filecheck "$filecheck" \
   --mlir-lib "$mlir_lib" --expect-file "$root/tests/conformance/expected_$version.txt" \
   'ir/*.py' 'dialects/*.py' 'dialects/*/*.py' 'dialects/*/*/*.py' pass_manager.py \
   execution_engine.py live_operations.py "${files[@]}"

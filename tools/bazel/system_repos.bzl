@@ -206,3 +206,38 @@ mlir_repository = repository_rule(
         "extra_targets": attr.string_list(default = ["mlir_cpp_headers", "headers", "dylibs", "capi_whole_archive"]),
     },
 )
+
+def _upstream_source_impl(ctx):
+    version = ctx.os.environ.get("TETHER_MLIR_VERSION", "") or ctx.attr.versions[0]
+    dest = ctx.os.environ.get("TETHER_UPSTREAM_CACHE", "") or ctx.attr.caches.get(version, "")
+    src = None
+    if dest and ctx.path(dest).exists:
+        for d in ctx.path(dest).readdir():
+            if d.basename.startswith("llvm-toolchain-%s_" % version) and ctx.path(str(d) + "/mlir/test/python/lib").exists:
+                src = str(d) + "/mlir"
+                break
+    if src == None:
+        ctx.file("defs.bzl", 'UPSTREAM_MLIR_VERSION = "%s"\nUPSTREAM_MLIR_SOURCE = ""\n' % version)
+        ctx.file("BUILD.bazel", "# upstream MLIR %s's sources not found under %s (tools/fetch_upstream_tests.sh --version %s)\n" % (version, dest, version))
+        return
+    ctx.symlink(src, "mlir")
+    ctx.file("defs.bzl", 'UPSTREAM_MLIR_VERSION = "%s"\nUPSTREAM_MLIR_SOURCE = "%s"\n' % (version, src))
+    ctx.file("BUILD.bazel", """package(default_visibility = ["//visibility:public"])
+
+# Upstream MLIR {version}'s own sources (Debian's orig tarball, tools/fetch_upstream_tests.sh).
+filegroup(name = "python_test_lib", srcs = glob(["mlir/test/python/lib/*.cpp", "mlir/test/python/lib/*.h"]))
+filegroup(name = "python_test_py", srcs = ["mlir/python/mlir/dialects/python_test.py"])
+filegroup(name = "standalone", srcs = glob(["mlir/examples/standalone/**"]))
+exports_files(glob(["mlir/test/python/*.td", "mlir/examples/standalone/**"]))
+""".format(version = version))
+
+upstream_source_repository = repository_rule(
+    implementation = _upstream_source_impl,
+    doc = "Upstream MLIR's sources of the version built (tools/fetch_upstream_tests.sh), for tests.",
+    local = True,
+    environ = ["TETHER_MLIR_VERSION", "TETHER_UPSTREAM_CACHE"],
+    attrs = {
+        "versions": attr.string_list(mandatory = True),
+        "caches": attr.string_dict(mandatory = True, doc = "version -> the fetch script's folder"),
+    },
+)

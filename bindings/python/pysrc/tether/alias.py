@@ -10,6 +10,10 @@
 tether.ir.Context``. No file named ``mlir`` is involved; uninstall() removes the hook (modules
 already imported stay imported). ``python3 -m tether.run PROGRAM.py [args]`` does the same for a
 whole program. Every lifetime bug in such a program becomes a Python exception instead of a crash.
+
+``install(prefix)`` does the same for a downstream package prefix (``MLIR_PYTHON_PACKAGE_PREFIX``
+of an extension: ``mlir_standalone``, ``jaxlib.mlir``): ``prefix.<name>`` is ``tether.<name>``.
+A prefix package's ``__init__.py`` calls it with its own name (docs/linking.md).
 """
 
 import importlib
@@ -21,14 +25,20 @@ __all__ = ["install", "uninstall", "installed"]
 
 _PREFIX = "mlir"
 _TARGET = "tether"
+_prefixes = []  # installed prefixes, longest first
 
 
 def _target_name(fullname):
-    if fullname == _PREFIX:
-        return _TARGET
-    if fullname.startswith(_PREFIX + "."):
-        return _TARGET + fullname[len(_PREFIX):]
+    for prefix in _prefixes:
+        if fullname == prefix:
+            # A prefix that is a package of its own (its __init__ installed it) stays itself.
+            return None if prefix in _own_packages else _TARGET
+        if fullname.startswith(prefix + "."):
+            return _TARGET + fullname[len(prefix):]
     return None
+
+
+_own_packages = set()
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -61,8 +71,25 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
 _finder = _AliasFinder()
 
 
-def install():
-    """Makes ``import mlir...`` resolve to tether. Idempotent."""
+def install(prefix=_PREFIX):
+    """Makes ``import <prefix>...`` resolve to tether (prefix ``mlir`` by default). Idempotent."""
+    if not isinstance(prefix, str) or not prefix or not all(p.isidentifier() for p in prefix.split(".")):
+        raise ValueError(f"tether.alias.install: a package prefix such as 'mlir', not {prefix!r}")
+    if prefix == _TARGET or prefix.startswith(_TARGET + "."):
+        raise ValueError(f"tether.alias.install: {prefix!r} is tether's own name")
+    if prefix in sys.modules and getattr(sys.modules[prefix], "__path__", None) is not None \
+            and sys.modules[prefix] is not sys.modules.get(_TARGET):
+        _own_packages.add(prefix)
+    if prefix != _PREFIX:
+        # Extensions compiled for this prefix read capsules named after it
+        # ("mlir_standalone.ir.Context._CAPIPtr"): tether's are named so from now on (one capsule
+        # prefix per process; capsules of every installed prefix are read).
+        from . import _tether
+
+        _tether._capsule_prefix(prefix)
+    if prefix not in _prefixes:
+        _prefixes.append(prefix)
+        _prefixes.sort(key=len, reverse=True)
     if _finder not in sys.meta_path:
         sys.meta_path.insert(0, _finder)
 
@@ -71,7 +98,9 @@ def uninstall():
     """Removes the import hook; modules already imported under ``mlir`` stay in sys.modules."""
     while _finder in sys.meta_path:
         sys.meta_path.remove(_finder)
+    _prefixes.clear()
+    _own_packages.clear()
 
 
-def installed():
-    return _finder in sys.meta_path
+def installed(prefix=_PREFIX):
+    return _finder in sys.meta_path and prefix in _prefixes

@@ -114,7 +114,13 @@ class _NoTypeID:
     """`static_typeid` of classes that have none (ShapedType, the Type and Attribute bases)."""
 
     def __get__(self, obj, owner):
-        raise AttributeError(f"{owner.__name__} has no typeid.")
+        if owner.__module__.partition(".")[0] == "tether":
+            raise AttributeError(f"{owner.__name__} has no typeid.")
+        # A class made elsewhere (an extension's mlir_type_subclass): upstream's bases have no
+        # static_typeid at all.
+        if obj is None:
+            raise AttributeError(f"type object '{owner.__name__}' has no attribute 'static_typeid'")
+        raise AttributeError(f"'{owner.__name__}' object has no attribute 'static_typeid'")
 
 
 Type.static_typeid = _NoTypeID()
@@ -283,11 +289,16 @@ _global_registry = None
 
 
 def get_dialect_registry():
-    """A DialectRegistry with every upstream dialect (shared by the process)."""
+    """The process's DialectRegistry, appended to every Context created afterwards.
+
+    As upstream's: extensions register their dialects in it
+    (``ext.register_dialect(get_dialect_registry())``). Every Context already registers all
+    upstream dialects, so it starts empty (docs/python.md)."""
     global _global_registry
     if _global_registry is None:
-        _global_registry = DialectRegistry()
-        _global_registry._register_all()
+        reg = DialectRegistry()
+        reg._make_global()
+        _global_registry = reg
     return _global_registry
 
 
