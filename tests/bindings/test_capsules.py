@@ -123,7 +123,11 @@ def raw_capsule(ptr, name):
     f = ctypes.pythonapi.PyCapsule_New
     f.restype = ctypes.py_object
     f.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-    return f(ptr, name.encode(), None)
+    # A capsule keeps a pointer to its name: the bytes must outlive it.
+    return f(ptr, _NAMES.setdefault(name, name.encode()), None)
+
+
+_NAMES = {}
 
 
 def pointer_of(cap, name):
@@ -190,7 +194,8 @@ with ir.Context() as ctx:
     g = ctypes.pythonapi.PyCapsule_GetPointer
     g.restype = ctypes.c_void_p
     g.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    stranger = f(g(t._CAPIPtr, b"myproject.ir.Type._CAPIPtr"), b"other.ir.Type._CAPIPtr", None)
+    name = b"other.ir.Type._CAPIPtr"  # outlives the capsule
+    stranger = f(g(t._CAPIPtr, b"myproject.ir.Type._CAPIPtr"), name, None)
     try:
         ir.Type._CAPICreate(stranger)
     except ValueError:
