@@ -170,7 +170,7 @@ def test_a_foreign_capsule_of_a_live_operation_gives_tethers_object():
         made = ir.Operation.create("test.made", regions=1)
         cap2 = raw_capsule(pointer_of(made._CAPIPtr, "mlir.ir.Operation._CAPIPtr"),
                            "mlir.ir.Operation._CAPIPtr")
-        assert ir.Operation._CAPICreate(cap2) is made
+        assert ir.Operation._CAPICreate(cap2) is made.operation
 
 
 PREFIX_PROGRAM = """
