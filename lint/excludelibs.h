@@ -5,6 +5,7 @@
  *   excludelibs_pylike.c  Starlark (Bazel), Python (setup.py), Meson, TOML (pyproject.toml)
  *   excludelibs_make.c    Makefiles
  *   excludelibs_compdb.c  compile_commands.json
+ *   excludelibs_vscript.c version scripts (rule version-script): reading the script a flag names
  * Names shared by these files start with `excl_`. */
 #ifndef TETHER_LINT_EXCLUDELIBS_H
 #define TETHER_LINT_EXCLUDELIBS_H
@@ -12,6 +13,7 @@
 #include "lint/lint.h"
 
 #define EXCL_RULE "exclude-libs"
+#define EXCL_VSCRIPT_RULE "version-script"
 
 /* What a value token is, as the language around it says (excl_scan_value). */
 enum {
@@ -52,6 +54,16 @@ int excl_compileish(const char *s, size_t n);
 int excl_is_ident(const char *s, size_t n);
 int excl_is_space(char ch);
 int excl_ends_with_n(const char *s, size_t n, const char *suffix);
+
+/* ---- version scripts (excludelibs_vscript.c) ------------------------------------------------
+ */
+
+/// Finds "-version-script"/"--version-script" with flag boundaries, as excl_find_flag.
+size_t excl_find_vscript(const char *s, size_t n, size_t from);
+/// Reports the version-script flag at file offset `off` (its word, and the script argument
+/// arg[0..an), empty when none was found) unless the script is read and keeps MLIR's symbols.
+void excl_report_vscript(excl_ctx *c, size_t off, const char *word, size_t wn, const char *arg,
+                         size_t an);
 
 /* ---- the languages -----------------------------------------------------------------------------
  */

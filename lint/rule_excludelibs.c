@@ -27,6 +27,16 @@ static const tether_lint_rule_info excl_rules[] = {
      "process).",
      "link every extension against ONE shared library that holds the MLIR C API (and your "
      "dialects), and drop --exclude-libs from the link flags"},
+    {EXCL_VSCRIPT_RULE, "a version script that makes MLIR's symbols local (local: *;)",
+     "A linker version script (-Wl,--version-script=FILE, LINKER:--version-script=FILE, ...) "
+     "whose node ends in 'local: *;' makes every symbol it does not list local to the shared "
+     "object, whatever archive it came from: the modern form of --exclude-libs. When an extension "
+     "links MLIR (or a dialect) from static archives and exports only its PyInit_ function this "
+     "way, it carries private copies of MLIR's TypeIDs and C-API symbols (two type universes in "
+     "one process). A script that lists MLIR's symbols as global (mlir*, mlir::*) is not "
+     "reported; one tether-lint cannot resolve or read is, saying so.",
+     "link MLIR and your dialects from ONE shared library that every extension links, or list "
+     "MLIR's symbols (mlir*; extern \"C++\" { mlir::*; }) as global in the script"},
 };
 
 typedef enum {
@@ -210,6 +220,44 @@ static int next_word(const char *s, size_t n, size_t *i, size_t *ws) {
   return 1;
 }
 
+/* The script argument of the version-script flag whose first dash is s[at] and whose word ends
+ * at `we`: the rest of the word after '=' or ',', else the next word that is not -Xlinker. */
+static void vscript_arg(const char *s, size_t n, size_t at, size_t we, const char **arg,
+                        size_t *an) {
+  size_t ke = at + (s[at + 1] == '-' ? 2 : 1) + strlen("version-script");
+  *arg = s + n;
+  *an = 0;
+  if (ke < we && (s[ke] == '=' || s[ke] == ',')) {
+    *arg = s + ke + 1;
+    *an = we - ke - 1;
+    /* `$(location FILE)`: the words up to its ')'. */
+    const char *open = memchr(*arg, '(', *an);
+    if (open && !memchr(open, ')', (size_t)(s + we - open))) {
+      const char *close = memchr(s + we, ')', n - we);
+      if (close) *an = (size_t)(close - *arg) + 1;
+    }
+    return;
+  }
+  for (size_t i = we, ws; next_word(s, n, &i, &ws);) {
+    if (xlinker_word(s + ws, i - ws)) continue;
+    *arg = s + ws;
+    *an = i - ws;
+    return;
+  }
+}
+
+/* Reports every version-script flag in the word s[ws..we) of the value s[0..n). */
+static void scan_vscript(excl_ctx *c, const char *s, size_t n, size_t origin, size_t ws,
+                         size_t we) {
+  for (size_t at = excl_find_vscript(s + ws, we - ws, 0); at != (size_t)-1;
+       at = excl_find_vscript(s + ws, we - ws, at + 2)) {
+    const char *arg;
+    size_t an;
+    vscript_arg(s, n, ws + at, we, &arg, &an);
+    excl_report_vscript(c, file_off(c, s, ws + at, origin), s + ws, we - ws, arg, an);
+  }
+}
+
 /* Scans one value token s[0..n). In LINK context every occurrence counts. In ASSIGN context the
  * token must consist of flags only (each word starts with '-', '$', LINKER:, SHELL: or follows
  * -Xlinker), and an occurrence counts when its word is a pass-through spelling (-Wl,..., LINKER:,
@@ -223,6 +271,7 @@ void excl_scan_value(excl_ctx *c, const char *s, size_t n, int ctx, size_t origi
       while (we < n && !is_word_sep(s[we])) we++;
       report(c, file_off(c, s, at, origin), s + ws, we - ws);
     }
+    for (size_t i = 0, ws; next_word(s, n, &i, &ws);) scan_vscript(c, s, n, origin, ws, i);
     return;
   }
   /* ASSIGN: first, is every word a flag? */
@@ -245,6 +294,9 @@ void excl_scan_value(excl_ctx *c, const char *s, size_t n, int ctx, size_t origi
     size_t va = linkish_assignment(w, wn);
     if (at != (size_t)-1 && (passthrough_word(w, wn) || prev_x || (va && at >= va)))
       report(c, file_off(c, s, ws + at, origin), w, wn);
+    size_t vs = excl_find_vscript(w, wn, 0);
+    if (vs != (size_t)-1 && (passthrough_word(w, wn) || prev_x || (va && vs >= va)))
+      scan_vscript(c, s, n, origin, ws, i);
     prev_x = xlinker_word(w, wn);
   }
 }
