@@ -143,6 +143,10 @@ void tether_skip_program_data(void) {
   if (!uses) atomic_store(&skip_program_data, 1);
 }
 
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
 static void init(void) {
   initialized_here = 1;
   GC_register_has_static_roots_callback(scan_static_data);
@@ -162,6 +166,7 @@ static void init(void) {
   /* Handles tag their tree pointer with 4 low bits. */
   for (int i = 1; i < 16; i++) GC_register_displacement(i);
   pthread_key_create(&thread_key, thread_exit);
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
   /* Any collection (the collector's own too) starts the IR pressure count again. */
   GC_set_start_callback(pressure_reset);
   const char *mb = getenv("TETHER_IR_PRESSURE_MB");
@@ -295,6 +300,33 @@ void tether__arena_unregistered(tether_arena *a) {
   a->registry_slot = -1;
   pthread_mutex_unlock(&registry_lock);
 }
+
+/* ---- fork ------------------------------------------------------------------------------------ */
+
+/* Around fork() (pthread_atfork, so os.fork and tether's own trial children too): every live
+ * arena's context has its worker threads stopped before, and multithreading back after
+ * (mlir_ext.cc). The registry stays locked across the fork, so no arena comes or goes. An arena
+ * whose IR MLIR is running on (a fork from a callback) is left as it is. */
+static void fork_prepare(void) {
+  pthread_mutex_lock(&registry_lock);
+  for (intptr_t i = 0; i < registry_len; i++) {
+    tether_arena *a = registry[i];
+    a->fork_mt = a->state == TETHER__ARENA_LIVE && !a->running && !mlirContextIsNull(a->ctx) &&
+                 tether__fork_quiesce(a->ctx, &a->fork_pool);
+  }
+}
+
+static void fork_after(bool child) {
+  for (intptr_t i = 0; i < registry_len; i++) {
+    tether_arena *a = registry[i];
+    if (a->fork_mt) tether__fork_restore(a->ctx, a->fork_pool, child);
+    a->fork_mt = 0;
+  }
+  pthread_mutex_unlock(&registry_lock);
+}
+
+static void fork_parent(void) { fork_after(false); }
+static void fork_child(void) { fork_after(true); }
 
 /* ---- safe points ----------------------------------------------------------------------------- */
 

@@ -36,6 +36,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/ThreadPool.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
@@ -307,4 +308,27 @@ extern "C" void tether__append_registry(MlirContext ctx, MlirDialectRegistry reg
   c->appendDialectRegistry(*unwrap(reg));
   if (!load) return;
   for (llvm::StringRef name : unwrap(reg)->getDialectNames()) c->getOrLoadDialect(name);
+}
+
+// fork(): MLIR's worker threads do not exist in a child, and its pool waits for them forever (a
+// pass in the child hung). Before the fork the threads are stopped (multithreading off: MLIR
+// destroys a pool it owns, joining its idle workers; a pool given from outside is left alone),
+// after it multithreading is on again: in the parent as before, in the child with a fresh pool
+// of its own, or off when the pool came from outside (its threads are the parent's).
+extern "C" bool tether__fork_quiesce(MlirContext ctx, void **pool) {
+  MLIRContext *c = unwrap(ctx);
+  if (!c->isMultithreadingEnabled()) return false;
+  *pool = &c->getThreadPool();
+  c->disableMultithreading();
+  return true;
+}
+
+extern "C" void tether__fork_restore(MlirContext ctx, void *pool, bool child) {
+  MLIRContext *c = unwrap(ctx);
+  // Keep the old pool's memory taken while MLIR makes a new one, so that a new pool cannot sit at
+  // the old one's address (which would read as "the pool from outside" below).
+  void *hold = child ? ::operator new(sizeof(llvm::DefaultThreadPool)) : nullptr;
+  c->enableMultithreading();
+  if (child && &c->getThreadPool() == pool) c->disableMultithreading();
+  ::operator delete(hold);
 }

@@ -57,6 +57,13 @@ uint64_t tether__op_shape(MlirOperation op);
 bool tether__block_used_from_outside(MlirBlock block, MlirOperation op);
 /* mlir_ext.cc: appends reg to ctx's registry; with load, also loads each dialect reg names. */
 void tether__append_registry(MlirContext ctx, MlirDialectRegistry reg, bool load);
+/* mlir_ext.cc, around fork(): stops ctx's worker threads (multithreading off; an owned pool is
+ * destroyed, its idle workers joined) and gives the pool it had; false when multithreading was
+ * off. */
+bool tether__fork_quiesce(MlirContext ctx, void **pool);
+/* mlir_ext.cc, after fork(): multithreading on again. In the child, a pool given from outside
+ * (pool, whose threads do not exist there) is not used: the context stays single-threaded. */
+void tether__fork_restore(MlirContext ctx, void *pool, bool child);
 #ifdef __cplusplus
 }
 #endif

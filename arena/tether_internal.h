@@ -156,6 +156,8 @@ struct tether_arena {
   tether_scope *scopes; /* the callbacks MLIR is suspended in, innermost first (callbacks.c) */
   uint8_t owns_ctx;
   uint8_t state;
+  uint8_t fork_mt; /* its threads were stopped for a fork in progress (core.c, fork handlers) */
+  void *fork_pool; /* the thread pool it had then */
   tether__opname_cache opname; /* the last registered operation name created (mlir_ext.cc) */
   tether__terminator_cache terminator; /* the last name asked whether it is a terminator */
   /* Shapes of operations (tether__op_shape) verified in a child without crashing: a suspect tree
