@@ -306,12 +306,15 @@ void tether__arena_unregistered(tether_arena *a) {
 /* Around fork() (pthread_atfork, so os.fork and tether's own trial children too): every live
  * arena's context has its worker threads stopped before, and multithreading back after
  * (mlir_ext.cc). The registry stays locked across the fork, so no arena comes or goes. An arena
- * whose IR MLIR is running on (a fork from a callback) is left as it is. */
+ * MLIR may be working on at that moment is left as it is: one inside a callback of MLIR (its
+ * work is suspended mid-way, perhaps in a parallel loop), or one another thread is running MLIR
+ * on. Tether's own checks before a run (the forking thread's, MLIR not started) are not such. */
 static void fork_prepare(void) {
   pthread_mutex_lock(&registry_lock);
   for (intptr_t i = 0; i < registry_len; i++) {
     tether_arena *a = registry[i];
-    a->fork_mt = a->state == TETHER__ARENA_LIVE && !a->running && !mlirContextIsNull(a->ctx) &&
+    int busy = a->scopes != NULL || (a->running && !pthread_equal(a->run_thread, pthread_self()));
+    a->fork_mt = a->state == TETHER__ARENA_LIVE && !busy && !mlirContextIsNull(a->ctx) &&
                  tether__fork_quiesce(a->ctx, &a->fork_pool);
   }
 }

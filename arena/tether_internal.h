@@ -156,6 +156,7 @@ struct tether_arena {
   tether_scope *scopes; /* the callbacks MLIR is suspended in, innermost first (callbacks.c) */
   uint8_t owns_ctx;
   uint8_t state;
+  pthread_t run_thread; /* the thread that made running > 0 */
   uint8_t fork_mt; /* its threads were stopped for a fork in progress (core.c, fork handlers) */
   void *fork_pool; /* the thread pool it had then */
   tether__opname_cache opname; /* the last registered operation name created (mlir_ext.cc) */
@@ -176,7 +177,9 @@ typedef struct tether__ctxobj {
  * the transform interpreter, the verifier): a diagnostic handler may run code of the binding's
  * language, which must not reach that IR meanwhile (it may be half rewritten, and handles to what
  * was removed are invalidated only after the call). */
-static inline void tether__run_begin(tether_arena *a) { a->running++; }
+static inline void tether__run_begin(tether_arena *a) {
+  if (a->running++ == 0) a->run_thread = pthread_self();
+}
 static inline void tether__run_end(tether_arena *a) { a->running--; }
 
 /* Any change to the arena's IR: what was known to verify is no longer known. */

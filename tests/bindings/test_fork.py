@@ -104,3 +104,27 @@ def test_forking_from_a_python_pass_does_not_hang():
     assert seen == [0], seen
     run(ctx)
     """)
+
+
+def test_tethers_own_trial_child_verifies_after_multithreaded_runs():
+    # IR built by hand is verified in a forked child before its first pass (docs/ownership.md,
+    # "Verifiers and parsers that crash"); with the context's workers started by an earlier run,
+    # that child waited for them until the trial's timeout, and the run was refused.
+    out = go("""
+    ctx = ir.Context()
+    ctx.enable_multithreading(True)
+    run(ctx)
+    from tether.dialects import func, arith
+    with ctx, ir.Location.unknown():
+        m = ir.Module.create()
+        i32 = ir.IntegerType.get_signless(32)
+        with ir.InsertionPoint(m.body):
+            for k in range(8):
+                f = func.FuncOp(f"g{k}", ([i32], [i32]))
+                with ir.InsertionPoint(f.add_entry_block()):
+                    a = f.arguments[0]
+                    func.ReturnOp([arith.AddIOp(a, a).result])
+        PassManager.parse(PIPE).run(m.operation)
+        print("ran", str(m).count("arith.addi"))
+    """)
+    assert "ran 8" in out, out

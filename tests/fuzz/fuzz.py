@@ -362,6 +362,30 @@ def step_thread(s):
     t.join(30)
 
 
+def step_fork(s):
+    """Multithreading on or off, then a fork whose child runs a few steps on the copied pools. A
+    child that dies of a signal (or hangs: its alarm) makes the program die of the same signal."""
+    import os
+    import signal
+    s.ctx.enable_multithreading(s.rng.random() < 0.7)
+    child_steps = [s.rng.choice(["passes", "print", "verify", "create", "walk", "erase", "parse"])
+                   for _ in range(s.rng.randrange(1, 4))]
+    child_seed = s.rng.randrange(1 << 30)
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(60)
+        s.rng = random.Random(child_seed)
+        for name in child_steps:
+            try:
+                STEPS[name](s)
+            except Exception:
+                pass
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        os.kill(os.getpid(), os.WTERMSIG(status))
+
+
 def step_context_dies(s):
     ir = s.ir
     c = ir.Context()
