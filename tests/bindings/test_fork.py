@@ -50,10 +50,10 @@ def test_a_child_runs_passes_after_the_parent_ran_them_multithreaded():
     ctx.enable_multithreading(True)
     m = run(ctx)
     for _ in range(3):
-        print("status", in_child(lambda: run(ctx)))
+        print("status", in_child(lambda: run(ctx)), flush=True)
     run(ctx)  # and the parent goes on, multithreaded
     # The child keeps the parent's IR too.
-    print("status", in_child(lambda: print(str(m).count("func.func"))))
+    print("status", in_child(lambda: print(str(m).count("func.func"), flush=True)), flush=True)
     """)
     assert out.split().count("status") == 4 and "status 0" in out and "64" in out, out
     assert all(line == "status 0" or line == "64" for line in out.split("\n") if line), out

@@ -31,7 +31,7 @@ CASE = re.compile(r"(?://|#|\"|#\[\[)\s*case:")
 SOURCES = (".c", ".cc", ".cpp", ".h")
 BUILD_FILES = ("CMakeLists.txt", "BUILD", "BUILD.bazel", "Makefile", "meson.build", "setup.py",
                "pyproject.toml", "compile_commands.json")
-BUILD_SUFFIXES = (".cmake", ".bzl", ".mk")
+BUILD_SUFFIXES = (".cmake", ".bzl", ".mk", ".py")
 
 
 def fixture_file(name):

@@ -122,8 +122,9 @@ check("package directory: the ELF findings (a file without .so found by its magi
 other = [(f["file"], f["line"], f["rule"]) for f in findings if f["rule"] != "typeid-elf"]
 check("package directory: the build file's exclude-libs finding too",
       other == [(os.path.join(pkg, "CMakeLists.txt"), 2, "exclude-libs")], str(other))
-check("package directory: 4 files analysed (3 objects and CMakeLists.txt; __init__.py is not)",
-      "4 file(s) analysed" in proc.stderr, proc.stderr)
+check("package directory: 5 files analysed (3 objects, CMakeLists.txt, and __init__.py for "
+      "rtld-global; nothing else is taken for C++)", "5 file(s) analysed" in proc.stderr,
+      proc.stderr)
 
 # ---- SARIF: a finding about a whole file has no region ---------------------------------------
 proc = run(excl_a, fmt="sarif")
