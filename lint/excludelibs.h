@@ -41,8 +41,9 @@ typedef enum { EXCL_PYTHON, EXCL_MESON, EXCL_TOML } excl_pylang;
 /// Scans one value token s[0..n) in context `ctx` and reports every --exclude-libs that counts
 /// there; positions are in the file's text when `s` points into it, else all at `origin`.
 void excl_scan_value(excl_ctx *c, const char *s, size_t n, int ctx, size_t origin);
-/// Finds "-exclude-libs"/"--exclude-libs" with flag boundaries in s[0..n) from `from`: the offset
-/// of its first dash, or (size_t)-1.
+/// Finds "-KEY"/"--KEY" with flag boundaries in s[0..n) from `from`: the offset of its first
+/// dash, or (size_t)-1. excl_find_flag: KEY exclude-libs.
+size_t excl_find_key(const char *s, size_t n, size_t from, const char *key);
 size_t excl_find_flag(const char *s, size_t n, size_t from);
 /// The line and column (1-based) of byte `off` of the file's text.
 void excl_line_col(const excl_ctx *c, size_t off, unsigned *line, unsigned *col);

@@ -13,22 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int before_ok(char ch) { return excl_is_space(ch) || strchr(",:=<>;\"'([{", ch) != NULL; }
-
-static int after_ok(char ch) { return excl_is_space(ch) || strchr(",=>;\"')]}\\", ch) != NULL; }
-
 size_t excl_find_vscript(const char *s, size_t n, size_t from) {
-  static const char key[] = "version-script";
-  const size_t kl = sizeof key - 1;
-  for (size_t i = from + 1; i + kl <= n; i++) {
-    if (s[i - 1] != '-' || memcmp(s + i, key, kl) != 0) continue;
-    size_t j = i - 1;
-    if (j > 0 && s[j - 1] == '-') j--;
-    if (j > 0 && !before_ok(s[j - 1])) continue;
-    if (i + kl < n && !after_ok(s[i + kl])) continue;
-    return j;
-  }
-  return (size_t)-1;
+  return excl_find_key(s, n, from, "version-script");
 }
 
 /* ---- the script ---------------------------------------------------------------------------- */

@@ -151,11 +151,10 @@ static void report(excl_ctx *c, size_t off, const char *word, size_t wn) {
       (int)wn, word);
 }
 
-/* Finds "-exclude-libs"/"--exclude-libs" with flag boundaries in s[0..n). Returns the offset of
- * the first dash, or (size_t)-1. */
-size_t excl_find_flag(const char *s, size_t n, size_t from) {
-  static const char key[] = "exclude-libs";
-  const size_t kl = sizeof key - 1;
+/* Finds "-KEY"/"--KEY" with flag boundaries in s[0..n). Returns the offset of the first dash, or
+ * (size_t)-1. */
+size_t excl_find_key(const char *s, size_t n, size_t from, const char *key) {
+  const size_t kl = strlen(key);
   for (size_t i = from + 1; i + kl <= n; i++) {
     if (s[i - 1] != '-' || memcmp(s + i, key, kl) != 0) continue;
     size_t j = i - 1;
@@ -165,6 +164,10 @@ size_t excl_find_flag(const char *s, size_t n, size_t from) {
     return j;
   }
   return (size_t)-1;
+}
+
+size_t excl_find_flag(const char *s, size_t n, size_t from) {
+  return excl_find_key(s, n, from, "exclude-libs");
 }
 
 /* Offset in the file of s[i]: s points into the file's text, or it does not (a decoded string),
