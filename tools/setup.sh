@@ -36,6 +36,7 @@ PACKAGES=(
   cmake                  # tether-lint's compdb_test: a compilation database as CMake writes it
   bear                   # tether-lint's compdb_test: a compilation database as Bear writes it
   pybind11-dev           # upstream's PybindAdaptors extensions built against tether (tests/adaptors)
+  mypy                   # the type stubs checked against a typed program (tests/bindings/stubs)
 )
 
 missing=()

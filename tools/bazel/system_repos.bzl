@@ -80,19 +80,19 @@ def _python_impl(ctx):
             interpreter = str(found) if found else interpreter
     if not ctx.path(interpreter).exists:
         ctx.file("BUILD.bazel", _missing_build(ctx, interpreter))
-        ctx.file("defs.bzl", 'PYTHON = None\nEXT_SUFFIX = ".so"\nPY_CACHE_TAG = None\n')
+        ctx.file("defs.bzl", 'PYTHON = None\nPYTHON_VERSION = None\nEXT_SUFFIX = ".so"\nPY_CACHE_TAG = None\n')
         return
     res = ctx.execute([interpreter, "-c", _PY_QUERY])
     if res.return_code != 0:
         ctx.file("BUILD.bazel", _missing_build(ctx, interpreter + " (it did not run: " + res.stderr.strip().replace("'", "") + ")"))
-        ctx.file("defs.bzl", 'PYTHON = None\nEXT_SUFFIX = ".so"\nPY_CACHE_TAG = None\n')
+        ctx.file("defs.bzl", 'PYTHON = None\nPYTHON_VERSION = None\nEXT_SUFFIX = ".so"\nPY_CACHE_TAG = None\n')
         return
     lines = res.stdout.strip().split("\n")
     info = {"executable": lines[0], "include": lines[1], "ext_suffix": lines[2], "version": lines[3], "cache_tag": lines[4]}
     header = info["include"] + "/Python.h"
     if not ctx.path(header).exists:
         ctx.file("BUILD.bazel", _missing_build(ctx, header))
-        ctx.file("defs.bzl", 'PYTHON = "%s"\nEXT_SUFFIX = ".so"\nPY_CACHE_TAG = None\n' % info["executable"])
+        ctx.file("defs.bzl", 'PYTHON = "%s"\nPYTHON_VERSION = None\nEXT_SUFFIX = ".so"\nPY_CACHE_TAG = None\n' % info["executable"])
         return
     ctx.symlink(info["include"], "include")
     ctx.file("python3.sh", "#!/bin/sh\nexec '%s' \"$@\"\n" % info["executable"], executable = True)

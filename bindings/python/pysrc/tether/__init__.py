@@ -11,6 +11,10 @@ erased raises ``ir.InvalidatedError``. See docs/python.md.
 import atexit as _atexit
 
 from tether import _tether
+from tether._mlir_version import MLIR_VERSION as _MLIR_VERSION, TETHER_VERSION as _TETHER_VERSION
+
+# As the wheel's: 0.3.0+mlir22 (the local label says which MLIR the package is built for).
+__version__ = "%s+mlir%s" % (_TETHER_VERSION, _MLIR_VERSION)
 
 
 def collect():
