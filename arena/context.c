@@ -122,6 +122,8 @@ int tether_arena_append_registry(tether_arena *a, MlirDialectRegistry reg, bool 
   return TETHER_OK;
 }
 
+bool tether_arena_multithreaded(tether_arena *a) { return a && tether__multithreaded(a->ctx); }
+
 int tether_arena_allow_unregistered(tether_arena *a, bool allow) {
   if (!a) return TETHER_EARG;
   tether__enter(a);

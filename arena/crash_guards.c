@@ -13,9 +13,10 @@
  *   inference        tether_infer: ODS-generated inferReturnTypes reading operands, attributes or
  *                    regions the operation does not have (arith.addi with no operand).
  *   probes           tether_probe: any other call a binding names by a key.
- *   parsers          tether_parse_check: texts MLIR 19's own parser crashes on, and texts
+ *   parsers          tether_parse_check: texts MLIR 19's own parser crashes on, texts
  *                    nested deeper than the calling thread's stack holds (MLIR's parser,
- *                    printer and verifier recurse once per level).
+ *                    printer and verifier recurse once per level), and resource blobs asking
+ *                    for gigabytes of alignment (LLVM's "out of memory" abort).
  *   orphan verifiers tether__orphan_verify_crashes: verifiers that cast their parent operation
  *                    (func.return), run on an operation that has none.
  *   suspect trees    tether__verifier_crashes: IR built or edited by hand (a linalg op without its
@@ -476,6 +477,40 @@ static size_t nesting_depth(const char *t, size_t n, size_t limit) {
   return deepest;
 }
 
+/* ---- resource blobs asking for gigabytes -------------------------------------------------------
+ *
+ * A blob in the file metadata (`{-# dialect_resources: { builtin: { key: "0x<align><data>" } }
+ * #-}`) begins with its alignment, 4 bytes little-endian, any power of two up to 2^31. MLIR copies
+ * the data into a buffer allocated at that alignment, and its bytecode writer pads to it: a 2 GB
+ * alignment costs 2-4 GB, and under a memory limit LLVM reports "out of memory" and aborts. The
+ * hex strings of the metadata are read before MLIR sees them; the first one asking for more than
+ * TETHER_MAX_RESOURCE_ALIGNMENT is named in the error. */
+
+static int hex_digit(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
+/* The alignment of the first blob in text[0..n) asking for more than the maximum (0: none). */
+static uint64_t excessive_blob_alignment(const char *t, size_t n) {
+  const char *meta = memmem(t, n, "{-#", 3);
+  if (!meta) return 0;
+  for (const char *p = meta, *end = t + n; (p = memmem(p, (size_t)(end - p), "\"0x", 3)); p += 3) {
+    if (end - p < 11) break;
+    uint64_t align = 0;
+    int ok = 1;
+    for (int byte = 0; byte < 4 && ok; byte++) {
+      int hi = hex_digit(p[3 + 2 * byte]), lo = hex_digit(p[4 + 2 * byte]);
+      ok = hi >= 0 && lo >= 0;
+      align |= (uint64_t)(ok ? hi << 4 | lo : 0) << (8 * byte);
+    }
+    if (ok && align > TETHER_MAX_RESOURCE_ALIGNMENT) return align;
+  }
+  return 0;
+}
+
 int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len) {
   if (mlirContextIsNull(ctx) || (!text && len) || kind < TETHER_PARSE_TYPE ||
       kind > TETHER_PARSE_OPERATION)
@@ -488,6 +523,17 @@ int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text
              "angle brackets together), more than this thread's stack holds for MLIR's recursive "
              "parser and printer; it was not parsed",
              limit);
+    mlirEmitError(mlirLocationUnknownGet(ctx), msg);
+    return TETHER_EPARSE;
+  }
+  uint64_t align = excessive_blob_alignment(text, len);
+  if (align) {
+    char msg[320];
+    snprintf(msg, sizeof msg,
+             "tether: a resource blob of this text asks for alignment %llu, more than the %d "
+             "tether allows (MLIR would allocate and pad its data to that alignment); it was "
+             "not parsed",
+             (unsigned long long)align, TETHER_MAX_RESOURCE_ALIGNMENT);
     mlirEmitError(mlirLocationUnknownGet(ctx), msg);
     return TETHER_EPARSE;
   }

@@ -310,6 +310,10 @@ extern "C" void tether__append_registry(MlirContext ctx, MlirDialectRegistry reg
   for (llvm::StringRef name : unwrap(reg)->getDialectNames()) c->getOrLoadDialect(name);
 }
 
+extern "C" bool tether__multithreaded(MlirContext ctx) {
+  return unwrap(ctx)->isMultithreadingEnabled();
+}
+
 // fork(): MLIR's worker threads do not exist in a child, and its pool waits for them forever (a
 // pass in the child hung). Before the fork the threads are stopped (multithreading off: MLIR
 // destroys a pool it owns, joining its idle workers; a pool given from outside is left alone),

@@ -57,6 +57,8 @@ uint64_t tether__op_shape(MlirOperation op);
 bool tether__block_used_from_outside(MlirBlock block, MlirOperation op);
 /* mlir_ext.cc: appends reg to ctx's registry; with load, also loads each dialect reg names. */
 void tether__append_registry(MlirContext ctx, MlirDialectRegistry reg, bool load);
+/* mlir_ext.cc: whether multithreading is on in ctx (the C API cannot say). */
+bool tether__multithreaded(MlirContext ctx);
 /* mlir_ext.cc, around fork(): stops ctx's worker threads (multithreading off; an owned pool is
  * destroyed, its idle workers joined) and gives the pool it had; false when multithreading was
  * off. */

@@ -74,6 +74,13 @@ extern "C" {
 /// deeper than the calling thread's stack holds does not parse (tether_parse_check).
 #define TETHER_MAX_NESTING 1000
 
+/// The largest alignment a resource blob may ask for (64 KiB): MLIR allocates a blob's copy at
+/// its alignment and the bytecode writer pads to it, so a blob of a few bytes asking for 2 GB
+/// (any power of two fits its 32-bit header) costs gigabytes, and where memory is limited ends the
+/// process with LLVM's "out of memory". Text whose `dialect_resources` ask for more does not parse
+/// (tether_parse_check); the Python bindings refuse it for DenseResourceElementsAttr too.
+#define TETHER_MAX_RESOURCE_ALIGNMENT 65536
+
 typedef enum {
 #define TETHER__STATUS_ENUM(name, value, text) name = value,
   TETHER_STATUS_LIST(TETHER__STATUS_ENUM)
@@ -157,6 +164,10 @@ int tether_arena_allow_unregistered(tether_arena *a, bool allow);
 /// load, each dialect reg names is also loaded, as a context does on creation with what it was
 /// given (an extension's dialect must be loaded before its C API makes its types).
 int tether_arena_append_registry(tether_arena *a, MlirDialectRegistry reg, bool load);
+
+/// Whether MLIR's multithreading is on in the arena's context (MLIR's C API cannot say; some of
+/// its setups abort when it is on: IR printing at module scope). [no safe point]
+bool tether_arena_multithreaded(tether_arena *a);
 
 /// The live arena over ctx, or NULL if none (a linear search: for bindings that receive raw MLIR
 /// objects from other extensions). [no safe point]
@@ -648,7 +659,8 @@ int tether_scope_check_result(const tether_scope *s, const void *handle);
  *  - tether_infer: return-type inference reading operands, attributes or regions that are not
  *    there (arith.addi with no operand).
  *  - tether_probe: any other call a binding names by a key (a dialect's region builder).
- *  - tether_parse_check: texts MLIR 19's own parser crashes on.
+ *  - tether_parse_check: texts MLIR 19's own parser crashes on; text nested deeper than the
+ *    stack holds; resource blobs asking for more than TETHER_MAX_RESOURCE_ALIGNMENT.
  *  - tether_handle_has_foreign_uses: verifiers (and printers that verify) climbing from IR that
  *    uses another tree's values into a detached region without a parent; verifiers that need a
  *    parent operation, or that IR built or edited by hand breaks.

@@ -537,6 +537,9 @@ static PyObject *resource_get(PyObject *cls, PyObject *const *args, Py_ssize_t n
     err = "Contiguous buffer is required.";
   else if (alignment == 0 || (alignment & (alignment - 1)))
     err = "the alignment must be a power of two";
+  else if (alignment > TETHER_MAX_RESOURCE_ALIGNMENT)
+    err = "the alignment is larger than 65536 (TETHER_MAX_RESOURCE_ALIGNMENT): MLIR's bytecode "
+          "writer pads a blob to its alignment";
   else if ((uintptr_t)view->buf % alignment)
     err = "the buffer's data is not aligned to the alignment";
   else if (bits % 8 == 0 && bits && (uint64_t)view->len != (uint64_t)num_elements(t) * (bits / 8))

@@ -408,9 +408,23 @@ static PyObject *pm_enable_verifier(TpPassManager *self, PyObject *const *args, 
   Py_RETURN_NONE;
 }
 
-/* Turns IR printing on in pm with self's options. 0 with an exception when MLIR cannot. */
-static int pm_apply_printing(TpPassManager *self, MlirPassManager pm) {
+/* MLIR aborts (an LLVM fatal error) when IR printing at module scope is set up in a context with
+ * multithreading on, and a run with it on would print the module while other threads change it:
+ * both are refused. 0 with RuntimeError when ctx is multithreaded and module scope is asked for. */
+static int pm_printing_allowed(const TpIRPrinting *o, TpContext *ctx) {
+  if (!o->module_scope || !tether_arena_multithreaded(ctx->arena)) return 1;
+  PyErr_SetString(PyExc_RuntimeError,
+                  "IR printing can't be setup on a pass-manager without disabling multi-threading "
+                  "first (print_module_scope prints the whole module while passes run on threads: "
+                  "call context.enable_multithreading(False))");
+  return 0;
+}
+
+/* Turns IR printing on in pm (of context ctx) with self's options. 0 with an exception when MLIR
+ * cannot. */
+static int pm_apply_printing(TpPassManager *self, MlirPassManager pm, TpContext *ctx) {
   const TpIRPrinting *o = &self->printing;
+  if (!pm_printing_allowed(o, ctx)) return 0;
   MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
   if (o->elements_limit >= 0) mlirOpPrintingFlagsElideLargeElementsAttrs(flags, o->elements_limit);
 #if TETHER_MLIR_VERSION >= 22
@@ -477,7 +491,7 @@ static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *const *arg
   }
   TpIRPrinting old = self->printing;
   self->printing = o;
-  if (!pm_apply_printing(self, self->pm)) {
+  if (!pm_apply_printing(self, self->pm, (TpContext *)self->context)) {
     self->printing = old;
     Py_XDECREF(o.tree_dir);
     return NULL;
@@ -495,7 +509,7 @@ static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *unused) {
   self->printing = (TpIRPrinting){
       d.before_all, d.after_all, d.module_scope, d.after_change, d.after_failure, false, false, -1,
       -1,           NULL};
-  if (!pm_apply_printing(self, self->pm)) return NULL;
+  if (!pm_apply_printing(self, self->pm, (TpContext *)self->context)) return NULL;
   self->ir_printing = true;
   Py_RETURN_NONE;
 }
@@ -557,7 +571,7 @@ static MlirPassManager pm_rebuild(TpPassManager *self, TpContext *ctx) {
     return none;
   }
   mlirPassManagerEnableVerifier(pm, self->verifier);
-  if (self->ir_printing && !pm_apply_printing(self, pm)) {
+  if (self->ir_printing && !pm_apply_printing(self, pm, ctx)) {
     mlirPassManagerDestroy(pm);
     return none;
   }
@@ -630,6 +644,11 @@ static PyObject *pm_run(TpPassManager *self, PyObject *const *args, Py_ssize_t n
       return NULL;
     }
     ctx = (TpContext *)other;
+  }
+  if (self->ir_printing && !pm_printing_allowed(&self->printing, ctx)) {
+    if (other) mlirPassManagerDestroy(pm);
+    Py_XDECREF(other);
+    return NULL;
   }
   tp_errcap cap;
   tp_errcap_begin(&cap, ctx);

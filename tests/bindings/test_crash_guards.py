@@ -380,3 +380,87 @@ def test_parser_crash_of_mlir_on_a_sparse_encoding(run_checks):
             'compressed, i mod 2 : dense, j mod 3 : dense) }>')
     assert "floordiv 3" in str(ir.Attribute.parse(good))
     """)
+
+
+def test_resource_blobs_asking_for_gigabytes_of_alignment(run_checks):
+    # A resource blob's first 4 bytes are its alignment, any power of two up to 2^31: MLIR copied
+    # the data into a buffer of that alignment (under a 3 GB address-space limit: LLVM's "out of
+    # memory", an abort) and the bytecode writer padded to it (2^31: 4 GB written, 50 s). Refused
+    # above 64 KiB before MLIR reads the text; what real blobs ask for still parses and round-trips.
+    run_checks("""
+    import io, os, resource
+    if not os.environ.get("TETHER_SANITIZER"):  # the sanitizers reserve terabytes of shadow
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    def module_text(alignment, n=2):
+        blobs = ", ".join('b%d: "0x%s01000000020000000300000004000000"'
+                          % (i, alignment.to_bytes(4, "little").hex()) for i in range(n))
+        return ('func.func @f() -> tensor<4xi32> {\\n'
+                '  %0 = arith.constant dense_resource<b0> : tensor<4xi32>\\n'
+                '  return %0 : tensor<4xi32>\\n}\\n'
+                '{-#\\n  dialect_resources: { builtin: { ' + blobs + ' } }\\n#-}\\n')
+
+    for alignment in (1 << 31, 1 << 20, 1 << 17):
+        e = raises(ir.MLIRError, ir.Module.parse, module_text(alignment))
+        assert "asks for alignment %d" % alignment in str(e), e
+        e = raises(ir.MLIRError, ir.Operation.parse, module_text(alignment))
+        assert "asks for alignment" in str(e), e
+    for alignment in (4, 64, 1 << 16):
+        m = ir.Module.parse(module_text(alignment))
+        assert "dense_resource<b0" in str(m)  # renamed b0_1 ... when the context has b0
+        buf = io.BytesIO()
+        m.operation.write_bytecode(buf)
+        assert len(buf.getvalue()) < 4 * alignment + 4096, len(buf.getvalue())
+    # MLIR's own checks stay: an alignment that is not a power of two.
+    e = raises(ir.MLIRError, ir.Module.parse, module_text(3))
+    assert "power-of-2" in str(e), e
+
+    # A blob over a Python buffer: the same limit.
+    import array
+    data = array.array("i", [1, 2, 3, 4])
+    t = ir.RankedTensorType.get([4], ir.IntegerType.get_signless(32))
+    e = raises(ValueError, ir.DenseResourceElementsAttr.get_from_buffer, data, "r", t, 1 << 31)
+    assert "larger than 65536" in str(e), e
+    assert ir.DenseResourceElementsAttr.get_from_buffer(data, "r", t, 4) is not None
+    """)
+
+
+def test_ir_printing_at_module_scope_with_multithreading(run_checks):
+    # MLIR aborts (LLVM fatal error) when IR printing at module scope is set up in a context with
+    # multithreading on (upstream 19's enable_ir_printing() always asks for module scope), and a
+    # run with multithreading turned on afterwards printed the module while threads changed it.
+    # Refused with RuntimeError at setup, at run, and for a pass manager run on IR of another
+    # context; with multithreading off it prints.
+    run_checks("""
+    from tether._mlir_version import MLIR_VERSION
+    from tether.passmanager import PassManager
+    ctx = ir.Context.current
+
+    def enable(pm):
+        if MLIR_VERSION >= 22:
+            pm.enable_ir_printing(print_module_scope=True)
+        else:
+            pm.enable_ir_printing()
+
+    m = ir.Module.parse("func.func @f() { return }")
+    ctx.enable_multithreading(True)
+    pm = PassManager.parse("builtin.module(func.func(canonicalize))")
+    e = raises(RuntimeError, enable, pm)
+    assert "multi-threading" in str(e), e
+    pm.run(m.operation)                 # nothing was set up: runs without printing
+
+    ctx.enable_multithreading(False)
+    enable(pm)
+    ctx.enable_multithreading(True)
+    e = raises(RuntimeError, pm.run, m.operation)
+    assert "multi-threading" in str(e), e
+    ctx.enable_multithreading(False)
+    pm.run(m.operation)
+
+    with ir.Context() as other:
+        other.enable_multithreading(True)
+        m2 = ir.Module.parse("func.func @g() { return }")
+        raises(RuntimeError, pm.run, m2.operation)
+        other.enable_multithreading(False)
+        pm.run(m2.operation)
+    """, allow_stderr=True)

@@ -264,6 +264,31 @@ def step_print(s):
         obj.get_name()
 
 
+def step_resources(s):
+    """A module whose constants are dense_resource blobs of any alignment (2^0 .. 2^31, or not a
+    power of two), size and element type, for the other steps to print, write as bytecode,
+    verify and run passes on."""
+    rng = s.rng
+    elt, width = rng.choice([("i8", 1), ("i32", 4), ("f32", 4), ("f64", 8), ("i1", 1), ("index", 8)])
+    n = rng.randrange(1, 5)
+    blobs, uses = [], []
+    for i in range(rng.randrange(1, 4)):
+        align = 1 << rng.randrange(32) if rng.random() < 0.9 else rng.randrange(1 << 32)
+        size = n * width if rng.random() < 0.8 else rng.randrange(0, 3 * n * width + 1)
+        data = bytes(rng.randrange(256) if elt != "i1" else rng.randrange(2) for _ in range(size))
+        blobs.append('r%d: "0x%s%s"' % (i, align.to_bytes(4, "little").hex(), data.hex()))
+        uses.append("  %%c%d = arith.constant dense_resource<r%d> : tensor<%dx%s>" % (i, i, n, elt))
+    ret = "tensor<%dx%s>" % (n, elt)
+    body = "\n".join(uses)
+    if elt.startswith("i") and elt != "i1":
+        body += "\n  %%s = arith.addi %%c0, %%c0 : %s" % ret
+    text = ("func.func @res() -> %s {\n%s\n  return %%c0 : %s\n}\n{-#\n  dialect_resources: "
+            "{ builtin: { %s } }\n#-}\n" % (ret, body, ret, ", ".join(blobs)))
+    m = s.ir.Module.parse(text)
+    s.add("module", m)
+    _harvest(s, m.operation)
+
+
 def step_verify(s):
     op = s.pick(s.rng.choice(["module", "op"]))
     if op is not None:
