@@ -37,6 +37,7 @@ PACKAGES=(
   bear                   # tether-lint's compdb_test: a compilation database as Bear writes it
   pybind11-dev           # upstream's PybindAdaptors extensions built against tether (tests/adaptors)
   mypy                   # the type stubs checked against a typed program (tests/bindings/stubs)
+  nginx-light            # tether-lint's remote_cache_test: a WebDAV server as Bazel's HTTP cache
 )
 
 missing=()
