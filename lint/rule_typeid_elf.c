@@ -6,7 +6,12 @@
  * storage symbol in the run's state (check_elf runs in the driver). run_end then reports, for each
  * storage symbol defined in more than one object, every copy after the first (objects ordered by
  * path), unless every copy has STB_GNU_UNIQUE binding, which glibc's dynamic loader unifies
- * process-wide even across dlopen(RTLD_LOCAL). Findings are about a whole file: line 0, column 0.
+ * process-wide even across dlopen(RTLD_LOCAL). Executables are read too: an executable's
+ * TypeID storage is its own unless it is exported (.dynsym), and a shared object defining the
+ * same storage (a dialect plugin the tool dlopens, a C-API library it loads) then uses another
+ * copy in the same process; copies in two executables (two processes) are no finding, nor is the
+ * executable's copy when it is exported (the dynamic linker binds the objects' references to it).
+ * Findings are about a whole file: line 0, column 0.
  */
 #include "lint/lint.h"
 
@@ -24,7 +29,9 @@
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *n, int *status);
 
 static const tether_lint_rule_info telf_rules[] = {
-    {RULE, "MLIR TypeID storage a shared object keeps private, or carries a second copy of",
+    {RULE,
+     "MLIR TypeID storage a shared object keeps private, or carries a second copy of (also an "
+     "executable's unexported copy of a library's)",
      "An MLIR TypeID is the address of a static variable (TypeIDResolver<T>::id for "
      "MLIR_DEFINE_EXPLICIT_TYPE_ID, a resolveTypeID()::id function-local static for the inline "
      "and fallback forms). In a shared object that variable must be defined once and exported: "
@@ -34,8 +41,9 @@ static const tether_lint_rule_info telf_rules[] = {
      "dlopen(RTLD_LOCAL), as Python loads extensions, gives each its own address: two type "
      "universes in one process, where isa<> and interface lookups fail across objects.",
      "define each TypeID (MLIR_DEFINE_EXPLICIT_TYPE_ID) in ONE shared library, exported with "
-     "default visibility, and link every extension against it; drop -Wl,--exclude-libs and "
-     "static copies of MLIR from the extensions"},
+     "default visibility, and link every extension and tool against it; drop -Wl,--exclude-libs "
+     "and static copies of MLIR from the extensions (a tool that must carry its own copy exports "
+     "it: -rdynamic)"},
 };
 
 /* ---- which symbols are TypeID storage ---------------------------------------------------- */
@@ -81,7 +89,9 @@ typedef struct telf_def {
   char *mangled;
   char *shown;
   char *file;
-  int unique; /* STB_GNU_UNIQUE */
+  int unique;   /* STB_GNU_UNIQUE */
+  int exec;     /* defined in an executable */
+  int exported; /* (an executable's) in its .dynsym */
 } telf_def;
 
 typedef struct telf_file_id {
@@ -125,24 +135,41 @@ static int def_cmp(const void *pa, const void *pb) {
   return c ? c : strcmp(a->file, b->file);
 }
 
+/* The copies of one storage symbol, v[0..n): shared objects' copies after the first are
+ * reported (unless all are STB_GNU_UNIQUE), and an executable's copy it does not export when a
+ * shared object defines it too. Executables' copies are not compared with each other. */
+static void report_copies(tether_lint_run *run, const telf_def *v, size_t n) {
+  const telf_def *first_so = NULL;
+  int all_unique = 1;
+  for (size_t k = 0; k < n; k++)
+    if (!v[k].exec) {
+      if (!first_so) first_so = &v[k];
+      all_unique &= v[k].unique;
+    }
+  for (size_t k = 0; k < n && first_so; k++) {
+    if (v[k].exec && !v[k].exported)
+      tether_lint__report_run(
+          run, v[k].file, 0, 0, RULE,
+          "TypeID storage '%s' is defined in this executable, which does not export it, and "
+          "in the shared object %s: when the executable loads that object (a dialect plugin, a "
+          "C-API library), the two use different TypeIDs (isa<> fails across them)",
+          v[k].shown, first_so->file);
+    else if (!v[k].exec && &v[k] != first_so && !all_unique)
+      tether_lint__report_run(run, v[k].file, 0, 0, RULE,
+                              "TypeID storage '%s' is also defined in %s: two copies in one "
+                              "process are two type universes (isa<> fails across them)",
+                              v[k].shown, first_so->file);
+  }
+}
+
 static int telf_run_end(tether_lint_run *run, void *state) {
   telf_state *s = state;
   if (!s) return 0;
   if (s->n > 1) qsort(s->v, s->n, sizeof *s->v, def_cmp);
   for (size_t i = 0; i < s->n;) {
     size_t j = i + 1;
-    int all_unique = s->v[i].unique;
-    while (j < s->n && strcmp(s->v[j].mangled, s->v[i].mangled) == 0) {
-      all_unique &= s->v[j].unique;
-      j++;
-    }
-    if (!all_unique)
-      for (size_t k = i + 1; k < j; k++)
-        tether_lint__report_run(
-            run, s->v[k].file, 0, 0, RULE,
-            "TypeID storage '%s' is also defined in %s: two copies in one process "
-            "are two type universes (isa<> fails across them)",
-            s->v[k].shown, s->v[i].file);
+    while (j < s->n && strcmp(s->v[j].mangled, s->v[i].mangled) == 0) j++;
+    report_copies(run, s->v + i, j - i);
     i = j;
   }
   for (size_t i = 0; i < s->n; i++) {
@@ -157,7 +184,7 @@ static int telf_run_end(tether_lint_run *run, void *state) {
 }
 
 static int remember(telf_state *s, const char *mangled, const char *shown, const char *file,
-                    int unique) {
+                    int unique, int exec, int exported) {
   int rc = tether_lint__grow(&s->v, &s->cap, s->n, sizeof *s->v);
   if (rc == 0) {
     telf_def *d = &s->v[s->n];
@@ -165,6 +192,8 @@ static int remember(telf_state *s, const char *mangled, const char *shown, const
     d->shown = tether_lint__strdup(shown);
     d->file = tether_lint__strdup(file);
     d->unique = unique;
+    d->exec = exec;
+    d->exported = exported;
     if (d->mangled && d->shown && d->file) {
       s->n++;
     } else {
@@ -179,12 +208,6 @@ static int remember(telf_state *s, const char *mangled, const char *shown, const
 
 /* ---- one object -------------------------------------------------------------------------- */
 
-static unsigned long long rd_uint(const unsigned char *p, int n, int little) {
-  unsigned long long v = 0;
-  for (int i = 0; i < n; i++) v |= (unsigned long long)p[little ? i : n - 1 - i] << (8 * i);
-  return v;
-}
-
 static int telf_claims(const char *path, const char *head, size_t hl) {
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
@@ -196,8 +219,8 @@ static int telf_claims(const char *path, const char *head, size_t hl) {
     if (*r == '\0' && so != base) return 1;
     so = strstr(so + 1, ".so");
   }
-  /* By content: an ELF shared object (ET_DYN without a PT_INTERP program header; a PIE
-   * executable has one). */
+  /* By content: an ELF shared object or executable (ET_DYN, ET_EXEC; relocatable objects and
+   * core files are not linked programs). */
   if (hl < 20 || memcmp(head,
                         "\x7f"
                         "ELF",
@@ -206,22 +229,7 @@ static int telf_claims(const char *path, const char *head, size_t hl) {
   int little = head[5] == 1;
   unsigned type = little ? (unsigned char)head[16] | (unsigned char)head[17] << 8
                          : (unsigned char)head[17] | (unsigned char)head[16] << 8;
-  if (type != ET_DYN) return 0;
-  int is64 = head[4] == 2;
-  /* e_phoff, e_phentsize, e_phnum, from the header in the first bytes. */
-  size_t need = is64 ? 64 : 52;
-  if (hl < need) return 1;
-#define RD(off, sz) rd_uint((const unsigned char *)head + (off), (sz), little)
-  unsigned long long phoff = is64 ? RD(32, 8) : RD(28, 4);
-  unsigned long long phentsize = is64 ? RD(54, 2) : RD(42, 2);
-  unsigned long long phnum = is64 ? RD(56, 2) : RD(44, 2);
-  for (unsigned long long i = 0; i < phnum; i++) {
-    unsigned long long off = phoff + i * phentsize;
-    if (phentsize < 4 || off + 4 > hl) break;
-    if (RD(off, 4) == PT_INTERP) return 0;
-  }
-#undef RD
-  return 1;
+  return type == ET_DYN || type == ET_EXEC;
 }
 
 static const char *bind_name(int b) {
@@ -239,9 +247,23 @@ static const char *bind_name(int b) {
   }
 }
 
-/* Is `e` (read from `fd`) a whole shared object not seen before in this run? 0, or -1 with a
- * message (or a note, for a file seen before); `*shnum` its number of sections. */
-static int check_object(tether_lint_file *f, telf_state *s, Elf *e, int fd, size_t *shnum) {
+/* Whether e is an executable: ET_EXEC, or ET_DYN with a program interpreter (PIE). */
+static int is_executable(Elf *e, const GElf_Ehdr *eh) {
+  if (eh->e_type == ET_EXEC) return 1;
+  size_t n = 0;
+  if (elf_getphdrnum(e, &n) != 0) return 0;
+  for (size_t i = 0; i < n; i++) {
+    GElf_Phdr ph;
+    if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP) return 1;
+  }
+  return 0;
+}
+
+/* Is `e` (read from `fd`) a whole shared object or executable not seen before in this run? 0, or
+ * -1 with a message (or a note, for a file seen before); `*shnum` its number of sections, `*exec`
+ * whether it is an executable. */
+static int check_object(tether_lint_file *f, telf_state *s, Elf *e, int fd, size_t *shnum,
+                        int *exec) {
   if (!e || elf_kind(e) != ELF_K_ELF) {
     tether_lint__file_message(f, 1, "not an ELF file; not analysed");
     return -1;
@@ -252,9 +274,10 @@ static int check_object(tether_lint_file *f, telf_state *s, Elf *e, int fd, size
                               elf_errmsg(-1));
     return -1;
   }
-  if (eh.e_type != ET_DYN) {
-    tether_lint__file_message(f, 1, "ELF file is not a shared object (e_type %u); not analysed",
-                              (unsigned)eh.e_type);
+  if (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) {
+    tether_lint__file_message(
+        f, 1, "ELF file is neither a shared object nor an executable (e_type %u); not analysed",
+        (unsigned)eh.e_type);
     return -1;
   }
   struct stat st;
@@ -278,13 +301,15 @@ static int check_object(tether_lint_file *f, telf_state *s, Elf *e, int fd, size
                               elf_errmsg(-1));
     return -1;
   }
+  *exec = is_executable(e, &eh);
   return 0;
 }
 
 /* The full symbol table, else the dynamic one (a stripped object, with a note). 0 with the
- * section and its header, or -1 with a message (or a note when there is none). */
-static int symbol_table(tether_lint_file *f, Elf *e, size_t shnum, Elf_Scn **out,
-                        GElf_Shdr *out_sh) {
+ * section and its header (and the dynamic table, or NULL, in *dyn), or -1 with a message (or a
+ * note when there is none). */
+static int symbol_table(tether_lint_file *f, Elf *e, size_t shnum, Elf_Scn **out, GElf_Shdr *out_sh,
+                        Elf_Scn **dyn) {
   Elf_Scn *symtab = NULL, *dynsym = NULL;
   GElf_Shdr symsh, dynsh;
   for (Elf_Scn *scn = elf_nextscn(e, NULL); scn; scn = elf_nextscn(e, scn)) {
@@ -315,6 +340,7 @@ static int symbol_table(tether_lint_file *f, Elf *e, size_t shnum, Elf_Scn **out
         "checked; TypeID storage made local cannot be seen");
   *out = symtab ? symtab : dynsym;
   *out_sh = symtab ? symsh : dynsh;
+  *dyn = dynsym;
   return 0;
 }
 
@@ -342,10 +368,39 @@ static size_t static_guards(Elf *e, Elf_Data *data, const GElf_Shdr *sh, size_t 
   return nguards;
 }
 
-/* Every TypeID storage symbol the object defines: reported when it is private to the object,
- * remembered for the cross-object pass. -1 when out of memory. */
+/* The names an executable exports (defined in .dynsym, default or protected visibility), sorted;
+ * they point into the object's string table. */
+static size_t exported_names(Elf *e, Elf_Scn *dyn, char ***out) {
+  *out = NULL;
+  GElf_Shdr sh;
+  Elf_Data *data = dyn && gelf_getshdr(dyn, &sh) ? elf_getdata(dyn, NULL) : NULL;
+  if (!data || sh.sh_entsize == 0) return 0;
+  size_t nsyms = data->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT), n = 0;
+  char **names = NULL;
+  for (size_t i = 1; i < nsyms; i++) {
+    GElf_Sym sym;
+    if (!gelf_getsym(data, (int)i, &sym)) break;
+    int vis = GELF_ST_VISIBILITY(sym.st_other);
+    if (sym.st_shndx == SHN_UNDEF || GELF_ST_BIND(sym.st_info) == STB_LOCAL || vis == STV_HIDDEN ||
+        vis == STV_INTERNAL)
+      continue;
+    const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+    if (!name) continue;
+    char **g = realloc(names, (n + 1) * sizeof *g);
+    if (!g) break;
+    names = g;
+    names[n++] = (char *)name;
+  }
+  if (n > 1) qsort(names, n, sizeof *names, str_cmp);
+  *out = names;
+  return n;
+}
+
+/* Every TypeID storage symbol the object defines: reported when it is private to a shared
+ * object, remembered for the cross-object pass (with, for an executable, whether it exports it).
+ * -1 when out of memory. */
 static int check_symbols(tether_lint_file *f, telf_state *s, Elf *e, Elf_Scn *scn,
-                         const GElf_Shdr *sh) {
+                         const GElf_Shdr *sh, Elf_Scn *dyn, int exec) {
   Elf_Data *data = elf_getdata(scn, NULL);
   if (!data || sh->sh_entsize == 0) {
     tether_lint__file_message(f, 1, "truncated or malformed symbol table (%s); not analysed",
@@ -353,8 +408,9 @@ static int check_symbols(tether_lint_file *f, telf_state *s, Elf *e, Elf_Scn *sc
     return 0;
   }
   size_t nsyms = data->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
-  char **guards = NULL;
+  char **guards = NULL, **exports = NULL;
   size_t nguards = static_guards(e, data, sh, nsyms, &guards);
+  size_t nexports = exec ? exported_names(e, dyn, &exports) : 0;
   int rc = 0, bad_names = 0;
   for (size_t i = 1; i < nsyms; i++) {
     GElf_Sym sym;
@@ -378,7 +434,9 @@ static int check_symbols(tether_lint_file *f, telf_state *s, Elf *e, Elf_Scn *sc
     if (!typeid_storage(name, &shown)) continue;
     int bind = GELF_ST_BIND(sym.st_info);
     int vis = GELF_ST_VISIBILITY(sym.st_other);
-    if (bind == STB_LOCAL || vis == STV_HIDDEN || vis == STV_INTERNAL)
+    const char *np = name;
+    int exported = exec && bsearch(&np, exports, nexports, sizeof *exports, str_cmp) != NULL;
+    if (!exec && (bind == STB_LOCAL || vis == STV_HIDDEN || vis == STV_INTERNAL))
       tether_lint__report_at(f, 0, 0, RULE,
                              "TypeID storage '%s' is defined %s%s in this shared object: no other "
                              "object can share it, so this object has a private copy of the TypeID",
@@ -386,10 +444,13 @@ static int check_symbols(tether_lint_file *f, telf_state *s, Elf *e, Elf_Scn *sc
                              vis == STV_HIDDEN     ? " and HIDDEN visibility"
                              : vis == STV_INTERNAL ? " and INTERNAL visibility"
                                                    : "");
-    if (remember(s, name, shown, tether_lint__file_path(f), bind == STB_GNU_UNIQUE) != 0) rc = -1;
+    if (remember(s, name, shown, tether_lint__file_path(f), bind == STB_GNU_UNIQUE, exec,
+                 exported) != 0)
+      rc = -1;
     free(shown);
   }
   free(guards);
+  free(exports);
   if (bad_names)
     tether_lint__file_message(f, 1, "%d symbol name(s) outside the string table (truncated?)",
                               bad_names);
@@ -410,11 +471,12 @@ static int telf_check_elf(tether_lint_file *f, void *state) {
   }
   Elf *e = elf_begin(fd, ELF_C_READ, NULL);
   size_t shnum = 0;
-  Elf_Scn *scn = NULL;
+  Elf_Scn *scn = NULL, *dyn = NULL;
   GElf_Shdr sh;
-  int rc = 0;
-  if (check_object(f, state, e, fd, &shnum) == 0 && symbol_table(f, e, shnum, &scn, &sh) == 0)
-    rc = check_symbols(f, state, e, scn, &sh);
+  int rc = 0, exec = 0;
+  if (check_object(f, state, e, fd, &shnum, &exec) == 0 &&
+      symbol_table(f, e, shnum, &scn, &sh, &dyn) == 0)
+    rc = check_symbols(f, state, e, scn, &sh, dyn, exec);
   if (e) elf_end(e);
   close(fd);
   return rc;

@@ -49,7 +49,7 @@ head -c 4096 /dev/urandom >$t/blob.cc; printf '\0\0\0' >>$t/blob.cc
 run $t/blob.cc
 check "binary .cc file: exit 2 with message" "[ $rc -eq 2 ] && grep -q 'blob.cc: binary file (contains NUL bytes)' $t/err"
 run $lint
-check "the linter binary itself as input: exit 2, no crash" "[ $rc -eq 2 ] && no_crash"
+check "the linter binary itself as input (an executable, typeid-elf reads it): exit 0, no crash" "[ $rc -eq 0 ] && no_crash"
 mkdir -p $t/latin1
 cp $fx/rawop/py_bindings.h $t/latin1/
 printf '// Caf\xe9 \xff\xfe: Latin-1 bytes in a comment\n#include "py_bindings.h"\nconst char *s = "\xe9t\xe9";\nvoid f(PyBlock &b) { mlirBlockDump(b.get()); }\n' >$t/latin1/l\xe9.cc

@@ -48,6 +48,9 @@ def classify(f):
     if " is also defined in " in m:
         first = m.split(" is also defined in ")[1].split(":")[0]
         return (f["file"], "dup", name, first)
+    if "is defined in this executable, which does not export it" in m:
+        lib = m.split(" and in the shared object ")[1].split(": ")[0]
+        return (f["file"], "exe", name, lib)
     assert "in this shared object" in m, m
     return (f["file"], "local", name)
 
@@ -96,6 +99,18 @@ expect("-fvisibility=hidden: explicit storage hidden; fallback (name-registered)
 expect("inline TypeID, STB_GNU_UNIQUE in both (glibc unifies them)", [uniq_a, uniq_b], [], 0)
 expect("inline TypeID, -fno-gnu-unique: two WEAK copies", [weak_a, weak_b],
        [dup(weak_b, BAR, weak_a)], 1)
+# Executables: their copy counts only against a shared object's, and only when not exported.
+tool_copy, tool_exported = o("elf_tool_copy"), o("elf_tool_exported")
+expect("an executable's unexported copy next to the library defining it",
+       [tool_copy, core], [(tool_copy, "exe", FOO, core)], 1)
+expect("an executable that exports its copy (-rdynamic): the library binds to it",
+       [tool_exported, core], [], 0)
+expect("an executable alone: its storage is its own", [tool_copy], [], 0)
+expect("two executables: two processes", [tool_copy, tool_exported], [], 0)
+expect("the executable against a pair of static copies: one finding each",
+       [tool_copy, copy_a, copy_b],
+       [(tool_copy, "exe", FOO, copy_a), dup(copy_b, FOO, copy_a)], 1)
+
 # The copy first in path order is "the first"; every other copy is reported.
 expect("the right core next to a static copy", [core, copy_a], [dup(core, FOO, copy_a)], 1)
 
