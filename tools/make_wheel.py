@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Writes tether's wheel: the built package folder (bindings/python:package) as a PEP 427 archive.
 
-    make_wheel.py OUT.whl VERSION MLIR_VERSION ROOT FILE...
+    make_wheel.py [--tar FILES.tar] OUT.whl VERSION MLIR_VERSION ROOT FILE...
 
 ROOT is the folder that holds tether/ (bazel-bin/bindings/python); FILEs elsewhere (build
 intermediates such as a generated header) are not part of the package and are left out. Byte code (__pycache__) is left out: pip compiles the modules at install, for the
-interpreter that installs them. The archive is reproducible: sorted entries, fixed timestamps.
+interpreter that installs them. --tar adds the regular files of a tar whose members are under
+tether/ (the type stubs, //bindings/python:stubs). The archive is reproducible: sorted entries,
+fixed timestamps.
 
 The tags come from the interpreter that runs this script, the one the extension is built for
 (cp311-cp311-linux_x86_64 on Debian bookworm); OUT.whl's name must agree with them, so a wheel
@@ -17,6 +19,7 @@ import hashlib
 import os
 import sys
 import sysconfig
+import tarfile
 import zipfile
 
 _EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -55,7 +58,24 @@ def _metadata(version, mlir_version):
     ])
 
 
+def _tar_entries(path, entries):
+    """The regular files of the tar at path, under tether/, into entries; an error text or None."""
+    with tarfile.open(path) as t:
+        for m in t.getmembers():
+            if m.isdir():
+                continue
+            name = os.path.normpath(m.name)
+            if not m.isfile() or not name.startswith("tether/") or ".." in name.split("/"):
+                return "%s: %s is not a file under tether/" % (path, m.name)
+            entries[name] = (t.extractfile(m).read(), False)
+    return None
+
+
 def main(argv):
+    tars = []
+    while len(argv) > 2 and argv[1] == "--tar":
+        tars.append(argv[2])
+        argv = argv[:1] + argv[3:]
     if len(argv) < 6:
         sys.stderr.write(__doc__)
         return 2
@@ -75,6 +95,11 @@ def main(argv):
             continue
         with open(path, "rb") as f:
             entries[rel.replace(os.sep, "/")] = (f.read(), os.access(path, os.X_OK))
+    for t in tars:
+        err = _tar_entries(t, entries)
+        if err:
+            sys.stderr.write("make_wheel: %s\n" % err)
+            return 1
     if "tether/_tether.so" not in entries:
         sys.stderr.write("make_wheel: the package has no tether/_tether.so\n")
         return 1

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The wheel installs with pip into a fresh venv, offline, and the installed package works without
 # PYTHONPATH: tether.ir, a generated dialect, the `mlir` alias through the tether-run script, the
-# shared library found through the extension's rpath; pip uninstall removes every file it put there.
+# shared library found through the extension's rpath, the type stubs (mypy); pip uninstall removes
+# every file it put there.
 set -euo pipefail
 python=$1
 wheel=$2
@@ -73,6 +74,27 @@ esac
 [ -n "$(find "$tmp/venv/lib" -path '*tether/dialects/__pycache__/_arith_ops_gen.*.pyc' -print -quit)" ] \
   || fail "no byte code for the generated dialect modules after install"
 passed=$((passed + 1))
+
+# The installed package is typed (PEP 561: py.typed and the .pyi files): mypy, pointed at the venv,
+# accepts a typed program and reports its one wrong call.
+if [ -x /usr/bin/mypy ]; then
+  cat > "$tmp/typed.py" <<'PY'
+from tether import ir
+
+def width(ctx: ir.Context) -> int:
+    t: ir.IntegerType = ir.IntegerType.get_signless(32, context=ctx)
+    return t.width
+
+def wrong(ctx: ir.Context) -> None:
+    ir.IntegerType.get_signless("32", context=ctx)
+PY
+  out=$(/usr/bin/mypy --no-incremental --cache-dir=/dev/null --python-executable "$venv/python" \
+    "$tmp/typed.py" 2>&1) && fail "mypy accepted a wrong call: $out"
+  case "$out" in
+  *"typed.py:8: error:"*"[arg-type]"*"Found 1 error"*) passed=$((passed + 1)) ;;
+  *) fail "mypy on the installed package: $out" ;;
+  esac
+fi
 
 "$venv/pip" uninstall -q -y tether || fail "pip uninstall"
 left=$(find "$tmp/venv/lib" -path '*site-packages/tether*' -not -path '*__pycache__*' | head -5)
