@@ -51,6 +51,11 @@ int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback
       if (ok) {
         t->suspect = 0;
         t->verified_epoch = t->arena->epoch;
+      } else if (flags.ptr) {
+        /* It does not verify: the custom printers may read what is missing (arith.addi built
+         * without operands), and the caller's flags may say "assume verified". Printed in the
+         * generic form, as MLIR prints IR that fails its verification. */
+        mlirOpPrintingFlagsPrintGenericOpForm(flags);
       }
     }
     if (flags.ptr)

@@ -397,7 +397,9 @@ void tether_arena_touch(tether_arena *a);
 /// Verifies op. TETHER_EVERIFY with diagnostics in tether_arena_last_error.
 int tether_op_verify(tether_op *op);
 /// Prints op through cb (flags may be NULL: default printing). IR MLIR's verifier would crash on
-/// (tether_handle_has_foreign_uses) prints unverified, in the generic form.
+/// (tether_handle_has_foreign_uses) prints unverified, in the generic form; so does a tree built or
+/// edited by hand that does not verify, even when flags assume it verified (MLIR's custom printers
+/// read what is missing): flags then gains PrintGenericOpForm.
 int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback cb, void *user);
 
 /// Runs pm on op, then revalidates op's tree: handles of objects a pass removed become invalid

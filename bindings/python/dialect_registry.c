@@ -28,7 +28,13 @@ PyObject *tp_context_get_dialect_descriptor(TpContext *self, PyObject *name) {
   MlirStringRef s;
   if (!tp_arg_str(name, "dialect_name", &s)) return NULL;
   MlirDialect d = mlirContextGetOrLoadDialect(tether_arena_context(self->arena), s);
-  if (mlirDialectIsNull(d)) return PyErr_Format(PyExc_ValueError, "Dialect '%U' not found", name);
+  if (mlirDialectIsNull(d)) {
+    /* The name may be bytes (tp_arg_str takes them): the message shows its text. */
+    PyObject *text = PyUnicode_DecodeUTF8(s.data, (Py_ssize_t)s.length, "backslashreplace");
+    if (text) PyErr_Format(PyExc_ValueError, "Dialect '%U' not found", text);
+    Py_XDECREF(text);
+    return NULL;
+  }
   return tp_ctxobj_new(DialectDescriptorType, (PyObject *)self, d.ptr);
 }
 
