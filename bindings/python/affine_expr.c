@@ -63,7 +63,7 @@ void tp_affine_max_positions(MlirAffineExpr e, intptr_t *dim, intptr_t *sym) {
 /* Expressions from a list, each within n_dims dimensions and n_syms symbols. */
 int tp_affine_exprs_of(PyObject *list, PyObject *ctx, intptr_t n_dims, intptr_t n_syms,
                        const char *action, intptr_t *n, MlirAffineExpr **out) {
-  PyObject *f = PySequence_Fast(list, "expected a list of AffineExpr");
+  PyObject *f = tp_seq_fast(list, "expected a list of AffineExpr");
   if (!f) return 0;
   *n = PySequence_Fast_GET_SIZE(f);
   *out = PyMem_Malloc((size_t)(*n ? *n : 1) * sizeof **out);

@@ -186,7 +186,7 @@ static PyObject *map_get_permutation(PyObject *cls, PyObject *const *args, Py_ss
   if (!tp_fastargs("get_permutation", args, nargs, kw, names, 1, 2, a)) return NULL;
   PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
-  PyObject *f = PySequence_Fast(a[0], "permutation must be a sequence of int");
+  PyObject *f = tp_seq_fast(a[0], "permutation must be a sequence of int");
   if (!f) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
   unsigned *p = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *p);
@@ -215,7 +215,7 @@ done:
 }
 
 static PyObject *map_get_submap(PyObject *self, PyObject *positions) {
-  PyObject *f = PySequence_Fast(positions, "result_positions must be a sequence of int");
+  PyObject *f = tp_seq_fast(positions, "result_positions must be a sequence of int");
   if (!f) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
   intptr_t nr = mlirAffineMapGetNumResults(M(self));
@@ -304,7 +304,7 @@ static PyObject *map_compress(PyObject *cls, PyObject *const *args, Py_ssize_t n
   if (!tp_fastargs("compress_unused_symbols", args, nargs, kw, names, 1, 2, a)) return NULL;
   PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
-  PyObject *f = PySequence_Fast(a[0], "affine_maps must be a list of AffineMap");
+  PyObject *f = tp_seq_fast(a[0], "affine_maps must be a list of AffineMap");
   if (!f) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
   MlirAffineMap *v = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *v);

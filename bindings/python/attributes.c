@@ -544,7 +544,7 @@ static PyObject *array_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
-  PyObject *f = PySequence_Fast(a[0], "attributes must be a sequence of Attribute");
+  PyObject *f = tp_seq_fast(a[0], "attributes must be a sequence of Attribute");
   if (!f) return NULL;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++)
     if (!tp_is(PySequence_Fast_GET_ITEM(f, i), tp.Attribute)) {
@@ -729,7 +729,7 @@ static PyObject *symbol_ref_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   if (!tp_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
   PyObject *ctx = tp_context_arg(a[1]);
   if (!ctx) return NULL;
-  PyObject *f = PySequence_Fast(a[0], "symbols must be a sequence of str");
+  PyObject *f = tp_seq_fast(a[0], "symbols must be a sequence of str");
   if (!f) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
   if (n == 0) {
@@ -851,7 +851,7 @@ static PyObject *strided_get(PyObject *cls, PyObject *const *args, Py_ssize_t na
   if (!tp_arg_int64(a[0], "offset", &off)) return NULL;
   PyObject *ctx = tp_context_arg(a[2]);
   if (!ctx) return NULL;
-  PyObject *f = PySequence_Fast(a[1], "strides must be a sequence of int");
+  PyObject *f = tp_seq_fast(a[1], "strides must be a sequence of int");
   if (!f) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
   int64_t *s = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *s);

@@ -543,7 +543,7 @@ static int check_elements(PyObject *list, int operand, PyObject *opname) {
 static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int32_t **sizes,
                             Py_ssize_t *nsizes, const char *what, PyObject *opname) {
   int operand = what[0] == 'o';
-  PyObject *sp = PySequence_Fast(spec, "segment spec must be a sequence");
+  PyObject *sp = tp_seq_fast(spec, "segment spec must be a sequence");
   if (!sp) return 0;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(sp);
   if (SEQ_N(list) != n) {
@@ -583,7 +583,7 @@ static int flatten_segments(PyObject *list, PyObject *spec, PyObject *flat, int3
         (*sizes)[i] = 0;
         continue;
       }
-      PyObject *seg = PySequence_Check(item) ? PySequence_Fast(item, "a sequence") : NULL;
+      PyObject *seg = PySequence_Check(item) ? tp_seq_fast(item, "a sequence") : NULL;
       if (!seg) {
         PyErr_Clear();
         PyErr_Format(PyExc_ValueError,
@@ -623,7 +623,7 @@ fail:
 
 /* The region spec (minimum count, whether there are no variadic regions). 1 or 0. */
 static int region_spec(PyObject *rspec, long *min_regions, int *no_variadic) {
-  PyObject *f = PySequence_Check(rspec) ? PySequence_Fast(rspec, "") : NULL;
+  PyObject *f = PySequence_Check(rspec) ? tp_seq_fast(rspec, "") : NULL;
   if (!f || PySequence_Fast_GET_SIZE(f) != 2) {
     Py_XDECREF(f);
     PyErr_Clear();

@@ -92,7 +92,7 @@ ARG_VALUE(tp_arg_loc, tp_arg_loc_in, MlirLocation, Location, "a Location")
  * is copied to a list first, so converting (which runs no Python code) sees a fixed set. */
 #define SEQ_VALUES(fn, Raw, arg_in, what)                                                          \
   int fn(PyObject *seq, PyObject *ctx, intptr_t *n, Raw **out) {                                   \
-    PyObject *f = PySequence_Fast(seq, "expected a sequence of " what);                            \
+    PyObject *f = tp_seq_fast(seq, "expected a sequence of " what);                                \
     if (!f) return 0;                                                                              \
     Py_ssize_t k = PySequence_Fast_GET_SIZE(f);                                                    \
     *out = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(Raw));                                        \

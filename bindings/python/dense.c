@@ -122,6 +122,25 @@ static PyObject *dense_from_list(PyObject *list, PyObject *type, PyObject *c) {
       return NULL;
     }
   }
+  /* MLIR casts each element by the element type, without a check: IntegerAttr for integers and
+   * index, FloatAttr for floats, StringAttr for anything else (a UnitAttr, whose type is none
+   * like a StringAttr's, crashed it). */
+  bool is_int = mlirTypeIsAInteger(elt) || mlirTypeIsAIndex(elt), is_float = mlirTypeIsAFloat(elt);
+  for (Py_ssize_t i = 0; i < n; i++) {
+    bool ok = is_int     ? mlirAttributeIsAInteger(v[i])
+              : is_float ? mlirAttributeIsAFloat(v[i])
+                         : mlirAttributeIsAString(v[i]);
+    if (!ok) {
+      PyMem_Free(v);
+      return PyErr_Format(PyExc_ValueError,
+                          "DenseElementsAttr.get needs %s elements for this element type "
+                          "(attribute %zd is not one)",
+                          is_int     ? "IntegerAttr"
+                          : is_float ? "FloatAttr"
+                                     : "StringAttr",
+                          i);
+    }
+  }
   MlirAttribute r = mlirDenseElementsAttrGet(shaped, n, v);
   PyMem_Free(v);
   if (mlirAttributeIsNull(r))
@@ -143,7 +162,7 @@ static PyObject *dense_from_buffer(PyObject *array, int signless, PyObject *type
   int64_t *shape = NULL;
   intptr_t rank;
   if (shape_o && shape_o != Py_None) {
-    PyObject *f = PySequence_Fast(shape_o, "shape must be a sequence of int");
+    PyObject *f = tp_seq_fast(shape_o, "shape must be a sequence of int");
     if (!f) goto done;
     rank = PySequence_Fast_GET_SIZE(f);
     shape = PyMem_Malloc((size_t)(rank ? rank : 1) * sizeof *shape);
@@ -617,7 +636,7 @@ static PyObject *array_element(MlirAttribute a, int k, intptr_t i) {
 
 /* Builds an array attribute of kind k from existing elements (a, may be null) and Python values. */
 static PyObject *array_make(PyObject *ctx, int k, MlirAttribute old, PyObject *values) {
-  PyObject *f = PySequence_Fast(values, "values must be a sequence");
+  PyObject *f = tp_seq_fast(values, "values must be a sequence");
   if (!f) return NULL;
   intptr_t n0 = old.ptr ? mlirDenseArrayGetNumElements(old) : 0;
   Py_ssize_t n = n0 + PySequence_Fast_GET_SIZE(f);

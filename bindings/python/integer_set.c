@@ -97,7 +97,7 @@ static PyObject *set_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
     return NULL;
   PyObject *ctx = tp_context_arg(a[4]);
   if (!ctx) return NULL;
-  PyObject *flags = PySequence_Fast(a[3], "eq_flags must be a sequence of bool");
+  PyObject *flags = tp_seq_fast(a[3], "eq_flags must be a sequence of bool");
   if (!flags) return NULL;
   Py_ssize_t nf = PySequence_Fast_GET_SIZE(flags);
   Py_ssize_t ne = PyObject_Length(a[2]);
@@ -173,7 +173,7 @@ static PyObject *set_get_replaced(PyObject *self, PyObject *const *args, Py_ssiz
   PyObject *lists[2] = {de, se};
   const char *what[2] = {"dimensions", "symbols"};
   for (int k = 0; k < 2; k++) {
-    PyObject *f = PySequence_Fast(lists[k], "expected a list of AffineExpr");
+    PyObject *f = tp_seq_fast(lists[k], "expected a list of AffineExpr");
     if (!f) return NULL;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++) {
       PyObject *x = PySequence_Fast_GET_ITEM(f, i);

@@ -123,7 +123,7 @@ static int collect_operands(PyObject *list, PyObject *keep, tether_value ***out,
   *out = NULL;
   *n = 0;
   if (!list || list == Py_None) return 1;
-  PyObject *f = PySequence_Fast(list, "operands must be a list");
+  PyObject *f = tp_seq_fast(list, "operands must be a list");
   if (!f) return 0;
   Py_ssize_t cap = 8, k = 0;
   tether_value **v = PyMem_Malloc((size_t)cap * sizeof *v);
@@ -135,7 +135,7 @@ static int collect_operands(PyObject *list, PyObject *keep, tether_value ***out,
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(f); i++) {
     PyObject *item = PySequence_Fast_GET_ITEM(f, i);
     if (item == Py_None) continue;
-    PyObject *seq = tp_is(item, tp.Value) ? PyTuple_Pack(1, item) : PySequence_Fast(item, "");
+    PyObject *seq = tp_is(item, tp.Value) ? PyTuple_Pack(1, item) : tp_seq_fast(item, "");
     if (!seq) {
       PyErr_Clear();
       PyErr_Format(PyExc_ValueError, "Operand %zd must be a Value or Sequence of Values", i);
@@ -246,7 +246,7 @@ static PyObject *iface_infer(TpIface *self, PyObject *const *args, Py_ssize_t na
   PyObject *result = NULL;
   if (!collect_operands(ops, keep, &vh, &nv)) goto done;
   if (regions != Py_None) {
-    PyObject *f = PySequence_Fast(regions, "regions must be a list of Region");
+    PyObject *f = tp_seq_fast(regions, "regions must be a list of Region");
     if (!f) goto done;
     nr = PySequence_Fast_GET_SIZE(f);
     rg = PyMem_Malloc((size_t)(nr ? nr : 1) * sizeof *rg);

@@ -18,9 +18,21 @@ typedef struct {
 static PyTypeObject *SymbolTableType;
 
 /* A fresh MLIR symbol table of self's operation (destroy it before returning to Python). */
+/* MLIR's SymbolTable reads the first block of the operation's one region (its constructor only
+ * asserts there is one): an operation whose body was moved away (Block.append_to) crashed it.
+ * 1, or 0 with ValueError. */
+static int one_block(MlirOperation raw) {
+  if (mlirOperationGetNumRegions(raw) != 1) return 1; /* not a symbol table: MLIR says so */
+  MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(raw, 0));
+  if (!mlirBlockIsNull(b) && mlirBlockIsNull(mlirBlockGetNextInRegion(b))) return 1;
+  PyErr_SetString(PyExc_ValueError,
+                  "a symbol table operation needs exactly one block in its region");
+  return 0;
+}
+
 static int table_of(TpSymbolTable *self, tether_op **h, MlirSymbolTable *out) {
   MlirOperation raw;
-  if (!tp_arg_op(self->op, h, &raw)) return 0;
+  if (!tp_arg_op(self->op, h, &raw) || !one_block(raw)) return 0;
   *out = mlirSymbolTableCreate(raw);
   if (mlirSymbolTableIsNull(*out)) {
     PyErr_SetString(tp.CastError, "Operation is not a Symbol Table.");
@@ -35,7 +47,7 @@ static PyObject *symtab_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (!tp_args("SymbolTable", args, kw, names, 1, 1, &op)) return NULL;
   tether_op *h;
   MlirOperation raw;
-  if (!tp_arg_op(op, &h, &raw)) return NULL;
+  if (!tp_arg_op(op, &h, &raw) || !one_block(raw)) return NULL;
   MlirSymbolTable t = mlirSymbolTableCreate(raw);
   if (mlirSymbolTableIsNull(t))
     return PyErr_Format(tp.CastError,
@@ -413,7 +425,7 @@ static PyObject *fn_debug_set_types(PyObject *m, PyObject *types) {
     mlirSetGlobalDebugType(s);
     Py_RETURN_NONE;
   }
-  PyObject *f = PySequence_Fast(types, "types must be a str or a sequence of str");
+  PyObject *f = tp_seq_fast(types, "types must be a str or a sequence of str");
   if (!f) return NULL;
   Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
   const char **v = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *v);

@@ -82,6 +82,19 @@ static inline void tp_unpin(intptr_t slot) { tether_pool_unpin(tp_pins, slot); }
 /* PyObject_TypeCheck without a call in the common cases: the exact type, or a base on the
  * single-inheritance chain (tp_base; IntegerType -> Type, OpResult -> Value); anything else asks
  * PyType_IsSubtype. */
+/* A sequence's items as a tuple (new reference): PySequence_Fast, except that a list is copied.
+ * Converting an item (its __index__, __float__, __bool__) runs Python code that may change the
+ * list, and a C loop over the list's items would read past its end or freed items (SIGSEGV);
+ * a tuple of the items cannot change under the loop. NULL with TypeError(msg). */
+static inline PyObject *tp_seq_fast(PyObject *o, const char *msg) {
+  if (PyTuple_Check(o)) return Py_NewRef(o);
+  PyObject *f = PySequence_Fast(o, msg);
+  if (!f || PyTuple_Check(f)) return f;
+  PyObject *t = PyList_AsTuple(f);
+  Py_DECREF(f);
+  return t;
+}
+
 static inline int tp_is(PyObject *o, PyTypeObject *t) {
   PyTypeObject *x = Py_TYPE(o);
   for (int i = 0; x && i < 4; i++, x = x->tp_base)

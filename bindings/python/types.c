@@ -518,7 +518,7 @@ static PyGetSetDef shaped_getset[] = {
 
 /* A shape from Python: a sequence of int (range-checked). */
 static int shape_of(PyObject *seq, intptr_t *n, int64_t **out) {
-  PyObject *f = PySequence_Fast(seq, "shape must be a sequence of int");
+  PyObject *f = tp_seq_fast(seq, "shape must be a sequence of int");
   if (!f) return 0;
   Py_ssize_t k = PySequence_Fast_GET_SIZE(f);
   *out = PyMem_Malloc((size_t)(k ? k : 1) * sizeof(int64_t));
@@ -567,8 +567,7 @@ static PyObject *vector_make(PyObject *const *args, Py_ssize_t nargs, PyObject *
       PyMem_Free(shape);
       return PyErr_NoMemory();
     }
-    PyObject *f =
-        PySequence_Fast(a[2] && a[2] != Py_None ? a[2] : a[3], "scalable must be a sequence");
+    PyObject *f = tp_seq_fast(a[2] && a[2] != Py_None ? a[2] : a[3], "scalable must be a sequence");
     int ok = f != NULL;
     if (ok && a[2] && a[2] != Py_None) {
       if (PySequence_Fast_GET_SIZE(f) != rank) {

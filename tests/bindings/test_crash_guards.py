@@ -502,3 +502,36 @@ def test_dialect_lookup_with_bytes_names(run_checks):
         raises((ValueError, IndexError, AttributeError), lambda: ctx.dialects[name])
     assert ctx.get_dialect_descriptor(b"arith").namespace == "arith"
     """)
+
+
+def test_symbol_table_of_a_module_without_its_block(run_checks):
+    # SymbolTable(module) after the module's body moved to another region (Block.append_to): MLIR's
+    # SymbolTable read the first block of an empty region (SIGSEGV; found by the API-surface
+    # fuzzer). Refused with ValueError, at construction and on a table made before the move.
+    run_checks("""
+    m = ir.Module.parse("func.func private @f()")
+    table = ir.SymbolTable(m.operation)
+    assert "f" in table
+    m.body.append_to(ir.Region())
+    e = raises(ValueError, ir.SymbolTable, m.operation)
+    assert "exactly one block" in str(e), e
+    raises(ValueError, table.__contains__, "f")
+    raises(ValueError, table.__getitem__, "f")
+    """)
+
+
+def test_dense_elements_from_attributes_of_the_wrong_kind(run_checks):
+    # DenseElementsAttr.get([UnitAttr, ...]): MLIR cast every element to StringAttr (its type is
+    # none, like a StringAttr's) and crashed; a DenseElementsAttr as element printed garbage.
+    # Elements must be IntegerAttrs, FloatAttrs or StringAttrs as the element type says.
+    run_checks("""
+    for elements in ([ir.UnitAttr.get()] * 2, [ir.ArrayAttr.get([])] * 2,
+                     [ir.TypeAttr.get(ir.IntegerType.get_signless(8))] * 2):
+        e = raises(ValueError, ir.DenseElementsAttr.get, elements)
+        assert "needs" in str(e), e
+    i32 = ir.IntegerType.get_signless(32)
+    ok = ir.DenseElementsAttr.get([ir.IntegerAttr.get(i32, 1), ir.IntegerAttr.get(i32, 2)])
+    assert str(ok) == "dense<[1, 2]> : tensor<2xi32>", str(ok)
+    s = ir.DenseElementsAttr.get([ir.StringAttr.get("a"), ir.StringAttr.get("b")])
+    assert '"a"' in str(s), str(s)
+    """)

@@ -7,6 +7,8 @@ Each program crashed the interpreter before its fix, so each runs in a fresh int
 state what a user observes instead (an exception of a given type, a printed form, IR left intact).
 """
 
+import pytest
+
 
 def test_uses_survive_python_code_erasing_users(run_checks):
     run_checks("""
@@ -63,3 +65,53 @@ def test_conversion_survives_python_code_erasing_operands(run_checks):
         str(op)
     str(m)
     """)
+
+
+# Every call that converts the items of a list argument (shapes, strides, permutations, flags,
+# array attribute values): an item whose __index__ / __float__ / __bool__ empties the list while
+# the C loop runs. The loops kept the list's size and item pointer (PySequence_Fast gives the list
+# itself): SIGSEGV, found by the API-surface fuzzer. They now read a snapshot of the items.
+SHRINKING_CALLS = {
+    "DenseI64ArrayAttr.get": "ir.DenseI64ArrayAttr.get(values)",
+    "DenseF64ArrayAttr.get": "ir.DenseF64ArrayAttr.get(values)",
+    "DenseBoolArrayAttr.get": "ir.DenseBoolArrayAttr.get(values)",
+    "RankedTensorType.get": "ir.RankedTensorType.get(values, i32)",
+    "VectorType.get": "ir.VectorType.get(values, i32)",
+    "VectorType.get scalable": "ir.VectorType.get([1] * 6, i32, scalable=values)",
+    "MemRefType.get": "ir.MemRefType.get(values, i32)",
+    "AffineMap.get_permutation": "ir.AffineMap.get_permutation(values)",
+    "AffineMap.get_submap": "ir.AffineMap.get_identity(6).get_submap(values)",
+    "StridedLayoutAttr.get": "ir.StridedLayoutAttr.get(0, values)",
+    "IntegerSet.get eq_flags": "ir.IntegerSet.get(1, 0, [ir.AffineExpr.get_dim(0)] * 6, values)",
+    "DenseElementsAttr.get shape": "ir.DenseElementsAttr.get(array.array('i', range(6)), "
+                                   "shape=values)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHRINKING_CALLS))
+def test_list_arguments_emptied_while_converted(name, run_checks):
+    run_checks("""
+    import array
+
+    class Clears:
+        def __index__(self):
+            values.clear()
+            return 1
+        __int__ = __index__
+
+        def __float__(self):
+            values.clear()
+            return 1.0
+
+        def __bool__(self):
+            values.clear()
+            return True
+
+    i32 = ir.IntegerType.get_signless(32)
+    for first in range(3):
+        values = [1] * first + [Clears()] + [1] * (5 - first)
+        try:
+            %s
+        except (ValueError, TypeError, ir.MLIRError):
+            pass   # a refusal is fine; reading the emptied list was not
+    """ % SHRINKING_CALLS[name])
