@@ -289,6 +289,52 @@ def step_resources(s):
     _harvest(s, m.operation)
 
 
+def step_deep(s):
+    """Text or IR nested to a random depth, around and far past what MLIR's recursion and tether's
+    limits allow: parsed, printed, verified, walked; IR nested op by op from Python."""
+    ir, rng = s.ir, s.rng
+    depth = rng.choice([3, 50, 400, 990, 1001, 1500, 5000, 30000])
+    kind = rng.choice(["tuple", "array", "dict", "region", "fused", "affine", "func_type", "build"])
+    if kind == "build":
+        region_op = None
+        outer = ir.Operation.create("t.outer", regions=1)
+        s.add("op", outer)
+        block = outer.regions[0].blocks.append()
+        for _ in range(min(depth, 1200)):
+            with ir.InsertionPoint(block):
+                region_op = ir.Operation.create("t.nest", regions=1)
+            block = region_op.regions[0].blocks.append()
+        s.add("op", region_op)
+        return
+    if kind == "tuple":
+        text, parse = "tuple<" * depth + "i32" + ">" * depth, ir.Type.parse
+    elif kind == "func_type":
+        text, parse = "(" * depth + "i32" + ") -> i32" * depth, ir.Type.parse
+    elif kind == "array":
+        text, parse = "[" * depth + "1" + "]" * depth, ir.Attribute.parse
+    elif kind == "dict":
+        text, parse = "{a = " * depth + "1" + "}" * depth, ir.Attribute.parse
+    elif kind == "fused":
+        text, parse = "loc(" + "fused[" * depth + "unknown" + "]" * depth + ")", ir.Attribute.parse
+    elif kind == "affine":
+        text, parse = "affine_map<(d0) -> (" + "(" * depth + "d0" + " + 1)" * depth + ")>", \
+            ir.Attribute.parse
+    else:
+        text = '"t.r"() ({' * depth + '"t.leaf"() : () -> ()' + "}) : () -> ()" * depth
+        parse = ir.Module.parse
+    obj = parse(text)
+    if isinstance(obj, ir.Module):
+        s.add("module", obj)
+        _harvest(s, obj.operation)
+        if rng.random() < 0.5:
+            obj.operation.verify()
+    elif isinstance(obj, ir.Type):
+        s.add("type", obj)
+    else:
+        s.add("attr", obj)
+    str(obj)
+
+
 def step_verify(s):
     op = s.pick(s.rng.choice(["module", "op"]))
     if op is not None:
@@ -497,6 +543,753 @@ def step_linalg(s):
             linalg.fill_builtin_region(target)
 
 
+# ---- api_surface: hostile arguments across the whole public API (issue 21) ---------------------
+# A public callable of tether.ir (a class's constructor, static and class methods, methods,
+# properties and their setters, `_CAPICreate`/`_CAPIPtr`, the module's functions), of PassManager
+# or a builder of arith/func/scf, found by introspection (sorted names, cached per process), called
+# on a receiver (from the pools, derived from them, fresh, or made by `__new__` alone) with
+# arguments from a generator of hostile values. Everything is bounded: no size the step makes
+# itself exceeds a few hundred thousand, every callback acts at most a few times.
+
+_API = {}                   # the surface, found once per process (sorted, so deterministic)
+_API_ARMED = [False]        # hostile objects act only during the call under test
+_API_DUNDERS = ("__init__", "__getitem__", "__setitem__", "__delitem__", "__contains__",
+                "__iter__", "__next__", "__len__", "__eq__", "__ne__", "__hash__", "__enter__",
+                "__exit__", "__str__", "__repr__", "__bool__", "__call__")
+_API_PRIVATE = ("_CAPICreate", "_CAPIPtr")
+_API_NEVER = ("tree_printing_dir_path",)  # MLIR would create directories there: always None
+_API_INTS = [2 ** 64, 2 ** 63, 2 ** 63 - 1, -2 ** 63, -2 ** 63 - 1, -1, 2 ** 32, 2 ** 32 + 1,
+             -2 ** 31 - 1, 10 ** 30, -10 ** 30, 2 ** 24, 0, True]
+_API_STRS = ["", "\0", "a\0b", "\udcff", "\u00e9\u2202\U0001F600", "%s%n%x", "t.x", "i32", "@",
+             "builtin.module(", "^bb0", "#map = ", "\n\n", "tensor<", "func.func", "{-#", "x" * 70]
+
+
+def _api_kind(d):
+    """How a class attribute is called: 'static', 'method', 'attr', 'classattr', or None."""
+    name = type(d).__name__
+    if isinstance(d, (staticmethod, classmethod)) or name in ("classmethod_descriptor",
+                                                              "builtin_function_or_method"):
+        return "static"
+    if name in ("method_descriptor", "wrapper_descriptor", "function"):
+        return "method"
+    if isinstance(d, property) or name in ("getset_descriptor", "member_descriptor"):
+        return "attr"
+    if name == "_ClassProperty":
+        return "classattr"
+    return None
+
+
+def _api_surface():
+    """{'classes', 'functions', 'builders'}: the public API found by introspection, cached."""
+    if not _API:
+        import enum
+        from tether import ir
+        from tether.dialects import arith, func, scf
+        classes, functions = [], []
+        for name in sorted(vars(ir)):
+            obj = getattr(ir, name)
+            if name.startswith("_") or type(obj).__name__ == "module":
+                continue
+            if isinstance(obj, type):
+                if not issubclass(obj, (BaseException, enum.Enum)):
+                    classes.append(obj)
+            elif callable(obj):
+                functions.append(obj)
+        builders = []
+        for mod in (arith, func, scf):
+            for name in sorted(vars(mod)):
+                obj = getattr(mod, name)
+                if (not name.startswith("_") and callable(obj)
+                        and getattr(obj, "__module__", "").startswith("tether.dialects.")
+                        and (not isinstance(obj, type) or issubclass(obj, ir.OpView))):
+                    builders.append(obj)
+        _API.update(classes=classes, functions=functions, builders=builders, members={}, sigs={})
+    return _API
+
+
+def _api_members(cls):
+    """[(name, kind, descriptor)] of cls's public members (and a few protocol methods)."""
+    members = _api_surface()["members"]
+    if cls not in members:
+        out = []
+        for name in dir(cls):
+            if name.startswith("_") and name not in _API_DUNDERS + _API_PRIVATE:
+                continue
+            owner = next((k for k in cls.__mro__ if name in vars(k)), object)
+            if owner is object:
+                continue
+            d = vars(owner)[name]
+            kind = _api_kind(d)
+            if kind:
+                out.append((name, kind, d))
+        members[cls] = out
+    return members[cls]
+
+
+def _api_signature(fn, doc_of=None):
+    """[(name, required, keyword_only)] of fn, from inspect or its docstring's first line
+    ('name(a, b=None, *, c=None)'), or None; cached."""
+    sigs = _api_surface()["sigs"]
+    key = (fn, doc_of)
+    if key in sigs:
+        return sigs[key]
+    import inspect
+    import re
+    params = None
+    try:
+        if type(fn).__name__ in ("function", "method"):
+            params = []
+            for p in inspect.signature(fn).parameters.values():
+                if p.name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                    continue
+                params.append((p.name, p.default is p.empty, p.kind == p.KEYWORD_ONLY))
+    except (TypeError, ValueError):
+        params = None
+    if params is None:
+        doc = getattr(doc_of if doc_of is not None else fn, "__doc__", None)
+        m = re.match(r"\s*\w+\((.*?)\)", doc if isinstance(doc, str) else "")
+        if m:
+            params, kwonly = [], False
+            for part in m.group(1).split(","):
+                part = part.strip()
+                if part == "*":
+                    kwonly = True
+                name, eq, _ = part.partition("=")
+                name = name.split(":")[0].strip()
+                if name.isidentifier() and name != "self":
+                    params.append((name, not eq, kwonly))
+    sigs[key] = params
+    return params
+
+
+def _api_havoc(s, victims=()):
+    """What a hostile callback does to the IR: erase or detach a victim or a pool operation,
+    drop pool entries, or collect (Python's collector and tether's)."""
+    import gc
+    r = s.rng.random()
+    target = s.rng.choice(list(victims)) if victims and r < 0.4 else s.pick("op")
+    if r < 0.55 and target is not None:
+        (getattr(target, "erase", None) or getattr(target, "detach_from_parent", None) or
+         (lambda: None))()
+    elif r < 0.75 and target is not None and hasattr(target, "detach_from_parent"):
+        target.detach_from_parent()
+    elif r < 0.85:
+        for kind in s.rng.sample(sorted(s.pools), 2):
+            s.drop(kind)
+        gc.collect()
+    else:
+        gc.collect()
+        s.tether.collect()
+
+
+class _ApiEvil:
+    """A hostile object: its protocol methods (index, int, float, len, iter, eq, hash, bool, str,
+    getitem, call, write, fspath) raise, mutate the IR, collect, empty the container holding the
+    object, or return a wrong or huge value, by mode. Acts only while armed, at most `budget`
+    times; otherwise it behaves."""
+
+    def __init__(self, s, mode, items=(), victims=()):
+        self.s, self.mode, self.items, self.victims = s, mode, list(items), list(victims)
+        self.budget, self.container = 3, None
+
+    def _act(self, good, wrong):
+        if not _API_ARMED[0] or self.budget <= 0:
+            return good
+        self.budget -= 1
+        if self.mode == "raise":
+            raise RuntimeError("hostile %s" % self.mode)
+        if self.mode == "mutate":
+            _api_havoc(self.s, self.victims)
+        elif self.mode == "gc":
+            import gc
+            gc.collect()
+            self.s.tether.collect()
+        elif self.mode == "shrink" and self.container is not None:
+            self.container.clear()
+        elif self.mode == "wrong":
+            return wrong
+        return good
+
+    def __index__(self):
+        return self._act(1, 2 ** 64)
+
+    def __int__(self):
+        return self._act(1, -2 ** 63 - 1)
+
+    def __float__(self):
+        return self._act(1.0, float("nan"))
+
+    def __len__(self):
+        return self._act(len(self.items), 2 ** 62)
+
+    def __iter__(self):
+        return iter(self._act(self.items, self.items + [self] * 3))
+
+    def __eq__(self, other):
+        return self._act(False, self)
+
+    def __hash__(self):
+        return self._act(7, -1)
+
+    def __bool__(self):
+        return self._act(True, "yes")
+
+    def __str__(self):
+        return self._act("t.x", "\udcff\0")
+
+    def __getitem__(self, i):
+        self._act(None, None)
+        if isinstance(i, int) and -len(self.items) <= i < len(self.items):
+            return self.items[i]
+        raise IndexError(i)
+
+    def __call__(self, *args, **kwargs):
+        return self._act(None, self)
+
+    def write(self, data):
+        return self._act(len(data) if hasattr(data, "__len__") else 0, -1)
+
+    def __fspath__(self):
+        return self._act("/nonexistent/tether-fuzz", b"\0")
+
+
+class _ApiEvilInt(int):
+    def __eq__(self, other):
+        _API_ARMED[0] and _api_evil_effect()
+        return int.__eq__(self, other)
+
+    __hash__ = int.__hash__
+
+
+class _ApiEvilStr(str):
+    def __eq__(self, other):
+        _API_ARMED[0] and _api_evil_effect()
+        return str.__eq__(self, other)
+
+    def __hash__(self):
+        _API_ARMED[0] and _api_evil_effect()
+        return str.__hash__(self)
+
+
+class _ApiEvilList(list):
+    """A list whose length lies, and whose iteration mutates it."""
+
+    def __len__(self):
+        return list.__len__(self) + (1000 if _API_ARMED[0] else 0)
+
+    def __iter__(self):
+        if _API_ARMED[0] and list.__len__(self):
+            self.pop()
+        return list.__iter__(self)
+
+
+def _api_evil_effect():
+    import gc
+    gc.collect()
+
+
+def _api_erased(s):
+    """IR that is gone: an operation (with a region, a block, an inner operation) made, a piece
+    of it taken, then erased (or only the inner operation erased), or detached."""
+    ir, rng = s.ir, s.rng
+    op = ir.Operation.create("t.e", results=[s.i32], regions=1, attributes={"a": ir.UnitAttr.get()},
+                             ip=ir.InsertionPoint(ir.Module.create().body))  # whatever is pushed
+    b = op.regions[0].blocks.append(s.i32)
+    inner = ir.Operation.create("t.i", results=[s.i32], operands=[b.arguments[0]],
+                                ip=ir.InsertionPoint(b))
+    things = [op, op.results[0], op.regions[0], b, b.arguments[0], inner, inner.results[0],
+              op.attributes, op.results, b.operations, op.regions, op.regions[0].blocks,
+              inner.operands, b.arguments, op._CAPIPtr, inner._CAPIPtr, inner.results[0].uses,
+              op.location]
+    thing = rng.choice(things)
+    r = rng.random()
+    if r < 0.6:
+        op.erase()
+    elif r < 0.8:
+        inner.erase()
+    else:
+        host = s.pick("block")
+        if host is not None:
+            host.append(op)
+        op.detach_from_parent()
+    return thing
+
+
+def _api_foreign(s):
+    """An object of another context (a fresh one, dropped by the caller or not)."""
+    ir, rng = s.ir, s.rng
+    c = ir.Context()
+    c.allow_unregistered_dialects = True
+    with c, ir.Location.unknown():
+        m = ir.Module.parse(rng.choice(ASM[:4]))
+        op = list(m.body.operations)[0]
+        things = [c, ir.IntegerType.get_signless(8), ir.Location.unknown(), m, m.operation,
+                  m.body, op, op.regions[0], ir.StringAttr.get("x"),
+                  ir.Type.parse("tensor<2xf32>"), ir.InsertionPoint(m.body), c._CAPIPtr,
+                  m._CAPIPtr, ir.AffineMap.get_identity(2), s.PassManager(),
+                  ir.DenseI64ArrayAttr.get([1, 2])]
+        blocks = list(op.regions[0].blocks)
+        if blocks and len(blocks[0].arguments):
+            things.append(blocks[0].arguments[0])
+        return rng.choice(things)
+
+
+def _api_capsule(s):
+    """A capsule of the wrong kind, of another context, of erased IR, or of a dead object."""
+    ir, rng = s.ir, s.rng
+    r = rng.random()
+    if r < 0.15:
+        return _api_capptr(_api_foreign(s))
+    if r < 0.3:
+        cap = ir.Operation.create("t.dead", results=[s.i32],
+                                  ip=ir.InsertionPoint(ir.Module.create().body))._CAPIPtr  # dies
+        import gc
+        gc.collect()
+        s.tether.collect()
+        return cap
+    sources = [s.i32, s.ctx, s.pick("op"), s.pick("value"), s.pick("attr"), s.pick("module"),
+               s.pick("type"), ir.Location.unknown(), ir.AffineMap.get_identity(1),
+               ir.IntegerSet.get_empty(1, 1), ir.DialectRegistry(), s.i32.typeid, s.PassManager(),
+               ir.AffineExpr.get_dim(0)]
+    obj = rng.choice(sources)
+    return obj._CAPIPtr if obj is not None else s.ctx._CAPIPtr
+
+
+def _api_capptr(obj):
+    """obj's capsule (obj itself when it is one already)."""
+    return getattr(obj, "_CAPIPtr", obj)
+
+
+def _api_numpy(s):
+    """A numpy array (or scalar) of an odd dtype, shape or layout; a memoryview without numpy."""
+    rng = s.rng
+    which = rng.randrange(22)
+    try:
+        import numpy as np
+    except ImportError:
+        return rng.choice([memoryview(b"abcdefgh")[::2], memoryview(bytearray(16)).cast("d"),
+                           memoryview(b"\0" * 12).cast("i", [3, 1])])
+    if which == 0:
+        return np.zeros((), dtype=np.int32)
+    if which == 1:
+        return np.arange(12, dtype=np.int64).reshape(3, 4)[:, ::2]
+    if which == 2:
+        return np.zeros((2, 3), dtype=np.float16)
+    if which == 3:
+        return np.zeros(4, dtype=np.complex128)
+    if which == 4:
+        return np.array([True, False, True])
+    if which == 5:
+        return np.arange(3, dtype=">i4")
+    if which == 6:
+        return np.array([s.i32, None, 1], dtype=object)
+    if which == 7:
+        return np.array(["a", "bc"])
+    if which == 8:
+        return np.zeros((0, 3), dtype=np.float32)
+    if which == 9:
+        return np.asfortranarray(np.arange(6, dtype=np.int8).reshape(2, 3))
+    if which == 10:
+        a = np.arange(4, dtype=np.int32)
+        a.setflags(write=False)
+        return a
+    if which == 11:
+        return np.lib.stride_tricks.as_strided(np.zeros(1, np.int32), shape=(500, 500),
+                                               strides=(0, 0))
+    if which == 12:
+        return np.zeros(3, dtype=[("a", "i4"), ("b", "f4")])
+    if which == 13:
+        return np.array(["2020-01-01"], dtype="datetime64[D]")
+    if which == 14:
+        return np.zeros((1,) * 32, dtype=np.int32)
+    if which == 15:
+        return np.array([2 ** 64 - 1], dtype=np.uint64)
+    if which == 16:
+        return np.arange(5, dtype=np.int32)[::-1]
+    if which == 17:
+        return np.zeros(16, np.uint8)[1:13].view(np.int32)
+    if which == 18:
+        return rng.choice([np.int64(5), np.float32("nan"), np.bool_(True), np.uint8(255)])
+    if which == 19:
+        return np.zeros((2, 2), dtype=np.float64).T
+    if which == 20:
+        return np.packbits(np.ones(8, dtype=bool))
+    return np.zeros((3, 0, 2), dtype=np.int64)
+
+
+def _api_hostile(s, depth=0):
+    """A hostile value (see the section's comment)."""
+    ir, rng = s.ir, s.rng
+    r = rng.randrange(24 if depth < 2 else 12)
+    if r == 0:
+        return rng.choice(_API_INTS)
+    if r == 1:
+        return rng.choice([float("nan"), float("inf"), -float("inf"), -0.0, 1e308, 5e-324])
+    if r == 2:
+        return rng.choice(_API_STRS + ["x" * rng.choice([1000, 100000]), rng.choice(ASM)])
+    if r == 3:
+        return rng.choice([b"", b"\0", b"a\0b", b"\xff" * 1000, bytearray(b"\0\1\2\3"),
+                           memoryview(b"abcdef")[::2], b"i32"])
+    if r == 4:
+        return rng.choice([None, Ellipsis, NotImplemented, object(), type, ir, 1j])
+    if r == 5:
+        return _api_foreign(s)
+    if r == 6:
+        return _api_erased(s)
+    if r == 7:
+        return s.pick(rng.choice(sorted(s.pools)))   # another kind of IR than expected
+    if r == 8:
+        return _ApiEvil(s, rng.choice(["raise", "mutate", "gc", "wrong"]),
+                        [_api_plain(s) for _ in range(rng.randrange(3))],
+                        [s.pick("op"), s.pick("block")])
+    if r == 9:
+        return _api_capsule(s)
+    if r == 10:
+        return rng.choice([_ApiEvilInt(rng.choice([0, 1, 2 ** 40])), _ApiEvilStr("value"),
+                           _ApiEvilStr("t.x"), _ApiEvilList([s.pick("value"), s.i32, 1])])
+    if r == 11:
+        return _api_raw(s)
+    if r in (12, 13):
+        items = [_api_hostile(s, depth + 1) for _ in range(rng.randrange(4))]
+        if rng.random() < 0.5:
+            items.insert(rng.randrange(len(items) + 1), _api_plain(s))
+        if rng.random() < 0.3:
+            evil = _ApiEvil(s, "shrink")          # empties the list while it is converted
+            evil.container = items
+            items.insert(rng.randrange(len(items) + 1), evil)
+            items.append(_api_plain(s))           # so that the conversion goes on after it
+        return tuple(items) if rng.random() < 0.2 else items
+    if r == 14:
+        evil = _ApiEvil(s, rng.choice(["shrink", "mutate", "raise"]))
+        d = {rng.choice(["value", "sym_name", "a", evil]): evil, "b": _api_hostile(s, depth + 1)}
+        evil.container = d
+        return d
+    if r == 15:
+        if rng.random() < 0.5:
+            lst = [s.i32]
+            lst.append(lst)
+            return lst
+        deep = []
+        for _ in range(rng.choice([100, 100000])):
+            deep = [deep]
+        return deep
+    if r == 16:
+        return _api_numpy(s)
+    if r == 17:
+        return rng.choice([slice(None, None, 0), slice(-2 ** 63, 2 ** 64, -1),
+                           slice(_ApiEvil(s, "mutate"), None), slice(1, -1, 2)])
+    if r == 18:
+        items = [_api_plain(s), _api_hostile(s, depth + 1)]
+        return (x for x in items)                    # a generator, consumed once
+    if r == 19:
+        result = rng.choice([None, 5, "x", ir.WalkResult.INTERRUPT, s.i32, True])
+        evil = _ApiEvil(s, rng.choice(["mutate", "raise", "gc"]), victims=[s.pick("op")])
+        return rng.choice([lambda *a, **k: result, evil])   # a callback
+    if r == 20:
+        m = memoryview(b"abcd")
+        m.release()
+        return rng.choice([m, memoryview(b"\0" * 8).cast("B", [2, 4]), range(3),
+                           {s.i32, 1}, frozenset()])
+    if r == 21:
+        t = s.pick("type") or s.i32
+        return rng.choice([t, s.pick("attr"), s.pick("value")])   # right kind, wrong place
+    return _api_plain(s)
+
+
+def _api_plain(s, name=""):
+    """A plausible value for a parameter called name (so the hostile one gets through)."""
+    ir, rng = s.ir, s.rng
+    name = name.lower()
+    if name in ("context", "ctx"):
+        return s.ctx
+    if name == "loc":
+        return ir.Location.unknown()
+    if name == "ip":
+        b = s.pick("block")
+        return ir.InsertionPoint(b) if b is not None else None
+    if "type" in name or name in ("result", "results", "inputs", "t", "element_type"):
+        t = s.pick("type") or s.i32
+        return [t] if name.endswith("s") else t
+    if name in ("asm", "pipeline", "text", "source"):
+        return rng.choice(ASM + PIPELINES + ["i32", "1 : i32"])
+    if name in ("name", "op_name", "sym_name", "namespace", "dialect_namespace", "data",
+                "filename", "string", "symbol"):
+        return rng.choice(["t.x", "arith.addi", "f", "value"])
+    if name in ("operands", "values", "iter_args", "args"):
+        return [v for v in (s.pick("value") for _ in range(2)) if v is not None]
+    if name in ("attributes", "attrs"):
+        return {"value": s.pick("attr") or ir.UnitAttr.get()}
+    if "attr" in name:
+        return s.pick("attr") or ir.UnitAttr.get()
+    if name in ("operation", "op", "anchor_op", "from_op", "symbol_table_op"):
+        return s.pick("op")
+    if name in ("block", "dest", "successors"):
+        b = s.pick("block")
+        return [b] if name.endswith("s") and b is not None else b
+    if name == "region":
+        return s.pick("region")
+    if name in ("shape", "strides", "values_list", "scalable_dims"):
+        return [rng.randrange(1, 4) for _ in range(rng.randrange(3))]
+    if name in ("lhs", "rhs", "value", "lower_bound", "upper_bound", "step", "operand", "cond",
+                "condition", "with_", "val", "input"):
+        return s.pick("value") or 1
+    if name in ("callback", "run", "func", "caster", "builder", "body_builder", "fn"):
+        return lambda *a, **k: None
+    if name == "typeid":
+        return s.i32.typeid
+    r = rng.randrange(6)
+    return [rng.randrange(4), None, "t.x", s.i32, s.pick("value"), True][r]
+
+
+def _api_args(s, params):
+    """(args, kwargs) for a callable with params (None: unknown): plausible values, one or two of
+    them hostile; sometimes only hostile positional ones whatever the signature."""
+    rng = s.rng
+    if params is None or rng.random() < 0.15:
+        n = rng.choice([0, 0, 0, 1, 1, 2, 3])
+        return [_api_hostile(s) for _ in range(n)], {}
+    chosen = [p for p in params if p[1] or rng.random() < 0.35]
+    if not chosen:
+        return ([_api_hostile(s)] if rng.random() < 0.5 else []), {}
+    bad = set(rng.sample(range(len(chosen)), min(len(chosen), rng.choice([1, 1, 1, 2]))))
+    args, kwargs, positional = [], {}, True
+    it = iter(range(len(chosen)))
+    for name, required, kwonly in params:
+        if (name, required, kwonly) not in chosen:
+            positional = False
+            continue
+        i = next(it)
+        v = _api_hostile(s) if i in bad else _api_plain(s, name)
+        if name in _API_NEVER:
+            v = None
+        if positional and not kwonly and rng.random() < 0.8:
+            args.append(v)
+        else:
+            positional = False
+            kwargs[name] = v
+    if rng.random() < 0.05:
+        kwargs["bogus"] = _api_hostile(s)
+    return args, kwargs
+
+
+def _api_fresh(s):
+    """A new object to call methods on: a context, a location, an insertion point, affine maps,
+    a pass manager, a symbol table, types and attributes from text, operations..."""
+    ir, rng = s.ir, s.rng
+    b = s.pick("block")
+    m = s.pick("module")
+    makers = [
+        lambda: s.ctx,
+        ir.Context,
+        ir.Location.unknown,
+        lambda: ir.Location.file("f.mlir", 1, 2),
+        lambda: ir.Location.fused([ir.Location.name("n"), ir.Location.unknown()]),
+        lambda: ir.InsertionPoint(b if b is not None else ir.Module.create().body),
+        lambda: ir.InsertionPoint.at_block_terminator(b),
+        lambda: ir.AffineMap.get_identity(2),
+        lambda: ir.AffineMap.get(2, 1, [ir.AffineExpr.get_dim(0) + ir.AffineExpr.get_symbol(0)]),
+        lambda: ir.AffineExpr.get_dim(1) * 3,
+        lambda: ir.IntegerSet.get_empty(1, 1),
+        ir.DialectRegistry,
+        s.PassManager,
+        lambda: s.PassManager.parse(rng.choice(PIPELINES)),
+        lambda: s.ctx.dialects,
+        lambda: s.ctx.dialects["arith"],
+        lambda: ir.SymbolTable(m.operation),
+        lambda: ir.AsmState(m.operation),
+        ir.Module.create,
+        ir.Region,
+        lambda: s.ctx.attach_diagnostic_handler(lambda d: True),
+        lambda: ir.Type.parse(rng.choice(["i32", "tensor<2x?xf32>", "memref<4xi8, strided<[2]>>",
+                                          "vector<[4]x2xf32>", "(i32) -> i1", "tuple<i32, f32>",
+                                          "complex<f64>", "!t.x", "none", "index"])
+                              ).maybe_downcast(),
+        lambda: ir.Attribute.parse(rng.choice(["1 : i32", "array<i64: 1, 2>", '"s"', "@a::@b",
+                                               "dense<[1, 2]> : tensor<2xi32>", "{a = 1}",
+                                               "affine_map<(d0) -> (d0)>", "1.5 : f32",
+                                               "dense<1.0> : tensor<2xf32>", "[1, \"x\"]",
+                                               "strided<[1, ?], offset: ?>", "unit", "true",
+                                               "array<i1: true>", "array<f64: 1.0>",
+                                               "affine_set<(d0) : (d0 >= 0)>"])).maybe_downcast(),
+        lambda: ir.Operation.create("t.f", results=[s.i32], regions=1,
+                                    ip=ir.InsertionPoint(ir.Module.create().body)),
+        lambda: s.i32.typeid,
+    ]
+    try:
+        return rng.choice(makers)()
+    except Exception:
+        return s.ctx
+
+
+def _api_receiver(s):
+    """Something to call a method of: from the pools (or one of its parts), fresh, or made by
+    `__new__` and never initialised, or a hostile value."""
+    rng = s.rng
+    r = rng.random()
+    if r < 0.45:
+        obj = s.pick(rng.choice(sorted(s.pools)))
+        if obj is not None:
+            if rng.random() < 0.5:
+                part = rng.choice(["operation", "opview", "operands", "results", "regions",
+                                   "attributes", "successors", "location", "context", "owner",
+                                   "uses", "type", "blocks", "arguments", "operations",
+                                   "predecessors", "body", "typeid", "maybe_downcast", "parent",
+                                   "block", "region", "result"])
+                try:
+                    obj = getattr(obj, part)
+                    obj = obj() if part == "maybe_downcast" else obj
+                    if rng.random() < 0.3 and len(obj):
+                        obj = obj[rng.randrange(len(obj))]
+                except Exception:
+                    pass
+            return obj
+    if r < 0.8:
+        return _api_fresh(s)
+    if r < 0.9:
+        return _api_raw(s)
+    return _api_hostile(s)
+
+
+def _api_raw(s):
+    """An object made by `__new__` alone, never initialised (or the context, if refused)."""
+    cls = s.rng.choice(_api_surface()["classes"])
+    try:
+        return cls.__new__(cls)
+    except Exception:
+        return s.ctx
+
+
+def _api_keep(s, obj):
+    """Puts what a call returned into the pools (and prints it half of the time)."""
+    ir = s.ir
+    for kind, cls in (("op", (ir._OperationBase, ir.OpView)), ("block", ir.Block),
+                      ("region", ir.Region), ("value", ir.Value), ("type", ir.Type),
+                      ("attr", ir.Attribute), ("module", ir.Module)):
+        if isinstance(obj, cls):
+            s.add(kind, obj)
+            if s.rng.random() < 0.5:
+                str(obj)
+            return
+
+
+def _api_call(s, fn, args=(), kwargs=None):
+    """fn(*args, **kwargs) with the hostile objects armed; the result, or None on Exception."""
+    _API_ARMED[0] = True
+    try:
+        return fn(*args, **(kwargs or {}))
+    except Exception:
+        return None
+    finally:
+        _API_ARMED[0] = False
+
+
+def _api_restore(s):
+    """A hostile `__exit__` may have popped the program's context or location: push them again."""
+    ir = s.ir
+    for cls, push in ((ir.Context, s.ctx.__enter__),
+                      (ir.Location, lambda: ir.Location.unknown(s.ctx).__enter__())):
+        try:
+            missing = cls.current is None
+        except Exception:  # ValueError("No current Location") on some builds
+            missing = True
+        if missing:
+            push()
+
+
+def _api_one_call(s):
+    ir, rng = s.ir, s.rng
+    api = _api_surface()
+    mode = rng.random()
+    result = None
+    if mode < 0.3:
+        # class level: a constructor, a static or class method, _CAPICreate with a capsule
+        cls = rng.choice(api["classes"])
+        statics = [m for m in _api_members(cls) if m[1] in ("static", "classattr")]
+        if rng.random() < 0.35 or not statics:
+            args, kwargs = _api_args(s, _api_signature(cls, cls))
+            result = _api_call(s, cls, args, kwargs)
+        else:
+            name, kind, d = rng.choice(statics)
+            if kind == "classattr":
+                result = _api_call(s, getattr, (cls, name))
+            elif name == "_CAPICreate" and rng.random() < 0.7:
+                result = _api_call(s, getattr(cls, name), (_api_capsule(s),))
+            else:
+                fn = getattr(d, "__func__", d)
+                args, kwargs = _api_args(s, _api_signature(fn))
+                result = _api_call(s, getattr(cls, name), args, kwargs)
+    elif mode < 0.85:
+        # instance level: a method, a property (get, set, delete), iteration while mutating
+        obj = _api_receiver(s)
+        if not type(obj).__module__.startswith("tether"):
+            obj = _api_fresh(s)                        # a hostile value of the step's own
+        members = [m for m in _api_members(type(obj)) if m[1] in ("method", "attr")]
+        if not members:
+            return
+        name, kind, d = rng.choice(members)
+        if kind == "attr":
+            r = rng.random()
+            if r < 0.55:
+                result = _api_call(s, getattr, (obj, name))
+            elif r < 0.9:
+                _api_call(s, setattr, (obj, name, _api_hostile(s)))
+            else:
+                _api_call(s, delattr, (obj, name))
+        elif name == "__iter__" and rng.random() < 0.5:
+            it = _api_call(s, iter, (obj,))
+            for _ in range(rng.randrange(1, 20) if it is not None else 0):
+                x = _api_call(s, next, (it, None))
+                if x is None:
+                    break
+                if rng.random() < 0.3:
+                    _api_call(s, _api_havoc, (s, [x]))
+        else:
+            sig = _api_signature(d, type(obj) if name == "__init__" else None)
+            args, kwargs = _api_args(s, sig)
+            if rng.random() < 0.1:
+                # unbound, on a receiver of another class
+                result = _api_call(s, getattr(type(obj), name), [_api_receiver(s)] + args, kwargs)
+            else:
+                result = _api_call(s, getattr(obj, name), args, kwargs)
+    elif mode < 0.92:
+        # the module's functions (casters, builders, collect...)
+        fn = rng.choice(api["functions"])
+        args, kwargs = _api_args(s, _api_signature(fn))
+        result = _api_call(s, fn, args, kwargs)
+        if callable(result) and rng.random() < 0.5:    # a decorator: decorate something hostile
+            result = _api_call(s, result, (_api_hostile(s),))
+    else:
+        # a builder of arith, func or scf at an insertion point of the pools or a new module
+        fn = rng.choice(api["builders"])
+        params = _api_signature(fn.__init__ if isinstance(fn, type) else fn)
+        args, kwargs = _api_args(s, params)
+        b = s.pick("block")
+        with ir.InsertionPoint(b if b is not None else ir.Module.create().body):
+            result = _api_call(s, fn, args, kwargs)
+    _api_keep(s, result)
+
+
+def step_api_surface(s):
+    """Two to six calls of the public API with hostile arguments (issue 21), in a scratch working
+    directory of the step's own: hostile strings are file names too (print(file=...) and
+    write_bytecode(...) write to a path)."""
+    import os
+    import shutil
+    import tempfile
+    home = os.getcwd()
+    scratch = tempfile.mkdtemp(prefix="tether-fuzz-")
+    os.chdir(scratch)
+    try:
+        for _ in range(s.rng.randrange(2, 7)):
+            try:
+                _api_one_call(s)
+            finally:
+                _api_restore(s)
+    finally:
+        os.chdir(home)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 STEPS = {name[5:]: fn for name, fn in list(globals().items()) if name.startswith("step_")}
 
 
@@ -636,12 +1429,13 @@ def verdict(returncode, stdout):
 def run_text(text, timeout, env):
     """The verdict of a program ('hang' when it outlives timeout), and its stderr's tail."""
     try:
-        p = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
-                           timeout=timeout, env=env)
+        p = subprocess.run([sys.executable, "-c", text], capture_output=True, timeout=timeout,
+                           env=env)
     except subprocess.TimeoutExpired:
         return "hang", ""
-    v = verdict(p.returncode, p.stdout)
-    return v, "" if v == "ok" else p.stderr[-2000:]
+    out, err = (b.decode("utf-8", "replace") for b in (p.stdout, p.stderr))  # MLIR's bytes
+    v = verdict(p.returncode, out)
+    return v, "" if v == "ok" else err[-2000:]
 
 
 def shrink(seed, steps, want, timeout, env, budget=60):
@@ -663,31 +1457,44 @@ def shrink(seed, steps, want, timeout, env, budget=60):
     return steps
 
 
+def _read_back(f):
+    """The text a program wrote to the temporary file f (closed after)."""
+    f.seek(0)
+    text = f.read().decode("utf-8", "replace")
+    f.close()
+    return text
+
+
 def run_programs(programs, jobs, timeout, env):
     """Runs (seed, steps) programs, `jobs` at a time: the count of each verdict, and the findings
     as (seed, steps, verdict, stderr tail)."""
+    import tempfile
     counts, findings, running = {}, [], []
     idx = 0
     while idx < len(programs) or running:
         while idx < len(programs) and len(running) < jobs:
             s, st = programs[idx]
+            # Files, not pipes: a program writing more than a pipe holds (a diagnostic naming a
+            # long location) would block on a pipe read only at its end, and look hung.
+            out_f, err_f = tempfile.TemporaryFile(), tempfile.TemporaryFile()
             p = subprocess.Popen([sys.executable, "-c", program_text(s, st)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 env=env)
-            running.append((p, s, st, time.time()))
+                                 stdout=out_f, stderr=err_f, env=env)
+            running.append((p, s, st, time.time(), out_f, err_f))
             idx += 1
         for item in list(running):
-            p, s, st, started = item
+            p, s, st, started, out_f, err_f = item
             if p.poll() is None:
                 if time.time() - started > timeout:
                     p.kill()
-                    p.communicate()
+                    p.wait()
+                    out_f.close()
+                    err_f.close()
                     running.remove(item)
                     counts["hang"] = counts.get("hang", 0) + 1
                     findings.append((s, st, "hang", ""))
                 continue
             running.remove(item)
-            out_s, err_s = p.communicate()
+            out_s, err_s = (_read_back(f) for f in (out_f, err_f))
             v = verdict(p.returncode, out_s)
             counts[v] = counts.get(v, 0) + 1
             if v != "ok":
