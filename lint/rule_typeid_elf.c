@@ -435,7 +435,8 @@ static int check_symbols(tether_lint_file *f, telf_state *s, Elf *e, Elf_Scn *sc
     int bind = GELF_ST_BIND(sym.st_info);
     int vis = GELF_ST_VISIBILITY(sym.st_other);
     const char *np = name;
-    int exported = exec && bsearch(&np, exports, nexports, sizeof *exports, str_cmp) != NULL;
+    int exported =
+        exec && nexports && bsearch(&np, exports, nexports, sizeof *exports, str_cmp) != NULL;
     if (!exec && (bind == STB_LOCAL || vis == STV_HIDDEN || vis == STV_INTERNAL))
       tether_lint__report_at(f, 0, 0, RULE,
                              "TypeID storage '%s' is defined %s%s in this shared object: no other "
