@@ -160,7 +160,8 @@ static int check_pass_result(tether_scope *s) {
                   "pipeline may erase; the pipeline stops here");
     return TETHER_EBUSY;
   }
-  if (tether__unsafe_for_mlir(t, s->op)) return TETHER_EPASS;
+  int rc = tether__unsafe_for_mlir(t, s->op, false);
+  if (rc) return rc;
   return mlirOperationVerify(s->op) ? TETHER_OK : TETHER_EVERIFY;
 }
 

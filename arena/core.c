@@ -566,4 +566,6 @@ void tether_get_global_stats(tether_global_stats *out) {
   pthread_mutex_unlock(&pin_lock);
   out->threads = atomic_load(&threads_registered);
   out->children = atomic_load(&tether__children);
+  out->trial_requests = atomic_load(&tether__trial_requests);
+  out->trial_starts = atomic_load(&tether__trial_starts);
 }

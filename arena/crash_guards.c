@@ -208,10 +208,10 @@ out:
   pthread_mutex_unlock(&cache_lock);
 }
 
-/* The verdict for key k (freed here): cached, else in_child's answer for fn(ud). The answers 0
- * (died) and 1 (returned) are cached; 2 (hung) and -1 (no child, or no memory for the key) are
- * not. */
-static int cached_trial(key_buf *k, void (*fn)(void *), void *ud) {
+/* The verdict for key k (freed here): cached, else the trial helper's (helper(ud), when given and
+ * it has one), else in_child's answer for fn(ud). The answers 0 (died) and 1 (returned) are
+ * cached; 2 (hung) and -1 (no child, or no memory for the key) are not. */
+static int cached_verdict(key_buf *k, int (*helper)(void *), void (*fn)(void *), void *ud) {
   if (k->oom) {
     free(k->w);
     return -1;
@@ -219,11 +219,17 @@ static int cached_trial(key_buf *k, void (*fn)(void *), void *ud) {
   uint64_t h = hash_key(k->w, k->n);
   int r = cache_get(h, k->w, k->n);
   if (r < 0) {
-    r = in_child(fn, ud, PROBE_TIMEOUT_MS);
+    r = helper ? helper(ud) : -1;
+    if (r < 0) r = in_child(fn, ud, PROBE_TIMEOUT_MS);
+    if (r == TETHER__TRIAL_FAILED) r = TETHER__TRIAL_RETURNED; /* a verifier that returned */
     if (r == 0 || r == 1) cache_put(h, k->w, k->n, r);
   }
   free(k->w);
   return r;
+}
+
+static int cached_trial(key_buf *k, void (*fn)(void *), void *ud) {
+  return cached_verdict(k, NULL, fn, ud);
 }
 
 /* ---- inference ------------------------------------------------------------------------------- */
@@ -423,6 +429,11 @@ static void parse_in_child(void *ud) {
   }
 }
 
+static int parse_by_helper(void *ud) {
+  parse_call *c = ud;
+  return tether__trial_parse(c->ctx, c->kind, c->text, PROBE_TIMEOUT_MS);
+}
+
 /* ---- nesting deeper than the stack -------------------------------------------------------------
  *
  * MLIR's parser, printer, verifier and walks recurse once per nesting level (a region in an
@@ -547,8 +558,12 @@ int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text
   key[0] = (char)('0' + kind);
   if (len) memcpy(key + 1, text, len);
   parse_call c = {ctx, {text, len}, kind};
-  int safe = tether_probe(key, klen, parse_in_child, &c);
+  key_buf k = {NULL, 0, 0, 0};
+  put(&k, 0x70726f6265ull); /* tether_probe's key space: the same verdicts */
+  put_str(&k, (MlirStringRef){key, klen});
   free(key);
+  int safe = cached_verdict(&k, parse_by_helper, parse_in_child, &c);
+  safe = safe == 2 ? 0 : safe;
   if (safe == 0) {
     mlirEmitError(mlirLocationUnknownGet(ctx),
                   "tether: MLIR's parser crashes on this text (a sparse_tensor encoding whose "
@@ -617,6 +632,14 @@ int tether__block_nesting_exceeded(MlirBlock b, int above) {
  * operation name in a child, cached for the process. */
 static void verify_in_child(void *op) { mlirOperationVerify(*(MlirOperation *)op); }
 
+/* An operation with no parent block prints alone; one at the top of a detached block or region
+ * may use its block's arguments, which its text cannot carry: a child tries that one. */
+static int orphan_by_helper(void *op) {
+  MlirOperation o = *(MlirOperation *)op;
+  if (!mlirBlockIsNull(mlirOperationGetBlock(o))) return -1;
+  return tether__trial_verify(o, o, PROBE_TIMEOUT_MS, NULL);
+}
+
 int tether__orphan_verify_crashes(MlirOperation op) {
   if (!mlirOperationIsNull(mlirOperationGetParentOperation(op))) return 0;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
@@ -626,7 +649,7 @@ int tether__orphan_verify_crashes(MlirOperation op) {
   key_buf k = {NULL, 0, 0, 0};
   put(&k, 0x6f727068616eull); /* "orphan": another key space than inference's */
   put_str(&k, name);
-  int r = cached_trial(&k, verify_in_child, &op);
+  int r = cached_verdict(&k, orphan_by_helper, verify_in_child, &op);
   return r == 0 || r == 2; /* died or hung; no child: trusted */
 }
 
@@ -642,21 +665,20 @@ int tether__orphan_verify_crashes(MlirOperation op) {
  * builds and prints module after module of the same kinds of operations pays one child, not one
  * per print. A tree stops being suspect once it verifies as a whole (passes.c, transform.c). */
 
-/* The children's answer when some operation failed to verify: then MLIR stopped before verifying
- * the rest, whose shapes are not known to be safe. */
-enum { VERIFY_FAILED = 3 };
+/* The children's answer when some operation failed to verify (TETHER__TRIAL_FAILED): then MLIR
+ * stopped before verifying the rest, whose shapes are not known to be safe. */
 
 static MlirWalkResult verify_top_cb(MlirOperation op, void *ud) {
   (void)ud;
   if (mlirOperationIsNull(mlirOperationGetParentOperation(op)) && !mlirOperationVerify(op))
-    child_answer(VERIFY_FAILED);
+    child_answer(TETHER__TRIAL_FAILED);
   return MlirWalkResultAdvance;
 }
 
 static void verify_tree_in_child(void *t) { tether__tree_walk_ops(t, verify_top_cb, NULL); }
 
 static void verify_op_in_child(void *op) {
-  if (!mlirOperationVerify(*(MlirOperation *)op)) child_answer(VERIFY_FAILED);
+  if (!mlirOperationVerify(*(MlirOperation *)op)) child_answer(TETHER__TRIAL_FAILED);
 }
 
 static MlirWalkResult orphan_cb(MlirOperation op, void *ud) {
@@ -730,11 +752,16 @@ static MlirWalkResult shape_cb(MlirOperation op, void *ud) {
   return MlirWalkResultAdvance;
 }
 
-/* 1 when the child was needed and found a crash; 0 when safe (known shapes, or the child returned:
- * then the shapes of what it verified are remembered). The whole tree's shapes are checked even to
- * verify one operation inside it: a verifier reads its parents (func.return reads its function's
- * type) and what defines its operands, and none of those may have changed shape. */
-static int verify_in_child_unless_known(tether__tree *t, MlirOperation op) {
+/* 0 when safe (known shapes, or the trial returned: then the shapes of what it verified are
+ * remembered); 1 when the trial found a crash (or a hang); 2 when the trial helper found that the
+ * IR does not verify: then MLIR's verifier must not run on it here (a verifier of IR built by hand
+ * may read past what the operation has, and what lies there differs between two processes), and
+ * *report (when given) holds the helper's diagnostics. A forked child's answer needs no such care:
+ * it ran on this process's own memory. The whole tree's shapes are checked even to verify one
+ * operation inside it: a verifier reads its parents (func.return reads its function's type) and
+ * what defines its operands, and none of those may have changed shape. */
+static int verify_in_child_unless_known(tether__tree *t, MlirOperation op,
+                                        tether__trial_report *report) {
   shape_list l = {t->arena, NULL, 0, 0, 0, 0};
   tether__tree_walk_ops(t, shape_cb, &l);
   if (!l.unknown && !l.oom) {
@@ -742,21 +769,33 @@ static int verify_in_child_unless_known(tether__tree *t, MlirOperation op) {
     return 0;
   }
   if (!mlirOperationIsNull(op) && !l.oom) {
-    /* Only what the child verifies is remembered: op and what it holds. */
+    /* Only what the trial verifies is remembered: op and what it holds. */
     l.n = 0;
     l.unknown = 0;
     mlirOperationWalk(op, shape_cb, &l, MlirWalkPreOrder);
   }
-  int r = mlirOperationIsNull(op) ? in_child(verify_tree_in_child, t, VERIFY_TIMEOUT_MS)
-                                  : in_child(verify_op_in_child, &op, VERIFY_TIMEOUT_MS);
+  /* The trial helper when the tree prints as one operation (a tree rooted at a region or block
+   * may use its arguments); a forked child when it gives no verdict. */
+  int r = -1;
+  if (t->root_kind == TETHER_KIND_OP && !mlirOperationIsNull(op))
+    r = tether__trial_verify((MlirOperation){t->root}, op, VERIFY_TIMEOUT_MS, report);
+  if (r == TETHER__TRIAL_FAILED) {
+    free(l.v);
+    return 2;
+  }
+  if (r < 0)
+    r = mlirOperationIsNull(op) ? in_child(verify_tree_in_child, t, VERIFY_TIMEOUT_MS)
+                                : in_child(verify_op_in_child, &op, VERIFY_TIMEOUT_MS);
   /* Remembered only when everything verified (a failure stops MLIR's verifier early). */
   if (r == 1 && !l.oom)
     for (size_t i = 0; i < l.n; i++) shape_add(t->arena, l.v[i]);
   free(l.v);
-  return r == 0 || r == 2; /* died or hung; -1 (no child): trusted; VERIFY_FAILED: no crash */
+  return r == 0 ||
+         r == 2; /* died or hung; -1 (no child): trusted; TETHER__TRIAL_FAILED: no crash */
 }
 
-int tether__verifier_crashes(tether__tree *t, MlirOperation op) {
+/* tether__verifier_crashes with its three answers (0, 1, 2 as above). */
+static int verifier_verdict(tether__tree *t, MlirOperation op, tether__trial_report *report) {
   if (mlirOperationIsNull(op)) {
     /* The whole tree, as printing verifies it: its top-level operations. */
     if (t->root_kind == TETHER_KIND_OP) {
@@ -766,12 +805,16 @@ int tether__verifier_crashes(tether__tree *t, MlirOperation op) {
       tether__tree_walk_ops(t, orphan_cb, &bad);
       if (bad) return 1;
       if (!t->suspect) return 0;
-      return verify_in_child_unless_known(t, (MlirOperation){NULL});
+      return verify_in_child_unless_known(t, (MlirOperation){NULL}, report);
     }
   }
   if (tether__orphan_verify_crashes(op)) return 1;
   if (!t->suspect) return 0;
-  return verify_in_child_unless_known(t, op);
+  return verify_in_child_unless_known(t, op, report);
+}
+
+int tether__verifier_crashes(tether__tree *t, MlirOperation op) {
+  return verifier_verdict(t, op, NULL) != 0;
 }
 
 int tether_handle_mark_suspect(void *handle) {
@@ -802,19 +845,28 @@ static int foreign_uses_error(tether__tree *t, MlirOperation op) {
   return 1;
 }
 
-/* A tree MLIR's verifier crashes on (tether__verifier_crashes): an error, with a diagnostic. */
-static int unverifiable_error(tether__tree *t, MlirOperation op) {
-  if (!tether__verifier_crashes(t, op)) return 0;
+/* A tree MLIR's verifier crashes on (tether__verifier_crashes): TETHER_EPASS, with a diagnostic;
+ * one the trial helper found not to verify: TETHER_EVERIFY with the helper's diagnostics, or 0
+ * when the caller trusts its input (it asked MLIR to run without verifying it). */
+static int unverifiable_error(tether__tree *t, MlirOperation op, bool trusted) {
+  tether__trial_report report = {NULL, 0, {NULL}, {NULL}};
+  int verdict = verifier_verdict(t, op, trusted ? NULL : &report);
+  if (verdict == 2 && !trusted) tether__trial_report_emit(&report);
+  tether__trial_report_free(&report);
+  if (verdict == 2) return trusted ? 0 : TETHER_EVERIFY;
+  if (!verdict) return 0;
   mlirEmitError(
       mlirOperationGetLocation(op),
       "MLIR's verifier crashes on this operation (it needs a parent operation it does not have, "
       "or an inherent attribute was removed or replaced by one of another kind, or a value's "
       "type changed)");
-  return 1;
+  return TETHER_EPASS;
 }
 
-int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op) {
-  return unverifiable_error(t, op) || foreign_uses_error(t, op);
+int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op, bool trusted) {
+  int rc = unverifiable_error(t, op, trusted);
+  if (rc) return rc;
+  return foreign_uses_error(t, op) ? TETHER_EPASS : 0;
 }
 
 bool tether_handle_has_foreign_uses(const void *handle) {

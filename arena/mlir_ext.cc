@@ -31,6 +31,7 @@
 #include <memory>
 
 #include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/Diagnostics.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
@@ -39,6 +40,7 @@
 #include "llvm/Support/ThreadPool.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Parser/Parser.h"
 
 using namespace mlir;
 
@@ -335,4 +337,47 @@ extern "C" void tether__fork_restore(MlirContext ctx, void *pool, bool child) {
   c->enableMultithreading();
   if (child && &c->getThreadPool() == pool) c->disableMultithreading();
   ::operator delete(hold);
+}
+
+// The trial helper (trial.c) parses what its client printed without verifying it (the C API's
+// parsers always verify, and verification is what the helper is asked to try): the one operation
+// of text, detached, or null when text does not parse to exactly one.
+extern "C" MlirOperation tether__parse_unverified(MlirContext ctx, MlirStringRef text) {
+  Block block;
+  ParserConfig config(unwrap(ctx), /*verifyAfterParse=*/false);
+  if (failed(parseSourceString(unwrap(text), &block, config)) || !llvm::hasSingleElement(block))
+    return {nullptr};
+  Operation *op = &block.front();
+  op->remove();
+  return wrap(op);
+}
+
+// The namespaces of the dialects loaded in ctx (the C API cannot list them).
+extern "C" void tether__loaded_dialects(MlirContext ctx, void (*fn)(MlirStringRef, void *),
+                                        void *user) {
+  for (Dialect *d : unwrap(ctx)->getLoadedDialects()) fn(wrap(d->getNamespace()), user);
+}
+
+// The line and column of a file location (the trial helper maps its diagnostics back to the
+// operations they are at); false for other locations.
+extern "C" bool tether__file_line_col(MlirLocation loc, unsigned *line, unsigned *col) {
+  auto flc = llvm::dyn_cast<FileLineColLoc>(unwrap(loc));
+  if (!flc) return false;
+  *line = flc.getLine();
+  *col = flc.getColumn();
+  return true;
+}
+
+// A diagnostic of the given severity (MlirDiagnosticSeverity) with notes, as MLIR's own would be
+// (the C API emits errors only, without notes): the trial helper's, emitted in the caller.
+extern "C" void tether__emit_diagnostic(MlirLocation loc, int severity, MlirStringRef message,
+                                        intptr_t n_notes, const MlirLocation *note_locs,
+                                        const MlirStringRef *notes) {
+  Location l = unwrap(loc);
+  InFlightDiagnostic d = severity == MlirDiagnosticWarning  ? emitWarning(l)
+                         : severity == MlirDiagnosticRemark ? emitRemark(l)
+                                                            : emitError(l);
+  d << llvm::Twine(unwrap(message));
+  for (intptr_t i = 0; i < n_notes; i++)
+    d.attachNote(unwrap(note_locs[i])) << llvm::Twine(unwrap(notes[i]));
 }

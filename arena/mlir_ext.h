@@ -66,6 +66,17 @@ bool tether__fork_quiesce(MlirContext ctx, void **pool);
 /* mlir_ext.cc, after fork(): multithreading on again. In the child, a pool given from outside
  * (pool, whose threads do not exist there) is not used: the context stays single-threaded. */
 void tether__fork_restore(MlirContext ctx, void *pool, bool child);
+/* mlir_ext.cc: the one operation text holds, parsed without verifying it, detached; null when
+ * text does not parse to exactly one operation. */
+MlirOperation tether__parse_unverified(MlirContext ctx, MlirStringRef text);
+/* mlir_ext.cc: fn(namespace, user) for each dialect loaded in ctx. */
+void tether__loaded_dialects(MlirContext ctx, void (*fn)(MlirStringRef, void *), void *user);
+/* mlir_ext.cc: the line and column of a file location; false for another kind. */
+bool tether__file_line_col(MlirLocation loc, unsigned *line, unsigned *col);
+/* mlir_ext.cc: emits a diagnostic of severity (MlirDiagnosticSeverity) at loc, with notes. */
+void tether__emit_diagnostic(MlirLocation loc, int severity, MlirStringRef message,
+                             intptr_t n_notes, const MlirLocation *note_locs,
+                             const MlirStringRef *notes);
 #ifdef __cplusplus
 }
 #endif

@@ -17,7 +17,7 @@ int tether_op_verify(tether_op *op) {
   if (t->verified_epoch == t->arena->epoch) return TETHER_OK;
   tether__diag_begin(t->arena);
   tether__run_begin(t->arena);
-  bool ok = !tether__unsafe_for_mlir(t, OP(h)) && mlirOperationVerify(OP(h));
+  bool ok = !tether__unsafe_for_mlir(t, OP(h), false) && mlirOperationVerify(OP(h));
   tether__run_end(t->arena);
   tether__diag_end(t->arena);
   if (ok && tether__is_root_op(h, t)) {
@@ -85,15 +85,14 @@ int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags) {
   tether__run_begin(t->arena);
   tether__run run; /* passes written in the binding's language call back (callbacks.c) */
   tether__run_push(t->arena, &run, t, OP(h), 0);
-  int rc;
-  if (tether__unsafe_for_mlir(t, OP(h)) || tether__inliner_unsafe(pm, OP(h))) {
-    rc = TETHER_EPASS;
-  } else if (!(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&
-             !mlirOperationVerify(OP(h))) {
+  int rc = tether__unsafe_for_mlir(t, OP(h), flags & TETHER_PASSES_TRUSTED_INPUT);
+  if (!rc && tether__inliner_unsafe(pm, OP(h))) rc = TETHER_EPASS;
+  if (!rc && !(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&
+      !mlirOperationVerify(OP(h))) {
     /* MLIR's passes assume valid IR (canonicalize crashes on an arith.constant without a value):
      * the input is verified first, unless it is known to verify (nothing changed since). */
     rc = TETHER_EVERIFY;
-  } else {
+  } else if (!rc) {
     tether__touch(t->arena);
     MlirLogicalResult r = mlirPassManagerRunOnOp(pm, OP(h));
     tether__tree_revalidate(tether__tree_resolve(t));

@@ -438,7 +438,8 @@ MlirLogicalResult tether__patterns_apply(const tether__apply *x) {
 }
 
 static int apply_checked(tether__tree *t, const tether__apply *x, unsigned flags, bool *converged) {
-  if (tether__unsafe_for_mlir(t, x->op)) return TETHER_EPASS;
+  int unsafe = tether__unsafe_for_mlir(t, x->op, flags & TETHER_PASSES_TRUSTED_INPUT);
+  if (unsafe) return unsafe;
   /* MLIR's patterns and folders assume valid IR. */
   if (!(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&
       !mlirOperationVerify(x->op))

@@ -655,9 +655,12 @@ int tether_scope_check_result(const tether_scope *s, const void *handle);
  * Crash guards. MLIR 19 aborts or reads memory it does not own on some input its C API gives no
  * way to check. tether's own calls guard themselves (docs/ownership.md, "Inference" and
  * "Verifiers and parsers that crash"); these are the guards for a binding that calls the MLIR C
- * API itself. Where only the call can tell, it is made first in a forked child (no output, no
- * core file, a time limit) and for real only when the child returned; verdicts are cached
- * (tether_get_global_stats(...).children counts the children). What each guard protects against:
+ * API itself. Where only the call can tell, it is made first in a trial, and for real only when
+ * the trial returned: the verification of IR built by hand and risky parses go to the trial
+ * helper (`tether-trial` next to libtether_capi.so, a process of its own fed the IR's generic
+ * form); the rest, and what the helper cannot reproduce, to a forked child (no output, no core
+ * file, a time limit). Verdicts are cached; tether_get_global_stats counts both kinds of trial.
+ * What each guard protects against:
  *  - tether_infer: return-type inference reading operands, attributes or regions that are not
  *    there (arith.addi with no operand).
  *  - tether_probe: any other call a binding names by a key (a dialect's region builder).
@@ -697,6 +700,10 @@ typedef struct {
  * environment to skip the child. [no safe point] */
 int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
                  MlirShapedTypeComponentsCallback components, void *user);
+
+/* The trial helper's work: reads requests from in_fd and answers on out_fd until in_fd closes
+ * (arena/trial.c). The whole of `tether-trial`'s main; a binding does not call it. Returns 0. */
+int tether_trial_serve(int in_fd, int out_fd);
 
 /* Runs fn(user) first in a forked child (no output, no core file, killed after 5 s), once per key
  * for the process, and caches the verdict: 1 the call returned there, so the caller may make it
@@ -832,6 +839,8 @@ typedef struct {
   intptr_t pins;           /* live pins (tether_pin and every pin pool) */
   intptr_t threads;        /* threads tether registered with the collector and that still run */
   intptr_t children;       /* trial calls made in a forked child so far (docs/ownership.md) */
+  intptr_t trial_requests; /* trial calls sent to the trial helper so far */
+  intptr_t trial_starts;   /* trial helpers started so far (one, unless one died) */
 } tether_global_stats;
 
 /// Process-wide counters. [no safe point]

@@ -402,6 +402,39 @@ typedef struct {
 /* Makes the application (the walk driver's is always a success). */
 MlirLogicalResult tether__patterns_apply(const tether__apply *x);
 
+/* ---- trial.c --------------------------------------------------------------------------------- */
+
+/* What a trial says, in a forked child (crash_guards.c) or in the trial helper (trial.c). */
+enum {
+  TETHER__TRIAL_DIED = 0,     /* the call crashed, aborted or exited */
+  TETHER__TRIAL_RETURNED = 1, /* it returned (verification: the IR verified) */
+  TETHER__TRIAL_HUNG = 2,     /* it did not return within the time limit (killed) */
+  TETHER__TRIAL_FAILED = 3,   /* verification returned, and the IR does not verify */
+  TETHER__TRIAL_DECLINED = 4, /* the helper could not make the same call (trial.c) */
+};
+/* Requests to the trial helper and helpers started so far (tether_get_global_stats). */
+extern atomic_long tether__trial_requests, tether__trial_starts;
+/* What the helper reported when the IR failed to verify: its diagnostics, to be emitted here. */
+typedef struct {
+  char *data;
+  size_t len;
+  MlirOperation root, target;
+} tether__trial_report;
+/* Verification of target (root or an operation inside it) tried in the trial helper, root sent in
+ * the generic form: what it says, or -1 for no verdict (no helper, or it cannot reproduce the IR:
+ * then try in a forked child). On TETHER__TRIAL_FAILED, *report (when given) holds the helper's
+ * diagnostics (free with tether__trial_report_free). */
+int tether__trial_verify(MlirOperation root, MlirOperation target, int timeout_ms,
+                         tether__trial_report *report);
+/* Emits the diagnostics of a report in the caller's context, at the caller's operations (the same
+ * text as MLIR's verifier gives here); an error at the target when none came through. */
+void tether__trial_report_emit(tether__trial_report *r);
+void tether__trial_report_free(tether__trial_report *r);
+/* A parse of text as kind in ctx tried in the trial helper: TETHER__TRIAL_RETURNED, DIED, HUNG,
+ * or -1 for no verdict. */
+int tether__trial_parse(MlirContext ctx, tether_parse_kind kind, MlirStringRef text,
+                        int timeout_ms);
+
 /* ---- crash_guards.c ------------------------------------------------------------------------- */
 
 /* Trial calls made in a forked child so far (tether_get_global_stats). */
@@ -420,16 +453,17 @@ int tether__ops_above(MlirBlock b);
 /* Whether verifying op, which has no parent operation, crashes MLIR (a verifier that needs its
  * parent); per operation name, in a child, cached. */
 int tether__orphan_verify_crashes(MlirOperation op);
-/* Whether MLIR's verifier would crash verifying op of tree t (null op: the tree's top-level
+/* Whether MLIR's verifier must not run on op of tree t here (null op: the tree's top-level
  * operations, as printing verifies them): an op without a parent whose verifier needs one
  * (cached per name), or, in trees marked suspect (an inherent attribute removed or replaced by
  * one of another kind; a value's type changed; a registered operation built by hand), a trial
- * verification in a child. */
+ * verification (the trial helper, else a forked child) that crashed, hung, or, in the helper,
+ * found that the IR does not verify. */
 int tether__verifier_crashes(tether__tree *t, MlirOperation op);
 /* Emits a diagnostic and returns 1 when MLIR's verifier would crash on op of tree t, or IR inside
  * op uses values or blocks of another tree (what tether_op_verify and tether_op_run_passes refuse
  * before calling MLIR); 0 otherwise. */
-int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op);
+int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op, bool trusted);
 /* Emits a diagnostic and returns 1 when pm holds the inline pass and IR inside root an operation
  * of an unregistered dialect with regions (MLIR 19's inliner crashes on it). */
 int tether__inliner_unsafe(MlirPassManager pm, MlirOperation root);

@@ -50,7 +50,12 @@ static int each_top_op(tether__tree *t, int (*fn)(tether__tree *, MlirOperation)
   return 0;
 }
 
-static int top_unsafe(tether__tree *t, MlirOperation op) { return tether__unsafe_for_mlir(t, op); }
+static int top_unsafe(tether__tree *t, MlirOperation op) {
+  return tether__unsafe_for_mlir(t, op, false);
+}
+static int top_unsafe_trusted(tether__tree *t, MlirOperation op) {
+  return tether__unsafe_for_mlir(t, op, true);
+}
 static int top_unverified(tether__tree *t, MlirOperation op) { return !verifies(t, op); }
 
 /* Whether op has the SymbolTable trait. mlirSymbolTableCreate answers, and builds the table from
@@ -282,9 +287,11 @@ static int apply_checked(tether__tree *pt, MlirOperation payload, tether__tree *
   if (tether__tree_used_from_other_trees(pt) ||
       (!inside && rt != pt && tether__tree_used_from_other_trees(rt)))
     return TETHER_EBUSY;
-  if (each_top_op(pt, top_unsafe) || tether__unsafe_for_mlir(mt, module) ||
-      (!inside && tether__unsafe_for_mlir(rt, s)))
-    return TETHER_EPASS;
+  bool trusted = flags & TETHER_PASSES_TRUSTED_INPUT;
+  int unsafe = each_top_op(pt, trusted ? top_unsafe_trusted : top_unsafe);
+  if (!unsafe) unsafe = tether__unsafe_for_mlir(mt, module, trusted);
+  if (!unsafe && !inside) unsafe = tether__unsafe_for_mlir(rt, s, trusted);
+  if (unsafe) return unsafe;
   /* MLIR's transforms, and its interpreter, assume valid IR. */
   if (!(flags & TETHER_PASSES_TRUSTED_INPUT) &&
       (each_top_op(pt, top_unverified) || !verifies(mt, module) || (!inside && !verifies(rt, s))))
@@ -342,8 +349,9 @@ static int merge_checked(tether__tree *tt, MlirOperation target, tether__tree *o
                   "builtin.module); this one has not");
     return TETHER_EPASS;
   }
-  if (tether__unsafe_for_mlir(tt, target) || tether__unsafe_for_mlir(ot, other))
-    return TETHER_EPASS;
+  int unsafe = tether__unsafe_for_mlir(tt, target, false);
+  if (!unsafe) unsafe = tether__unsafe_for_mlir(ot, other, false);
+  if (unsafe) return unsafe;
   /* MLIR moves a copy of other's symbols into target: what they use must come with them. */
   if (tether__op_uses_outside(other)) {
     mlirEmitError(mlirOperationGetLocation(other),

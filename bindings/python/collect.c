@@ -65,9 +65,10 @@ static PyObject *mod_stats(PyObject *m, PyObject *unused) {
   (void)unused;
   tether_global_stats g;
   tether_get_global_stats(&g);
-  return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n}", "arenas", g.arenas, "arenas_pending",
+  return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n,s:n,s:n}", "arenas", g.arenas, "arenas_pending",
                        g.arenas_pending, "pins", g.pins, "threads", g.threads, "children",
-                       g.children);
+                       g.children, "trial_requests", g.trial_requests, "trial_starts",
+                       g.trial_starts);
 }
 
 static PyMethodDef collect_functions[] = {
