@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bazel run //:install -- PREFIX
 # Installs libtether for other projects: PREFIX/include/tether/tether.h, PREFIX/lib/libtether_capi.so
-# (the MLIR C API and libtether in one shared library), PREFIX/lib/pkgconfig/tether.pc, and the
+# (the MLIR C API and libtether in one shared library) and its trial helper PREFIX/lib/tether-trial,
+# PREFIX/lib/pkgconfig/tether.pc, and the
 # Python package in PREFIX/lib/python/tether. Use: pkg-config --cflags --libs tether;
 # `pkg-config --variable=mlir_version tether` says which MLIR the build links.
 set -euo pipefail
@@ -26,7 +27,7 @@ fi
 # mlir_version, mlir_include, llvm_include: the MLIR this build links (//:mlir_info).
 . "$src/mlir_info.sh"
 lib="$src/arena/libtether_capi.so"
-for f in "$lib" "$src/arena/tether.h" "$src/bindings/python/tether/_tether.so"; do
+for f in "$lib" "$src/arena/tether.h" "$src/arena/tether-trial" "$src/bindings/python/tether/_tether.so"; do
   [ -f "$f" ] || { echo "install: missing $f" >&2; exit 2; }
 done
 # (cp, not install(1): under Bazel this script itself is an "install" on PATH.)
@@ -39,8 +40,12 @@ ln -sf libtether_capi.so "$prefix/lib/libtether.so"
 for f in "$src"/bindings/python/tether/*.py "$src"/bindings/python/tether/_tether*.so; do
   put 0644 "$f" "$prefix/lib/python/tether/$(basename "$f")"
 done
-# The extension finds the C-API library next to itself ($ORIGIN).
+# The extension finds the C-API library next to itself ($ORIGIN); the library finds its trial
+# helper next to itself (docs/ownership.md, "Where the trials run"), which finds the library the
+# same way.
 put 0755 "$lib" "$prefix/lib/python/tether/libtether_capi.so"
+put 0755 "$src/arena/tether-trial" "$prefix/lib/tether-trial"
+put 0755 "$src/arena/tether-trial" "$prefix/lib/python/tether/tether-trial"
 cat > "$prefix/lib/pkgconfig/tether.pc" <<PC
 prefix=$prefix
 libdir=\${prefix}/lib

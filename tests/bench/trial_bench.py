@@ -1,11 +1,13 @@
 """What tether's child-process trials cost as the process grows (issue 24, item 3).
 
-tether runs some calls in a forked child first (docs/ownership.md, "Inference", "Verifiers and
-parsers that crash"): result-type inference of a call shape not seen before, the verification of a
-hand-built tree with an operation shape not seen before, a parse of text MLIR crashes on. A fork
-copies the process's page tables, so its cost grows with the memory the process has touched. This
+tether runs some calls in a trial first (docs/ownership.md, "Inference", "Verifiers and parsers
+that crash", "Where the trials run"): result-type inference of a call shape not seen before, the
+verification of a hand-built tree with an operation shape not seen before, a parse of text MLIR
+crashes on. A trial in a forked child copies the process's page tables, so its cost grows with the
+memory the process has touched; a trial in the trial helper (a process of its own) does not. This
 prints, per call, the time of each kind of trial with no other memory and with GB of other memory
-touched (a bytearray, not in huge pages), and the count of children, as a Markdown table.
+touched (a bytearray, not in huge pages), and the count of forks and of helper requests, as a
+Markdown table. TETHER_TRIAL_HELPER=off in the environment measures the forks alone.
 
     PYTHONPATH=bazel-bin/bindings/python python3 tests/bench/trial_bench.py [--gb 8] [--n 100]
 
@@ -20,6 +22,10 @@ from tether import _tether, ir
 
 def children():
     return _tether._global_stats()["children"]
+
+
+def helper_requests():
+    return _tether._global_stats()["trial_requests"]
 
 
 def new_inference_shapes(n, salt):
@@ -64,11 +70,11 @@ KINDS = [("new inference shape (Operation.create, infer_type)", new_inference_sh
 
 
 def measure(fn, n, salt):
-    before = children()
+    before, asked = children(), helper_requests()
     t0 = time.perf_counter()
     fn(n, salt)
     dt = time.perf_counter() - t0
-    return dt / n * 1e6, children() - before
+    return dt / n * 1e6, children() - before, helper_requests() - asked
 
 
 def main():
@@ -90,11 +96,13 @@ def main():
             results[(kind, gb_label)] = measure(fn, args.n, salt + (7 if gb else 1))
         del ballast
     labels = ["0 GB", "%g GB" % args.gb]
-    print("| trial (per call) | %s: us (children) | %s: us (children) | ratio |" % tuple(labels))
+    print("| trial (per call) | %s: us (forks, helper) | %s: us (forks, helper) | ratio |"
+          % tuple(labels))
     print("|---|---|---|---|")
     for kind, _ in KINDS:
-        (a, ca), (b, cb) = results[(kind, labels[0])], results[(kind, labels[1])]
-        rows.append("| %s | %.0f (%d) | %.0f (%d) | %.1fx |" % (kind, a, ca, b, cb, b / a))
+        (a, ca, ha), (b, cb, hb) = results[(kind, labels[0])], results[(kind, labels[1])]
+        rows.append("| %s | %.0f (%d, %d) | %.0f (%d, %d) | %.1fx |"
+                    % (kind, a, ca, ha, b, cb, hb, b / a))
     print("\n".join(rows))
 
 

@@ -45,6 +45,11 @@ with ir.Context(), ir.Location.unknown():
             func.ReturnOp([arith.addi(f.arguments[0], f.arguments[0])])
     assert m.operation.verify()
     print(m)
+# The hand-built module was verified in the trial helper installed beside the library.
+from tether import _tether
+assert os.access(os.path.join(where, "tether-trial"), os.X_OK)
+stats = _tether._global_stats()
+assert stats["trial_requests"] >= 1 and stats["trial_starts"] == 1, stats
 PY
 ) || fail "the installed package does not run"
 case "$out" in
