@@ -443,7 +443,9 @@ for obj in (m, f, block, add.result, f.regions[0], i32, ir.IntegerAttr.get(i32, 
 print("ok")
 """,
     "fuzz_methods": r"""
-import io, contextlib
+import io, contextlib, os, tempfile
+# Methods given a string may write a file of that name (write_bytecode("x")): not in the tree.
+os.chdir(tempfile.mkdtemp())
 def objects():
     m, f, block, add, mul, ret = fresh()
     pm = PassManager.parse("builtin.module(canonicalize)")
