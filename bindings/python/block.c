@@ -352,11 +352,12 @@ static PyObject *block_capsule(PyObject *self, void *c) {
 
 static PyMethodDef block_methods[] = {
     {"append", TP_FASTFN(block_append), TP_FAST,
-     "Appends an operation to the block (a detached one, or moves it here)."},
+     "append(operation): appends an operation to the block (a detached one, or moves it "
+     "here)."},
     {"add_argument", TP_FASTFN(block_add_argument), TP_FAST,
      "add_argument(type, loc=None): a new argument; returns it."},
     {"erase_argument", TP_FASTFN(block_erase_argument), TP_FAST,
-     "Erases argument `index` (ValueError while it has uses)."},
+     "erase_argument(index): erases argument `index` (ValueError while it has uses)."},
     {"create_before", TP_FASTFN(block_create_before), TP_FAST,
      "create_before(*arg_types, arg_locs=None)"},
     {"create_after", TP_FASTFN(block_create_after), TP_FAST,
@@ -364,7 +365,8 @@ static PyMethodDef block_methods[] = {
     {"create_at_start", TP_FASTFN(block_create_at_start), TP_FAST | METH_STATIC,
      "create_at_start(parent, arg_types=[], arg_locs=None): a new first block of the region."},
     {"append_to", TP_FASTFN(block_append_to), TP_FAST,
-     "Appends this block to a region (moving it out of its region, if any)."},
+     "append_to(region): appends this block to a region (moving it out of its region, if "
+     "any)."},
     TP_METHODS_END,
 };
 

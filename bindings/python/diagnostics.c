@@ -26,6 +26,7 @@ typedef struct {
   TpContext *ctx; /* borrowed: valid while attached (the context detaches us before it goes) */
   MlirDiagnosticHandlerID id;
   int attached, had_error;
+  unsigned long running_in; /* the thread whose call of callback is running (0: none) */
 } TpDiagnosticHandler;
 
 static PyObject *severity_of(MlirDiagnostic d) {
@@ -234,11 +235,19 @@ static PyType_Spec diag_spec = {
 
 /* ---- DiagnosticHandler ----------------------------------------------------------------------- */
 
+/* A diagnostic emitted from inside a handler's own call (its callback emits one, or runs what
+ * emits one) is not given to that handler again on that thread: MLIR would call it recursively,
+ * one level per diagnostic, until Python's recursion limit; and with several such handlers
+ * attached, each level not handled by one goes to the next, which recurses too (exponential: a
+ * hang). The diagnostic goes on to the other handlers, as when this one returns False. */
 static MlirLogicalResult handler_cb(MlirDiagnostic d, void *user) {
   TpDiagnosticHandler *h = user;
   PyGILState_STATE g = PyGILState_Ensure();
   int handled = 0;
-  if (h->attached && h->ctx) {
+  unsigned long me = PyThread_get_thread_ident();
+  if (h->attached && h->ctx && h->running_in != me) {
+    unsigned long outer = h->running_in;
+    h->running_in = me;
     Py_INCREF(h);
     PyObject *et, *ev, *etb;
     PyErr_Fetch(&et, &ev, &etb);
@@ -268,6 +277,7 @@ static MlirLogicalResult handler_cb(MlirDiagnostic d, void *user) {
       Py_DECREF(pd);
     }
     PyErr_Restore(et, ev, etb);
+    h->running_in = outer;
     Py_DECREF(h);
   }
   PyGILState_Release(g);

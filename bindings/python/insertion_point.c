@@ -238,7 +238,7 @@ static PyMethodDef ip_methods[] = {
 #endif
     {"insert", (PyCFunction)ip_insert, METH_O, "Inserts a detached operation here."},
     {"__enter__", (PyCFunction)ip_enter, METH_NOARGS, NULL},
-    {"__exit__", TP_FASTFN(ip_exit), TP_FAST, NULL},
+    {"__exit__", TP_FASTFN(ip_exit), TP_FAST, "__exit__(exc_type, exc_value, traceback)"},
     TP_METHODS_END,
 };
 

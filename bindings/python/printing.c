@@ -383,7 +383,8 @@ static void asmstate_dealloc(TpAsmState *self) {
 static PyType_Slot asmstate_slots[] = {
     {Py_tp_new, asmstate_new},
     {Py_tp_dealloc, asmstate_dealloc},
-    {Py_tp_doc, "AsmState(value_or_op, use_local_scope=False): printing state for names."},
+    {Py_tp_doc, "AsmState(value, use_local_scope=False): printing state for names (value: a "
+                "Value or an operation)."},
     {0, NULL},
 };
 

@@ -377,12 +377,21 @@ static PyMethodDef symtab_methods[] = {
      "Inserts a symbol operation (moving it into the table), renaming it if its name is taken; "
      "returns its name (StringAttr)."},
     {"erase", (PyCFunction)symtab_erase, METH_O, "Erases a symbol operation of the table."},
-    {"get_symbol_name", (PyCFunction)symtab_get_symbol_name, METH_O | METH_STATIC, NULL},
-    {"set_symbol_name", KW(symtab_set_symbol_name), NULL},
-    {"get_visibility", (PyCFunction)symtab_get_visibility, METH_O | METH_STATIC, NULL},
-    {"set_visibility", KW(symtab_set_visibility), NULL},
-    {"replace_all_symbol_uses", KW(symtab_replace_uses), NULL},
-    {"walk_symbol_tables", KW(symtab_walk), NULL},
+    {"get_symbol_name", (PyCFunction)symtab_get_symbol_name, METH_O | METH_STATIC,
+     "get_symbol_name(symbol, /): the symbol's name (StringAttr)."},
+    {"set_symbol_name", KW(symtab_set_symbol_name),
+     "set_symbol_name(symbol, name): sets the symbol's name (a str or StringAttr)."},
+    {"get_visibility", (PyCFunction)symtab_get_visibility, METH_O | METH_STATIC,
+     "get_visibility(symbol, /): the symbol's visibility (StringAttr)."},
+    {"set_visibility", KW(symtab_set_visibility),
+     "set_visibility(symbol, visibility): sets the symbol's visibility (a str: public, private "
+     "or nested)."},
+    {"replace_all_symbol_uses", KW(symtab_replace_uses),
+     "replace_all_symbol_uses(old_symbol, new_symbol, from_op): renames every use of "
+     "old_symbol to new_symbol in from_op's regions."},
+    {"walk_symbol_tables", KW(symtab_walk),
+     "walk_symbol_tables(from_op, all_sym_uses_visible, callback): calls callback(op, "
+     "all_sym_uses_visible) for every symbol table operation from from_op down."},
     TP_METHODS_END,
 };
 
@@ -395,7 +404,8 @@ static PyType_Slot symtab_slots[] = {
     {Py_mp_ass_subscript, symtab_ass},
     {Py_sq_contains, symtab_contains},
     {Py_tp_methods, symtab_methods},
-    {Py_tp_doc, "SymbolTable(op): the symbols of an operation with the SymbolTable trait."},
+    {Py_tp_doc,
+     "SymbolTable(symbol_table): the symbols of an operation with the SymbolTable trait."},
     {0, NULL},
 };
 

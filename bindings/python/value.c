@@ -470,7 +470,8 @@ static PyObject *blockarg_set_location(PyObject *self, PyObject *const *args, Py
 static PyMethodDef value_methods[] = {
     {"replace_all_uses_with", (PyCFunction)value_rauw, METH_O,
      "Replaces every use of this value with another one."},
-    {"set_type", TP_FASTFN(value_set_type), TP_FAST, NULL},
+    {"set_type", TP_FASTFN(value_set_type), TP_FAST,
+     "set_type(type): changes the value's type in place."},
 #if TETHER_MLIR_VERSION >= 22
     {"get_name", TP_FASTFN(value_get_name), TP_FAST,
      "get_name(use_local_scope=False, use_name_loc_as_prefix=False), or get_name(state): the "

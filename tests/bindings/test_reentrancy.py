@@ -115,3 +115,39 @@ def test_list_arguments_emptied_while_converted(name, run_checks):
         except (ValueError, TypeError, ir.MLIRError):
             pass   # a refusal is fine; reading the emptied list was not
     """ % SHRINKING_CALLS[name])
+
+
+def test_diagnostic_handlers_that_emit_diagnostics(run_checks):
+    # Found by tests/fuzz (the diagnostics step): handlers whose callback emits a diagnostic
+    # itself. MLIR called each recursively; at Python's recursion limit the level was left
+    # unhandled and went to the next handler, which recursed too: with several such handlers the
+    # program ran for ever. A diagnostic emitted from inside a handler's own call now skips that
+    # handler (on that thread) and goes on to the others: the recursion is as deep as the
+    # number of handlers, and every handler still sees what others emit.
+    proc = run_checks("""
+    seen = {}
+    def make(name):
+        def handler(d):
+            seen[name] = seen.get(name, 0) + 1
+            assert "from" in d.message or d.message == "top", d.message
+            d.location.emit_error("from " + name)
+            return name == "last"
+        return handler
+    handlers = [ctx.attach_diagnostic_handler(make(n)) for n in ("a", "b", "c", "last")]
+    for _ in range(3):
+        ir.Location.unknown().emit_error("top")
+    assert seen["last"] >= 3 and seen["a"] >= 3 and seen["b"] >= 3 and seen["c"] >= 3, seen
+    assert sum(seen.values()) < 1000, seen
+    for h in handlers:
+        h.detach()
+    # One handler alone: its own emissions are not given back to it.
+    calls = []
+    def alone(d):
+        calls.append(d.message)
+        d.location.emit_error("nested")
+        return True
+    h = ctx.attach_diagnostic_handler(alone)
+    ir.Location.unknown().emit_error("once")
+    assert calls == ["once"], calls
+    h.detach()
+    """, timeout=60, allow_stderr=True)

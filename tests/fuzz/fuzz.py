@@ -289,6 +289,76 @@ def step_resources(s):
     _harvest(s, m.operation)
 
 
+def step_diagnostics(s):
+    """A diagnostic handler that misbehaves (keeps the Diagnostic and reads it after the callback,
+    emits a diagnostic from inside, raises, returns a non-bool, collects, detaches itself, erases
+    IR), then something that emits diagnostics, then the kept diagnostics read."""
+    import gc
+    ir, rng = s.ir, s.rng
+    kept = getattr(s, "kept_diagnostics", None)
+    if kept is None:
+        kept = s.kept_diagnostics = []
+    mode = rng.choice(["keep", "nested", "raise", "nonbool", "collect", "detach", "erase",
+                       "notes", "true", "false"])
+    box = {}
+
+    def handler(d):
+        if mode == "keep" or rng.random() < 0.3:
+            kept.append(d)
+        if mode == "nested":
+            d.location.emit_error("nested from the handler")
+        elif mode == "raise":
+            raise RuntimeError("the handler raised")
+        elif mode == "nonbool":
+            return rng.choice([None, 1, "x", object(), [], 2 ** 70])
+        elif mode == "collect":
+            gc.collect()
+            s.tether.collect()
+        elif mode == "detach" and box.get("h") is not None:
+            box["h"].detach()
+        elif mode == "erase":
+            op = s.pick("op")
+            if op is not None:
+                try:
+                    op.erase()
+                except Exception:
+                    pass
+        elif mode == "notes":
+            for n in d.notes:
+                kept.append(n)
+                str(n.location), n.message
+        str(d), d.severity, d.message
+        return mode == "true"
+
+    h = s.ctx.attach_diagnostic_handler(handler)
+    box["h"] = h
+    trigger = rng.choice(["parse", "verify", "emit", "type"])
+    try:
+        if trigger == "parse":
+            ir.Module.parse(rng.choice(ASM[4:]))
+        elif trigger == "verify":
+            op = s.pick("op")
+            if op is not None:
+                op.verify()
+        elif trigger == "emit":
+            ir.Location.unknown().emit_error("emitted")
+        else:
+            ir.Type.parse("!not.a.type<")
+    finally:
+        if rng.random() < 0.7:
+            try:
+                h.detach()
+            except Exception:
+                pass
+    for d in list(kept)[-4:]:
+        for read in (lambda: str(d), lambda: d.message, lambda: d.severity,
+                     lambda: str(d.location), lambda: list(d.notes)):
+            try:
+                read()
+            except Exception:
+                pass
+
+
 def step_deep(s):
     """Text or IR nested to a random depth, around and far past what MLIR's recursion and tether's
     limits allow: parsed, printed, verified, walked; IR nested op by op from Python."""
