@@ -598,7 +598,12 @@ static PyMethodDef array_attr_methods[] = {
     TP_METHODS_END,
 };
 
+/* Iteration as upstream's ArrayAttributeIterator: the elements in order (a sequence iterator over
+ * sq_item, which reads the attribute, immutable, at each step). */
+static PyObject *array_iter(PyObject *self) { return PySeqIter_New(self); }
+
 static PyType_Slot array_attr_slots[] = {
+    {Py_tp_iter, array_iter},
     {Py_sq_length, array_len},
     {Py_sq_item, array_item},
     {Py_nb_add, array_concat},

@@ -549,6 +549,7 @@ MEMBERS = {
         "Attribute.type": "Type",
         "ArrayAttr.get": {"attributes": "Sequence[Attribute]"},
         "ArrayAttr.__getitem__": {"key": "int", "return": "Attribute"},
+        "ArrayAttr.__iter__": "Iterator[Attribute]",
         "ArrayAttr.__add__": {"value": "Sequence[Attribute]", "return": "ArrayAttr"},
         "ArrayAttr.__radd__": {"value": "NoReturn", "return": "ArrayAttr"},
         "BoolAttr.get": {"value": "bool"},

@@ -827,3 +827,13 @@ def test_callsite_and_fused_locations(ctx):
         ir.Location.callsite(a, [])
     with pytest.raises(TypeError):
         ir.Location.fused([a, "b"])
+
+
+def test_array_attr_iterates(ctx):
+    # Upstream's ArrayAttr has __iter__ (its ArrayAttributeIterator); typed code iterates it.
+    arr = ir.ArrayAttr.get([ir.UnitAttr.get(), ir.StringAttr.get("x"), ir.BoolAttr.get(True)])
+    it = iter(arr)
+    assert [str(a) for a in it] == ["unit", '"x"', "true"]
+    assert next(it, None) is None
+    assert [type(a).__name__ for a in arr] == ["UnitAttr", "StringAttr", "BoolAttr"]
+    assert list(ir.ArrayAttr.get([])) == []
