@@ -328,6 +328,27 @@ static void fork_after(bool child) {
   pthread_mutex_unlock(&registry_lock);
 }
 
+static MlirLogicalResult swallow_diagnostic(MlirDiagnostic d, void *ud) {
+  (void)d;
+  (void)ud;
+  return mlirLogicalResultSuccess();
+}
+
+/* In a trial's forked child (crash_guards.c): every live arena's context gets a handler that takes
+ * every diagnostic first, so that none reaches a binding's handler. A Python handler run in the
+ * child of a multithreaded process waits for ever: the interpreter hands the GIL to a thread that
+ * asked for it before the fork and does not exist in the child. What the child reports is
+ * discarded anyway. */
+void tether__silence_diagnostics(void) {
+  pthread_mutex_lock(&registry_lock);
+  for (intptr_t i = 0; i < registry_len; i++) {
+    tether_arena *a = registry[i];
+    if (a->state == TETHER__ARENA_LIVE && !mlirContextIsNull(a->ctx))
+      mlirContextAttachDiagnosticHandler(a->ctx, swallow_diagnostic, NULL, NULL);
+  }
+  pthread_mutex_unlock(&registry_lock);
+}
+
 static void fork_parent(void) { fork_after(false); }
 static void fork_child(void) { fork_after(true); }
 

@@ -55,6 +55,9 @@
 /* ---- the child ------------------------------------------------------------------------------- */
 
 atomic_long tether__children; /* tether_get_global_stats */
+int tether__trial_child;
+
+bool tether_in_trial_child(void) { return tether__trial_child != 0; }
 
 /* In the child: what it answers when fn returns (child_answer may change it). */
 static int child_answer_value;
@@ -85,6 +88,8 @@ static int in_child(void (*fn)(void *), void *ud, int timeout_ms) {
       dup2(null, 2);
     }
     close(fds[0]);
+    tether__trial_child = 1;
+    tether__silence_diagnostics();
     child_answer_value = 1;
     fn(ud);
     char ok = (char)child_answer_value;
@@ -864,9 +869,10 @@ static int unverifiable_error(tether__tree *t, MlirOperation op, bool trusted) {
 }
 
 int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op, bool trusted) {
-  int rc = unverifiable_error(t, op, trusted);
-  if (rc) return rc;
-  return foreign_uses_error(t, op) ? TETHER_EPASS : 0;
+  /* Uses of other trees first: a cheap and final answer, and IR whose text cannot carry them
+   * (an operand printed as <<UNKNOWN SSA VALUE>>) would only send the trial to a fork. */
+  if (foreign_uses_error(t, op)) return TETHER_EPASS;
+  return unverifiable_error(t, op, trusted);
 }
 
 bool tether_handle_has_foreign_uses(const void *handle) {

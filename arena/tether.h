@@ -701,6 +701,12 @@ typedef struct {
 int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
                  MlirShapedTypeComponentsCallback components, void *user);
 
+/* Whether this process is a forked child of a trial (the process that made the call being tried,
+ * copied). A binding's callbacks that call into a language runtime should do nothing there: the
+ * child of a multithreaded process cannot run Python, for one (its interpreter waits for threads
+ * the child does not have). Diagnostics never reach a binding's handlers in such a child. */
+bool tether_in_trial_child(void);
+
 /* The trial helper's work: reads requests from in_fd and answers on out_fd until in_fd closes
  * (arena/trial.c). The whole of `tether-trial`'s main; a binding does not call it. Returns 0. */
 int tether_trial_serve(int in_fd, int out_fd);

@@ -437,6 +437,10 @@ int tether__trial_parse(MlirContext ctx, tether_parse_kind kind, MlirStringRef t
 
 /* ---- crash_guards.c ------------------------------------------------------------------------- */
 
+/* core.c, in a trial's forked child: no diagnostic reaches a binding's handler any more. */
+void tether__silence_diagnostics(void);
+/* Whether this process is a trial's forked child (tether_in_trial_child). */
+extern int tether__trial_child;
 /* Trial calls made in a forked child so far (tether_get_global_stats). */
 extern atomic_long tether__children;
 /* Whether op, put into dest (a block; null: as a root), would nest operations deeper than

@@ -276,3 +276,42 @@ def test_the_helpers_diagnostics_are_mlirs_own(run_snippet, snippet_helpers):
     assert len(errors) >= 6, results["default"]
     assert any("h.py" in json.dumps(r) for r in errors), errors     # the caller's locations
     assert any("see current operation" in json.dumps(r) for r in errors), errors  # notes
+
+
+def test_forked_trials_beside_threads_and_python_handlers(run_checks):
+    # Found by tests/fuzz (diagnostics with thread steps): IR the helper cannot carry as text (a
+    # use of a value out of its scope prints as <<UNKNOWN SSA VALUE>>) is tried in a forked child;
+    # its verifier's diagnostics reached the program's Python diagnostic handler in the child,
+    # whose interpreter then waited for ever for a thread of the parent that had asked for the GIL:
+    # 30 s, then a false "verifier crashes". Diagnostics in a trial's child go nowhere now.
+    checks(run_checks, """
+    import threading
+    seen = []
+    handler = ctx.attach_diagnostic_handler(lambda d: seen.append(d.message) or False)
+    stop = []
+    def spin():
+        x = 0
+        while not stop:
+            x += 1
+    th = threading.Thread(target=spin)
+    th.start()
+    try:
+        for n in range(3):
+            m = ir.Module.create()
+            with ir.InsertionPoint(m.body):
+                f = func.FuncOp("f", ir.FunctionType.get([i32] * (n + 1), []))
+                b = f.add_entry_block()
+                with ir.InsertionPoint(b):
+                    inner = arith.AddIOp(b.arguments[0], b.arguments[0]).result
+                    func.ReturnOp([])
+                ir.Operation.create("arith.addi", results=[i32], operands=[inner, inner])
+            before = stats()["children"]
+            e = raises(ir.MLIRError, m.operation.verify)
+            assert "verifier crashes" not in str(e) and "dominate" in str(e), e
+            assert stats()["children"] > before, stats()
+    finally:
+        stop.append(1)
+        th.join()
+    handler.detach()
+    assert seen == [], seen     # the error went to the MLIRError, not to the handler
+    """)
