@@ -45,8 +45,13 @@ int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback
     if (was_suspect && t->root_kind == TETHER_KIND_OP) {
       /* The child verified the tree without crashing: verify it here once, so that it stops
        * being suspect (later prints and verifications need no child). */
+      /* Marked running: a diagnostic handler of the binding's language must not erase or edit
+       * the IR the verifier, then the printer, are reading (found by tests/fuzz: a handler
+       * erased the very operation being printed). */
       tether__diag_begin(t->arena);
+      tether__run_begin(t->arena);
       bool ok = mlirOperationVerify((MlirOperation){t->root});
+      tether__run_end(t->arena);
       tether__diag_end(t->arena);
       if (ok) {
         t->suspect = 0;

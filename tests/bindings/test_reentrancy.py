@@ -151,3 +151,34 @@ def test_diagnostic_handlers_that_emit_diagnostics(run_checks):
     assert calls == ["once"], calls
     h.detach()
     """, timeout=60, allow_stderr=True)
+
+
+@pytest.mark.parametrize("helper", ["off", "default"])
+def test_a_handler_erasing_what_is_printed(helper, run_checks):
+    # Found by tests/fuzz (diagnostics and thread steps): printing a hand-built tree verifies it
+    # once in this process after a forked trial said it would not crash; that verification's
+    # diagnostics reached a Python handler that erased the operation being printed, and the print
+    # then read it freed (SIGSEGV). The verification runs marked as MLIR running: the handler's
+    # erase is refused.
+    from conftest import IR_SETUP
+    env = "import os\nos.environ['TETHER_TRIAL_HELPER'] = 'off'\n" if helper == "off" else ""
+    run_checks(setup=env + IR_SETUP, body="""
+    m = ir.Module.parse("func.func @l(%a: index) { return }")
+    with ir.InsertionPoint(m.body):
+        op = ir.Operation.create("arith.constant", results=[i32],
+                                 attributes={"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)})
+    outcome = []
+    def handler(d):
+        try:
+            op.erase()
+            outcome.append("erased")
+        except RuntimeError:
+            outcome.append("refused")
+        return True
+    h = ctx.attach_diagnostic_handler(handler)
+    text = str(op)
+    assert "arith.constant" in text, text
+    assert "erased" not in outcome, outcome
+    assert "arith.constant" in str(m)
+    h.detach()
+    """)
