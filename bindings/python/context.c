@@ -91,11 +91,13 @@ static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 static int context_traverse(TpContext *self, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(self));
   Py_VISIT(self->handlers);
+  Py_VISIT(self->diag_deferred);
   return 0;
 }
 
 static int context_clear(TpContext *self) {
   Py_CLEAR(self->handlers);
+  Py_CLEAR(self->diag_deferred);
   return 0;
 }
 

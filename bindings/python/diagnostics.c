@@ -240,6 +240,23 @@ static PyType_Spec diag_spec = {
  * one level per diagnostic, until Python's recursion limit; and with several such handlers
  * attached, each level not handled by one goes to the next, which recurses too (exponential: a
  * hang). The diagnostic goes on to the other handlers, as when this one returns False. */
+/* MLIR walks its list of handlers while it delivers a diagnostic, and attaching or detaching one
+ * meanwhile (a handler that detaches itself, or calls what captures errors) changes the list
+ * under it: a crash at the next diagnostic (found by tests/fuzz). While a context's handlers run,
+ * a detached handler stays registered with MLIR (inert: it declines every diagnostic) and is
+ * unregistered at the next attach, detach or error capture outside delivery; error captures made
+ * meanwhile do not register a handler (the nested call's errors go unreported in its MLIRError). */
+static void flush_deferred(TpContext *ctx) {
+  if (ctx->diag_delivering || !ctx->diag_deferred) return;
+  PyObject *list = ctx->diag_deferred;
+  ctx->diag_deferred = NULL;
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(list); i++) {
+    TpDiagnosticHandler *h = (TpDiagnosticHandler *)PyList_GET_ITEM(list, i);
+    mlirContextDetachDiagnosticHandler(tether_arena_context(ctx->arena), h->id);
+  }
+  Py_DECREF(list);
+}
+
 static MlirLogicalResult handler_cb(MlirDiagnostic d, void *user) {
   TpDiagnosticHandler *h = user;
   PyGILState_STATE g = PyGILState_Ensure();
@@ -248,6 +265,8 @@ static MlirLogicalResult handler_cb(MlirDiagnostic d, void *user) {
   if (h->attached && h->ctx && h->running_in != me) {
     unsigned long outer = h->running_in;
     h->running_in = me;
+    TpContext *ctx = (TpContext *)Py_NewRef(h->ctx);
+    ctx->diag_delivering++;
     Py_INCREF(h);
     PyObject *et, *ev, *etb;
     PyErr_Fetch(&et, &ev, &etb);
@@ -278,6 +297,8 @@ static MlirLogicalResult handler_cb(MlirDiagnostic d, void *user) {
     }
     PyErr_Restore(et, ev, etb);
     h->running_in = outer;
+    ctx->diag_delivering--;
+    Py_DECREF(ctx);
     Py_DECREF(h);
   }
   PyGILState_Release(g);
@@ -287,7 +308,18 @@ static MlirLogicalResult handler_cb(MlirDiagnostic d, void *user) {
 static void handler_detach(TpDiagnosticHandler *self) {
   if (!self->attached) return;
   self->attached = 0;
-  mlirContextDetachDiagnosticHandler(tether_arena_context(self->ctx->arena), self->id);
+  TpContext *ctx = self->ctx;
+  if (ctx->diag_delivering) {
+    /* Unregistered later (flush_deferred); kept alive meanwhile: MLIR holds its pointer. */
+    if (!ctx->diag_deferred) ctx->diag_deferred = PyList_New(0);
+    if (!ctx->diag_deferred || PyList_Append(ctx->diag_deferred, (PyObject *)self) < 0) {
+      PyErr_Clear();
+      Py_INCREF(self); /* leaked rather than freed while registered */
+    }
+  } else {
+    flush_deferred(ctx);
+    mlirContextDetachDiagnosticHandler(tether_arena_context(ctx->arena), self->id);
+  }
   if (self->ctx->handlers) {
     Py_ssize_t n = PyList_GET_SIZE(self->ctx->handlers);
     for (Py_ssize_t i = 0; i < n; i++)
@@ -300,6 +332,10 @@ static void handler_detach(TpDiagnosticHandler *self) {
 }
 
 void tp_diagnostics_detach_all(TpContext *ctx) {
+  int delivering = ctx->diag_delivering;
+  ctx->diag_delivering = 0; /* the context goes: nothing of it is delivered any more */
+  flush_deferred(ctx);
+  ctx->diag_delivering = delivering;
   if (!ctx->handlers) return;
   while (PyList_GET_SIZE(ctx->handlers) > 0) {
     PyObject *h = Py_NewRef(PyList_GET_ITEM(ctx->handlers, 0));
@@ -312,6 +348,13 @@ void tp_diagnostics_detach_all(TpContext *ctx) {
 
 PyObject *tp_context_attach_diagnostic_handler(TpContext *ctx, PyObject *callback) {
   if (!PyCallable_Check(callback)) return tp_type_error("callback", "callable", callback);
+  if (ctx->diag_delivering) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "cannot attach a diagnostic handler from inside a diagnostic handler (MLIR is "
+                    "delivering a diagnostic to the context's handlers)");
+    return NULL;
+  }
+  flush_deferred(ctx);
   TpDiagnosticHandler *h = PyObject_GC_New(TpDiagnosticHandler, tp.DiagnosticHandler);
   if (!h) return NULL;
   h->callback = Py_NewRef(callback);
@@ -411,6 +454,7 @@ static MlirLogicalResult errcap_cb(MlirDiagnostic d, void *user) {
   if (c->ctx->emit_error_diagnostics || mlirDiagnosticGetSeverity(d) != MlirDiagnosticError)
     return mlirLogicalResultFailure();
   PyGILState_STATE g = PyGILState_Ensure();
+  c->ctx->diag_delivering++; /* a collection here may run finalizers that detach handlers */
   PyObject *et, *ev, *etb;
   PyErr_Fetch(&et, &ev, &etb);
   PyObject *info = info_from(d, (PyObject *)c->ctx);
@@ -421,6 +465,7 @@ static MlirLogicalResult errcap_cb(MlirDiagnostic d, void *user) {
     PyErr_Clear();
   }
   PyErr_Restore(et, ev, etb);
+  c->ctx->diag_delivering--;
   PyGILState_Release(g);
   return mlirLogicalResultSuccess();
 }
@@ -428,7 +473,8 @@ static MlirLogicalResult errcap_cb(MlirDiagnostic d, void *user) {
 void tp_errcap_begin(tp_errcap *c, TpContext *ctx) {
   c->ctx = ctx;
   c->errors = PyList_New(0);
-  c->attached = c->errors != NULL;
+  flush_deferred(ctx);
+  c->attached = c->errors != NULL && !ctx->diag_delivering; /* see flush_deferred */
   if (c->attached)
     c->id =
         mlirContextAttachDiagnosticHandler(tether_arena_context(ctx->arena), errcap_cb, c, NULL);

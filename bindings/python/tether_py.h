@@ -172,6 +172,11 @@ typedef struct TpContext {
   intptr_t pin;
   int emit_error_diagnostics;
   PyObject *handlers; /* list of attached DiagnosticHandler objects */
+  /* Diagnostics being delivered to this context's handlers (MLIR is iterating its list of
+   * handlers: none may be attached or detached until it is done), and the handlers detached
+   * meanwhile, still registered with MLIR (a list, or NULL; diagnostics.c). */
+  int diag_delivering;
+  PyObject *diag_deferred;
   /* Attribute names recently made identifiers (tp_identifier), keyed by the str object (held). */
   struct {
     PyObject *key;

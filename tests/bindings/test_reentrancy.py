@@ -182,3 +182,42 @@ def test_a_handler_erasing_what_is_printed(helper, run_checks):
     assert "arith.constant" in str(m)
     h.detach()
     """)
+
+
+def test_handlers_that_detach_themselves_or_parse(run_checks):
+    # Found by tests/fuzz (the diagnostics step): a handler detaching itself from inside its call
+    # changed MLIR's list of handlers while MLIR walked it, and the next diagnostic crashed in
+    # MLIR's DiagnosticEngine (SIGSEGV). The detach is deferred until the delivery is over; error
+    # captures inside a handler (a parse) do not register with MLIR meanwhile; attaching a
+    # handler from inside one is a RuntimeError.
+    run_checks("""
+    calls = []
+    box = {}
+    def selfish(d):
+        calls.append(d.message)
+        box["h"].detach()
+        return False
+    for _ in range(3):
+        box["h"] = ctx.attach_diagnostic_handler(selfish)
+        ir.Location.unknown().emit_error("one")
+        assert not box["h"].attached
+    ir.Location.unknown().emit_error("after")           # no handler of ours: MLIR's default
+    assert calls == ["one", "one", "one"], calls
+    inner = []
+    def parses(d):
+        try:
+            ir.Module.parse("func.func @x( {")
+        except ir.MLIRError as e:
+            inner.append("MLIRError")
+        try:
+            ctx.attach_diagnostic_handler(lambda d: True)
+        except RuntimeError as e:
+            inner.append("RuntimeError")
+        return True
+    h = ctx.attach_diagnostic_handler(parses)
+    ir.Location.unknown().emit_error("outer")
+    h.detach()
+    assert inner == ["MLIRError", "RuntimeError"], inner
+    e = raises(ir.MLIRError, ir.Module.parse, "func.func @y( {")  # captures work again
+    assert e.error_diagnostics, e
+    """, allow_stderr=True)
