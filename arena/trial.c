@@ -9,8 +9,11 @@
  * vfork: its cost does not grow with the caller), single-threaded, in a process group of its own
  * (a terminal's ^C does not reach it), fed text over a socket: the IR printed in MLIR's generic
  * form, which it parses without verifying, then verifies. It answers what it saw; dying is the
- * answer "crashes", and a fresh helper is started for the next request. The caller then makes the
- * real call itself, which the same IR cannot crash.
+ * answer "crashes", and a fresh helper is started for the next request. When the IR verified
+ * there, the caller verifies it itself (a verifier that passes read only what the operations
+ * have); when it did not, the caller does not (a verifier of IR built by hand may read past what
+ * an operation has, and what lies there differs between two processes) and emits the helper's
+ * diagnostics instead (tether__trial_report_emit). A parse the helper survived is made here.
  *
  * A verdict is only as good as the copy. The helper has every upstream dialect; a request names
  * the dialects loaded in the caller's context and the registered operations it prints, and the
