@@ -107,10 +107,16 @@ static int check_root(const tether_lint_options *o, FILE *err) {
 
 /* --list-rules: every rule of the table, enabled or not after the configuration. */
 static void list_rules(const tether_lint_run *run, FILE *out) {
+  int width = 0;
+  for (size_t i = 0; i < tether_lint__nfamilies; i++)
+    for (size_t j = 0; j < tether_lint__families[i]->nrules; j++) {
+      int n = (int)strlen(tether_lint__families[i]->rules[j].id);
+      if (n > width) width = n;
+    }
   for (size_t i = 0; i < tether_lint__nfamilies; i++)
     for (size_t j = 0; j < tether_lint__families[i]->nrules; j++) {
       const tether_lint_rule_info *r = &tether_lint__families[i]->rules[j];
-      fprintf(out, "%-18s %-8s %s\n", r->id,
+      fprintf(out, "%-*s %-8s %s\n", width, r->id,
               tether_lint__strlist_has(&run->disabled, r->id) ? "disabled" : "enabled",
               r->short_desc);
     }

@@ -13,6 +13,8 @@ run --list-rules
 check "--list-rules exits 0" "[ $rc -eq 0 ]"
 check "--list-rules lists raw-op-unguarded" "grep -q '^raw-op-unguarded *enabled' $t/out"
 check "--list-rules lists raw-op-escape" "grep -q '^raw-op-escape *enabled' $t/out"
+check "--list-rules lists keep-alive-ignored" "grep -q '^keep-alive-ignored *enabled' $t/out"
+check "--list-rules lists reference-internal-by-value" "grep -q '^reference-internal-by-value *enabled' $t/out"
 run --list-rules --disable raw-op-escape
 check "--disable shows in --list-rules" "grep -q '^raw-op-escape *disabled' $t/out"
 run --config /dev/null --list-profiles
