@@ -450,18 +450,32 @@ static int parse_by_helper(void *ud) {
 enum { STACK_PER_LEVEL = 8192 };
 
 /* Bytes of stack left below the caller (the stack grows down on every platform tether builds
- * for); 8 MB when the thread's stack cannot be found. */
+ * for); 8 MB when the thread's stack cannot be found. The bottom is looked up once per thread:
+ * for the main thread glibc's pthread_getattr_np reads /proc/self/maps, about 0.5 ms in a process
+ * that has MLIR loaded, which every parse paid before. (A program that lowers RLIMIT_STACK after
+ * its first parse keeps the budget of the old limit.) */
+static _Thread_local uintptr_t stack_bottom; /* 0: not looked up yet */
+static _Thread_local int stack_unknown;
+
 static size_t stack_left(void) {
-  pthread_attr_t attr;
-  void *lo;
-  size_t size;
-  if (pthread_getattr_np(pthread_self(), &attr) != 0) return (size_t)8 << 20;
-  int rc = pthread_attr_getstack(&attr, &lo, &size);
-  pthread_attr_destroy(&attr);
-  if (rc != 0) return (size_t)8 << 20;
+  if (!stack_bottom && !stack_unknown) {
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    int rc = pthread_getattr_np(pthread_self(), &attr);
+    if (rc == 0) {
+      rc = pthread_attr_getstack(&attr, &lo, &size);
+      pthread_attr_destroy(&attr);
+    }
+    if (rc == 0 && lo)
+      stack_bottom = (uintptr_t)lo;
+    else
+      stack_unknown = 1;
+  }
+  if (stack_unknown) return (size_t)8 << 20;
   char here;
-  uintptr_t sp = (uintptr_t)&here, bottom = (uintptr_t)lo;
-  return sp > bottom ? (size_t)(sp - bottom) : 0;
+  uintptr_t sp = (uintptr_t)&here;
+  return sp > stack_bottom ? (size_t)(sp - stack_bottom) : 0;
 }
 
 /* The deepest nesting of ( [ { and < in text, outside string literals and // comments, or any

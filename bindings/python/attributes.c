@@ -321,6 +321,9 @@ static PyObject *float_attr_make(PyObject *const *args, Py_ssize_t nargs, PyObje
     l = (MlirLocation){TP_PTR(lo)};
   }
   if (!tp_arg_type_in(a[0], ctx, &t)) return NULL;
+  /* A float type cannot fail FloatAttr's verifier (the value is converted to its semantics):
+   * no error capture (attaching and detaching a handler cost as much as the attribute). */
+  if (mlirTypeIsAFloat(t)) return tp_wrap_attr(ctx, mlirFloatAttrDoubleGet(tp_ctx_raw(ctx), t, v));
   tp_errcap cap;
   tp_errcap_begin(&cap, (TpContext *)ctx);
   MlirAttribute r = mlirFloatAttrDoubleGetChecked(l, t, v);

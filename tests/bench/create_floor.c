@@ -1,16 +1,24 @@
-/* The floor of Operation.create: the bare C-API calls it makes, timed in C (issue 13).
+/* The floor of the side-by-side rows: the bare C-API calls each row makes, timed in C (issues 13
+ * and 24). No binding can be faster than MLIR's own work for the same call.
  *
  *   bazel run -c opt //tests/bench:create_floor -- [N]
  *
- * Prints two lines, "constant NS" and "addi NS": CPU ns per operation for
- * mlirOperationStateGet + add results (+ operands) + attributes + mlirOperationCreate +
- * mlirBlockAppendOwnedOperation, building arith.constant (a result type, a `value` attribute)
- * and arith.addi (two operands from an earlier result) at the end of a module's block, as
- * tests/bench/side_by_side.py's Operation.create rows do from Python. */
+ * Prints "KEY NS" lines, CPU ns per call:
+ *   constant, addi  mlirOperationStateGet + add results (+ operands) + attributes +
+ *                   mlirOperationCreate + mlirBlockAppendOwnedOperation, building arith.constant
+ *                   (a result type, a `value` attribute) and arith.addi (two operands from an
+ *                   earlier result) at the end of a module's block, as the Operation.create rows;
+ *   inttype         mlirIntegerTypeGet(ctx, 32)                  (IntegerType.get_signless(32))
+ *   intattr         mlirIntegerAttrGet(i32, k), k = 0..N-1       (IntegerAttr.get(i32, k))
+ *   floatattr       mlirFloatAttrDoubleGet(ctx, f32, 1.5)        (FloatAttr.get(f32, 1.5))
+ *   typeparse       mlirTypeParseGet of "tensor<4x?xf32>"        (Type.parse)
+ *   attrparse       mlirAttributeParseGet of a dense attribute   (Attribute.parse)
+ * with the same arguments as tests/bench/side_by_side.py's rows. */
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <mlir-c/IR.h>
 #include <mlir-c/RegisterEverything.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -62,6 +70,28 @@ int main(int argc, char **argv) {
   }
   double t2 = cpu_ns();
   printf("constant %.0f\naddi %.0f\n", (t1 - t0) / (double)n, (t2 - t1) / (double)n);
+
+  /* The value rows. `sink` keeps the calls from being optimised away. */
+  uintptr_t sink = 0;
+  double t = cpu_ns();
+  for (long k = 0; k < n; k++) sink ^= (uintptr_t)mlirIntegerTypeGet(ctx, 32).ptr;
+  printf("inttype %.0f\n", (cpu_ns() - t) / (double)n);
+  t = cpu_ns();
+  for (long k = 0; k < n; k++) sink ^= (uintptr_t)mlirIntegerAttrGet(i32, k).ptr;
+  printf("intattr %.0f\n", (cpu_ns() - t) / (double)n);
+  MlirType f32 = mlirF32TypeGet(ctx);
+  t = cpu_ns();
+  for (long k = 0; k < n; k++) sink ^= (uintptr_t)mlirFloatAttrDoubleGet(ctx, f32, 1.5).ptr;
+  printf("floatattr %.0f\n", (cpu_ns() - t) / (double)n);
+  MlirStringRef ttext = mlirStringRefCreateFromCString("tensor<4x?xf32>");
+  t = cpu_ns();
+  for (long k = 0; k < n; k++) sink ^= (uintptr_t)mlirTypeParseGet(ctx, ttext).ptr;
+  printf("typeparse %.0f\n", (cpu_ns() - t) / (double)n);
+  MlirStringRef atext = mlirStringRefCreateFromCString("dense<[1, 2, 3, 4]> : tensor<4xi32>");
+  t = cpu_ns();
+  for (long k = 0; k < n; k++) sink ^= (uintptr_t)mlirAttributeParseGet(ctx, atext).ptr;
+  printf("attrparse %.0f\n", (cpu_ns() - t) / (double)n);
+  if (sink == 1) printf("#\n");
   mlirModuleDestroy(module);
   mlirContextDestroy(ctx);
   return 0;

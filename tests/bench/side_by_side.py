@@ -15,6 +15,7 @@ docs/benchmarks.md.
 """
 
 import argparse
+import collections
 import json
 import os
 import statistics
@@ -235,6 +236,18 @@ WORKLOADS = {
 }
 
 
+# The rows the floor binary (tests/bench/create_floor.c) times in C: its key, the row.
+FLOOR_ROWS = (
+    ("constant", "Operation.create (arith.constant)"),
+    ("addi", "Operation.create (arith.addi, operands)"),
+    ("inttype", "IntegerType.get_signless"),
+    ("intattr", "IntegerAttr.get"),
+    ("floatattr", "FloatAttr.get"),
+    ("typeparse", "Type.parse"),
+    ("attrparse", "Attribute.parse"),
+)
+
+
 def _rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -302,7 +315,7 @@ def main(argv=None):
                 results[(p, w)].append(json.loads(proc.stdout.strip().splitlines()[-1])["value"])
     floor = {}
     if args.floor:
-        samples = {"constant": [], "addi": []}
+        samples = collections.defaultdict(list)
         for _ in range(args.runs):
             proc = subprocess.run([args.floor, str(args.n)], capture_output=True, text=True)
             if proc.returncode != 0:
@@ -329,12 +342,19 @@ def main(argv=None):
                      if med["tether"] is not None and med["upstream"] else "n/a")
             cells.append(ratio)
         print(f"| {w} | " + " | ".join(cells) + " |")
-    for k, w in (("constant", "Operation.create (arith.constant)"),
-                 ("addi", "Operation.create (arith.addi, operands)")):
-        if k in floor:
-            vals = [v for v in results.get(("tether", w), []) if v is not None]
-            mult = f"tether = {statistics.median(vals) / floor[k]:.1f}x the floor" if vals else ""
-            print(f"| C-API floor of {w} | {floor[k]:.0f} ns | | {mult} |")
+    for k, w in FLOOR_ROWS:
+        if k not in floor:
+            continue
+        mult = []
+        for p in packages:
+            vals = [v for v in results.get((p, w), []) if v is not None]
+            if vals:
+                mult.append(f"{p} = {statistics.median(vals) / floor[k]:.1f}x")
+        if "upstream" in packages and results.get(("upstream", w)):
+            up = [v for v in results[("upstream", w)] if v is not None]
+            if up and floor[k] > 0.5 * statistics.median(up):
+                mult.append("0.5x upstream is below the floor")
+        print(f"| C-API floor of {w} | {floor[k]:.0f} ns | | {', '.join(mult)} |")
     return 0
 
 
