@@ -136,7 +136,7 @@ static PyObject *attr_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   if (tether_parse_check(raw, TETHER_PARSE_ATTRIBUTE, s.data, s.length) == TETHER_OK)
     at = mlirAttributeParseGet(raw, s);
   if (mlirAttributeIsNull(at)) return tp_errcap_raise(&cap, "Unable to parse attribute");
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   return tp_wrap_attr((PyObject *)ctx, at);
 }
 
@@ -328,7 +328,7 @@ static PyObject *float_attr_make(PyObject *const *args, Py_ssize_t nargs, PyObje
   tp_errcap_begin(&cap, (TpContext *)ctx);
   MlirAttribute r = mlirFloatAttrDoubleGetChecked(l, t, v);
   if (mlirAttributeIsNull(r)) return tp_errcap_raise(&cap, "Invalid attribute");
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   return tp_wrap_attr(ctx, r);
 }
 

@@ -386,7 +386,7 @@ static int create_from(op_args *a, PyObject *pyname, MlirStringRef name, PyObjec
     Py_XDECREF(errs);
     goto done;
   }
-  if (cap.attached) Py_XDECREF(tp_errcap_end(&cap));
+  if (cap.attached) tp_errcap_close(&cap);
   *out = op;
   result = 0;
 done:

@@ -458,7 +458,8 @@ static MlirLogicalResult errcap_cb(MlirDiagnostic d, void *user) {
   PyObject *et, *ev, *etb;
   PyErr_Fetch(&et, &ev, &etb);
   PyObject *info = info_from(d, (PyObject *)c->ctx);
-  if (info) {
+  if (info && !c->errors) c->errors = PyList_New(0); /* made on the first error only */
+  if (info && c->errors) {
     if (PyList_Append(c->errors, info) < 0) PyErr_Clear();
     Py_DECREF(info);
   } else {
@@ -472,9 +473,9 @@ static MlirLogicalResult errcap_cb(MlirDiagnostic d, void *user) {
 
 void tp_errcap_begin(tp_errcap *c, TpContext *ctx) {
   c->ctx = ctx;
-  c->errors = PyList_New(0);
+  c->errors = NULL; /* the list is made by the first error: most captures see none */
   flush_deferred(ctx);
-  c->attached = c->errors != NULL && !ctx->diag_delivering; /* see flush_deferred */
+  c->attached = !ctx->diag_delivering; /* see flush_deferred */
   if (c->attached)
     c->id =
         mlirContextAttachDiagnosticHandler(tether_arena_context(ctx->arena), errcap_cb, c, NULL);
@@ -496,7 +497,13 @@ PyObject *tp_errcap_end(tp_errcap *c) {
   c->attached = 0;
   PyObject *e = c->errors;
   c->errors = NULL;
-  return e;
+  return e ? e : PyList_New(0);
+}
+
+void tp_errcap_close(tp_errcap *c) {
+  if (c->attached) mlirContextDetachDiagnosticHandler(tether_arena_context(c->ctx->arena), c->id);
+  c->attached = 0;
+  Py_CLEAR(c->errors);
 }
 
 PyObject *tp_raise_mlir_error(const char *message, PyObject *diagnostics) {

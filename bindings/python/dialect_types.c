@@ -612,7 +612,7 @@ static PyObject *struct_literal_make(PyObject *cls, PyObject *const *args, Py_ss
     Py_XDECREF(errs);
     return NULL;
   }
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   return wrap_as(cls, ctx, t);
 }
 
@@ -790,7 +790,7 @@ static PyObject *translate_to_llvmir(PyObject *m, PyObject *const *args, Py_ssiz
     LLVMContextDispose(llvm);
     return tp_errcap_raise(&cap, "Failed to translate the module to LLVM IR");
   }
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   char *text = LLVMPrintModuleToString(module);
   PyObject *r = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
   LLVMDisposeMessage(text);

@@ -25,7 +25,7 @@ int tp_require_verified(tether_op *h) {
     Py_DECREF(ctx);
     return 0;
   }
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   Py_DECREF(ctx);
   if (rc != TETHER_OK) {
     TP_RAISE_RC(rc, h);
@@ -233,7 +233,7 @@ static PyObject *tdm_gather_get(PyObject *cls, PyObject *const *args, Py_ssize_t
   PyMem_RawFree(b.data);
   if (mlirTypeIsNull(t) || !mlirTypeIsAAMDGPUTDMGatherBaseType(t))
     return tp_errcap_raise(&cap, "Invalid type");
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   return tp_cast_to(cls, tp_wrap_type(ctx, t));
 }
 

@@ -43,7 +43,7 @@ static PyObject *module_parse(PyObject *cls, PyObject *const *args, Py_ssize_t n
   tether_op *op;
   int rc = tether_module_parse(ctx->arena, s.data, s.length, &op);
   if (rc == TETHER_EPARSE) return tp_errcap_raise(&cap, "Unable to parse module assembly");
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
   return wrap_module(op);
 }
@@ -157,7 +157,7 @@ static PyObject *module_parse_file(PyObject *cls, PyObject *const *args, Py_ssiz
       goto done;
     }
   }
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   if (rc != TETHER_OK) {
     tp_raise(rc, NULL, ctx->arena);
     goto done;

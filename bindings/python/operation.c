@@ -354,7 +354,7 @@ static PyObject *op_verify(PyObject *self, PyObject *unused) {
     Py_DECREF(ctx);
     return NULL;
   }
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   Py_DECREF(ctx);
   (void)raw;
   TP_CALL(rc, TP_OP(self)->h);
@@ -744,7 +744,7 @@ PyObject *tp_operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_t na
   int rc = tether_op_parse_named(ctx->arena, s.data, s.length, cname, &op);
   PyMem_Free(cname);
   if (rc == TETHER_EPARSE) return tp_errcap_raise(&cap, "Unable to parse operation assembly");
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   if (rc != TETHER_OK) return tp_raise(rc, NULL, ctx->arena);
   return tp_wrap_op(op);
 }

@@ -658,7 +658,7 @@ static PyObject *pm_run(TpPassManager *self, PyObject *const *args, Py_ssize_t n
   PyObject *r = NULL;
   if (error) {
     /* A pass written in Python raised: its exception, as upstream's run() lets it through. */
-    Py_XDECREF(tp_errcap_end(&cap));
+    tp_errcap_close(&cap);
     PyErr_SetObject((PyObject *)Py_TYPE(error), error);
     Py_DECREF(error);
   } else if (rc == TETHER_EVERIFY)
@@ -667,7 +667,7 @@ static PyObject *pm_run(TpPassManager *self, PyObject *const *args, Py_ssize_t n
   else if (rc == TETHER_EPASS)
     tp_errcap_raise(&cap, "Failure while executing pass pipeline");
   else {
-    Py_XDECREF(tp_errcap_end(&cap));
+    tp_errcap_close(&cap);
     if (rc == TETHER_EBUSY)
       PyErr_Format(PyExc_ValueError,
                    "cannot run passes: values or blocks of this IR are used by other IR (a "

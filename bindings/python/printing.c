@@ -286,7 +286,7 @@ PyObject *tp_op_write_bytecode(PyObject *self, PyObject *const *args, Py_ssize_t
     Py_DECREF(ctx);
     return NULL;
   }
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   Py_DECREF(ctx);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, TP_OP(self)->h);
   tp_strbuf b = {0};

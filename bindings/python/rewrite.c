@@ -200,7 +200,7 @@ static PyType_Spec set_spec = {"tether.rewrite.FrozenRewritePatternSet", sizeof(
  * (anything but patterns, native functions missing). */
 static int compile_status(int rc, tp_errcap *cap, TpContext *ctx, tether_op *h) {
   if (rc == TETHER_OK) {
-    Py_XDECREF(tp_errcap_end(cap));
+    tp_errcap_close(cap);
     return 1;
   }
   if (rc == TETHER_EVERIFY) {
@@ -214,7 +214,7 @@ static int compile_status(int rc, tp_errcap *cap, TpContext *ctx, tether_op *h) 
     Py_XDECREF(msg);
     Py_XDECREF(errors);
   } else {
-    Py_XDECREF(tp_errcap_end(cap));
+    tp_errcap_close(cap);
     TP_RAISE_RC(rc, h);
   }
   return 0;
@@ -478,7 +478,7 @@ static PyObject *apply(tether_op *h, TpFrozenSet *set, tether_driver driver,
   PyObject *r = NULL;
   if (error) {
     /* A pattern or function written in Python raised: its exception. */
-    Py_XDECREF(tp_errcap_end(&cap));
+    tp_errcap_close(&cap);
     PyErr_SetObject((PyObject *)Py_TYPE(error), error);
     Py_DECREF(error);
   } else if (rc == TETHER_EVERIFY) {
@@ -487,7 +487,7 @@ static PyObject *apply(tether_op *h, TpFrozenSet *set, tether_driver driver,
   } else if (rc == TETHER_EPASS) {
     tp_errcap_raise(&cap, "Failure while applying patterns");
   } else {
-    Py_XDECREF(tp_errcap_end(&cap));
+    tp_errcap_close(&cap);
     if (rc == TETHER_EBUSY)
       PyErr_Format(PyExc_ValueError,
                    "cannot apply patterns: values or blocks of this IR are used by other IR (a "

@@ -601,8 +601,11 @@ typedef struct {
   int attached;
 } tp_errcap;
 void tp_errcap_begin(tp_errcap *c, TpContext *ctx);
-/* Detaches; returns the list of DiagnosticInfo (new reference) or NULL. */
+/* Detaches; returns the list of DiagnosticInfo (new reference; empty when no error came) or NULL
+ * when out of memory. */
 PyObject *tp_errcap_end(tp_errcap *c);
+/* Detaches and drops what was captured (the success paths). */
+void tp_errcap_close(tp_errcap *c);
 /* Detaches and raises MLIRError(message, diagnostics). Returns NULL. */
 PyObject *tp_errcap_raise(tp_errcap *c, const char *message);
 /* The start of every parse(asm, context=None) (Module, Type, Attribute): the arguments parsed,

@@ -105,7 +105,7 @@ static PyObject *raise_status(int rc, tp_errcap *cap, tether_op *h, const char *
                               const char *verify_message, const char *busy_message) {
   if (rc == TETHER_EPASS) return tp_errcap_raise(cap, message);
   if (rc == TETHER_EVERIFY) return tp_errcap_raise(cap, verify_message);
-  Py_XDECREF(tp_errcap_end(cap));
+  tp_errcap_close(cap);
   if (rc == TETHER_EBUSY) return PyErr_Format(PyExc_ValueError, "%s", busy_message);
   if (rc == TETHER_ECONTEXT)
     return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");

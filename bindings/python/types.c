@@ -92,7 +92,7 @@ static PyObject *type_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nar
   if (tether_parse_check(raw, TETHER_PARSE_TYPE, s.data, s.length) == TETHER_OK)
     t = mlirTypeParseGet(raw, s);
   if (mlirTypeIsNull(t)) return tp_errcap_raise(&cap, "Unable to parse type");
-  Py_XDECREF(tp_errcap_end(&cap));
+  tp_errcap_close(&cap);
   return tp_wrap_type((PyObject *)ctx, t);
 }
 
@@ -682,7 +682,7 @@ static PyObject *tensor_make(PyObject *const *args, Py_ssize_t nargs, PyObject *
     return NULL;
   }
   if (!mlirAttributeIsNull(enc) && !tp_arg_attr_in(a[2], ctx, &enc)) {
-    Py_XDECREF(tp_errcap_end(&cap));
+    tp_errcap_close(&cap);
     PyMem_Free(shape);
     return NULL;
   }
@@ -795,7 +795,7 @@ static PyObject *memref_make(PyObject *const *args, Py_ssize_t nargs, PyObject *
   }
   if ((!mlirAttributeIsNull(layout) && !tp_arg_attr_in(a[2], ctx, &layout)) ||
       (!mlirAttributeIsNull(space) && !tp_arg_attr_in(a[3], ctx, &space))) {
-    Py_XDECREF(tp_errcap_end(&cap));
+    tp_errcap_close(&cap);
     PyMem_Free(shape);
     return NULL;
   }
@@ -887,7 +887,7 @@ static PyObject *unranked_memref_make(PyObject *const *args, Py_ssize_t nargs, P
   PyObject *ctx;
   if (!loc_ctx_begin(a[2], unchecked, a[0], &cap, &l, &ctx)) return NULL;
   if (!mlirAttributeIsNull(space) && !tp_arg_attr_in(a[1], ctx, &space)) {
-    Py_XDECREF(tp_errcap_end(&cap));
+    tp_errcap_close(&cap);
     return NULL;
   }
   return checked(&cap, ctx, mlirUnrankedMemRefTypeGetChecked(l, elt, space));
