@@ -16,7 +16,8 @@
  * line of the flag as the reason.
  *
  * Invariant: at most 256 arguments of a command are kept (the rest are not scanned); a helper is
- * tainted when it passes the flag or calls a tainted one (to a fixed point). */
+ * tainted when it passes the flag or calls a tainted one (to a fixed point). The lexer is shared
+ * (excl_cmake_parse) with the link-graph reader of dialect-linked-twice. */
 #include "lint/excludelibs.h"
 
 #include <ctype.h>
@@ -24,11 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct cm_arg {
-  const char *s; /* contents (without quotes or brackets), in the file's text */
-  size_t n;
-  int quoted; /* 0 unquoted, 1 quoted or bracket argument */
-} cm_arg;
+typedef excl_cm_arg cm_arg;
 
 /* Length of a bracket opener "[", "="*, "[" at p, or 0; the level goes to *eq. */
 static size_t bracket_open(const char *p, const char *end, size_t *eq) {
@@ -188,8 +185,7 @@ static void cm_command(excl_ctx *c, const char *name, size_t nl, const cm_arg *a
  * arguments "..." (backslash escapes, line continuations) and unquoted ones (which may contain
  * generator expressions and nested parentheses); `#` comments and `#[[...]]` bracket comments are
  * skipped everywhere. */
-typedef void (*cm_callback)(excl_ctx *c, const char *name, size_t nl, const cm_arg *a, size_t na,
-                            void *ud);
+typedef excl_cm_callback cm_callback;
 
 static void cm_parse(excl_ctx *c, cm_callback cb, void *ud) {
   const char *p = c->text, *end = c->text + c->len;
@@ -274,6 +270,10 @@ static void cm_parse(excl_ctx *c, cm_callback cb, void *ud) {
   }
 }
 
+void excl_cmake_parse(excl_ctx *c, excl_cm_callback cb, void *ud) {
+  if (cb) cm_parse(c, cb, ud);
+}
+
 typedef struct helper {
   char name[96];
   unsigned flag_line; /* the line of the flag in the helper file (direct or through a callee) */
@@ -285,6 +285,7 @@ struct excl_state {
   char path[1024]; /* the helper file, "" when there is none */
   helper *h;
   size_t nh;
+  excl_twice *twice; /* the run's link graph (dialect-linked-twice) */
 };
 
 typedef struct helper_scan {
@@ -408,11 +409,16 @@ static void installed_helpers(char *out, size_t len) {
 int excl_run_begin(tether_lint_run *run, void **state) {
   excl_state *st = calloc(1, sizeof *st);
   if (!st) return -1;
+  if ((st->twice = excl_twice_new()) == NULL) {
+    free(st);
+    return -1;
+  }
   const tether_lint_config *cfg = tether_lint__run_config(run);
   char path[1024] = "";
   if (tether_lint__config_mlir_helpers(cfg, path, sizeof path)) {
     FILE *fp = fopen(path, "r");
     if (!fp) {
+      excl_twice_free(st->twice);
       free(st);
       return -1; /* configured but missing: the run cannot say what the helpers do */
     }
@@ -425,12 +431,23 @@ int excl_run_begin(tether_lint_run *run, void **state) {
   return 0;
 }
 
-int excl_run_end(tether_lint_run *run, void *state) {
+int excl_take_fact(tether_lint_run *run, void *state, const char *data, size_t len) {
   (void)run;
   excl_state *st = state;
-  if (st) free(st->h);
+  /* Without a state the family did not start, which the driver already reports. */
+  return st ? excl_twice_take_fact(st->twice, data, len) : 0;
+}
+
+int excl_run_end(tether_lint_run *run, void *state) {
+  excl_state *st = state;
+  int rc = 0;
+  if (st) {
+    rc = excl_twice_run_end(run, st->twice);
+    excl_twice_free(st->twice);
+    free(st->h);
+  }
   free(st);
-  return 0;
+  return rc;
 }
 
 /* A call to one of MLIR's helpers that links with --exclude-libs. */

@@ -4,7 +4,10 @@
  * Invariant: the scan keeps, for each open bracket, the name its values belong to (a keyword
  * argument, a dict key, an assignment, the called function); a string is scanned in the context
  * of the innermost level with a name: link flags under a link-flag name, nothing under a compile
- * flag name or inside a printing call, plain values otherwise. At most 64 levels are tracked. */
+ * flag name or inside a printing call, plain values otherwise. At most 64 levels are tracked.
+ *
+ * The same scan serves the build-graph reader of dialect-linked-twice (excl_lex_starlark): it then
+ * scans no value and hands every token to a callback instead, in text order. */
 #include "lint/excludelibs.h"
 
 #include <ctype.h>
@@ -66,7 +69,16 @@ typedef struct py_scan {
   int line_start;    /* TOML: nothing but whitespace since the last newline at the top level */
   const char *table; /* TOML: the current [table] header */
   size_t tablen;
+  excl_tok_callback tok; /* excl_lex_starlark: receives every token; no value is scanned */
+  void *ud;
 } py_scan;
+
+/* Hands a token to the callback of excl_lex_starlark, when there is one. */
+static void py_emit(py_scan *ps, excl_tok_kind kind, const char *s, size_t n) {
+  if (!ps->tok) return;
+  excl_tok t = {kind, s, n};
+  ps->tok(&t, ps->ud);
+}
 
 /* Whitespace, line continuations, comments and newlines (which end a top-level statement). 1 when
  * p was at one of them. */
@@ -74,6 +86,7 @@ static int py_blank(py_scan *ps) {
   const char *p = ps->p, *end = ps->end;
   char ch = *p;
   if (ch == '\n') {
+    py_emit(ps, EXCL_TOK_NEWLINE, p, 1);
     if (ps->depth == 0) {
       ps->st[0].kk = KEY_NONE;
       ps->st[0].last = NULL;
@@ -150,7 +163,10 @@ static int py_string(py_scan *ps) {
     l->last = s;
     l->lastn = sn;
   }
-  excl_scan_value(ps->c, s, sn, py_ctx(ps->st, ps->depth, ps->table, ps->tablen), 0);
+  if (ps->tok)
+    py_emit(ps, EXCL_TOK_STRING, s, sn);
+  else
+    excl_scan_value(ps->c, s, sn, py_ctx(ps->st, ps->depth, ps->table, ps->tablen), 0);
   ps->p = e < end ? e + (triple ? 3 : (*e == quote ? 1 : 0)) : end;
   ps->prev_name = 0;
   ps->prev_closer = 1;
@@ -170,6 +186,7 @@ static int py_name(py_scan *ps) {
     ps->p++;
   ps->st[ps->depth].last = s;
   ps->st[ps->depth].lastn = (size_t)(ps->p - s);
+  py_emit(ps, EXCL_TOK_NAME, s, (size_t)(ps->p - s));
   ps->prev_name = 1;
   ps->pname = s;
   ps->pnamen = (size_t)(ps->p - s);
@@ -179,6 +196,7 @@ static int py_name(py_scan *ps) {
 
 /* An opening bracket: a new level; after a name, '(' is a call whose name keys the values. */
 static void py_open(py_scan *ps, char ch) {
+  py_emit(ps, EXCL_TOK_OPEN, ps->p, 1);
   if (ps->depth + 1 < sizeof ps->st / sizeof ps->st[0]) {
     py_level *l = &ps->st[++ps->depth];
     memset(l, 0, sizeof *l);
@@ -196,6 +214,7 @@ static void py_open(py_scan *ps, char ch) {
 
 /* A closing bracket: back to the enclosing level (a subscript keeps the name it subscripted). */
 static void py_close(py_scan *ps) {
+  py_emit(ps, EXCL_TOK_CLOSE, ps->p, 1);
   if (ps->depth > 0) {
     py_level *inner = &ps->st[ps->depth];
     ps->depth--;
@@ -213,6 +232,7 @@ static void py_close(py_scan *ps) {
 
 /* A ',': a keyword argument or dict entry ends here; in a call, back to the call itself. */
 static void py_comma(py_scan *ps) {
+  py_emit(ps, EXCL_TOK_COMMA, ps->p, 1);
   py_level *l = &ps->st[ps->depth];
   l->kk = l->call ? KEY_CALL : KEY_NONE;
   l->key = l->call;
@@ -235,10 +255,12 @@ static void py_operator(py_scan *ps) {
   }
   if (ch == ':' && ps->lang != EXCL_TOML && !(p + 1 < end && p[1] == '=')) assign = 1;
   if ((ch == '=' || ch == '!' || ch == '<' || ch == '>') && p + 1 < end && p[1] == '=') {
+    py_emit(ps, EXCL_TOK_OP, p, 2);
     ps->p = p + 2;
     ps->prev_name = ps->prev_closer = 0;
     return;
   }
+  py_emit(ps, EXCL_TOK_OP, ps->p, (size_t)(p + 1 - ps->p));
   py_level *l = &ps->st[ps->depth];
   if (assign && l->last) {
     l->kk = KEY_ASSIGN;
@@ -249,7 +271,8 @@ static void py_operator(py_scan *ps) {
   ps->p = p + 1;
 }
 
-void excl_check_pylike(excl_ctx *c, excl_pylang lang) {
+/* The scan of one file: values to excl_scan_value, or tokens to `tok` when it is not NULL. */
+static void py_run(excl_ctx *c, excl_pylang lang, excl_tok_callback tok, void *ud) {
   py_scan ps;
   memset(&ps, 0, sizeof ps);
   ps.c = c;
@@ -257,6 +280,8 @@ void excl_check_pylike(excl_ctx *c, excl_pylang lang) {
   ps.p = c->text;
   ps.end = c->text + c->len;
   ps.line_start = 1;
+  ps.tok = tok;
+  ps.ud = ud;
   while (ps.p < ps.end) {
     if (py_blank(&ps) || toml_table(&ps)) continue;
     ps.line_start = 0;
@@ -271,4 +296,11 @@ void excl_check_pylike(excl_ctx *c, excl_pylang lang) {
     else
       py_operator(&ps);
   }
+}
+
+void excl_check_pylike(excl_ctx *c, excl_pylang lang) { py_run(c, lang, NULL, NULL); }
+
+void excl_lex_starlark(const char *text, size_t len, excl_tok_callback cb, void *ud) {
+  excl_ctx c = {NULL, text, len, NULL};
+  if (cb) py_run(&c, EXCL_PYTHON, cb, ud);
 }

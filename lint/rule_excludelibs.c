@@ -8,8 +8,9 @@
  * pass-through spellings in a token made only of flags count), or nothing (comments, printed or
  * documented strings, compile flags), which is never scanned. A finding is reported at the line and
  * column of the `--exclude-libs` occurrence in the file's own text. Nothing here allocates per
- * token; the only allocation is cJSON's tree for compile_commands.json. excludelibs.h lists the
- * family's files. */
+ * token; the only allocation is cJSON's tree for compile_commands.json. CMake and BUILD files are
+ * also read as a link graph for dialect-linked-twice (excludelibs_twice.c: one fact per file, the
+ * cross-file pass in run_end). excludelibs.h lists the family's files. */
 #include "lint/excludelibs.h"
 
 #include <ctype.h>
@@ -37,6 +38,17 @@ static const tether_lint_rule_info excl_rules[] = {
      "reported; one tether-lint cannot resolve or read is, saying so.",
      "link MLIR and your dialects from ONE shared library that every extension links, or list "
      "MLIR's symbols (mlir*; extern \"C++\" { mlir::*; }) as global in the script"},
+    {EXCL_TWICE_RULE, "a static dialect library linked into two shared objects one process loads",
+     "A project's own static MLIR dialect library (add_mlir_dialect_library, a cc_library named "
+     "*Dialect, or one that links such a library) reaches two shared objects that one Python "
+     "process loads: typically the Python extension (PRIVATE_LINK_LIBS, target_link_libraries, "
+     "deps) and the shared C-API library or aggregate (EMBED_CAPI_LINK_LIBS, LINK_LIBS). Each "
+     "object carries its own copy of the dialect's TypeIDs and registration: the context knows "
+     "one copy, the extension uses the other, and MLIR aborts (\"storage uniquer isn't "
+     "initialized\", \"can't create type ... not registered\") or isa<> fails. Read from the "
+     "CMake and Bazel files of the run together; reported at the second object's link.",
+     "link the dialect into ONE shared library (the C-API aggregate) and link the extension "
+     "against that library only, or build the dialect as a shared library"},
 };
 
 typedef enum {
@@ -306,11 +318,18 @@ void excl_scan_value(excl_ctx *c, const char *s, size_t n, int ctx, size_t origi
 
 static int excl_check_text(tether_lint_file *f, void *state, const char *text, size_t len) {
   excl_ctx c = {f, text, len, state};
-  switch (kind_of(tether_lint__file_path(f))) {
+  const char *path = tether_lint__file_path(f);
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  switch (kind_of(path)) {
   case K_CMAKE:
     excl_check_cmake(&c);
+    excl_twice_collect(&c, 0);
     return 0;
   case K_BAZEL:
+    excl_check_pylike(&c, EXCL_PYTHON);
+    if (!tether_lint__ends_with(base, ".bzl")) excl_twice_collect(&c, 1);
+    return 0;
   case K_SETUPPY:
     excl_check_pylike(&c, EXCL_PYTHON);
     return 0;
@@ -340,4 +359,5 @@ const tether_lint_family tether_lint__family_excludelibs = {
     .run_begin = excl_run_begin,
     .check_text = excl_check_text,
     .run_end = excl_run_end,
+    .take_fact = excl_take_fact,
 };
