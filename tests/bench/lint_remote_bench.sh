@@ -4,6 +4,9 @@
 #
 #   tests/bench/lint_remote_bench.sh [TARGET...]     (from the repository root; default: the
 #                                                      arena and the Python extension)
+#   tests/bench/lint_remote_bench.sh --workspace DIR TARGET...
+#                                                    (another workspace that loads this one as
+#                                                      @tether: a project's own tree)
 #
 #   cold         nothing cached: builds tether-lint and runs every lint action (uploading to a
 #                local disk cache and to a remote HTTP cache: Debian's nginx on 127.0.0.1)
@@ -13,13 +16,21 @@
 # table, never a timed test.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+ws=$repo
+aspect=//lint:defs.bzl%tether_lint_aspect
+if [ "${1:-}" = --workspace ]; then
+  [ $# -ge 3 ] || { echo "usage: $0 --workspace DIR TARGET..." >&2; exit 2; }
+  ws=$(cd "$2" && pwd)
+  aspect=@tether//lint:defs.bzl%tether_lint_aspect
+  shift 2
+fi
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(//arena:tether_objs //bindings/python:tether/_tether.so)
 work=$(mktemp -d "${TMPDIR:-/tmp}/tether-lint-remote-bench.XXXXXX")
 . "$repo/tests/lint/webdav_cache.bash"
 roots=()
 cleanup() {
-  for r in "${roots[@]}"; do (cd "$repo" && bazel --output_user_root="$r" shutdown >/dev/null 2>&1) || true; done
+  for r in "${roots[@]}"; do (cd "$ws" && bazel --output_user_root="$r" shutdown >/dev/null 2>&1) || true; done
   webdav_cache_stop
   rm -rf "$work"
 }
@@ -34,9 +45,9 @@ run() {
   roots+=("$root")
   local t0 t1
   t0=$(date +%s.%N)
-  (cd "$repo" && bazel --output_user_root="$root" build --symlink_prefix=/ --jobs=2 --disk_cache= "$@" \
+  (cd "$ws" && bazel --output_user_root="$root" build --symlink_prefix=/ --jobs=2 --disk_cache= "$@" \
     --execution_log_json_file="$work/$name.json" \
-    --aspects=//lint:defs.bzl%tether_lint_aspect --output_groups=tether_lint "${targets[@]}") \
+    --aspects="$aspect" --output_groups=tether_lint "${targets[@]}") \
     >"$work/$name.log" 2>&1 || { tail -20 "$work/$name.log"; exit 1; }
   t1=$(date +%s.%N)
   python3 - "$work/$name.json" "$name" "$t0" "$t1" <<'PY'
@@ -61,7 +72,7 @@ print("| %s | %.1f | %d | %d | %d |" % (sys.argv[2], float(sys.argv[4]) - float(
 PY
 }
 
-echo "targets: ${targets[*]}"
+echo "workspace: $ws; targets: ${targets[*]}"
 echo
 echo "| run | wall s (server start, analysis, build) | lint actions run | lint results from a cache | other actions run |"
 echo "|---|---|---|---|---|"
