@@ -168,6 +168,21 @@ void tether_arena_foreach_root(tether_arena *a, void (*cb)(tether_kind, void *, 
   }
 }
 
+void tether_arena_foreach_user(tether_arena *a, tether_kind kind,
+                               void (*cb)(void *handle, void *handle_user, void *user),
+                               void *user) {
+  if (!a || !cb) return;
+  for (uint32_t i = 0; i < a->rcap; i++) {
+    tether__tree *t = a->roots[i].tree;
+    if (!a->roots[i].key || t->state != TETHER__TREE_LIVE) continue;
+    for (uint32_t j = 0; j < t->cap; j++) {
+      tether__handle *h = t->slots[j];
+      void *hu = h ? (void *)~h->huser : NULL;
+      if (hu && tether__kind(h) == (int)kind && tether__raw(h)) cb(h, hu, user);
+    }
+  }
+}
+
 /* ---- context-owned objects ------------------------------------------------------------------- */
 
 static int ctxobj_new(tether_arena *a, void *raw, void **out) {

@@ -182,6 +182,13 @@ void *tether_arena_get_user(tether_arena *a);
 void tether_arena_foreach_root(tether_arena *a,
                                void (*cb)(tether_kind kind, void *root, void *user), void *user);
 
+/// Calls cb(handle, its user pointer, user) for every valid handle of `kind` in the arena's live
+/// trees that has a user pointer (tether_handle_set_user): a binding's live wrappers, without a
+/// list of its own. cb may set or clear the handle's user pointer; it must not call anything else
+/// of tether. Order unspecified. [no safe point]
+void tether_arena_foreach_user(tether_arena *a, tether_kind kind,
+                               void (*cb)(void *handle, void *handle_user, void *user), void *user);
+
 /* ---------------------------------------------------------------------------------------------
  * Roots: parsing and creating IR. Every new root is owned by the returned handle.
  */

@@ -174,7 +174,8 @@ static PyObject *context_live_count(PyObject *cls, PyObject *unused) {
 
 static PyObject *context_live_ops(TpContext *self, PyObject *unused) {
   (void)unused;
-  return PyLong_FromSsize_t(tp_live_operations(self->arena, NULL));
+  Py_ssize_t n = tp_live_operations(self->arena, NULL);
+  return n < 0 ? NULL : PyLong_FromSsize_t(n);
 }
 
 static PyObject *context_live_op_objects(TpContext *self, PyObject *unused) {
@@ -194,14 +195,15 @@ static PyObject *context_live_modules(TpContext *self, PyObject *unused) {
 
 static PyObject *context_clear_live(TpContext *self, PyObject *unused) {
   (void)unused;
-  return PyLong_FromSsize_t(tp_clear_live_operations(self->arena, NULL));
+  Py_ssize_t n = tp_clear_live_operations(self->arena, NULL);
+  return n < 0 ? NULL : PyLong_FromSsize_t(n);
 }
 
 static PyObject *context_clear_live_inside(TpContext *self, PyObject *op) {
   tether_op *h;
   MlirOperation raw;
   if (!tp_arg_op(op, &h, &raw)) return NULL;
-  tp_clear_live_operations(self->arena, h);
+  if (tp_clear_live_operations(self->arena, h) < 0) return NULL;
   Py_RETURN_NONE;
 }
 

@@ -9,24 +9,39 @@
 
 #include <string.h>
 
-static TpOp live_modules = {.live_prev = &live_modules, .live_next = &live_modules};
+/* The live Module objects: a circular list through a head. */
+static TpModule live_modules = {.live_prev = &live_modules, .live_next = &live_modules};
+
+static void live_link(TpModule *o) {
+  o->live_next = &live_modules;
+  o->live_prev = live_modules.live_prev;
+  live_modules.live_prev->live_next = o;
+  live_modules.live_prev = o;
+}
+
+static void live_unlink(TpModule *o) {
+  if (!o->live_next) return;
+  o->live_prev->live_next = o->live_next;
+  o->live_next->live_prev = o->live_prev;
+  o->live_next = o->live_prev = NULL;
+}
 
 Py_ssize_t tp_live_modules(tether_arena *a) {
   Py_ssize_t n = 0;
-  for (TpOp *o = live_modules.live_next; o != &live_modules; o = o->live_next)
+  for (TpModule *o = live_modules.live_next; o != &live_modules; o = o->live_next)
     if (o->h && tether_handle_arena(o->h) == a) n++;
   return n;
 }
 
 static PyObject *wrap_module(tether_op *h) {
   if (!h) Py_RETURN_NONE;
-  TpOp *self = (TpOp *)tp_handle_new(tp.Module, h); /* TpOp begins as TpHandle does */
-  if (self) tp_live_link(&live_modules, self);
+  TpModule *self = (TpModule *)tp_handle_new(tp.Module, h); /* begins as TpHandle does */
+  if (self) live_link(self);
   return (PyObject *)self;
 }
 
-static void module_dealloc(TpOp *self) {
-  tp_live_unlink(self);
+static void module_dealloc(TpModule *self) {
+  live_unlink(self);
   if (self->h && self->pin >= 0) tp_unpin(self->pin);
   PyTypeObject *t = Py_TYPE(self);
   t->tp_free(self);
@@ -260,7 +275,7 @@ static PyObject *module_from_capsule(PyObject *cls, PyObject *cap) {
                         "the capsule's module is not IR a tether Context holds (a module made "
                         "elsewhere cannot be adopted safely)");
   /* The module's own object when it has one (an extension handing back a module it was given). */
-  for (TpOp *o = live_modules.live_next; o != &live_modules; o = o->live_next)
+  for (TpModule *o = live_modules.live_next; o != &live_modules; o = o->live_next)
     if (o->h == h) return Py_NewRef((PyObject *)o);
   return wrap_module(h);
 }
@@ -311,7 +326,7 @@ static PyType_Slot module_slots[] = {
     {0, NULL},
 };
 
-static PyType_Spec tp_module_spec = {"tether.ir.Module", sizeof(TpOp), 0,
+static PyType_Spec tp_module_spec = {"tether.ir.Module", sizeof(TpModule), 0,
                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, module_slots};
 
 int tp_init_module(PyObject *m) { return tp_add_type(m, &tp_module_spec, NULL, &tp.Module); }

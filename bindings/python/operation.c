@@ -18,30 +18,69 @@
 
 #include <string.h>
 
-/* ---- live lists (Context._get_live_operation_count & co.) ------------------------------------ */
-
-static TpOp live_ops = {.live_prev = &live_ops, .live_next = &live_ops};
-
-void tp_op_track(TpOp *o) { tp_live_link(&live_ops, o); }
+/* ---- live operation objects (Context._get_live_operation_count & co.) --------------------------
+ * The handle's user pointer is the live object of an operation (its Operation object, else its
+ * OpView): the arena's operation handles with a user pointer are the live operations. */
 
 static int is_view(TpOp *o) { return tp_is((PyObject *)o, tp.OpView); }
 
-/* The operations of arena a with a live object: Operation objects, and OpViews without one. */
-Py_ssize_t tp_live_operations(tether_arena *a, PyObject *append_to) {
-  Py_ssize_t n = 0;
-  for (TpOp *o = live_ops.live_next; o != &live_ops; o = o->live_next) {
-    if (!o->h || tether_handle_arena(o->h) != a) continue;
-    if (is_view(o) && o->sibling) continue;
-    n++;
-    if (append_to) {
-      PyObject *x = tp_wrap_operation(o->h);
-      if (!x || PyList_Append(append_to, x) < 0) {
-        Py_XDECREF(x);
-        return -1;
-      }
-      Py_DECREF(x);
-    }
+typedef struct {
+  tether_op **v;
+  size_t n, cap; /* cap 0: counting only */
+} handle_snap;
+
+static void snap_handle(void *h, void *user, void *ud) {
+  (void)user;
+  handle_snap *s = ud;
+  if (s->n < s->cap) s->v[s->n] = h;
+  s->n++;
+}
+
+/* The operation handles of arena a that have a live object, into s (malloc'd; free s->v). Each is
+ * kept alive by that object until Python code runs. 0, or -1 with MemoryError. */
+static int live_handles(tether_arena *a, handle_snap *s) {
+  s->v = NULL;
+  s->n = s->cap = 0;
+  tether_arena_foreach_user(a, TETHER_KIND_OP, snap_handle, s);
+  if (!s->n) return 0;
+  size_t n = s->n;
+  if (!(s->v = PyMem_Malloc(n * sizeof *s->v))) {
+    PyErr_NoMemory();
+    return -1;
   }
+  s->cap = n;
+  s->n = 0;
+  tether_arena_foreach_user(a, TETHER_KIND_OP, snap_handle, s);
+  if (s->n > n) s->n = n;
+  return 0;
+}
+
+/* The operations of arena a with a live object; their Operation objects appended to append_to
+ * when given. -1 with an exception. */
+Py_ssize_t tp_live_operations(tether_arena *a, PyObject *append_to) {
+  handle_snap s;
+  if (live_handles(a, &s) < 0) return -1;
+  Py_ssize_t n = (Py_ssize_t)s.n;
+  PyObject **objs = NULL;
+  if (append_to && s.n) {
+    /* The objects first (references, no Python code), then the Operation objects: making them
+     * may run a collection that frees other objects and their handles. */
+    if (!(objs = PyMem_Malloc(s.n * sizeof *objs))) {
+      PyMem_Free(s.v);
+      PyErr_NoMemory();
+      return -1;
+    }
+    for (size_t i = 0; i < s.n; i++)
+      objs[i] = Py_NewRef((PyObject *)tether_handle_get_user(s.v[i]));
+    for (size_t i = 0; i < s.n && n >= 0; i++) {
+      PyObject *x = tp_wrap_operation(TP_OP(objs[i])->h);
+      if (!x || PyList_Append(append_to, x) < 0) n = -1;
+      Py_XDECREF(x);
+    }
+    for (size_t i = 0; i < s.n; i++) Py_DECREF(objs[i]);
+    PyMem_Free(objs);
+  }
+  PyMem_Free(s.v);
   return n;
 }
 
@@ -58,17 +97,17 @@ static int is_inside(tether_op *op, tether_op *inside) {
 }
 
 /* Forgets the identity of live operation objects of arena a (inside `inside` only, when given):
- * they stay valid, but navigation makes new objects. Returns how many. */
+ * they stay valid, but navigation makes new objects. Returns how many, or -1 with an exception. */
 Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside) {
+  handle_snap s;
+  if (live_handles(a, &s) < 0) return -1;
   Py_ssize_t n = 0;
-  for (TpOp *o = live_ops.live_next; o != &live_ops; o = o->live_next) {
-    if (!o->h || tether_handle_arena(o->h) != a) continue;
-    if (inside && !is_inside(o->h, inside)) continue;
-    if (tether_handle_get_user(o->h) == o) {
-      tether_handle_set_user(o->h, NULL);
-      n++;
-    }
+  for (size_t i = 0; i < s.n; i++) { /* no Python code runs here: every handle stays alive */
+    if (inside && !is_inside(s.v[i], inside)) continue;
+    tether_handle_set_user(s.v[i], NULL);
+    n++;
   }
+  PyMem_Free(s.v);
   return n;
 }
 
@@ -110,7 +149,6 @@ static TpOp *op_alloc(PyTypeObject *type, tether_op *h) {
     return NULL;
   }
   self->h = h;
-  tp_op_track(self);
   return self;
 }
 
@@ -152,7 +190,6 @@ PyObject *tp_wrap_op(tether_op *h) {
 void tp_op_dealloc(TpOp *self) {
   PyTypeObject *t = Py_TYPE(self);
   if (PyType_IS_GC(t)) PyObject_GC_UnTrack(self);
-  tp_live_unlink(self);
   if (self->h) {
     if (is_view(self)) {
       TpOp *op = self->sibling;

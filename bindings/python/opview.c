@@ -132,8 +132,6 @@ static int opview_attach(PyObject *self, tether_op *h, TpOp *op) {
   }
   if (TP_OP(self)->h) /* initialized before */
     opview_release(TP_OP(self));
-  else
-    tp_op_track(TP_OP(self));
   TP_OP(self)->h = h;
   TP_OP(self)->pin = pin;
   TP_OP(self)->sibling = op;

@@ -139,24 +139,18 @@ typedef struct TpOp {
   PyObject_HEAD void *h; /* tether_op */
   intptr_t pin;
   struct TpOp *sibling;
-  struct TpOp *live_prev, *live_next; /* the list of live wrappers (live counts) */
 } TpOp;
 
 #define TP_OP(o) ((TpOp *)(o))
 
-/* The live wrappers of operations and modules: a circular list through a head. */
-static inline void tp_live_link(TpOp *head, TpOp *o) {
-  o->live_next = head;
-  o->live_prev = head->live_prev;
-  head->live_prev->live_next = o;
-  head->live_prev = o;
-}
-static inline void tp_live_unlink(TpOp *o) {
-  if (!o->live_next) return;
-  o->live_prev->live_next = o->live_next;
-  o->live_next->live_prev = o->live_prev;
-  o->live_next = o->live_prev = NULL;
-}
+/* Module: the handle of its module operation, and the list of live Module objects
+ * (Context._get_live_module_count). The live operation objects need no list: they are the user
+ * pointers of the arena's operation handles (tether_arena_foreach_user). */
+typedef struct TpModule {
+  PyObject_HEAD void *h; /* tether_op */
+  intptr_t pin;
+  struct TpModule *live_prev, *live_next;
+} TpModule;
 
 /* Context-owned values. ctx is a TpContext (strong), NULL only for context-free values (TypeID). */
 typedef struct {
@@ -662,10 +656,8 @@ PyObject *tp_wrap_operation(tether_op *h);
 /* An operation argument (Operation, OpView, Module): its handle and raw operation, checked. */
 int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw);
 
-/* operation.c: a new wrapper joins the live list (OpView(operation) makes its own object); the
- * dealloc of every operation wrapper class; the interned str of an operation's name; the getter
- * and tp_new that Operation, OpView and Module share; Operation.parse. */
-void tp_op_track(TpOp *o);
+/* operation.c: the dealloc of every operation wrapper class; the interned str of an operation's
+ * name; the getter and tp_new that Operation, OpView and Module share; Operation.parse. */
 void tp_op_dealloc(TpOp *self);
 PyObject *tp_op_name_str(MlirOperation raw);
 PyObject *tp_op_successors(PyObject *self, void *closure);
@@ -673,11 +665,14 @@ PyObject *tp_opbase_new(PyTypeObject *type, PyObject *args, PyObject *kw);
 PyObject *tp_operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames);
 /* Operations and Module objects of arena a with a live Python object (operation.c, module.c);
- * append_to (may be NULL) receives their Operation objects. -1 with an exception. */
+ * append_to (may be NULL) receives their Operation objects. -1 with an exception. An operation
+ * counts while its handle has the object as user pointer: not once it is erased (upstream drops it
+ * from its live map then), nor after tp_clear_live_operations. */
 Py_ssize_t tp_live_operations(tether_arena *a, PyObject *append_to);
 Py_ssize_t tp_live_modules(tether_arena *a);
 /* Forgets the identity of the live operation objects of arena a (inside `inside` only, when not
- * NULL): they stay valid, but navigation makes new objects. Returns how many. */
+ * NULL): they stay valid, but navigation makes new objects. Returns how many, -1 with an
+ * exception. */
 Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside);
 /* opview.c: the class an operation's OpView has (a registered op class, else OpView; borrowed). */
 PyObject *tp_op_view_class(MlirOperation raw);

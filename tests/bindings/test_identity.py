@@ -226,3 +226,28 @@ def test_upstream_live_operation_counting(ctx):
     gc.collect()
     assert ctx._get_live_operation_count() == 0
     assert ctx._get_live_root_count() == 0
+
+
+def test_live_operations_are_the_handles_live_objects(ctx):
+    # One count per operation with a live object, however many views of it live; an erased
+    # operation's object is no longer counted (upstream drops it from its live map on erase);
+    # _get_live_operation_objects gives the Operation objects; after _clear_live_operations the
+    # objects live on, valid, but are not counted and navigation makes new ones.
+    import gc
+    m = ir.Module.parse(ASM)
+    gc.collect()
+    base = ctx._get_live_operation_count()
+    block = m.body.operations[0].regions[0].blocks[0]
+    ops = list(block.operations)
+    assert ctx._get_live_operation_count() == base + len(ops)
+    views = [o.operation for o in ops]  # each op gets its Operation object too: still one each
+    assert ctx._get_live_operation_count() == base + len(ops)
+    objs = ctx._get_live_operation_objects()
+    assert all(any(v is o for o in objs) for v in views)
+    ops[-1].operation.erase()  # the return: nothing uses it
+    assert ctx._get_live_operation_count() == base + len(ops) - 1
+    assert ctx._clear_live_operations() == base + len(ops) - 1
+    assert ctx._get_live_operation_count() == 0
+    assert ops[1].name  # still valid
+    again = block.operations[1]
+    assert again is not ops[1] and again == ops[1]
