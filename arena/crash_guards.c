@@ -352,7 +352,13 @@ static MlirLogicalResult infer(const tether_infer_call *c, MlirTypesCallback typ
   return r;
 }
 
-static void infer_in_child(void *c) { infer(c, ignore_types, ignore_components, NULL); }
+void tether__infer_try(const tether_infer_call *c) {
+  infer(c, ignore_types, ignore_components, NULL);
+}
+
+static void infer_in_child(void *c) { tether__infer_try(c); }
+
+static int infer_by_helper(void *c) { return tether__trial_infer(c, PROBE_TIMEOUT_MS); }
 
 static bool infer_is_safe(const tether_infer_call *c) {
   static int no_probe = -1; /* read once */
@@ -364,7 +370,7 @@ static bool infer_is_safe(const tether_infer_call *c) {
     free(k.w);
     return false;
   }
-  int r = cached_trial(&k, infer_in_child, (void *)c);
+  int r = cached_verdict(&k, infer_by_helper, infer_in_child, (void *)c);
   return r == 1 || r < 0; /* no child: made untried */
 }
 

@@ -434,6 +434,12 @@ void tether__trial_report_free(tether__trial_report *r);
  * or -1 for no verdict. */
 int tether__trial_parse(MlirContext ctx, tether_parse_kind kind, MlirStringRef text,
                         int timeout_ms);
+/* Return-type inference of c tried in the trial helper (calls with regions are declined):
+ * TETHER__TRIAL_RETURNED, DIED, HUNG, or -1 for no verdict. */
+int tether__trial_infer(const tether_infer_call *c, int timeout_ms);
+/* crash_guards.c: the inference tether_infer tries, made deterministically, its result dropped
+ * (in a trial child or the helper). */
+void tether__infer_try(const tether_infer_call *c);
 
 /* ---- crash_guards.c ------------------------------------------------------------------------- */
 

@@ -23,14 +23,22 @@
  * helper cannot be found or started, the caller falls back to a forked child (crash_guards.c,
  * in_child). docs/ownership.md, "Verifiers and parsers that crash".
  *
+ * Return-type inference of a new call shape goes there too (tether_infer): the operands' types and
+ * the attribute dictionary travel as the text of a wrapper operation whose entry block has one
+ * argument per operand; the helper calls the same inference on those block arguments. It declines
+ * calls with regions (their contents would have to travel too), and operations it does not
+ * register or that do not implement the interface there.
+ *
  * The protocol (one machine, native byte order): a request is a header (magic, kind, flags,
  * index, and the lengths of three sections) followed by the sections: the dialect namespaces, one
- * per line; the registered operation names, one per line; the text. The answer is one byte.
+ * per line; the registered operation names, one per line (INFER: the operation inferred); the
+ * text. The answer is one byte.
  */
 #define _GNU_SOURCE /* dladdr, close_range */
 #include "tether_internal.h"
 
 #include <dlfcn.h>
+#include <mlir-c/Interfaces.h>
 #include <mlir-c/RegisterEverything.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -50,8 +58,8 @@
 extern char **environ;
 
 enum { TRIAL_MAGIC = 0x74726931 /* "tri1" */ };
-enum { TRIAL_VERIFY = 1, TRIAL_PARSE = 2 };
-enum { FLAG_ALLOW_UNREGISTERED = 1 };
+enum { TRIAL_VERIFY = 1, TRIAL_PARSE = 2, TRIAL_INFER = 3 };
+enum { FLAG_ALLOW_UNREGISTERED = 1, FLAG_SHAPED = 2 };
 
 typedef struct {
   uint32_t magic, kind, flags, pad;
@@ -236,6 +244,44 @@ static MlirWalkResult check_cb(MlirOperation op, void *ud) {
 }
 
 /* The answer to one request (TETHER__TRIAL_*). */
+/* INFER: the text is the wrapper operation (tether__trial_infer); the inference is called on its
+ * entry block's arguments and its `tether.attrs` dictionary, as tether_infer's child would. */
+static int serve_infer(MlirContext ctx, const request *q, const char *name, MlirStringRef text) {
+  MlirStringRef n = {name, (size_t)q->len[1]};
+  bool shaped = q->flags & FLAG_SHAPED;
+  MlirTypeID iface =
+      shaped ? mlirInferShapedTypeOpInterfaceTypeID() : mlirInferTypeOpInterfaceTypeID();
+  if (!n.length || !mlirContextIsRegisteredOperation(ctx, n) ||
+      !mlirOperationImplementsInterfaceStatic(n, ctx, iface))
+    return TETHER__TRIAL_DECLINED;
+  MlirOperation root = tether__parse_unverified(ctx, text);
+  if (mlirOperationIsNull(root)) return TETHER__TRIAL_DECLINED;
+  int answer = TETHER__TRIAL_DECLINED;
+  MlirBlock b = mlirOperationGetNumRegions(root) == 1
+                    ? mlirRegionGetFirstBlock(mlirOperationGetRegion(root, 0))
+                    : (MlirBlock){NULL};
+  intptr_t na = mlirBlockIsNull(b) ? -1 : mlirBlockGetNumArguments(b);
+  MlirValue *vals = na >= 0 ? calloc((size_t)na + 1, sizeof *vals) : NULL;
+  if (vals) {
+    for (intptr_t i = 0; i < na; i++) vals[i] = mlirBlockGetArgument(b, i);
+    tether_infer_call c = {
+        ctx,
+        n,
+        mlirLocationUnknownGet(ctx),
+        na,
+        vals,
+        mlirOperationGetAttributeByName(root, mlirStringRefCreateFromCString("tether.attrs")),
+        0,
+        NULL,
+        shaped};
+    tether__infer_try(&c);
+    answer = TETHER__TRIAL_RETURNED;
+  }
+  free(vals);
+  mlirOperationDestroy(root);
+  return answer;
+}
+
 static int serve_one(MlirContext ctx, const request *q, const char *dialects, const char *ops,
                      const char *text) {
   mlirContextSetAllowUnregisteredDialects(ctx, q->flags & FLAG_ALLOW_UNREGISTERED);
@@ -268,6 +314,7 @@ static int serve_one(MlirContext ctx, const request *q, const char *dialects, co
     }
     return TETHER__TRIAL_RETURNED;
   }
+  if (q->kind == TRIAL_INFER) return serve_infer(ctx, q, ops, t);
   MlirOperation root = tether__parse_unverified(ctx, t);
   if (mlirOperationIsNull(root)) return TETHER__TRIAL_DECLINED;
   check_walk c = {ops, (size_t)q->len[1], q->index, 0, {NULL}, false};
@@ -298,7 +345,8 @@ static void *serve_loop(void *fds) {
     request q;
     if (read_all(in, &q, sizeof q) != 0) break;
     if (q.magic != TRIAL_MAGIC || q.len[0] > MAX_SECTION || q.len[1] > MAX_SECTION ||
-        q.len[2] > MAX_SECTION || (q.kind != TRIAL_VERIFY && q.kind != TRIAL_PARSE))
+        q.len[2] > MAX_SECTION ||
+        (q.kind != TRIAL_VERIFY && q.kind != TRIAL_PARSE && q.kind != TRIAL_INFER))
       break;
     size_t total = (size_t)(q.len[0] + q.len[1] + q.len[2]);
     char *body = malloc(total + 1);
@@ -662,6 +710,44 @@ int tether__trial_parse(MlirContext ctx, tether_parse_kind kind, MlirStringRef t
     r = trial_request(TRIAL_PARSE, flags, (uint64_t)kind, sections, lens, timeout_ms, NULL);
   }
   free(dialects.p);
+  return r == TETHER__TRIAL_DECLINED ? -1 : r;
+}
+
+static void print_to(MlirStringRef s, void *ud) { text_add(ud, s.data, s.length); }
+
+int tether__trial_infer(const tether_infer_call *c, int timeout_ms) {
+  if (helper_unavailable || c->n_regions > 0) return -1;
+  text_buf dialects = {NULL, 0, 0, 0}, text = {NULL, 0, 0, 0};
+  tether__loaded_dialects(c->ctx, add_line, &dialects);
+  static const char head[] = "\"tether_trial.infer\"() ({\n";
+  text_add(&text, head, sizeof head - 1);
+  if (c->n_operands > 0) {
+    text_add(&text, "^bb0(", 5);
+    for (intptr_t i = 0; i < c->n_operands; i++) {
+      char arg[32];
+      int l = snprintf(arg, sizeof arg, "%s%%a%ld: ", i ? ", " : "", (long)i);
+      text_add(&text, arg, (size_t)l);
+      mlirTypePrint(mlirValueGetType(c->operands[i]), print_to, &text);
+    }
+    text_add(&text, "):\n", 3);
+  }
+  static const char end[] = "  \"tether_trial.end\"() : () -> ()\n})";
+  text_add(&text, end, sizeof end - 1);
+  if (!mlirAttributeIsNull(c->attributes)) {
+    text_add(&text, " {tether.attrs = ", 17);
+    mlirAttributePrint(c->attributes, print_to, &text);
+    text_add(&text, "}", 1);
+  }
+  text_add(&text, " : () -> ()\n", 12);
+  int r = -1;
+  if (!dialects.oom && !text.oom) {
+    const char *sections[3] = {dialects.p, c->name.data, text.p};
+    size_t lens[3] = {dialects.len, c->name.length, text.len};
+    uint32_t flags = FLAG_ALLOW_UNREGISTERED | (c->shaped ? FLAG_SHAPED : 0);
+    r = trial_request(TRIAL_INFER, flags, 0, sections, lens, timeout_ms, NULL);
+  }
+  free(dialects.p);
+  free(text.p);
   return r == TETHER__TRIAL_DECLINED ? -1 : r;
 }
 

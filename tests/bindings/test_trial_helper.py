@@ -96,6 +96,38 @@ def test_risky_parses_are_tried_in_the_helper(run_checks):
     """)
 
 
+def test_inference_of_new_shapes_is_tried_in_the_helper(run_checks):
+    # Result-type inference of a call shape not seen before: the helper makes the same call on
+    # block arguments of the same types; no fork. An inference that crashes kills only the helper
+    # and is refused here; calls with regions still go to a child.
+    checks(run_checks, """
+    m = ir.Module.parse("func.func @f(%a: i32, %b: f32, %i: index) { return }")
+    a, b, i = m.body.operations[0].regions[0].blocks[0].arguments
+    s0 = stats()
+    with ir.InsertionPoint(m.body):
+        r = ir.Operation.create("arith.addi", operands=[a, a], infer_type=True)
+        assert str(r.results[0].type) == "i32"
+        r = ir.Operation.create("arith.addf", operands=[b, b], infer_type=True)
+        assert str(r.results[0].type) == "f32"
+        r = ir.Operation.create("arith.cmpi", operands=[a, a], infer_type=True,
+                                attributes={"predicate": ir.IntegerAttr.get(
+                                    ir.IntegerType.get_signless(64), 0)})
+        assert str(r.results[0].type) == "i1"
+        s1 = stats()
+        assert s1["children"] == s0["children"], (s0, s1)
+        assert s1["trial_requests"] == s0["trial_requests"] + 3, (s0, s1)
+        e = raises(ir.MLIRError, ir.Operation.create, "shape.shape_of", operands=[i],
+                   infer_type=True)
+        assert "inferring the result types" in str(e.error_diagnostics[0]), e
+        s2 = stats()
+        assert s2["children"] == s1["children"], (s1, s2)
+        # The helper died of it: the next request starts a new one.
+        r = ir.Operation.create("arith.muli", operands=[a, a], infer_type=True)
+        assert str(r.results[0].type) == "i32"
+        assert stats()["trial_starts"] == s2["trial_starts"] + 1
+    """)
+
+
 def test_right_answers_in_a_multithreaded_process(run_checks):
     # A forked trial child inherits locks held by threads it does not have: after a parallel pass,
     # or beside a busy Python thread, it could hang and then report a false error. The helper
