@@ -29,14 +29,17 @@ def helper_requests():
 
 
 def new_inference_shapes(n, salt):
-    """arith.addi with inferred result types, each call a new shape (a new integer width)."""
+    """arith.addi with inferred result types, each call a new shape: the shape is the op name, the
+    kinds of the operands' types and the attributes' names and kinds (not an integer's width), so
+    each call carries a discardable attribute of a new name."""
     with ir.Context(), ir.Location.unknown():
         m = ir.Module.create()
+        t = ir.IntegerType.get_signless(32)
         with ir.InsertionPoint(m.body):
+            a = ir.Operation.create("test.src", results=[t]).result
             for i in range(n):
-                t = ir.IntegerType.get_signless(1 + (salt * n + i) % 4000)
-                a = ir.Operation.create("test.src", results=[t]).result
-                ir.Operation.create("arith.addi", operands=[a, a], infer_type=True)
+                ir.Operation.create("arith.addi", operands=[a, a], infer_type=True,
+                                    attributes={"bench.k%d_%d" % (salt, i): ir.UnitAttr.get()})
 
 
 def hand_built_prints(n, salt):
