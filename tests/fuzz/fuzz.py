@@ -1535,12 +1535,13 @@ def _read_back(f):
     return text
 
 
-def run_programs(programs, jobs, timeout, env):
+def run_programs(programs, jobs, timeout, env, progress=None):
     """Runs (seed, steps) programs, `jobs` at a time: the count of each verdict, and the findings
-    as (seed, steps, verdict, stderr tail)."""
+    as (seed, steps, verdict, stderr tail). With `progress` (a file), a line there every 500
+    programs: how many ran, the verdicts so far, the time."""
     import tempfile
     counts, findings, running = {}, [], []
-    idx = 0
+    idx, done, t0 = 0, 0, time.time()
     while idx < len(programs) or running:
         while idx < len(programs) and len(running) < jobs:
             s, st = programs[idx]
@@ -1562,6 +1563,7 @@ def run_programs(programs, jobs, timeout, env):
                     running.remove(item)
                     counts["hang"] = counts.get("hang", 0) + 1
                     findings.append((s, st, "hang", ""))
+                    done += 1
                 continue
             running.remove(item)
             out_s, err_s = (_read_back(f) for f in (out_f, err_f))
@@ -1569,6 +1571,11 @@ def run_programs(programs, jobs, timeout, env):
             counts[v] = counts.get(v, 0) + 1
             if v != "ok":
                 findings.append((s, st, v, err_s[-2000:]))
+            done += 1
+            if progress is not None and done % 500 == 0:
+                print("%d of %d programs, %.0f s: %s" % (done, len(programs), time.time() - t0,
+                                                         dict(sorted(counts.items()))),
+                      file=progress, flush=True)
         time.sleep(0.005)
     return counts, findings
 
@@ -1577,7 +1584,7 @@ def campaign(n, seed, jobs, timeout, out, env, log=sys.stdout):
     rng = random.Random(seed)
     programs = [make_program(rng) for _ in range(n)]
     t0 = time.time()
-    counts, findings = run_programs(programs, jobs, timeout, env)
+    counts, findings = run_programs(programs, jobs, timeout, env, progress=log)
     elapsed = time.time() - t0
     print("| verdict | programs |", file=log)
     print("|---|---|", file=log)
