@@ -62,6 +62,20 @@ def w_first_op_create(ir, n):
     return run, m
 
 
+def w_context_first_create(ir, n):
+    # What a program pays once: a Context, then its first operation of a dialect. Upstream loads
+    # the dialects when the Context is made, tether when they are first used: the row above
+    # alone moves that cost from one side to the other.
+    def run():
+        with ir.Context(), ir.Location.unknown():
+            i32 = ir.IntegerType.get_signless(32)
+            m = ir.Module.create()
+            ir.Operation.create("arith.constant", results=[i32],
+                                attributes={"value": ir.IntegerAttr.get(i32, 1)},
+                                ip=ir.InsertionPoint(m.body))
+    return run, None
+
+
 def w_op_create_addi(ir, n):
     i32 = ir.IntegerType.get_signless(32)
     m = ir.Module.create()
@@ -219,6 +233,7 @@ def w_pass_pipeline(ir, n):
 WORKLOADS = {
     "Operation.create (arith.constant)": (w_op_create_constant, None),
     "first Operation.create of a dialect (imports its module; one call)": (w_first_op_create, 1),
+    "Context() + its first Operation.create (one call)": (w_context_first_create, 1),
     "Operation.create (arith.addi, operands)": (w_op_create_addi, None),
     "dialect builders (arith.AddIOp)": (w_dialect_builders, None),
     "build 100 ops with dialect classes + print (per op)": (w_build_and_print, None),
