@@ -75,12 +75,16 @@ static int in_macro_argument(CXTranslationUnit tu, CXSourceLocation loc) {
 }
 
 /* Where a construct is reported: the start of its extent (an expansion location), or for code in
- * a macro's arguments its own (macro) location, which the report resolves to where it is
- * written. */
+ * a macro's arguments (`assert(f(self.get()))`) a macro location the report resolves to where it
+ * is written: the start of the expression there. */
 CXSourceLocation rawop_start_of(CXCursor e) {
+  CXTranslationUnit tu = clang_Cursor_getTranslationUnit(e);
   CXSourceLocation loc = clang_getCursorLocation(e);
-  if (in_macro_argument(clang_Cursor_getTranslationUnit(e), loc)) return loc;
-  return clang_getRangeStart(clang_getCursorExtent(e));
+  CXSourceLocation start = clang_getRangeStart(clang_getCursorExtent(e));
+  /* In a macro's arguments the extent's start is spelled where the expression begins (`self` of
+   * `self.get()`), unless the expression itself starts outside the arguments. */
+  if (in_macro_argument(tu, loc)) return in_macro_argument(tu, start) ? start : loc;
+  return start;
 }
 
 /* A finding at `at` (where it is written, for code in a macro's arguments), with a message of

@@ -29,6 +29,10 @@ check "a file with errors whose wrappers resolve gets no raw-op degraded note" \
 run --config /dev/null --disable raw-op-unguarded "$fx/nanobind_missing_header.cc"
 check "degraded: --disable raw-op-unguarded turns it off" "[ $rc -eq 0 ] && ! grep -q 'raw-op: degraded' $t/err"
 
+run --config /dev/null "$fx/misses.cc" "$fx/guard_shapes.cc"
+check "a raw access inside assert() is reported where its expression starts" \
+  "grep -q 'misses.cc:11:18: warning' $t/out && grep -q 'guard_shapes.cc:236:32: warning' $t/out"
+
 run --list-profiles --config /dev/null
 check "--list-profiles: the nanobind-era profile" "grep -q '^\[profile mlir-python-nanobind\]' $t/out"
 check "--list-profiles: parent entries" "grep -q '^parent = PyBlock::getParentOperation, PyBlock::parentOperation' $t/out"
