@@ -888,17 +888,37 @@ static int unverifiable_error(tether__tree *t, MlirOperation op, bool trusted) {
   return TETHER_EPASS;
 }
 
+/* A detached root whose own results it or its nested operations use: invalid (nothing dominates
+ * the use), and MLIR's dominance check crashes on it (the root has no block to ask for its
+ * parent). Reported as a verification error, at the user. */
+static int own_results_error(tether__tree *t) {
+  MlirOperation user;
+  intptr_t index;
+  if (!tether__root_uses_own_results(t, &user, &index)) return 0;
+  char msg[200];
+  snprintf(msg, sizeof msg,
+           "operand #%ld of this operation is a result of an operation that contains it (an "
+           "operation without a parent cannot define what its own regions use)",
+           (long)index);
+  mlirEmitError(mlirOperationGetLocation(user), msg);
+  return 1;
+}
+
 int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op, bool trusted) {
   /* Uses of other trees first: a cheap and final answer, and IR whose text cannot carry them
    * (an operand printed as <<UNKNOWN SSA VALUE>>) would only send the trial to a fork. */
   if (foreign_uses_error(t, op)) return TETHER_EPASS;
+  if (own_results_error(t)) return TETHER_EPASS;
   return unverifiable_error(t, op, trusted);
 }
 
 bool tether_handle_has_foreign_uses(const void *handle) {
   if (!handle || !tether__valid(TETHER__H(handle))) return false;
   tether__tree *t = tether__tree_of(TETHER__H(handle));
-  return tether__tree_uses_other_trees(t) || tether__verifier_crashes(t, (MlirOperation){NULL});
+  MlirOperation user;
+  intptr_t index;
+  return tether__tree_uses_other_trees(t) || tether__root_uses_own_results(t, &user, &index) ||
+         tether__verifier_crashes(t, (MlirOperation){NULL});
 }
 
 /* MLIR 19's inliner dereferences a null interface on an operation of an unregistered dialect that

@@ -33,7 +33,10 @@ int tether_op_print(tether_op *op, MlirOpPrintingFlags flags, MlirStringCallback
   if (!cb) return TETHER_EARG;
   TETHER__CHECK(op, TETHER_KIND_OP, h, t);
   bool was_suspect = t->suspect;
-  if (tether__tree_uses_other_trees(t) || tether__verifier_crashes(t, (MlirOperation){NULL})) {
+  MlirOperation own_user;
+  intptr_t own_index;
+  if (tether__tree_uses_other_trees(t) || tether__root_uses_own_results(t, &own_user, &own_index) ||
+      tether__verifier_crashes(t, (MlirOperation){NULL})) {
     /* MLIR verifies before printing and its verifier crashes on such IR: print it unverified, in
      * the generic form (as MLIR does for IR that fails to verify). */
     MlirOpPrintingFlags own = flags.ptr ? flags : mlirOpPrintingFlagsCreate();

@@ -301,6 +301,10 @@ int tether__op_inner_used_from_outside(MlirOperation op);
 int tether__op_used_from_other_trees(tether__tree *t, MlirOperation op);
 /* Whether an operation of tree t that has a parent uses a value or block of another tree. */
 int tether__tree_uses_other_trees(tether__tree *t);
+/* Whether t's root is an operation without a block whose results it or an operation nested in it
+ * uses (IR built op by op): MLIR's dominance check asks the root's missing block for its parent.
+ * The first such user and its operand index. */
+int tether__root_uses_own_results(tether__tree *t, MlirOperation *user, intptr_t *index);
 /* Whether IR of another live tree uses a value or a block anywhere in tree t. */
 int tether__tree_used_from_other_trees(tether__tree *t);
 

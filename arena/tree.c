@@ -529,6 +529,24 @@ int tether__op_uses_other_trees(tether__tree *t, MlirOperation op, MlirOperation
   return 1;
 }
 
+int tether__root_uses_own_results(tether__tree *t, MlirOperation *user, intptr_t *index) {
+  if (t->root_kind != TETHER_KIND_OP) return 0;
+  MlirOperation root = {t->root};
+  if (!mlirBlockIsNull(mlirOperationGetBlock(root))) return 0;
+  intptr_t n = mlirOperationGetNumResults(root);
+  for (intptr_t i = 0; i < n; i++)
+    for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(root, i));
+         !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+      MlirOperation owner = mlirOpOperandGetOwner(u);
+      if (tether__op_is_inside(owner, root)) {
+        *user = owner;
+        *index = (intptr_t)mlirOpOperandGetOperandNumber(u);
+        return 1;
+      }
+    }
+  return 0;
+}
+
 int tether__tree_uses_other_trees(tether__tree *t) {
   if (t->ndeps == 0) return 0;
   foreign_ctx c = {t, {NULL}, {NULL}, 0, 0, 0};

@@ -66,6 +66,30 @@ def test_inline_refused_on_unregistered_ops_with_regions(run_checks):
 # Result-type inference: tried in a child first, cached by the call's shape.
 
 
+def test_a_detached_op_whose_region_uses_its_results(run_checks):
+    # Built op by op: an operation without a parent whose own region uses its result. MLIR's
+    # dominance check (run before printing, by verify and before passes) asks the root's missing
+    # block for its parent and crashed; now printing gives the generic form unverified and
+    # verification reports the use.
+    run_checks("""
+    ctx.allow_unregistered_dialects = True
+    i32 = ir.IntegerType.get_signless(32)
+    outer = ir.Operation.create("t.x", results=[i32, i32], regions=2)
+    block = outer.regions[1].blocks.append()
+    with ir.InsertionPoint(block):
+        inner = ir.Operation.create("t.y", operands=[outer.results[0]])
+    text = str(outer)
+    assert '"t.y"(%0#0)' in text, text
+    e = raises(ir.MLIRError, outer.verify)
+    assert "contains it" in str(e.error_diagnostics[0]), e
+    # Under a parent MLIR answers itself, without crashing (an unregistered operation's regions
+    # may be graph regions: no dominance there).
+    m = ir.Module.create()
+    m.body.append(outer)
+    assert m.operation.verify()
+    """)
+
+
 @pytest.mark.parametrize("name", ["arith.addf", "arith.addi", "arith.cmpi", "scf.if", "arith.select"])
 def test_inference_with_too_few_operands(name, run_checks):
     run_checks(f"""
