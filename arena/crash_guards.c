@@ -17,6 +17,9 @@
  *                    nested deeper than the calling thread's stack holds (MLIR's parser,
  *                    printer and verifier recurse once per level), and resource blobs asking
  *                    for gigabytes of alignment (LLVM's "out of memory" abort).
+ *   bytecode reader  tether__read_bytecode: every read of MLIR bytecode is made by the trial
+ *                    helper, which sends back text (malformed bytecode aborts, crashes, hangs
+ *                    or silently corrupts MLIR's reader); check_bytecode for tether_parse_check.
  *   orphan verifiers tether__orphan_verify_crashes: verifiers that cast their parent operation
  *                    (func.return), run on an operation that has none.
  *   suspect trees    tether__verifier_crashes: IR built or edited by hand (a linalg op without its
@@ -487,27 +490,45 @@ static size_t stack_left(void) {
 /* The deepest nesting of ( [ { and < in text, outside string literals and // comments, or any
  * value over limit as soon as it is exceeded. A '>' without an open '<' (the arrow of a function
  * type) counts nothing. */
+enum { NEST_OPEN = 1, NEST_CLOSE, NEST_ANGLE_OPEN, NEST_ANGLE_CLOSE, NEST_QUOTE, NEST_SLASH };
+
+/* What each byte is to the scan (0: nothing): most of a text is skipped by one load per byte. */
+static const unsigned char nest_class[256] = {
+    ['('] = NEST_OPEN,  ['['] = NEST_OPEN,  ['{'] = NEST_OPEN,       [')'] = NEST_CLOSE,
+    [']'] = NEST_CLOSE, ['}'] = NEST_CLOSE, ['<'] = NEST_ANGLE_OPEN, ['>'] = NEST_ANGLE_CLOSE,
+    ['"'] = NEST_QUOTE, ['/'] = NEST_SLASH,
+};
+
 static size_t nesting_depth(const char *t, size_t n, size_t limit) {
   size_t depth = 0, angle = 0, deepest = 0;
+  const unsigned char *u = (const unsigned char *)t;
   for (size_t i = 0; i < n; i++) {
-    char ch = t[i];
-    if (ch == '"') {
+    switch (nest_class[u[i]]) {
+    case 0:
+      continue;
+    case NEST_QUOTE:
       for (i++; i < n && t[i] != '"'; i++)
         if (t[i] == '\\') i++;
       continue;
-    }
-    if (ch == '/' && i + 1 < n && t[i + 1] == '/') {
-      while (i < n && t[i] != '\n') i++;
+    case NEST_SLASH:
+      if (i + 1 < n && t[i + 1] == '/') {
+        const char *nl = memchr(t + i, '\n', n - i);
+        i = nl ? (size_t)(nl - t) : n;
+      }
+      continue;
+    case NEST_OPEN:
+      depth++;
+      break;
+    case NEST_CLOSE:
+      if (depth) depth--;
+      continue;
+    case NEST_ANGLE_OPEN:
+      angle++;
+      break;
+    default: /* NEST_ANGLE_CLOSE */
+      if (angle) angle--;
       continue;
     }
-    if (ch == '(' || ch == '[' || ch == '{')
-      depth++;
-    else if ((ch == ')' || ch == ']' || ch == '}') && depth)
-      depth--;
-    else if (ch == '<')
-      angle++;
-    else if (ch == '>' && angle)
-      angle--;
     if (depth + angle > deepest && (deepest = depth + angle) > limit) return deepest;
   }
   return deepest;
@@ -547,30 +568,122 @@ static uint64_t excessive_blob_alignment(const char *t, size_t n) {
   return 0;
 }
 
+/* ---- bytecode --------------------------------------------------------------------------------
+ *
+ * MLIR's bytecode reader trusts its input: a flipped byte of a valid file makes it abort, crash,
+ * loop for ever, or write past its buffers and return an error (the heap corrupted: a later,
+ * unrelated call crashes). mlir-opt-22 alike. So tether's own parses (tether_module_parse,
+ * tether_op_parse) never give bytecode from outside to MLIR in this process: the trial helper
+ * reads it, holds what it read to the rules text is held to (its printed form's nesting against
+ * this thread's stack, its resource blobs' alignment), and writes it again: MLIR's writer's
+ * bytecode of IR that was read is what is read here. With no helper, a forked child of this
+ * process does the helper's part. tether_parse_check, which cannot hand
+ * back text, tries the read in the helper (or a child). A time limit grows with the size; nothing
+ * is cached: each read is tried. */
+
+/* 5 s, and 1 s more per 8 MiB. */
+static int bytecode_timeout_ms(size_t len) {
+  size_t ms = PROBE_TIMEOUT_MS + len / (8u << 20) * 1000u;
+  return ms > 600000 ? 600000 : (int)ms;
+}
+
+int tether__text_refusal(const char *text, size_t len, size_t limit, uint64_t *align) {
+  if (nesting_depth(text, len, limit) > limit) return 1;
+  uint64_t a = excessive_blob_alignment(text, len);
+  if (align) *align = a;
+  return a ? 2 : 0;
+}
+
+/* The error for a refusal of tether__text_refusal (what: "text" or "bytecode"). */
+static void text_refusal_error(MlirContext ctx, int refusal, size_t limit, uint64_t align,
+                               const char *what) {
+  char msg[320];
+  if (refusal == 1)
+    snprintf(msg, sizeof msg,
+             "tether: this %s nests deeper than %zu levels (brackets, parentheses, braces and "
+             "angle brackets together), more than this thread's stack holds for MLIR's recursive "
+             "parser and printer; it was not parsed",
+             what, limit);
+  else if (align)
+    snprintf(msg, sizeof msg,
+             "tether: a resource blob of this %s asks for alignment %llu, more than the %d "
+             "tether allows (MLIR would allocate and pad its data to that alignment); it was "
+             "not parsed",
+             what, (unsigned long long)align, TETHER_MAX_RESOURCE_ALIGNMENT);
+  else
+    snprintf(msg, sizeof msg,
+             "tether: a resource blob of this %s asks for an alignment above the %d tether "
+             "allows (MLIR would allocate and pad its data to that alignment); it was not parsed",
+             what, TETHER_MAX_RESOURCE_ALIGNMENT);
+  mlirEmitError(mlirLocationUnknownGet(ctx), msg);
+}
+
+/* The error for a trial's verdict r on bytecode (not TETHER__TRIAL_RETURNED; -1: no process to
+ * read it could be started). */
+static void bytecode_error(MlirContext ctx, int r, int timeout) {
+  char msg[320];
+  if (r < 0)
+    snprintf(msg, sizeof msg,
+             "tether: no separate process could be started to read this bytecode first (it "
+             "may be malformed, and MLIR's reader trusts it); it was not read");
+  else if (r == TETHER__TRIAL_HUNG)
+    snprintf(msg, sizeof msg,
+             "tether: MLIR's bytecode reader did not finish reading this input within %d s (tried "
+             "in a separate process first: malformed bytecode can make it loop); it was not read",
+             timeout / 1000);
+  else
+    snprintf(msg, sizeof msg,
+             "tether: MLIR's bytecode reader crashes on this input (tried in a separate process "
+             "first: the bytecode is malformed or truncated); it was not read");
+  mlirEmitError(mlirLocationUnknownGet(ctx), msg);
+}
+
+int tether__read_bytecode(MlirContext ctx, tether_parse_kind kind, const char *bytecode, size_t len,
+                          const char *source_name, char **out, size_t *out_len) {
+  *out = NULL;
+  *out_len = 0;
+  int timeout = bytecode_timeout_ms(len);
+  size_t limit = stack_left() / STACK_PER_LEVEL;
+  tether__trial_report report = {NULL, 0, {NULL}, {NULL}, {NULL}};
+  int r = tether__trial_read(ctx, kind, (MlirStringRef){bytecode, len}, limit, timeout, out,
+                             out_len, &report);
+  if (r == TETHER__TRIAL_BYTES) return TETHER_OK;
+  if (r == TETHER__TRIAL_TOO_DEEP || r == TETHER__TRIAL_TOO_ALIGNED) {
+    text_refusal_error(ctx, r == TETHER__TRIAL_TOO_DEEP ? 1 : 2, limit, 0, "bytecode");
+    return TETHER_EPARSE;
+  }
+  if (r == TETHER__TRIAL_FAILED) {
+    /* MLIR's reader reports at the buffer's name, line 0, column 0. */
+    report.at = mlirLocationFileLineColGet(ctx, mlirStringRefCreateFromCString(source_name), 0, 0);
+    tether__trial_report_emit(&report);
+    tether__trial_report_free(&report);
+    return TETHER_EPARSE;
+  }
+  bytecode_error(ctx, r, timeout);
+  return TETHER_EPARSE;
+}
+
+static int check_bytecode(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len) {
+  if (kind != TETHER_PARSE_MODULE && kind != TETHER_PARSE_OPERATION) return TETHER_OK;
+  parse_call c = {ctx, {text, len}, kind};
+  int timeout = bytecode_timeout_ms(len);
+  int r = tether__trial_parse(ctx, kind, c.text, timeout);
+  if (r < 0) r = in_child(parse_in_child, &c, timeout);
+  if (r < 0 || r == TETHER__TRIAL_RETURNED) return TETHER_OK; /* no child: read untried */
+  bytecode_error(ctx, r, timeout);
+  return TETHER_EPARSE;
+}
+
 int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text, size_t len) {
   if (mlirContextIsNull(ctx) || (!text && len) || kind < TETHER_PARSE_TYPE ||
       kind > TETHER_PARSE_OPERATION)
     return TETHER_EARG;
+  if (tether__is_bytecode(text, len)) return check_bytecode(ctx, kind, text, len);
   size_t limit = stack_left() / STACK_PER_LEVEL;
-  if (nesting_depth(text, len, limit) > limit) {
-    char msg[256];
-    snprintf(msg, sizeof msg,
-             "tether: this text nests deeper than %zu levels (brackets, parentheses, braces and "
-             "angle brackets together), more than this thread's stack holds for MLIR's recursive "
-             "parser and printer; it was not parsed",
-             limit);
-    mlirEmitError(mlirLocationUnknownGet(ctx), msg);
-    return TETHER_EPARSE;
-  }
-  uint64_t align = excessive_blob_alignment(text, len);
-  if (align) {
-    char msg[320];
-    snprintf(msg, sizeof msg,
-             "tether: a resource blob of this text asks for alignment %llu, more than the %d "
-             "tether allows (MLIR would allocate and pad its data to that alignment); it was "
-             "not parsed",
-             (unsigned long long)align, TETHER_MAX_RESOURCE_ALIGNMENT);
-    mlirEmitError(mlirLocationUnknownGet(ctx), msg);
+  uint64_t align = 0;
+  int refusal = tether__text_refusal(text, len, limit, &align);
+  if (refusal) {
+    text_refusal_error(ctx, refusal, limit, align, "text");
     return TETHER_EPARSE;
   }
   bool risky = false;
@@ -874,7 +987,7 @@ static int foreign_uses_error(tether__tree *t, MlirOperation op) {
  * one the trial helper found not to verify: TETHER_EVERIFY with the helper's diagnostics, or 0
  * when the caller trusts its input (it asked MLIR to run without verifying it). */
 static int unverifiable_error(tether__tree *t, MlirOperation op, bool trusted) {
-  tether__trial_report report = {NULL, 0, {NULL}, {NULL}};
+  tether__trial_report report = {NULL, 0, {NULL}, {NULL}, {NULL}};
   int verdict = verifier_verdict(t, op, trusted ? NULL : &report);
   if (verdict == 2 && !trusted) tether__trial_report_emit(&report);
   tether__trial_report_free(&report);

@@ -49,7 +49,18 @@ static int parse_root(tether_arena *a, tether_parse_kind kind, const char *text,
   tether__enter(a);
   tether__diag_begin(a);
   MlirOperation op = {NULL};
-  if (tether_parse_check(a->ctx, kind, text, len) == TETHER_OK) {
+  /* Bytecode is read by the trial helper first, and what it read, written again, read here. */
+  char *read = NULL;
+  size_t read_len = 0;
+  int rc = tether__is_bytecode(text, len)
+               ? tether__read_bytecode(a->ctx, kind, text, len, source_name ? source_name : "-",
+                                       &read, &read_len)
+               : tether_parse_check(a->ctx, kind, text, len);
+  if (read) {
+    text = read;
+    len = read_len;
+  }
+  if (rc == TETHER_OK) {
     MlirStringRef s = {text, len};
     if (kind == TETHER_PARSE_MODULE) {
       MlirModule m = mlirModuleCreateParse(a->ctx, s);
@@ -58,9 +69,10 @@ static int parse_root(tether_arena *a, tether_parse_kind kind, const char *text,
       op = mlirOperationCreateParse(a->ctx, s, mlirStringRefCreateFromCString(source_name));
     }
   }
+  free(read);
   tether__diag_end(a);
   if (mlirOperationIsNull(op)) return TETHER_EPARSE;
-  int rc = new_root(a, TETHER_KIND_OP, op.ptr, (void **)out);
+  rc = new_root(a, TETHER_KIND_OP, op.ptr, (void **)out);
   if (rc == TETHER_OK) tether__tree_of(TETHER__H(*out))->verified_epoch = a->epoch;
   return rc;
 }

@@ -410,11 +410,14 @@ MlirLogicalResult tether__patterns_apply(const tether__apply *x);
 
 /* What a trial says, in a forked child (crash_guards.c) or in the trial helper (trial.c). */
 enum {
-  TETHER__TRIAL_DIED = 0,     /* the call crashed, aborted or exited */
-  TETHER__TRIAL_RETURNED = 1, /* it returned (verification: the IR verified) */
-  TETHER__TRIAL_HUNG = 2,     /* it did not return within the time limit (killed) */
-  TETHER__TRIAL_FAILED = 3,   /* verification returned, and the IR does not verify */
-  TETHER__TRIAL_DECLINED = 4, /* the helper could not make the same call (trial.c) */
+  TETHER__TRIAL_DIED = 0,        /* the call crashed, aborted or exited */
+  TETHER__TRIAL_RETURNED = 1,    /* it returned (verification: the IR verified) */
+  TETHER__TRIAL_HUNG = 2,        /* it did not return within the time limit (killed) */
+  TETHER__TRIAL_FAILED = 3,      /* verification returned, and the IR does not verify */
+  TETHER__TRIAL_DECLINED = 4,    /* the helper could not make the same call (trial.c) */
+  TETHER__TRIAL_BYTES = 5,       /* a read of bytecode returned: its bytecode follows (trial.c) */
+  TETHER__TRIAL_TOO_DEEP = 6,    /* ... and what it read nests deeper than the request's limit */
+  TETHER__TRIAL_TOO_ALIGNED = 7, /* ... or holds resource blobs aligned beyond tether's maximum */
 };
 /* Requests to the trial helper and helpers started so far (tether_get_global_stats). */
 extern atomic_long tether__trial_requests, tether__trial_starts;
@@ -422,7 +425,8 @@ extern atomic_long tether__trial_requests, tether__trial_starts;
 typedef struct {
   char *data;
   size_t len;
-  MlirOperation root, target;
+  MlirOperation root, target; /* null root: every diagnostic at `at` (a read of bytecode) */
+  MlirLocation at;
 } tether__trial_report;
 /* Verification of target (root or an operation inside it) tried in the trial helper, root sent in
  * the generic form: what it says, or -1 for no verdict (no helper, or it cannot reproduce the IR:
@@ -438,6 +442,17 @@ void tether__trial_report_free(tether__trial_report *r);
  * or -1 for no verdict. */
 int tether__trial_parse(MlirContext ctx, tether_parse_kind kind, MlirStringRef text,
                         int timeout_ms);
+/* Bytecode read by the trial helper (or, without one, a forked child doing its part), which
+ * sends back what it read written again by MLIR's own writer: TETHER__TRIAL_BYTES with *out that
+ * bytecode (malloc'ed, aligned to TETHER_MAX_RESOURCE_ALIGNMENT), TOO_DEEP or TOO_ALIGNED
+ * (tether__text_refusal of what it read, printed, against limit), FAILED with *report the reader's
+ * diagnostics (report->at unset), DIED, HUNG, or -1 when no process could read it. */
+int tether__trial_read(MlirContext ctx, tether_parse_kind kind, MlirStringRef bytecode,
+                       size_t limit, int timeout_ms, char **out, size_t *out_len,
+                       tether__trial_report *report);
+/* crash_guards.c: why text must not be parsed: 1 it nests deeper than limit, 2 a resource blob
+ * asks for more than TETHER_MAX_RESOURCE_ALIGNMENT (*align, when given, says how much), 0 none. */
+int tether__text_refusal(const char *text, size_t len, size_t limit, uint64_t *align);
 /* Return-type inference of c tried in the trial helper (calls with regions are declined):
  * TETHER__TRIAL_RETURNED, DIED, HUNG, or -1 for no verdict. */
 int tether__trial_infer(const tether_infer_call *c, int timeout_ms);
@@ -446,6 +461,17 @@ int tether__trial_infer(const tether_infer_call *c, int timeout_ms);
 void tether__infer_try(const tether_infer_call *c);
 
 /* ---- crash_guards.c ------------------------------------------------------------------------- */
+
+/* Whether text is MLIR bytecode (its magic number). */
+static inline bool tether__is_bytecode(const char *text, size_t len) {
+  return len >= 4 && memcmp(text, "ML\xefR", 4) == 0;
+}
+/* Reads bytecode (kind TETHER_PARSE_MODULE or TETHER_PARSE_OPERATION) where a malformed input
+ * cannot crash this process: TETHER_OK with *out the bytecode to parse instead, MLIR's own writing
+ * of what was read (malloc'ed, aligned; it needs no tether_parse_check), or
+ * TETHER_EPARSE with diagnostics emitted (at source_name:0:0, as MLIR's reader reports). */
+int tether__read_bytecode(MlirContext ctx, tether_parse_kind kind, const char *bytecode, size_t len,
+                          const char *source_name, char **out, size_t *out_len);
 
 /* core.c, in a trial's forked child: no diagnostic reaches a binding's handler any more. */
 void tether__silence_diagnostics(void);

@@ -29,10 +29,15 @@
  * calls with regions (their contents would have to travel too), and operations it does not
  * register or that do not implement the interface there.
  *
+ * Bytecode from outside is read there and never in the caller (crash_guards.c,
+ * tether__read_bytecode): the helper holds what it read to the caller's rules for text (nesting,
+ * resource alignment) and answers BYTES followed by it written again by MLIR's writer, which the
+ * caller reads.
+ *
  * The protocol (one machine, native byte order): a request is a header (magic, kind, flags,
- * index, and the lengths of three sections) followed by the sections: the dialect namespaces, one
- * per line; the registered operation names, one per line (INFER: the operation inferred); the
- * text. The answer is one byte.
+ * index, and the lengths of three sections) followed by the sections: the dialect
+ * namespaces, one per line; the registered operation names, one per line (INFER: the operation
+ * inferred); the text. The answer is one byte.
  */
 #define _GNU_SOURCE /* dladdr, close_range */
 #include "tether_internal.h"
@@ -49,6 +54,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,12 +64,13 @@
 
 extern char **environ;
 
-enum { TRIAL_MAGIC = 0x74726931 /* "tri1" */ };
+enum { TRIAL_MAGIC = 0x74726932 /* "tri2" */ };
 enum { TRIAL_VERIFY = 1, TRIAL_PARSE = 2, TRIAL_INFER = 3 };
-enum { FLAG_ALLOW_UNREGISTERED = 1, FLAG_SHAPED = 2 };
+enum { FLAG_ALLOW_UNREGISTERED = 1, FLAG_SHAPED = 2, FLAG_READ = 4 };
 
 typedef struct {
-  uint32_t magic, kind, flags, pad;
+  uint32_t magic, kind, flags;
+  uint32_t limit; /* PARSE with FLAG_READ: the nesting the caller's stack holds */
   uint64_t index; /* VERIFY: the operation to verify, in pre-order (0: the root); PARSE: the kind */
   uint64_t len[3];
 } request;
@@ -282,16 +290,68 @@ static int serve_infer(MlirContext ctx, const request *q, const char *name, Mlir
   return answer;
 }
 
-static int serve_one(MlirContext ctx, const request *q, const char *dialects, const char *ops,
-                     const char *text) {
-  mlirContextSetAllowUnregisteredDialects(ctx, q->flags & FLAG_ALLOW_UNREGISTERED);
+/* Loads the dialects the request names (its first section): false when one cannot be. */
+static bool load_dialects(MlirContext ctx, const request *q, const char *dialects) {
   for (const char *p = dialects, *end = dialects + q->len[0]; p < end;) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
     if (l && mlirDialectIsNull(mlirContextGetOrLoadDialect(ctx, (MlirStringRef){p, l})))
-      return TETHER__TRIAL_DECLINED;
+      return false;
     p += l + 1;
   }
+  return true;
+}
+
+static text_buf back; /* BYTES: what a read of bytecode gave, written again */
+
+/* PARSE with FLAG_READ: the bytecode is read here; what it gave is printed and held to the rules
+ * text is held to in the caller (tether__text_refusal, against the caller's nesting limit), then
+ * written again by MLIR's writer and sent back: the caller never reads bytecode from outside. A
+ * read that fails answers FAILED with the reader's diagnostics. */
+static int serve_read(MlirContext ctx, const request *q, MlirStringRef bytes) {
+  /* The reader wants its buffer aligned as the sections it holds (resource blobs: up to
+   * TETHER_MAX_RESOURCE_ALIGNMENT, which text is held to); the request's sections are not. */
+  void *copy = NULL;
+  if (posix_memalign(&copy, TETHER_MAX_RESOURCE_ALIGNMENT, bytes.length + 1) != 0)
+    return TETHER__TRIAL_DECLINED;
+  memcpy(copy, bytes.data, bytes.length);
+  ((char *)copy)[bytes.length] = 0;
+  MlirStringRef t = {copy, bytes.length};
+  n_starts = 0; /* no operations: the diagnostics are at none */
+  collecting = 1;
+  MlirOperation op = {NULL};
+  if (q->index == TETHER_PARSE_MODULE) {
+    MlirModule m = mlirModuleCreateParse(ctx, t);
+    if (!mlirModuleIsNull(m)) op = mlirModuleGetOperation(m);
+  } else {
+    op = mlirOperationCreateParse(ctx, t, mlirStringRefCreateFromCString("-"));
+  }
+  collecting = 0;
+  int answer = TETHER__TRIAL_FAILED;
+  if (!mlirOperationIsNull(op)) {
+    text_buf printed = {NULL, 0, 0, 0};
+    MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+    mlirOpPrintingFlagsPrintGenericOpForm(f);
+    mlirOpPrintingFlagsAssumeVerified(f);
+    mlirOperationPrintWithFlags(op, f, text_add_ref, &printed);
+    mlirOpPrintingFlagsDestroy(f);
+    int refusal = printed.oom ? -1 : tether__text_refusal(printed.p, printed.len, q->limit, NULL);
+    free(printed.p);
+    if (refusal == 0) mlirOperationWriteBytecode(op, text_add_ref, &back);
+    answer = refusal < 0 || back.oom ? TETHER__TRIAL_DECLINED
+             : refusal == 1          ? TETHER__TRIAL_TOO_DEEP
+             : refusal == 2          ? TETHER__TRIAL_TOO_ALIGNED
+                                     : TETHER__TRIAL_BYTES;
+    mlirOperationDestroy(op);
+  }
+  free(copy); /* after the IR read from it: blobs may point into it */
+  return answer;
+}
+
+static int serve_one(MlirContext ctx, const request *q, const char *dialects, const char *ops,
+                     const char *text) {
+  mlirContextSetAllowUnregisteredDialects(ctx, q->flags & FLAG_ALLOW_UNREGISTERED);
+  if (!load_dialects(ctx, q, dialects)) return TETHER__TRIAL_DECLINED;
   MlirStringRef t = {text, (size_t)q->len[2]};
   if (q->kind == TRIAL_PARSE) {
     switch (q->index) {
@@ -336,6 +396,45 @@ static int serve_one(MlirContext ctx, const request *q, const char *dialects, co
 /* A fresh context every so many requests: what the requests uniqued does not pile up. */
 enum { REQUESTS_PER_CONTEXT = 500 };
 
+/* Sends the answer; after FAILED, the length of the diagnostics and the diagnostics; after BYTES,
+ * their length (8 bytes) and the bytes, sent from where they are. 1 when it was sent. */
+static int send_answer(int out, char answer) {
+  text_buf reply = {NULL, 0, 0, 0};
+  text_add(&reply, &answer, 1);
+  if (answer == TETHER__TRIAL_FAILED) {
+    uint32_t len = report.oom ? 0 : (uint32_t)report.len;
+    put_u32(&reply, len);
+    text_add(&reply, report.p, len);
+  }
+  uint64_t blen = back.len;
+  if (answer == TETHER__TRIAL_BYTES) text_add(&reply, (const char *)&blen, sizeof blen);
+  int ok = !reply.oom && write_all(out, reply.p, reply.len) == 0 &&
+           (answer != TETHER__TRIAL_BYTES || write_all(out, back.p, back.len) == 0);
+  free(reply.p);
+  return ok;
+}
+
+/* A read of bytecode from outside is made in a child of the helper (a fork of this small,
+ * single-threaded process), which answers itself: a reader that writes past its buffers and
+ * returns corrupts the child's heap, not the helper's, whose next verdicts stay sound. */
+static int read_in_child(MlirContext ctx, const request *q, const char *dialects,
+                         MlirStringRef bytes, int out) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* a helper killed for a hung read takes the read along */
+    if (!load_dialects(ctx, q, dialects)) _exit(send_answer(out, TETHER__TRIAL_DECLINED) ? 0 : 1);
+    mlirContextSetAllowUnregisteredDialects(ctx, q->flags & FLAG_ALLOW_UNREGISTERED);
+    _exit(send_answer(out, (char)serve_read(ctx, q, bytes)) ? 0 : 1);
+  }
+  if (pid < 0) return send_answer(out, TETHER__TRIAL_DECLINED);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  /* A child that died said nothing: its death is the answer. */
+  if (WIFSIGNALED(status)) return send_answer(out, TETHER__TRIAL_DIED);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 static void *serve_loop(void *fds) {
   int in = ((int *)fds)[0], out = ((int *)fds)[1];
   MlirContext ctx = {NULL};
@@ -361,18 +460,13 @@ static void *serve_loop(void *fds) {
     }
     report.len = 0;
     report.oom = 0;
-    char answer = (char)serve_one(ctx, &q, body, body + q.len[0], body + q.len[0] + q.len[1]);
+    back.len = 0;
+    back.oom = 0;
+    MlirStringRef text = {body + q.len[0] + q.len[1], (size_t)q.len[2]};
+    int ok = q.kind == TRIAL_PARSE && (q.flags & FLAG_READ)
+                 ? read_in_child(ctx, &q, body, text, out)
+                 : send_answer(out, (char)serve_one(ctx, &q, body, body + q.len[0], text.data));
     free(body);
-    /* The answer; after FAILED, the length of the diagnostics and the diagnostics. */
-    text_buf reply = {NULL, 0, 0, 0};
-    text_add(&reply, &answer, 1);
-    if (answer == TETHER__TRIAL_FAILED) {
-      uint32_t len = report.oom ? 0 : (uint32_t)report.len;
-      put_u32(&reply, len);
-      text_add(&reply, report.p, len);
-    }
-    int ok = !reply.oom && write_all(out, reply.p, reply.len) == 0;
-    free(reply.p);
     if (!ok) break;
   }
   if (!mlirContextIsNull(ctx)) mlirContextDestroy(ctx);
@@ -555,6 +649,50 @@ static int recv_all(int fd, void *buf, size_t n) {
   return n == 0 || recv(fd, buf, n, MSG_WAITALL) == (ssize_t)n ? 0 : -1;
 }
 
+enum { ANSWER_EOF = -1, ANSWER_BAD = -2 };
+
+/* Reads an answer (send_answer's) from fd, the diagnostics after FAILED and the bytecode after
+ * BYTES into *report_out (when given; the bytecode needs it): the answer, ANSWER_EOF when nothing
+ * came, ANSWER_BAD when what came is not an answer of this protocol or was cut short. */
+static int read_answer(int fd, text_buf *report_out) {
+  char got;
+  ssize_t n;
+  do n = read(fd, &got, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1) return ANSWER_EOF;
+  if (got < TETHER__TRIAL_DIED || got > TETHER__TRIAL_TOO_ALIGNED) return ANSWER_BAD;
+  if (got == TETHER__TRIAL_BYTES) {
+    /* The bytecode follows at once, into a buffer aligned as MLIR's reader wants it. */
+    uint64_t len;
+    void *data = NULL;
+    if (!report_out || recv_all(fd, &len, sizeof len) != 0 || len > MAX_SECTION * 8 ||
+        posix_memalign(&data, TETHER_MAX_RESOURCE_ALIGNMENT, (size_t)len + 1) != 0 ||
+        recv_all(fd, data, (size_t)len) != 0) {
+      free(data);
+      return ANSWER_BAD;
+    }
+    report_out->p = data;
+    report_out->len = (size_t)len;
+    return got;
+  }
+  if (got != TETHER__TRIAL_FAILED) return got;
+  /* The diagnostics follow at once. */
+  uint32_t len;
+  char *data = NULL;
+  if (recv_all(fd, &len, sizeof len) != 0 || len > MAX_REPORT + 4096 ||
+      (len && !(data = malloc(len))) || recv_all(fd, data, len) != 0) {
+    free(data);
+    return ANSWER_BAD;
+  }
+  if (report_out) {
+    report_out->p = data;
+    report_out->len = len;
+  } else {
+    free(data);
+  }
+  return got;
+}
+
 static int ask(const request *q, const char *const sections[3], int timeout_ms,
                text_buf *report_out) {
   /* A send fails only when the helper was gone before the request (it reads a whole request
@@ -574,40 +712,21 @@ static int ask(const request *q, const char *const sections[3], int timeout_ms,
     reap();
     return TETHER__TRIAL_HUNG;
   }
-  char got;
-  ssize_t n;
-  do n = read(helper_fd, &got, 1);
-  while (n < 0 && errno == EINTR);
-  if (n != 1) return helper_ending();
-  if (got < TETHER__TRIAL_DIED || got > TETHER__TRIAL_DECLINED) {
-    reap(); /* not an answer of this protocol */
+  int got = read_answer(helper_fd, report_out);
+  if (got == ANSWER_EOF) return helper_ending();
+  if (got == ANSWER_BAD) {
+    reap(); /* not an answer of this protocol, or cut short */
     helper_unavailable = 1;
     return -1;
-  }
-  if (got != TETHER__TRIAL_FAILED) return got;
-  /* The diagnostics follow at once. */
-  uint32_t len;
-  char *data = NULL;
-  if (recv_all(helper_fd, &len, sizeof len) != 0 || len > MAX_REPORT + 4096 ||
-      (len && !(data = malloc(len))) || recv_all(helper_fd, data, len) != 0) {
-    free(data);
-    reap();
-    return -1;
-  }
-  if (report_out) {
-    report_out->p = data;
-    report_out->len = len;
-  } else {
-    free(data);
   }
   return got;
 }
 
 /* A request; a helper that was gone before it (-2: the send failed) is restarted once. */
-static int trial_request(uint32_t kind, uint32_t flags, uint64_t index,
+static int trial_request(uint32_t kind, uint32_t flags, uint32_t limit, uint64_t index,
                          const char *const sections[3], const size_t lens[3], int timeout_ms,
                          text_buf *report_out) {
-  request q = {TRIAL_MAGIC, kind, flags, 0, index, {lens[0], lens[1], lens[2]}};
+  request q = {TRIAL_MAGIC, kind, flags, limit, index, {lens[0], lens[1], lens[2]}};
   for (int i = 0; i < 3; i++)
     if (lens[i] > MAX_SECTION) return -1;
   pthread_mutex_lock(&helper_lock);
@@ -684,9 +803,9 @@ int tether__trial_verify(MlirOperation root, MlirOperation target, int timeout_m
       size_t lens[3] = {dialects.len, w.names.len, text.len};
       uint32_t flags = mlirContextGetAllowUnregisteredDialects(ctx) ? FLAG_ALLOW_UNREGISTERED : 0;
       text_buf got = {NULL, 0, 0, 0};
-      r = trial_request(TRIAL_VERIFY, flags, w.index, sections, lens, timeout_ms, &got);
+      r = trial_request(TRIAL_VERIFY, flags, 0, w.index, sections, lens, timeout_ms, &got);
       if (report)
-        *report = (tether__trial_report){got.p, got.len, root, target};
+        *report = (tether__trial_report){got.p, got.len, root, target, {NULL}};
       else
         free(got.p);
     }
@@ -707,10 +826,88 @@ int tether__trial_parse(MlirContext ctx, tether_parse_kind kind, MlirStringRef t
     const char *sections[3] = {dialects.p, "", text.data};
     size_t lens[3] = {dialects.len, 0, text.length};
     uint32_t flags = mlirContextGetAllowUnregisteredDialects(ctx) ? FLAG_ALLOW_UNREGISTERED : 0;
-    r = trial_request(TRIAL_PARSE, flags, (uint64_t)kind, sections, lens, timeout_ms, NULL);
+    r = trial_request(TRIAL_PARSE, flags, 0, (uint64_t)kind, sections, lens, timeout_ms, NULL);
   }
   free(dialects.p);
   return r == TETHER__TRIAL_DECLINED ? -1 : r;
+}
+
+/* With no helper: the read the helper makes, in a forked child of this process that answers as
+ * the helper would over a socket (its diagnostics collected, the bytecode written again); this
+ * process still never reads the bytecode from outside. */
+static int read_in_forked_child(MlirContext ctx, const request *q, MlirStringRef bytecode,
+                                int timeout_ms, text_buf *got) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    /* As crash_guards.c's children: no core file, no output (a crash report, diagnostics). */
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    close(sv[0]);
+    tether__trial_child = 1;
+    tether__silence_diagnostics();
+    mlirContextAttachDiagnosticHandler(ctx, collect, NULL, NULL); /* before the silencer */
+    mlirContextSetAllowUnregisteredDialects(ctx, q->flags & FLAG_ALLOW_UNREGISTERED);
+    _exit(send_answer(sv[1], (char)serve_read(ctx, q, bytecode)) ? 0 : 1);
+  }
+  close(sv[1]);
+  if (pid < 0) {
+    close(sv[0]);
+    return -1;
+  }
+  atomic_fetch_add(&tether__children, 1);
+  struct pollfd p = {sv[0], POLLIN, 0};
+  int r;
+  do r = poll(&p, 1, timeout_ms);
+  while (r < 0 && errno == EINTR);
+  int answer = r == 0 ? TETHER__TRIAL_HUNG : read_answer(sv[0], got);
+  close(sv[0]);
+  if (answer < 0 || answer == TETHER__TRIAL_HUNG) kill(pid, SIGKILL);
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return answer == ANSWER_EOF ? TETHER__TRIAL_DIED : answer == ANSWER_BAD ? -1 : answer;
+}
+
+int tether__trial_read(MlirContext ctx, tether_parse_kind kind, MlirStringRef bytecode,
+                       size_t limit, int timeout_ms, char **out, size_t *out_len,
+                       tether__trial_report *report) {
+  text_buf got = {NULL, 0, 0, 0};
+  uint32_t lim = limit > UINT32_MAX ? UINT32_MAX : (uint32_t)limit;
+  uint32_t flags =
+      FLAG_READ | (mlirContextGetAllowUnregisteredDialects(ctx) ? FLAG_ALLOW_UNREGISTERED : 0);
+  int r = -1;
+  if (!helper_unavailable) {
+    text_buf dialects = {NULL, 0, 0, 0};
+    tether__loaded_dialects(ctx, add_line, &dialects);
+    if (!dialects.oom) {
+      const char *sections[3] = {dialects.p, "", bytecode.data};
+      size_t lens[3] = {dialects.len, 0, bytecode.length};
+      r = trial_request(TRIAL_PARSE, flags, lim, (uint64_t)kind, sections, lens, timeout_ms, &got);
+    }
+    free(dialects.p);
+  }
+  if (r < 0 || r == TETHER__TRIAL_DECLINED) {
+    free(got.p);
+    got = (text_buf){NULL, 0, 0, 0};
+    request q = {TRIAL_MAGIC, TRIAL_PARSE, flags, lim, (uint64_t)kind, {0, 0, bytecode.length}};
+    r = read_in_forked_child(ctx, &q, bytecode, timeout_ms, &got);
+  }
+  if (r == TETHER__TRIAL_BYTES) {
+    *out = got.p;
+    *out_len = got.len;
+  } else if (r == TETHER__TRIAL_FAILED) {
+    *report = (tether__trial_report){got.p, got.len, {NULL}, {NULL}, {NULL}};
+  } else {
+    free(got.p);
+  }
+  return r == TETHER__TRIAL_DECLINED || r == TETHER__TRIAL_RETURNED ? -1 : r;
 }
 
 static void print_to(MlirStringRef s, void *ud) { text_add(ud, s.data, s.length); }
@@ -744,7 +941,7 @@ int tether__trial_infer(const tether_infer_call *c, int timeout_ms) {
     const char *sections[3] = {dialects.p, c->name.data, text.p};
     size_t lens[3] = {dialects.len, c->name.length, text.len};
     uint32_t flags = FLAG_ALLOW_UNREGISTERED | (c->shaped ? FLAG_SHAPED : 0);
-    r = trial_request(TRIAL_INFER, flags, 0, sections, lens, timeout_ms, NULL);
+    r = trial_request(TRIAL_INFER, flags, 0, 0, sections, lens, timeout_ms, NULL);
   }
   free(dialects.p);
   free(text.p);
@@ -795,8 +992,9 @@ static bool next_record(const tether__trial_report *r, size_t *at, record *out) 
 
 void tether__trial_report_emit(tether__trial_report *r) {
   op_list l = {NULL, 0, 0};
-  mlirOperationWalk(r->root, list_cb, &l, MlirWalkPreOrder);
-  MlirLocation fallback = mlirOperationGetLocation(r->target);
+  if (!mlirOperationIsNull(r->root)) mlirOperationWalk(r->root, list_cb, &l, MlirWalkPreOrder);
+  MlirLocation fallback =
+      mlirOperationIsNull(r->root) ? r->at : mlirOperationGetLocation(r->target);
   size_t at = 0;
   record rec;
   bool more = next_record(r, &at, &rec);
@@ -821,7 +1019,9 @@ void tether__trial_report_emit(tether__trial_report *r) {
     emitted += head.severity == MlirDiagnosticError;
   }
   if (!emitted) /* the helper's report was lost (no memory): still an error */
-    mlirEmitError(fallback, "this operation does not verify (in tether's trial helper)");
+    mlirEmitError(fallback, mlirOperationIsNull(r->root)
+                                ? "the bytecode could not be read (in tether's trial helper)"
+                                : "this operation does not verify (in tether's trial helper)");
   free(l.ops);
 }
 
