@@ -289,6 +289,33 @@ def step_resources(s):
     _harvest(s, m.operation)
 
 
+def step_bytecode(s):
+    """The bytecode of a module of the pools (or of a fixed text), with nothing or one to four
+    bytes changed, flipped, deleted or inserted, read back (MLIR's reader trusts its input; tether
+    reads it in the trial helper and reads back MLIR's writing of what was read)."""
+    import io
+    rng = s.rng
+    m = s.pick("module")
+    if m is None or rng.random() < 0.3:
+        m = s.ir.Module.parse(rng.choice(ASM[:4]))
+    buf = io.BytesIO()
+    m.operation.write_bytecode(buf)
+    data = bytearray(buf.getvalue())
+    for _ in range(rng.randrange(5)):
+        k, i = rng.randrange(4), rng.randrange(len(data))
+        if k == 0:
+            data[i] = rng.randrange(256)
+        elif k == 1:
+            data[i] ^= 1 << rng.randrange(8)
+        elif k == 2:
+            del data[i:i + rng.randint(1, 8)]
+        else:
+            data[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
+    got = s.ir.Module.parse(bytes(data))
+    s.add("module", got)
+    _harvest(s, got.operation)
+
+
 def step_diagnostics(s):
     """A diagnostic handler that misbehaves (keeps the Diagnostic and reads it after the callback,
     emits a diagnostic from inside, raises, returns a non-bool, collects, detaches itself, erases
