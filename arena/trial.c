@@ -167,7 +167,7 @@ static MlirWalkResult start_cb(MlirOperation op, void *ud) {
 
 static int64_t index_at(MlirLocation loc) {
   unsigned line, col;
-  if (!tether__file_line_col(loc, &line, &col)) return -1;
+  if (!n_starts || !tether__file_line_col(loc, &line, &col)) return -1; /* bsearch: no NULL */
   op_start key = {line, col, 0};
   op_start *hit = bsearch(&key, starts, n_starts, sizeof key, cmp_start);
   return hit ? hit->index : -1;
