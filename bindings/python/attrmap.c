@@ -97,6 +97,40 @@ static PyObject *attrmap_subscript(TpAttrMap *m, PyObject *key) {
   return r;
 }
 
+static void discard(MlirStringRef s, void *ud) {
+  (void)s;
+  (void)ud;
+}
+
+/* As printing does: an operation that does not verify is printed in the generic form (safe), one
+ * that verifies by its custom printer. */
+static void print_op(void *op) {
+  if (!mlirOperationVerify(*(MlirOperation *)op)) return;
+  MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsAssumeVerified(f);
+  mlirOperationPrintWithFlags(*(MlirOperation *)op, f, discard, NULL);
+  mlirOpPrintingFlagsDestroy(f);
+}
+
+/* Whether printing op crashes now that its inherent attribute `name` is gone: a property with a
+ * default value left null, with which the operation still verifies and MLIR's custom printer
+ * crashes (arith.muli's overflowFlags; upstream crashes printing it). Tried in a child once per
+ * operation name and attribute (tether_probe). */
+static bool printer_crashes_without(MlirOperation op, MlirStringRef name) {
+  MlirStringRef opname = mlirIdentifierStr(mlirOperationGetName(op));
+  static const char tag[] = "tether print without inherent\n";
+  size_t n = sizeof tag - 1 + opname.length + 1 + name.length;
+  char *key = PyMem_Malloc(n);
+  if (!key) return false;
+  memcpy(key, tag, sizeof tag - 1);
+  memcpy(key + sizeof tag - 1, opname.data, opname.length);
+  key[sizeof tag - 1 + opname.length] = '\n';
+  memcpy(key + sizeof tag + opname.length, name.data, name.length);
+  int r = tether_probe(key, n, print_op, &op);
+  PyMem_Free(key);
+  return r == 0;
+}
+
 static int attrmap_ass(TpAttrMap *m, PyObject *key, PyObject *v) {
   if (!PyUnicode_Check(key)) return tp_type_error("attribute name", "a str", key), -1;
   MlirStringRef s;
@@ -106,10 +140,26 @@ static int attrmap_ass(TpAttrMap *m, PyObject *key, PyObject *v) {
     tether_arena_touch(tether_handle_arena(TP_OP(m->op)->h));
     /* Verifiers of nested operations assume their parent's inherent attributes: removing one may
      * crash MLIR's verifier (func.return reads func.func's function_type). */
-    if (mlirOperationHasInherentAttributeByName(raw, s))
-      tether_handle_mark_suspect(TP_OP(m->op)->h);
+    bool inherent = mlirOperationHasInherentAttributeByName(raw, s);
+    MlirAttribute old = inherent ? mlirOperationGetAttributeByName(raw, s) : (MlirAttribute){NULL};
+    if (inherent) tether_handle_mark_suspect(TP_OP(m->op)->h);
     if (!mlirOperationRemoveAttributeByName(raw, s)) {
       PyErr_SetString(PyExc_KeyError, "attempt to delete a non-existent attribute");
+      return -1;
+    }
+    if (inherent && !mlirAttributeIsNull(old) && printer_crashes_without(raw, s)) {
+      mlirOperationSetAttributeByName(raw, s, old); /* as it was */
+      MlirStringRef on = mlirIdentifierStr(mlirOperationGetName(raw));
+      PyObject *an = PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
+      PyObject *opn = PyUnicode_FromStringAndSize(on.data, (Py_ssize_t)on.length);
+      if (an && opn)
+        PyErr_Format(PyExc_ValueError,
+                     "removing the inherent attribute '%U' leaves '%U' in a state MLIR's printer "
+                     "crashes on (an attribute with a default value): set it to its default "
+                     "instead; the operation is unchanged",
+                     an, opn);
+      Py_XDECREF(an);
+      Py_XDECREF(opn);
       return -1;
     }
     return 0;
