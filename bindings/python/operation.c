@@ -4,8 +4,11 @@
  * Invariants:
  *  - One Operation object and one OpView per operation while they live: the handle's user pointer
  *    is the Operation object when one lives, else the OpView. An OpView made by navigation holds
- *    no Operation; once one exists, the OpView holds it strongly (`sibling`) and the Operation
- *    points back (borrowed), so `op.operation is op.operation` and `op.operation.opview is op`.
+ *    no Operation; once one exists, the OpView holds it strongly and the Operation points back
+ *    (borrowed), so `op.operation is op.operation` and `op.operation.opview is op`. The pairs are
+ *    a table of their own (below), not fields of every wrapper.
+ *  - A paired OpView is never its handle's user pointer (its Operation is), and an Operation in
+ *    the table is held by the OpView it names: neither is freed while the table names it.
  *  - Every method reaches MLIR through the arena's guarded access first: an invalid handle raises
  *    InvalidatedError before anything touches MLIR.
  *  - Python code (casters, __del__, properties) never runs between reading a raw MLIR pointer and
@@ -111,9 +114,92 @@ Py_ssize_t tp_clear_live_operations(tether_arena *a, tether_op *inside) {
   return n;
 }
 
+/* ---- Operation + OpView pairs ------------------------------------------------------------------
+ * An open-addressing table (linear probing, deletion by backward shift, at most half full) from
+ * wrapper to wrapper: view -> its Operation, Operation -> its latest view. Keys are live objects,
+ * so no two entries share one. Empty in most programs: every lookup first asks pairs_n. */
+typedef struct {
+  TpOp *key, *val;
+} pair_slot;
+static pair_slot *pairs;
+static size_t pairs_cap, pairs_n; /* cap: 0 or a power of two */
+
+static size_t pair_home(const TpOp *k) {
+  return (size_t)(((uintptr_t)k >> 4) * (uintptr_t)0x9E3779B97F4A7C15ull) & (pairs_cap - 1);
+}
+
+static TpOp *pair_get(const TpOp *k) {
+  if (!pairs_n) return NULL;
+  for (size_t i = pair_home(k);; i = (i + 1) & (pairs_cap - 1)) {
+    if (pairs[i].key == k) return pairs[i].val;
+    if (!pairs[i].key) return NULL;
+  }
+}
+
+/* Room is reserved (tp_op_pair_reserve): cannot fail. */
+static void pair_put(TpOp *k, TpOp *v) {
+  size_t i = pair_home(k);
+  while (pairs[i].key && pairs[i].key != k) i = (i + 1) & (pairs_cap - 1);
+  if (!pairs[i].key) pairs_n++;
+  pairs[i].key = k;
+  pairs[i].val = v;
+}
+
+/* Removes k's entry; its value, or NULL when k had none. */
+static TpOp *pair_take(const TpOp *k) {
+  if (!pairs_n) return NULL;
+  size_t mask = pairs_cap - 1, i = pair_home(k);
+  while (pairs[i].key != k) {
+    if (!pairs[i].key) return NULL;
+    i = (i + 1) & mask;
+  }
+  TpOp *v = pairs[i].val;
+  pairs_n--;
+  /* Backward shift: an entry after the hole moves into it unless its home lies cyclically in
+   * (hole, its slot]. */
+  for (size_t j = (i + 1) & mask; pairs[j].key; j = (j + 1) & mask) {
+    size_t home = pair_home(pairs[j].key);
+    if (((j - home) & mask) >= ((j - i) & mask)) {
+      pairs[i] = pairs[j];
+      i = j;
+    }
+  }
+  pairs[i].key = pairs[i].val = NULL;
+  return v;
+}
+
+int tp_op_pair_reserve(void) {
+  if ((pairs_n + 2) * 2 <= pairs_cap) return 0;
+  size_t cap = pairs_cap ? pairs_cap * 2 : 16;
+  pair_slot *old = pairs, *fresh = PyMem_Calloc(cap, sizeof *fresh);
+  if (!fresh) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  size_t old_cap = pairs_cap;
+  pairs = fresh;
+  pairs_cap = cap;
+  pairs_n = 0;
+  for (size_t i = 0; i < old_cap; i++)
+    if (old[i].key) pair_put(old[i].key, old[i].val);
+  PyMem_Free(old);
+  return 0;
+}
+
+void tp_op_pair(TpOp *view, TpOp *op) {
+  pair_put(view, op);
+  pair_put(op, view);
+}
+
+TpOp *tp_op_unpair_view(TpOp *view) {
+  TpOp *op = pair_take(view);
+  if (op && pair_get(op) == view) pair_take(op);
+  return op;
+}
+
 /* Freed wrappers of classes without the cyclic collector's header (Operation, OpView, and the op
  * classes opview_init_subclass makes so), kept for reuse as CPython keeps its own free lists:
- * iterating a block makes and frees one wrapper per operation. Linked through `sibling`. */
+ * iterating a block makes and frees one wrapper per operation. Linked through `h`. */
 enum { FREELIST_MAX = 64 };
 static TpOp *freelist;
 static int nfree;
@@ -128,7 +214,7 @@ static TpOp *op_alloc(PyTypeObject *type, tether_op *h) {
   TpOp *self;
   if (freelist && reusable(type)) {
     self = freelist;
-    freelist = self->sibling;
+    freelist = self->h;
     nfree--;
     memset((char *)self + sizeof(PyObject), 0, sizeof(TpOp) - sizeof(PyObject));
     PyObject_Init((PyObject *)self, type); /* the type (a heap type) gets its reference */
@@ -156,12 +242,15 @@ PyObject *tp_wrap_operation(tether_op *h) {
   if (!h) Py_RETURN_NONE;
   TpOp *o = tether_handle_get_user(h);
   if (o && !is_view(o)) return Py_NewRef(o);
+  /* (Operation has no collector header: making one runs no Python code.) */
   TpOp *op = op_alloc(tp.Operation, h);
   if (!op) return NULL;
-  if (o) { /* an OpView without an Operation: link them */
-    o->sibling = (TpOp *)Py_NewRef(op);
-    op->sibling = o;
+  if (o && tp_op_pair_reserve() < 0) {
+    Py_DECREF(op);
+    return NULL;
   }
+  if (o) /* an OpView without an Operation: pair them */
+    tp_op_pair(o, (TpOp *)Py_NewRef(op));
   tether_handle_set_user(h, op);
   return (PyObject *)op;
 }
@@ -170,20 +259,31 @@ PyObject *tp_wrap_op(tether_op *h) {
   if (!h) Py_RETURN_NONE;
   TpOp *o = tether_handle_get_user(h);
   if (o && is_view(o)) return Py_NewRef(o);
-  if (o && o->sibling) return Py_NewRef(o->sibling);
+  TpOp *paired = o ? pair_get(o) : NULL;
+  if (paired) return Py_NewRef(paired);
   MlirOperation raw;
   int rc = tether_op_get(h, &raw);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, h);
   PyObject *cls = tp_op_view_class(raw);
   if (tether_handle_get_user(h) != o) return tp_wrap_op(h); /* a dialect import made one */
+  /* Allocating a view of a class with the collector's header may run a collection, and __del__
+   * methods: o is held over it, and the handle's wrappers looked at again after. */
+  Py_XINCREF(o);
   TpOp *v = op_alloc((PyTypeObject *)cls, h);
-  if (!v) return NULL;
-  if (o) {
-    v->sibling = (TpOp *)Py_NewRef(o);
-    o->sibling = v;
-  } else {
-    tether_handle_set_user(h, v);
+  if (v && tether_handle_get_user(h) != o) {
+    Py_DECREF(v);
+    Py_XDECREF(o);
+    return tp_wrap_op(h);
   }
+  if (!v || (o && tp_op_pair_reserve() < 0)) {
+    Py_XDECREF(v);
+    Py_XDECREF(o);
+    return NULL;
+  }
+  if (o)
+    tp_op_pair(v, o); /* the reference taken above */
+  else
+    tether_handle_set_user(h, v);
   return (PyObject *)v;
 }
 
@@ -191,23 +291,16 @@ void tp_op_dealloc(TpOp *self) {
   PyTypeObject *t = Py_TYPE(self);
   if (PyType_IS_GC(t)) PyObject_GC_UnTrack(self);
   if (self->h) {
-    if (is_view(self)) {
-      TpOp *op = self->sibling;
-      self->sibling = NULL;
-      if (op) {
-        if (op->sibling == self) op->sibling = NULL;
-        Py_DECREF(op);
-      } else if (tether_handle_get_user(self->h) == self) {
-        tether_handle_set_user(self->h, NULL);
-      }
-    } else if (tether_handle_get_user(self->h) == self) {
-      tether_handle_set_user(self->h, NULL);
-    }
+    if (is_view(self))
+      Py_XDECREF(tp_op_unpair_view(self));
+    else
+      pair_take(self); /* none: an Operation in the table is held by the view it names */
+    if (tether_handle_get_user(self->h) == self) tether_handle_set_user(self->h, NULL);
     if (self->pin >= 0) tp_unpin(self->pin);
     self->h = NULL;
   }
   if (nfree < FREELIST_MAX && reusable(t)) {
-    self->sibling = freelist;
+    self->h = freelist;
     freelist = self;
     nfree++;
   } else {

@@ -109,14 +109,8 @@ static PyMethodDef op_functions[] = {
 
 /* Lets go of the operation self is a view of (OpView.__init__ called again on it). */
 static void opview_release(TpOp *self) {
-  TpOp *old = self->sibling;
-  self->sibling = NULL;
-  if (old) {
-    if (old->sibling == self) old->sibling = NULL;
-    Py_DECREF(old);
-  } else if (tether_handle_get_user(self->h) == self) {
-    tether_handle_set_user(self->h, NULL);
-  }
+  Py_XDECREF(tp_op_unpair_view(self));
+  if (tether_handle_get_user(self->h) == self) tether_handle_set_user(self->h, NULL);
   tp_unpin(self->pin);
 }
 
@@ -124,6 +118,10 @@ static void opview_release(TpOp *self) {
  * the view then holds; without one, self is the handle's wrapper (h has none: a new operation).
  * 0, or -1 with MemoryError. */
 static int opview_attach(PyObject *self, tether_op *h, TpOp *op) {
+  if (op && tp_op_pair_reserve() < 0) {
+    Py_DECREF(op);
+    return -1;
+  }
   intptr_t pin = tp_pin(h);
   if (pin < 0) {
     Py_XDECREF(op);
@@ -134,9 +132,8 @@ static int opview_attach(PyObject *self, tether_op *h, TpOp *op) {
     opview_release(TP_OP(self));
   TP_OP(self)->h = h;
   TP_OP(self)->pin = pin;
-  TP_OP(self)->sibling = op;
   if (op)
-    op->sibling = TP_OP(self);
+    tp_op_pair(TP_OP(self), op);
   else
     tether_handle_set_user(h, self);
   return 0;

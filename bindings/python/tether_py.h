@@ -132,13 +132,14 @@ typedef struct {
 #define TP_H(o) (((TpHandle *)(o))->h)
 
 /* Operation and OpView (both _OperationBase), and Module; the first fields are TpHandle's. The
- * handle's user pointer is the Operation object when one lives, else the OpView, else NULL. An
- * OpView holds a strong reference to its Operation object when it has one (`sibling`); an Operation
- * holds a borrowed pointer to its live OpView. */
+ * handle's user pointer is the Operation object when one lives, else the OpView, else NULL. When
+ * both live, the pair is recorded outside the wrappers (operation.c, tp_op_pair): the OpView holds
+ * a strong reference to its Operation object, the Operation a borrowed pointer to its latest
+ * OpView. A field for it would cost every wrapper 16 bytes (the next pymalloc size class) for a
+ * rare case. */
 typedef struct TpOp {
   PyObject_HEAD void *h; /* tether_op */
   intptr_t pin;
-  struct TpOp *sibling;
 } TpOp;
 
 #define TP_OP(o) ((TpOp *)(o))
@@ -655,6 +656,14 @@ PyObject *tp_wrap_op(tether_op *h);
 PyObject *tp_wrap_operation(tether_op *h);
 /* An operation argument (Operation, OpView, Module): its handle and raw operation, checked. */
 int tp_arg_op(PyObject *o, tether_op **h, MlirOperation *raw);
+
+/* The Operation + OpView pairs (operation.c). tp_op_pair_reserve makes room for one more pair
+ * (0, or -1 with MemoryError) so that tp_op_pair cannot fail: view then holds op (a reference
+ * stolen) and is op's latest view. tp_op_unpair_view forgets view's pair and returns its Operation
+ * (a reference the caller owns), or NULL when view has none. */
+int tp_op_pair_reserve(void);
+void tp_op_pair(TpOp *view, TpOp *op);
+TpOp *tp_op_unpair_view(TpOp *view);
 
 /* operation.c: the dealloc of every operation wrapper class; the interned str of an operation's
  * name; the getter and tp_new that Operation, OpView and Module share; Operation.parse. */

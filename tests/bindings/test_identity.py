@@ -251,3 +251,46 @@ def test_live_operations_are_the_handles_live_objects(ctx):
     assert ops[1].name  # still valid
     again = block.operations[1]
     assert again is not ops[1] and again == ops[1]
+
+
+def test_many_operation_and_opview_pairs_keep_identity(ctx):
+    """An OpView and its Operation object, both held, for thousands of operations at once, released
+    in random order, some views re-initialized on another operation: every pair keeps both ways of
+    identity, and what is released lets go (the pairs live in a table of their own that grows,
+    shrinks and reorders; a lost or stale entry shows here)."""
+    import random
+
+    rng = random.Random(7)
+    n = 3000
+    body = "\n".join('%%c%d = arith.constant %d : i32' % (i, i) for i in range(n))
+    m = ir.Module.parse("func.func @f() {\n%s\nreturn\n}" % body)
+    ops = list(m.body.operations[0].regions[0].blocks[0].operations)[:n]
+    pairs = [(v, v.operation) for v in ops]
+    del ops
+    for v, o in pairs:
+        assert v.operation is o and o.opview is v
+    rng.shuffle(pairs)
+    keep = pairs[: n // 3]
+    # A second view of an operation (OpView(operation)) becomes the Operation's latest view; the
+    # first still holds the same Operation.
+    extra = [ir.OpView(o) for _, o in keep[:200]]
+    for x, (v, o) in zip(extra, keep):
+        assert x.operation is o and v.operation is o and o.opview is x
+    del pairs, extra
+    gc.collect()
+    for v, o in keep:
+        assert v.operation is o
+        assert o.opview.operation is o
+        assert v.opview is v
+    # Re-initialized on another operation: it leaves the first pair.
+    a, b = keep[0][0], keep[1][1]
+    ir.OpView.__init__(a, b)
+    assert a.operation is b and b.opview is a
+    assert keep[0][1].opview is not a
+    before = ctx._get_live_operation_count()
+    del keep, a, b
+    gc.collect()
+    assert ctx._get_live_operation_count() < before
+    # Fresh navigation after all that: identity as for any operation.
+    ops = list(m.body.operations[0].regions[0].blocks[0].operations)
+    assert ops[5].operation.opview is ops[5] and ops[5].operation is ops[5].operation
