@@ -396,7 +396,35 @@ static PyType_Slot loc_slots[] = {
 static PyType_Spec tp_location_spec = {"tether.ir.Location", sizeof(TpCtxObj), 0,
                                        Py_TPFLAGS_DEFAULT, loc_slots};
 
+/* _ods_common.get_default_loc_context(location=None), which every generated builder calls: the
+ * context of location, or of the current Location. Without one: None on MLIR 22 (upstream 22's
+ * Location.current is None), ValueError on 19 (its Location.current raises). */
+static PyObject *fn_default_loc_context(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
+                                        PyObject *kwnames) {
+  (void)m;
+  static const char *const names[] = {"location", NULL};
+  PyObject *l;
+  if (!tp_fastargs("get_default_loc_context", args, nargs, kwnames, names, 0, 1, &l)) return NULL;
+  if (!l || l == Py_None) {
+    l = tp_current_loc();
+#if TETHER_MLIR_VERSION >= 22
+    if (!l) Py_RETURN_NONE;
+#else
+    if (!l) return PyErr_Format(PyExc_ValueError, "No current Location");
+#endif
+  }
+  if (tp_is(l, tp.Location)) return Py_NewRef(TP_CTX(l));
+  return PyObject_GetAttrString(l, "context");
+}
+
+static PyMethodDef loc_functions[] = {
+    {"_get_default_loc_context", TP_FASTFN(fn_default_loc_context), TP_FAST,
+     "get_default_loc_context(location=None): the context of location, or of the current one."},
+    TP_METHODS_END,
+};
+
 int tp_init_locations(PyObject *m) {
   if (tp_add_type(m, &tp_location_spec, NULL, &tp.Location) < 0) return -1;
+  if (PyModule_AddFunctions(m, loc_functions) < 0) return -1;
   return tp_set_classprop(tp.Location, "current", loc_current);
 }

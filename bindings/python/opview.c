@@ -140,10 +140,7 @@ static int opview_attach(PyObject *self, tether_op *h, TpOp *op) {
 }
 
 /* OpView(operation): self becomes the view of that operation. */
-static int opview_init_operation(PyObject *self, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"operation", NULL};
-  PyObject *operation;
-  if (!tp_args("OpView", args, kw, names, 1, 1, &operation)) return -1;
+static int opview_view_of(PyObject *self, PyObject *operation) {
   tether_op *h;
   MlirOperation raw;
   if (!tp_arg_op(operation, &h, &raw)) return -1;
@@ -153,26 +150,27 @@ static int opview_init_operation(PyObject *self, PyObject *args, PyObject *kw) {
   return opview_attach(self, h, op);
 }
 
+static const char *const init_operation_names[] = {"operation", NULL};
+
 #if TETHER_MLIR_VERSION >= 22
 /* OpView(name, opRegionSpec, operandSegmentSpecObj=None, resultSegmentSpecObj=None, results=None,
  * operands=None, attributes=None, successors=None, regions=None, loc=None, ip=None): what
  * generated op classes call on MLIR 22; self becomes the view of the operation built as
  * build_generic builds it. */
-static int opview_init_build(PyObject *self, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"name",
-                                      "opRegionSpec",
-                                      "operandSegmentSpecObj",
-                                      "resultSegmentSpecObj",
-                                      "results",
-                                      "operands",
-                                      "attributes",
-                                      "successors",
-                                      "regions",
-                                      "loc",
-                                      "ip",
-                                      NULL};
-  PyObject *x[11];
-  if (!tp_args("OpView", args, kw, names, 2, 11, x)) return -1;
+static const char *const init_build_names[] = {"name",
+                                               "opRegionSpec",
+                                               "operandSegmentSpecObj",
+                                               "resultSegmentSpecObj",
+                                               "results",
+                                               "operands",
+                                               "attributes",
+                                               "successors",
+                                               "regions",
+                                               "loc",
+                                               "ip",
+                                               NULL};
+
+static int opview_build(PyObject *self, PyObject *const *x) {
   tether_op *h;
   if (tp_opview_build(x, &h) < 0) return -1;
   /* A new operation has no wrapper (no Python code ran since it was made); should it have one,
@@ -183,14 +181,37 @@ static int opview_init_build(PyObject *self, PyObject *args, PyObject *kw) {
 }
 #endif
 
+/* OpView's tp_init: OpView(...) and the __init__ of subclasses that define none. One argument
+ * (positional, or `operation=`) is OpView(operation); anything else (MLIR 22) the builder. */
 static int opview_init(PyObject *self, PyObject *args, PyObject *kw) {
+  PyObject *x[11];
 #if TETHER_MLIR_VERSION >= 22
-  /* One argument (positional, or `operation=`) is OpView(operation); anything else the builder. */
   Py_ssize_t nkw = kw ? PyDict_GET_SIZE(kw) : 0;
-  if (PyTuple_GET_SIZE(args) + nkw != 1 || (nkw && !PyDict_GetItemString(kw, "operation")))
-    return opview_init_build(self, args, kw);
+  if (PyTuple_GET_SIZE(args) + nkw != 1 || (nkw && !PyDict_GetItemString(kw, "operation"))) {
+    if (!tp_args("OpView", args, kw, init_build_names, 2, 11, x)) return -1;
+    return opview_build(self, x);
+  }
 #endif
-  return opview_init_operation(self, args, kw);
+  if (!tp_args("OpView", args, kw, init_operation_names, 1, 1, x)) return -1;
+  return opview_view_of(self, x[0]);
+}
+
+/* OpView.__init__ as a method (METH_COEXIST: it, not the slot's wrapper, is what the type's dict
+ * holds): the same as tp_init, called as generated classes call it (super().__init__(name, ...,
+ * results=..., ip=...)) without building a keyword dict. */
+static PyObject *opview_init_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames) {
+  PyObject *x[11];
+#if TETHER_MLIR_VERSION >= 22
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs + nkw != 1 ||
+      (nkw && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "operation") != 0)) {
+    if (!tp_fastargs("OpView", args, nargs, kwnames, init_build_names, 2, 11, x)) return NULL;
+    return opview_build(self, x) < 0 ? NULL : Py_NewRef(Py_None);
+  }
+#endif
+  if (!tp_fastargs("OpView", args, nargs, kwnames, init_operation_names, 1, 1, x)) return NULL;
+  return opview_view_of(self, x[0]) < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 static PyObject *opview_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
@@ -229,9 +250,7 @@ static PyObject *opview_parse(PyObject *cls, PyObject *const *args, Py_ssize_t n
         PyObject *view = ((PyTypeObject *)cls)->tp_alloc((PyTypeObject *)cls, 0);
         if (view) {
           TP_OP(view)->pin = -1;
-          PyObject *t = PyTuple_Pack(1, op);
-          if (!t || opview_init_operation(view, t, NULL) < 0) Py_CLEAR(view);
-          Py_XDECREF(t);
+          if (opview_view_of(view, op) < 0) Py_CLEAR(view);
         }
         r = view;
       } else if (same == 0) {
@@ -279,6 +298,8 @@ static PyObject *opview_init_subclass(PyObject *cls, PyObject *args, PyObject *k
 }
 
 static PyMethodDef opview_methods[] = {
+    {"__init__", TP_FASTFN(opview_init_method), TP_FAST | METH_COEXIST,
+     "Initialize self: OpView(operation), or (MLIR 22) OpView(name, opRegionSpec, ...)."},
     {"__init_subclass__", (PyCFunction)(void (*)(void))opview_init_subclass,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS,
      "Makes op classes that add no instance state cheaper to instantiate (no GC header)."},

@@ -136,6 +136,70 @@ def test_opview_builder_reinit_and_new_object(m):
     assert m.body.operations[1] is a
 
 
+class Built(ir.OpView):
+    """As generated classes are: __init__ of its own, calling OpView's with keywords via super()."""
+
+    OPERATION_NAME = "custom.built"
+    __slots__ = ()
+
+    def __init__(self, *operands, extra=None, loc=None, ip=None):
+        kw = dict(results=[i32()], operands=list(operands), loc=loc, ip=ip)
+        if extra:
+            kw.update(extra)
+        super().__init__(self.OPERATION_NAME, self._ODS_REGIONS, None, None, **kw)
+
+
+def test_opview_init_through_super(m):
+    v = value()
+    b = Built(v, v)
+    assert b.operation.name == "custom.built" and list(b.operands) == [v, v]
+    assert m.body.operations[-1] is b and b.operation.opview is b
+    # The same errors as a direct call, and nothing made.
+    before = len(m.body.operations)
+    for extra, exc, msg in [
+        (dict(bogus=1), TypeError, "bogus"),
+        (dict(results=[i32()], operation=b), TypeError, "operation"),
+        (dict(regions=-1), ValueError, "requires a minimum of 0 regions"),
+        (dict(ip=3), TypeError, "ip must be an InsertionPoint"),
+    ]:
+        with pytest.raises(exc, match=msg):
+            Built(v, extra=extra)
+    with pytest.raises(TypeError):
+        ir.OpView.__init__(b, "custom.built", (0, True), None, None, None, None, None, None, None,
+                           None, None, None)  # one positional too many
+    with pytest.raises(TypeError):
+        ir.OpView.__init__(3, b.operation)  # not an OpView
+    assert len(m.body.operations) == before
+    # OpView.__init__(view, operation): the view now shows that operation, by either spelling.
+    w = Plain("custom.plain", (0, True), results=[])
+    ir.OpView.__init__(w, b.operation)
+    assert w.operation is b.operation
+    ir.OpView.__init__(w, operation=v.owner.operation)
+    assert w.operation is v.owner.operation
+
+
+def test_default_loc_context_of_generated_builders():
+    from tether.dialects import _ods_common
+
+    f = _ods_common.get_default_loc_context
+    assert ir.Location.current is None
+    assert f() is None and f(None) is None  # no current Location: None, as upstream 22's
+    with ir.Context() as ctx, ir.Location.unknown():
+        assert f() is ctx
+    other = ir.Context()
+    assert f(ir.Location.unknown(other)) is other
+    assert f(location=ir.Location.unknown(other)) is other
+
+    class Duck:
+        context = "the context"
+
+    assert f(Duck()) == "the context"
+    with pytest.raises(AttributeError):
+        f(3)
+    with pytest.raises(TypeError):
+        f(None, None)
+
+
 def test_build_generic_gives_the_operation(m):
     # Upstream 22's build_generic returns the Operation; its opview is the dialect class.
     from tether.dialects import arith

@@ -191,17 +191,6 @@ if _MLIR_VERSION >= 22:
         groups, after the given numbers of preceding single elements and groups."""
         return _equally_sized_group(elements, n_simple, n_variadic, n_preceding_simple,
                                     n_preceding_variadic)
-
-    def get_default_loc_context(location=None):
-        """The context of location, or of the current Location; None when there is none."""
-        if location is None:
-            try:
-                location = _ir.Location.current
-            except ValueError:
-                return None
-            if location is None:
-                return None
-        return location.context
 else:
     def equally_sized_accessor(elements, n_variadic, n_preceding_simple, n_preceding_variadic,
                                n_simple=None):
@@ -214,11 +203,9 @@ else:
         return _equally_sized_group(elements, n_simple, n_variadic, n_preceding_simple,
                                     n_preceding_variadic)
 
-    def get_default_loc_context(location=None):
-        """The context of location, or of the current Location (ValueError when there is none)."""
-        if location is None:
-            return _ir.Location.current.context
-        return location.context
+# The context of location, or of the current Location (none: None on MLIR 22, ValueError on 19);
+# every generated builder calls it, so it is C.
+get_default_loc_context = _tether._get_default_loc_context
 
 
 def get_op_result_or_value(arg):
