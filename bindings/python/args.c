@@ -115,8 +115,9 @@ static inline int check_required(const char *fname, const char *const *names, in
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
-int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                const char *const *names, int nreq, int npos, PyObject **out) {
+static int __attribute__((noinline))
+fastargs_named(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+               const char *const *names, int nreq, int npos, PyObject **out) {
   name_set *ns = name_set_of(names);
   int n = 0;
   if (ns)
@@ -149,6 +150,23 @@ slow:
   if (nkw && ns && nkw <= ns->n && kwnames != ns->kwnames) ns->kwnames = Py_NewRef(kwnames);
 required:
   return check_required(fname, names, nreq, out);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+int tp_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                const char *const *names, int nreq, int npos, PyObject **out) {
+  /* Most calls pass every argument by position: no name set needed, the required ones given. */
+  if (!kwnames && nargs >= nreq && nargs <= npos) {
+    Py_ssize_t i = 0;
+    for (; i < nargs && names[i]; i++) out[i] = args[i];
+    if (i == nargs) {
+      for (; names[i]; i++) out[i] = NULL;
+      return 1;
+    }
+  }
+  return fastargs_named(fname, args, nargs, kwnames, names, nreq, npos, out);
 }
 
 int tp_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names, int nreq,
@@ -211,6 +229,16 @@ int tp_arg_str(PyObject *o, const char *what, MlirStringRef *out) {
 }
 
 int tp_arg_int64(PyObject *o, const char *what, int64_t *out) {
+  if (PyLong_CheckExact(o)) { /* the common case, without the checks below */
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) {
+      PyErr_Format(PyExc_OverflowError, "%s does not fit in 64 bits", what);
+      return 0;
+    }
+    *out = v;
+    return 1;
+  }
   if (!PyIndex_Check(o) || PyBool_Check(o)) {
     if (!PyBool_Check(o)) return tp_type_error(what, "an int", o), 0;
   }

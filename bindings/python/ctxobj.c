@@ -11,8 +11,45 @@
 
 /* ---- the value objects ----------------------------------------------------------------------- */
 
+/* The free list of 32-byte wrappers (tether_py.h, tp_obj_alloc), linked through their first
+ * word. */
+enum { FREELIST_MAX = 128 };
+static PyObject *freelist;
+static int nfree;
+
+_Static_assert(sizeof(TpCtxObj) == sizeof(TpHandle) && sizeof(TpOp) == sizeof(TpHandle),
+               "the wrappers share one free list");
+
+static int reusable(PyTypeObject *type) {
+  return !PyType_IS_GC(type) && type->tp_basicsize == (Py_ssize_t)sizeof(TpHandle) &&
+         type->tp_itemsize == 0 && type->tp_alloc == PyType_GenericAlloc &&
+         type->tp_free == PyObject_Free;
+}
+
+PyObject *tp_obj_alloc(PyTypeObject *type) {
+  if (!freelist || !reusable(type)) return type->tp_alloc(type, 0);
+  TpHandle *self = (TpHandle *)freelist;
+  freelist = self->h;
+  nfree--;
+  self->h = NULL;
+  self->pin = 0;
+  PyObject_Init((PyObject *)self, type); /* the type (a heap type) gets its reference */
+  return (PyObject *)self;
+}
+
+void tp_obj_free(PyObject *self) {
+  PyTypeObject *t = Py_TYPE(self);
+  if (nfree < FREELIST_MAX && reusable(t)) {
+    ((TpHandle *)self)->h = freelist;
+    freelist = self;
+    nfree++;
+  } else {
+    t->tp_free(self);
+  }
+}
+
 PyObject *tp_ctxobj_new(PyTypeObject *type, PyObject *ctx, const void *ptr) {
-  TpCtxObj *self = (TpCtxObj *)type->tp_alloc(type, 0);
+  TpCtxObj *self = (TpCtxObj *)tp_obj_alloc(type);
   if (!self) return NULL;
   self->ctx = Py_XNewRef(ctx);
   self->ptr = (void *)ptr;
@@ -22,7 +59,7 @@ PyObject *tp_ctxobj_new(PyTypeObject *type, PyObject *ctx, const void *ptr) {
 void tp_ctxobj_dealloc(PyObject *self) {
   PyTypeObject *t = Py_TYPE(self);
   Py_CLEAR(((TpCtxObj *)self)->ctx);
-  t->tp_free(self);
+  tp_obj_free(self);
   Py_DECREF(t);
 }
 

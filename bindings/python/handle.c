@@ -10,7 +10,7 @@
 #include "tether_py.h"
 
 PyObject *tp_handle_new(PyTypeObject *type, void *h) {
-  TpHandle *self = (TpHandle *)type->tp_alloc(type, 0);
+  TpHandle *self = (TpHandle *)tp_obj_alloc(type);
   if (!self) return NULL;
   self->pin = tp_pin(h);
   if (self->pin < 0) {
@@ -35,7 +35,7 @@ void tp_handle_dealloc(TpHandle *self) {
   if (self->h && tether_handle_get_user(self->h) == self) tether_handle_set_user(self->h, NULL);
   if (self->h && self->pin >= 0) tp_unpin(self->pin);
   PyTypeObject *t = Py_TYPE(self);
-  t->tp_free(self);
+  tp_obj_free((PyObject *)self);
   Py_DECREF(t);
 }
 

@@ -197,30 +197,8 @@ TpOp *tp_op_unpair_view(TpOp *view) {
   return op;
 }
 
-/* Freed wrappers of classes without the cyclic collector's header (Operation, OpView, and the op
- * classes opview_init_subclass makes so), kept for reuse as CPython keeps its own free lists:
- * iterating a block makes and frees one wrapper per operation. Linked through `h`. */
-enum { FREELIST_MAX = 64 };
-static TpOp *freelist;
-static int nfree;
-
-static int reusable(PyTypeObject *type) {
-  return !PyType_IS_GC(type) && type->tp_basicsize == (Py_ssize_t)sizeof(TpOp) &&
-         type->tp_itemsize == 0 && type->tp_alloc == PyType_GenericAlloc &&
-         type->tp_free == PyObject_Free;
-}
-
 static TpOp *op_alloc(PyTypeObject *type, tether_op *h) {
-  TpOp *self;
-  if (freelist && reusable(type)) {
-    self = freelist;
-    freelist = self->h;
-    nfree--;
-    memset((char *)self + sizeof(PyObject), 0, sizeof(TpOp) - sizeof(PyObject));
-    PyObject_Init((PyObject *)self, type); /* the type (a heap type) gets its reference */
-  } else {
-    self = (TpOp *)type->tp_alloc(type, 0);
-  }
+  TpOp *self = (TpOp *)tp_obj_alloc(type);
   if (!self) return NULL;
   /* A Python op class without an instance dict (the generated ones: __slots__ = ()) holds no
    * reference the cyclic collector could follow: untracked, it is not scanned at every gen-0
@@ -299,13 +277,7 @@ void tp_op_dealloc(TpOp *self) {
     if (self->pin >= 0) tp_unpin(self->pin);
     self->h = NULL;
   }
-  if (nfree < FREELIST_MAX && reusable(t)) {
-    self->h = freelist;
-    freelist = self;
-    nfree++;
-  } else {
-    t->tp_free(self);
-  }
+  tp_obj_free((PyObject *)self);
   Py_DECREF(t);
 }
 

@@ -437,6 +437,14 @@ PyObject *tp_fn_capsule_prefix(PyObject *m, PyObject *const *args, Py_ssize_t na
 
 /* ---- context-owned values (ctxobj.c, classes.c, typeid.c) ------------------------------------ */
 
+/* The wrappers (TpHandle, TpOp, TpCtxObj: a header and two words) of classes without the cyclic
+ * collector's header come from one free list, as CPython keeps its own: iterating a block, reading
+ * `.type`, an attribute or an operand makes one and most are dropped at once (ctxobj.c).
+ * tp_obj_alloc gives a new object of type with both words zero (NULL with MemoryError);
+ * tp_obj_free frees one whose fields are released (not the type's reference: the caller's). */
+PyObject *tp_obj_alloc(PyTypeObject *type);
+void tp_obj_free(PyObject *self);
+
 /* A new value object of `type` (new reference). */
 PyObject *tp_ctxobj_new(PyTypeObject *type, PyObject *ctx, const void *ptr);
 void tp_ctxobj_dealloc(PyObject *self);
