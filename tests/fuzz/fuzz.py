@@ -484,6 +484,40 @@ def step_drop(s):
         s.tether.collect()
 
 
+def step_views(s):
+    """Operation objects and OpViews of the same operations (the pairs tether records apart from
+    the wrappers), made every way, a view re-initialized on another operation, some erased, all
+    dropped in any order."""
+    ir = s.ir
+    held = []
+    for _ in range(s.rng.randrange(1, 6)):
+        o = s.pick("op")
+        if o is None:
+            return
+        r = s.rng.random()
+        if r < 0.3:
+            x = o.operation
+        elif r < 0.6:
+            x = ir.OpView(o.operation if isinstance(o, ir.OpView) else o)
+        else:
+            x = o.operation.opview
+        held.append(x)
+        s.add("op", x)
+    views = [x for x in held if isinstance(x, ir.OpView)]
+    if views and s.rng.random() < 0.5:
+        ir.OpView.__init__(s.rng.choice(views), s.rng.choice(held))
+    if s.rng.random() < 0.3:
+        s.rng.choice(held).erase()
+    for x in held:
+        x.operation.opview.operation
+    s.rng.shuffle(held)
+    while held:
+        held.pop()
+    if s.rng.random() < 0.3:
+        import gc
+        gc.collect()
+
+
 def step_reentrant_gc(s):
     import gc
     victims = [s.pick("op") for _ in range(3)]
