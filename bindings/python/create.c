@@ -83,13 +83,15 @@ static int same_arena(tether_arena *a, tether_arena *b) {
  * OpResultList: its operation's one result, as upstream's builders take it). */
 static int arg_operand(PyObject *o, tether_value **h, MlirValue *raw) {
   if (tp_is(o, tp.Value)) return tp_arg_value(o, h, raw);
+  tether_op *oh = NULL;
 #if TETHER_MLIR_VERSION >= 22
-  if (tp_is(o, tp.List) && ((TpList *)o)->kind == TP_LIST_RESULTS) o = ((TpList *)o)->owner;
+  oh = tp_results_list_op(o);
 #endif
-  if (tp_is(o, tp.OperationBase)) {
-    tether_op *oh;
+  if (oh || tp_is(o, tp.OperationBase)) {
     MlirOperation oraw;
-    if (!tp_arg_op(o, &oh, &oraw)) return 0;
+    int grc = oh ? tether_op_get(oh, &oraw) : TETHER_OK;
+    if (grc != TETHER_OK) return TP_RAISE_RC(grc, oh), 0;
+    if (!oh && !tp_arg_op(o, &oh, &oraw)) return 0;
     intptr_t n = mlirOperationGetNumResults(oraw);
     if (n != 1) {
       PyErr_Format(PyExc_ValueError,
@@ -487,9 +489,7 @@ static int element_check(PyObject *item, int operand, int sequence, PyObject **d
     tether_op *h = NULL;
     if (tp_is(item, tp.OperationBase))
       h = TP_OP(item)->h;
-    else if (tp_is(item, tp.List) && ((TpList *)item)->kind == TP_LIST_RESULTS)
-      h = TP_OP(((TpList *)item)->owner)->h;
-    else {
+    else if (!(h = tp_results_list_op(item))) {
       *detail = PyUnicode_FromString("is not a Value");
       return *detail ? 0 : -1;
     }

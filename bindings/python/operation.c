@@ -336,11 +336,7 @@ static PyObject *op_name(PyObject *self, void *c) {
 static PyObject *op_list(PyObject *self, int kind) {
   TP_SELF_OP(self, raw);
   (void)raw;
-  PyObject *owner = tp_wrap_operation(TP_OP(self)->h);
-  if (!owner) return NULL;
-  PyObject *l = tp_new_list(owner, kind);
-  Py_DECREF(owner);
-  return l;
+  return tp_new_op_list(TP_OP(self)->h, kind);
 }
 
 static PyObject *op_operands(PyObject *self, void *c) {

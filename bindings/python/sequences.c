@@ -53,15 +53,36 @@ static int block_edge(tether_block *h, int kind, intptr_t i, tether_block **out)
 }
 #endif
 
-PyObject *tp_new_list(PyObject *owner, int kind) {
+static TpList *list_alloc(int kind) {
   TpList *l = PyObject_GC_New(TpList, list_types[kind]);
   if (!l) return NULL;
-  l->owner = Py_NewRef(owner);
+  l->owner = NULL;
+  l->op = NULL;
+  l->pin = -1;
   l->kind = kind;
   l->start = 0;
   l->step = 1;
   l->length = -1;
+  return l;
+}
+
+PyObject *tp_new_list(PyObject *owner, int kind) {
+  TpList *l = list_alloc(kind);
+  if (!l) return NULL;
+  l->owner = Py_NewRef(owner);
   PyObject_GC_Track(l);
+  return (PyObject *)l;
+}
+
+/* An operation's list holds no Python object: not tracked by the cyclic collector. */
+PyObject *tp_new_op_list(tether_op *h, int kind) {
+  TpList *l = list_alloc(kind);
+  if (!l) return NULL;
+  if ((l->pin = tp_pin(h)) < 0) {
+    Py_DECREF(l);
+    return PyErr_NoMemory();
+  }
+  l->op = h;
   return (PyObject *)l;
 }
 
@@ -76,9 +97,13 @@ static int list_clear(TpList *l) {
   return 0;
 }
 
-static void *owner_h(TpList *l) {
-  return tp_is(l->owner, tp.OperationBase) ? ((TpOp *)l->owner)->h : TP_H(l->owner);
+static void list_dealloc(TpList *l) {
+  if (l->op && l->pin >= 0) tp_unpin(l->pin);
+  l->op = NULL;
+  tp_gc_dealloc((PyObject *)l);
 }
+
+static void *owner_h(TpList *l) { return l->op ? l->op : TP_H(l->owner); }
 
 /* Length of the owner's whole list. */
 static Py_ssize_t full_len(TpList *l) {
@@ -218,7 +243,7 @@ static PyObject *list_subscript(TpList *l, PyObject *key) {
       return r;
     }
     /* As upstream's sliceable lists: a list of the same kind over part of the owner's. */
-    TpList *s = (TpList *)tp_new_list(l->owner, l->kind);
+    TpList *s = (TpList *)(l->op ? tp_new_op_list(l->op, l->kind) : tp_new_list(l->owner, l->kind));
     if (!s) return NULL;
     Py_ssize_t base = l->length < 0 ? 0 : l->start, bstep = l->length < 0 ? 1 : l->step;
     s->start = base + start * bstep;
@@ -370,8 +395,7 @@ static PyObject *list_types_get(TpList *l, void *c) {
 
 static PyObject *list_owner(TpList *l, void *c) {
   (void)c;
-  if (tp_is(l->owner, tp.OperationBase)) return tp_wrap_op(owner_h(l));
-  return Py_NewRef(l->owner);
+  return l->op ? tp_wrap_op(l->op) : Py_NewRef(l->owner);
 }
 
 static PyMethodDef list_methods[] = {
@@ -387,7 +411,7 @@ static PyGetSetDef list_getset[] = {
 };
 
 static PyType_Slot list_slots[] = {
-    {Py_tp_dealloc, tp_gc_dealloc},
+    {Py_tp_dealloc, list_dealloc},
     {Py_tp_traverse, list_traverse},
     {Py_tp_clear, list_clear},
     {Py_sq_length, list_len},

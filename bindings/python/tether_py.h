@@ -205,7 +205,9 @@ typedef struct {
   uint64_t id;        /* what its passes written in Python know it by */
 } TpPassManager;
 
-/* Sequences over an owner wrapper (a TpHandle or TpOp). */
+/* Sequences over an operation (its handle, pinned by the list: a view's lists stay with the
+ * operation it had when they were made, as upstream's hold the Operation) or a block or region
+ * (its wrapper). */
 enum {
   TP_LIST_OPERANDS,
   TP_LIST_RESULTS,
@@ -222,7 +224,9 @@ enum {
 };
 
 typedef struct {
-  PyObject_HEAD PyObject *owner;
+  PyObject_HEAD PyObject *owner; /* the Block or Region; NULL for an operation's lists */
+  void *op;                      /* an operation's lists: its handle (tether_op) */
+  intptr_t pin;                  /* op's pin, or -1 */
   int kind;
   Py_ssize_t start, step, length; /* a slice of the owner's list; length -1: the whole list */
 } TpList;
@@ -765,10 +769,17 @@ int tp_arg_value(PyObject *o, tether_value **h, MlirValue *raw);
  * current location). */
 PyObject *tp_new_block(PyObject *ctx, PyObject *types, PyObject *locs);
 
-/* sequences.c: a sequence of kind TP_LIST_* over owner's list; iter(sequence) (a block's
- * operations and a region's blocks follow the links, the others index); a + b of read-only
- * sequences, a list of both (as upstream's sliceable lists). */
+/* sequences.c: a sequence of kind TP_LIST_* over a block's or region's list (owner: its wrapper)
+ * or an operation's (tp_new_op_list: its handle); iter(sequence) (a block's operations and a
+ * region's blocks follow the links, the others index); a + b of read-only sequences, a list of
+ * both (as upstream's sliceable lists). */
 PyObject *tp_new_list(PyObject *owner, int kind);
+PyObject *tp_new_op_list(tether_op *h, int kind);
+
+/* The operation whose results o is (an OpResultList), or NULL. */
+static inline tether_op *tp_results_list_op(PyObject *o) {
+  return tp_is(o, tp.List) && ((TpList *)o)->kind == TP_LIST_RESULTS ? ((TpList *)o)->op : NULL;
+}
 PyObject *tp_list_iter(PyObject *list);
 PyObject *tp_concat_as_lists(PyObject *a, PyObject *b);
 

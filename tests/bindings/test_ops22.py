@@ -136,6 +136,27 @@ def test_opview_builder_reinit_and_new_object(m):
     assert m.body.operations[1] is a
 
 
+def test_lists_stay_with_their_operation_when_the_view_changes(m):
+    a = Plain("custom.plain", (0, True), results=[i32()])
+    first = a.operation
+    res, regions = a.results, a.regions
+    Plain.__init__(a, "custom.plain", (1, True), results=[i32(), i32()])
+    # The lists made before belong to the first operation, as upstream's (they hold it).
+    assert len(res) == 1 and len(regions) == 0
+    assert len(a.results) == 2 and len(a.regions) == 1
+    assert res.owner.operation is first and res[0].owner.operation is first
+    assert res[1:].owner.operation is first
+    # A results list is an operand (upstream 22's builders take one): its operation's result.
+    p = Plain("custom.plain", (0, True), results=[], operands=[res])
+    assert list(p.operands) == [res[0]]
+    p.erase()
+    first.erase()
+    with pytest.raises(ir.InvalidatedError):
+        len(res)
+    with pytest.raises(ir.InvalidatedError):
+        Plain("custom.plain", (0, True), results=[], operands=[res])
+
+
 class Built(ir.OpView):
     """As generated classes are: __init__ of its own, calling OpView's with keywords via super()."""
 
