@@ -79,9 +79,9 @@ extern tether_pin_pool *tp_pins;
 static inline intptr_t tp_pin(void *obj) { return tether_pool_pin(tp_pins, obj); }
 static inline void tp_unpin(intptr_t slot) { tether_pool_unpin(tp_pins, slot); }
 
-/* PyObject_TypeCheck without a call in the common cases: the exact type, or a base on the
- * single-inheritance chain (tp_base; IntegerType -> Type, OpResult -> Value); anything else asks
- * PyType_IsSubtype. */
+/* PyObject_TypeCheck without a call in the common cases: the class and its tp_base chain
+ * (IntegerType -> Type, arith.ConstantOp -> ... -> OpView -> _OperationBase) answer both ways when
+ * every class on it has one base; a class with several asks PyType_IsSubtype (its MRO). */
 /* A sequence's items as a tuple (new reference): PySequence_Fast, except that a list is copied.
  * Converting an item (its __index__, __float__, __bool__) runs Python code that may change the
  * list, and a C loop over the list's items would read past its end or freed items (SIGSEGV);
@@ -96,10 +96,12 @@ static inline PyObject *tp_seq_fast(PyObject *o, const char *msg) {
 }
 
 static inline int tp_is(PyObject *o, PyTypeObject *t) {
-  PyTypeObject *x = Py_TYPE(o);
-  for (int i = 0; x && i < 4; i++, x = x->tp_base)
+  int single = 1;
+  for (PyTypeObject *x = Py_TYPE(o); x; x = x->tp_base) {
     if (x == t) return 1;
-  return PyType_IsSubtype(Py_TYPE(o), t);
+    if (!x->tp_bases || PyTuple_GET_SIZE(x->tp_bases) > 1) single = 0;
+  }
+  return single ? 0 : PyType_IsSubtype(Py_TYPE(o), t);
 }
 
 /* The sentinels that end a PyMethodDef and a PyGetSetDef table. */
