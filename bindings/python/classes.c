@@ -363,7 +363,22 @@ int tp_init_noop(PyObject *self, PyObject *args, PyObject *kw) {
   return 0;
 }
 
+/* _plain_class_getattr(metaclass): reads of attributes of metaclass's classes as any class's
+ * (type's own tp_getattro). For tether/ir.py's enum metaclass: CPython 3.11's EnumType defines
+ * __getattr__, so every `WalkResult.ADVANCE` went through the slow __getattr__ hook (a bound
+ * __getattribute__ made and called per read), though every member is in its class's dict (the
+ * metaclass checks). Refused for anything but a subclass of type defined in Python. */
+static PyObject *fn_plain_class_getattr(PyObject *m, PyObject *meta) {
+  (void)m;
+  if (!PyType_Check(meta) || !PyType_IsSubtype((PyTypeObject *)meta, &PyType_Type) ||
+      !(((PyTypeObject *)meta)->tp_flags & Py_TPFLAGS_HEAPTYPE))
+    return tp_type_error("metaclass", "a metaclass defined in Python", meta);
+  ((PyTypeObject *)meta)->tp_getattro = PyType_Type.tp_getattro;
+  Py_RETURN_NONE;
+}
+
 static PyMethodDef class_functions[] = {
+    {"_plain_class_getattr", fn_plain_class_getattr, METH_O, NULL},
     {"_register_caster", TP_FASTFN(fn_register_caster), METH_FASTCALL, NULL},
     {"_capsule_prefix", TP_FASTFN(tp_fn_capsule_prefix), METH_FASTCALL, NULL},
     TP_METHODS_END,

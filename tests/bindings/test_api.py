@@ -837,3 +837,28 @@ def test_array_attr_iterates(ctx):
     assert next(it, None) is None
     assert [type(a).__name__ for a in arr] == ["UnitAttr", "StringAttr", "BoolAttr"]
     assert list(ir.ArrayAttr.get([])) == []
+
+
+def test_enums_behave_as_enums():
+    """tether's enums read their members as plain class attributes (CPython 3.11's EnumType
+    __getattr__ hook is bypassed): everything an enum does still works."""
+    from tether import _tether
+    for cls in (ir.WalkResult, ir.WalkOrder, ir.DiagnosticSeverity):
+        for name, member in cls.__members__.items():
+            assert getattr(cls, name) is member is cls[name] is cls(int(member))
+            assert str(member) == f"{cls.__name__}.{name}" and f"{member}" == str(member)
+        assert list(cls) == list(cls.__members__.values())
+        with pytest.raises(AttributeError):
+            cls.NO_SUCH_MEMBER
+        with pytest.raises(AttributeError):
+            cls.__no_such_dunder__
+        with pytest.raises(KeyError):
+            cls["NO_SUCH_MEMBER"]
+        with pytest.raises(ValueError):
+            cls(99)
+    assert ir.WalkResult.ADVANCE == 0 and isinstance(ir.WalkResult.SKIP, int)
+    assert ir.WalkResult.__name__ == "WalkResult" and ir.WalkResult.__module__ == "tether.ir"
+    # Only a metaclass defined in Python is accepted.
+    for bad in (3, type, int, ir.WalkResult.ADVANCE):
+        with pytest.raises(TypeError):
+            _tether._plain_class_getattr(bad)

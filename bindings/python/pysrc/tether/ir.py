@@ -39,7 +39,25 @@ class MLIRError(Exception):
         return s
 
 
-class _Enum(_enum.IntEnum):
+class _EnumType(type(_enum.IntEnum)):
+    """The enums' metaclass: reading ``WalkResult.ADVANCE`` costs what any class attribute does.
+    CPython 3.11's EnumType defines ``__getattr__`` (for members missing from the class dict), and
+    that alone sends every class attribute read through a slow hook: 4x a plain read, most of a
+    walk callback's cost. Every member of these enums is in its class dict (checked here), so the
+    plain read finds them all."""
+
+    def __new__(mcls, name, bases, ns, **kw):
+        cls = super().__new__(mcls, name, bases, ns, **kw)
+        for member_name, member in cls._member_map_.items():
+            if cls.__dict__.get(member_name) is not member:
+                raise TypeError(f"{name}.{member_name} is not in the class dict")
+        return cls
+
+
+_tether._plain_class_getattr(_EnumType)
+
+
+class _Enum(_enum.IntEnum, metaclass=_EnumType):
     """Enums print as upstream's: ``str`` and f-strings give ``Class.NAME``."""
 
     def __str__(self):
