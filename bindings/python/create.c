@@ -87,20 +87,21 @@ static int arg_operand(PyObject *o, tether_value **h, MlirValue *raw) {
 #if TETHER_MLIR_VERSION >= 22
   oh = tp_results_list_op(o);
 #endif
-  if (oh || tp_is(o, tp.OperationBase)) {
-    MlirOperation oraw;
-    int grc = oh ? tether_op_get(oh, &oraw) : TETHER_OK;
-    if (grc != TETHER_OK) return TP_RAISE_RC(grc, oh), 0;
-    if (!oh && !tp_arg_op(o, &oh, &oraw)) return 0;
-    intptr_t n = mlirOperationGetNumResults(oraw);
+  if (!oh && tp_is(o, tp.OperationBase) && !(oh = TP_OP(o)->h)) {
+    PyErr_SetString(PyExc_RuntimeError, "the OpView was never initialized with an operation");
+    return 0;
+  }
+  if (oh) {
+    intptr_t n;
+    int rc = tether_op_num_results(oh, &n);
+    if (rc != TETHER_OK) return TP_RAISE_RC(rc, oh), 0;
     if (n != 1) {
       PyErr_Format(PyExc_ValueError,
                    "an operation used as an operand must have exactly one result (it has %zd)",
                    (Py_ssize_t)n);
       return 0;
     }
-    int rc = tether_op_result(oh, 0, h);
-    if (rc != TETHER_OK) return TP_RAISE_RC(rc, oh), 0;
+    if ((rc = tether_op_result(oh, 0, h)) != TETHER_OK) return TP_RAISE_RC(rc, oh), 0;
     return tether_value_get(*h, raw) == TETHER_OK;
   }
   tp_type_error("operand", "a Value", o);

@@ -780,7 +780,9 @@ PyObject *tp_new_op_list(tether_op *h, int kind);
 
 /* The operation whose results o is (an OpResultList), or NULL. */
 static inline tether_op *tp_results_list_op(PyObject *o) {
-  return tp_is(o, tp.List) && ((TpList *)o)->kind == TP_LIST_RESULTS ? ((TpList *)o)->op : NULL;
+  return tp_is(o, tp.List) && ((TpList *)o)->kind == TP_LIST_RESULTS
+             ? (tether_op *)((TpList *)o)->op
+             : NULL;
 }
 PyObject *tp_list_iter(PyObject *list);
 PyObject *tp_concat_as_lists(PyObject *a, PyObject *b);
