@@ -62,10 +62,14 @@ static int grow_to(tether__tree *t, uint32_t ncap) {
   if (ncap >= 65536 && GC_get_free_bytes() < need) GC_expand_hp(need - GC_get_free_bytes());
   tether__handle **n = tether__alloc((size_t)ncap * sizeof *n);
   if (!n) return TETHER_ENOMEM;
+  tether__handle **old = t->slots;
   for (uint32_t i = 0; i < t->cap; i++)
-    if (t->slots[i]) place(n, ncap - 1, t->slots[i]);
+    if (old[i]) place(n, ncap - 1, old[i]);
   t->slots = n;
   t->cap = ncap;
+  /* Nothing else holds the old table (every reader goes through t->slots): freed now, its pages
+   * serve the handles that fill the new one instead of waiting for a collection. */
+  if (old) GC_FREE(old);
   return TETHER_OK;
 }
 

@@ -618,6 +618,7 @@ void tether__merge(tether__tree *from, tether__tree *into) {
   tether__roots_remove(a, from->root);
   from->state = TETHER__TREE_MERGED;
   from->merged_into = into;
+  GC_FREE(from->slots); /* every handle in it is in into's table now */
   from->slots = NULL;
   from->deps = NULL;
   from->cap = from->used = from->ndeps = from->capdeps = 0;
