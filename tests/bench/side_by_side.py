@@ -360,7 +360,9 @@ def main(argv=None):
                 k, v = line.split()
                 samples[k].append(float(v))
         floor = {k: statistics.median(v) for k, v in samples.items() if v}
-    print(f"n={args.n}, runs={args.runs}, python {sys.version.split()[0]}")
+    version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"],
+                             capture_output=True, text=True).stdout.strip()
+    print(f"n={args.n}, runs={args.runs}, python {version} ({args.python})")
     head = "| workload | tether | upstream | tether/upstream |" if len(packages) > 1 else \
         "| workload | tether |"
     print(head)
