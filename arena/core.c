@@ -539,6 +539,12 @@ void tether_unpin(intptr_t slot) {
   pthread_mutex_unlock(&pin_lock);
 }
 
+void tether__repin(intptr_t slot, void *obj) {
+  pthread_mutex_lock(&pin_lock);
+  if (slot >= 0 && slot < pins.cap && !(pins.slots[slot] & 1)) pins.slots[slot] = (uintptr_t)obj;
+  pthread_mutex_unlock(&pin_lock);
+}
+
 struct tether_pin_pool {
   pin_table t;
   tether_pin_pool *next; /* in the list of pools (pin_lock), for the counters */

@@ -38,7 +38,7 @@ int tether_value_get(tether_value *v, MlirValue *out) {
 tether_reason tether_handle_reason(const void *handle) {
   if (!handle) return TETHER_REASON_NONE;
   const tether__handle *h = TETHER__H(handle);
-  return tether__valid(h) ? TETHER_REASON_NONE : (tether_reason)(h->bits >> 4);
+  return tether__valid(h) ? TETHER_REASON_NONE : (tether_reason)h->reason;
 }
 
 bool tether_handle_is_valid(const void *handle) {

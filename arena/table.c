@@ -2,8 +2,9 @@
  *
  * Intern table: open addressing with linear probing over handle pointers, keyed by the handle's
  * (raw, kind); deletion shifts entries back, so there are no tombstones. It lives in GC memory and
- * is what keeps a tree's handles alive; every entry is a valid handle of that tree. Capacity is a
- * power of two, load at most 7/8 after an insert.
+ * is what keeps a tree's handles alive; every entry is a valid handle of that tree, or an invalid
+ * one still held (tether_handle_hold), keyed by its own address, which no lookup by raw pointer
+ * finds. Capacity is a power of two, load at most 7/8 after an insert.
  *
  * Roots table: the same scheme over (raw root -> tree) pairs in malloc memory. It is an index the
  * collector must not see (it would keep every tree alive); entries are removed when a tree is
@@ -48,7 +49,7 @@ void tether__table_fill(tether__tree *t, uint32_t slot, tether__handle *h) {
 }
 
 static void place(tether__handle **slots, size_t mask, tether__handle *h) {
-  size_t i = hash_ptr(tether__raw(h), tether__kind(h), mask);
+  size_t i = hash_ptr(tether__table_key(h), tether__kind(h), mask);
   while (slots[i]) i = (i + 1) & mask;
   slots[i] = h;
 }
@@ -105,6 +106,11 @@ tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32
   }
 }
 
+void tether__table_keep(tether__tree *t, tether__handle *h) {
+  place(t->slots, t->cap - 1, h);
+  t->used++;
+}
+
 int tether__table_insert(tether__tree *t, tether__handle *h) {
   int rc = tether__table_reserve(t, 1);
   if (rc != TETHER_OK) return rc;
@@ -116,7 +122,7 @@ int tether__table_insert(tether__tree *t, tether__handle *h) {
 void tether__table_remove(tether__tree *t, tether__handle *h) {
   if (!t->cap) return;
   size_t mask = t->cap - 1;
-  size_t i = hash_ptr(tether__raw(h), tether__kind(h), mask);
+  size_t i = hash_ptr(tether__table_key(h), tether__kind(h), mask);
   while (t->slots[i] != h) {
     if (!t->slots[i]) return;
     i = (i + 1) & mask;
@@ -128,7 +134,7 @@ void tether__table_remove(tether__tree *t, tether__handle *h) {
     j = (j + 1) & mask;
     tether__handle *e = t->slots[j];
     if (!e) break;
-    size_t k = hash_ptr(tether__raw(e), tether__kind(e), mask);
+    size_t k = hash_ptr(tether__table_key(e), tether__kind(e), mask);
     int between = (i <= j) ? (i < k && k <= j) : (i < k || k <= j);
     if (!between) {
       t->slots[i] = e;

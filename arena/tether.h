@@ -261,6 +261,16 @@ tether_arena *tether_handle_arena(const void *handle);
 void tether_handle_set_user(void *handle, void *user);
 void *tether_handle_get_user(const void *handle);
 
+/// Keeps an IR handle alive, as tether_pin does, and with it (while the handle is valid) its tree,
+/// the IR's ancestors and the arena; for a binding's wrapper objects, which hold handles where the
+/// collector cannot see them. Unlike a pin it takes no slot of its own: holds are counted on the
+/// handle and on its tree (which takes one pin while any of its handles is held) and move with
+/// the handle when its IR moves to another tree. A held handle that is invalidated is kept (with
+/// its reason) until its last release. Each hold needs one tether_handle_release.
+/// TETHER_ENOMEM when out of memory (or 2^32 - 1 holds). [no safe point]
+int tether_handle_hold(void *handle);
+void tether_handle_release(void *handle);
+
 /// Raw-pointer wrapping: the interned handle of an MLIR object that belongs to IR alive in this
 /// arena (found by walking up to its root). TETHER_EARG if the object is in no live root of the
 /// arena. The object must not have been freed: this cannot be checked.

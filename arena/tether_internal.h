@@ -48,8 +48,9 @@
 
 /* ---- handles -------------------------------------------------------------------------------- */
 
-/* bits: valid   -> tree pointer | kind (bits 0-1) | SEEN (bit 2)
- *       invalid -> reason << 4  | kind (bits 0-1) | INVALID (bit 3) */
+/* bits: tree pointer | kind (bits 0-1) | SEEN (bit 2) | INVALID (bit 3). An invalid handle keeps
+ * its tree only while it is held (tether_handle_hold: it stays in that tree's table, see below);
+ * otherwise its tree pointer is 0. */
 #define TETHER__KIND_MASK ((uintptr_t)3)
 #define TETHER__SEEN ((uintptr_t)4)
 #define TETHER__INVALID ((uintptr_t)8)
@@ -59,12 +60,22 @@ typedef struct tether__tree tether__tree;
 
 /* The MLIR and binding pointers are stored complemented, so the collector, which scans every word
  * of a handle, rejects them at once instead of looking them up in its heap map: they never point
- * into the GC heap. 24 bytes, which the collector serves from its 32-byte size class. */
+ * into the GC heap. 28 bytes are allocated (TETHER__HANDLE_BYTES, not sizeof, which pads to 32):
+ * the collector serves them from its 32-byte size class (it adds one byte to every object).
+ *
+ * Holds (tether_handle_hold) keep a handle alive without a pin of its own: they are counted on the
+ * handle and on its tree, and a tree takes one pin while any of its handles is held, so the table
+ * that reaches the handle stays. A held handle that is invalidated stays in its tree's table,
+ * keyed by its own address (tether__table_key), until its last release. */
 typedef struct tether__handle {
   uintptr_t hraw;  /* ~(MLIR object) while valid; ~0 (NULL) once invalid */
   uintptr_t bits;  /* see above */
   uintptr_t huser; /* ~(binding back-pointer): not traced, it points outside the GC heap */
+  uint32_t holds;  /* tether_handle_hold minus tether_handle_release */
+  uint16_t reason; /* tether_reason once invalid */
 } tether__handle;
+#define TETHER__HANDLE_BYTES (offsetof(tether__handle, reason) + sizeof(uint16_t))
+_Static_assert(TETHER__HANDLE_BYTES < 32, "a handle and the collector's extra byte fit 32 bytes");
 
 /* Region handles also remember their parent operation: the C API cannot ask a region for it. */
 typedef struct tether__region_handle {
@@ -92,6 +103,14 @@ static inline int tether__valid(const tether__handle *h) { return !(h->bits & TE
 static inline tether__tree *tether__tree_of(const tether__handle *h) {
   return (h->bits & TETHER__INVALID) ? NULL : (tether__tree *)(h->bits & ~TETHER__LOW_MASK);
 }
+/* The tree whose table holds h: a valid handle's, or a held invalid handle's (else NULL). */
+static inline tether__tree *tether__holder_of(const tether__handle *h) {
+  return (tether__tree *)(h->bits & ~TETHER__LOW_MASK);
+}
+/* What a table entry is keyed by: the MLIR object while valid, the handle itself once invalid. */
+static inline const void *tether__table_key(const tether__handle *h) {
+  return tether__valid(h) ? tether__raw(h) : (const void *)h;
+}
 
 /* ---- trees ---------------------------------------------------------------------------------- */
 
@@ -108,11 +127,15 @@ struct tether__tree {
   uint32_t ndeps, capdeps;
   intptr_t counts[TETHER_KIND_COUNT];
   uint64_t verified_epoch; /* the arena's epoch when this tree was last known to verify */
+  uint32_t held;           /* the holds of the handles in its table (tether_handle_hold) */
+  int32_t hold_pin;        /* 1 + its pin slot while held > 0, else 0 */
   uint8_t suspect;         /* an edit that may crash MLIR's verifier (tether__verifier_crashes) */
   uint8_t root_kind;       /* TETHER_KIND_OP / REGION / BLOCK */
   uint8_t state;
   uint8_t mark; /* scratch while draining */
 };
+/* bdwgc serves 113-128 bytes (its extra byte included) from one size class: trees stay in it. */
+_Static_assert(sizeof(struct tether__tree) < 128, "a tree fits the collector's 128-byte class");
 
 /* ---- arenas --------------------------------------------------------------------------------- */
 
@@ -201,6 +224,8 @@ extern TETHER__HIDDEN atomic_int tether__is_shutdown;
 void tether__thread_setup(void);
 void tether__safepoint_slow(tether_arena *a);
 void *tether__alloc(size_t size);
+/* Points tether_pin's slot at another object (a tree's hold moving to the tree it merged into). */
+void tether__repin(intptr_t slot, void *obj);
 /* IR of about `bytes` made behind few handles (parse, clone): may collect (core.c). Call before
  * the call's tether__enter, so that its safe point destroys what the collection found. */
 void tether__ir_pressure(size_t bytes); /* GC_MALLOC, counting for the GC-stress mode */
@@ -229,6 +254,9 @@ void tether__table_fill(tether__tree *t, uint32_t slot, tether__handle *h);
 /* Makes room for `extra` more entries, so the inserts that follow cannot fail. */
 int tether__table_reserve(tether__tree *t, uint32_t extra);
 void tether__table_remove(tether__tree *t, tether__handle *h);
+/* Puts h back under its current key (tether__table_key) into a table it was just removed from:
+ * the room is there, nothing is allocated. */
+void tether__table_keep(tether__tree *t, tether__handle *h);
 
 tether__tree *tether__roots_get(tether_arena *a, void *key);
 int tether__roots_put(tether_arena *a, void *key, tether__tree *t);

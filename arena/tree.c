@@ -205,7 +205,66 @@ tether__tree *tether__tree_new(tether_arena *a, int root_kind, void *root) {
 /* ---- handles --------------------------------------------------------------------------------- */
 
 static inline void set_tree(tether__handle *h, tether__tree *t) {
-  h->bits = (uintptr_t)t | (h->bits & (TETHER__KIND_MASK | TETHER__SEEN));
+  h->bits = (uintptr_t)t | (h->bits & (TETHER__KIND_MASK | TETHER__SEEN | TETHER__INVALID));
+}
+
+/* ---- holds ----------------------------------------------------------------------------------- */
+
+/* A tree is pinned while its table holds a held handle (tether__tree.held > 0). */
+static int hold_pin(tether__tree *t) {
+  if (t->hold_pin) return TETHER_OK;
+  intptr_t slot = tether_pin(t);
+  if (slot < 0) return TETHER_ENOMEM;
+  if (slot >= INT32_MAX) {
+    tether_unpin(slot);
+    return TETHER_ENOMEM;
+  }
+  t->hold_pin = (int32_t)(slot + 1);
+  return TETHER_OK;
+}
+
+static void held_settle(tether__tree *t) {
+  if (!t->held && t->hold_pin) {
+    tether_unpin(t->hold_pin - 1);
+    t->hold_pin = 0;
+  }
+}
+
+int tether_handle_hold(void *handle) {
+  tether__handle *h = TETHER__H(handle);
+  if (!h) return TETHER_EARG;
+  if (h->holds == UINT32_MAX || (tether__holder_of(h) && tether__holder_of(h)->held == UINT32_MAX))
+    return TETHER_ENOMEM;
+  tether__tree *t = tether__holder_of(h);
+  if (!t) {
+    /* Invalid and not held: in no table. A tree of its own (no arena, no IR) holds it. */
+    t = tether__alloc(sizeof *t);
+    tether__handle **slots = t ? tether__alloc(sizeof *slots) : NULL;
+    if (!slots) return TETHER_ENOMEM;
+    t->state = TETHER__TREE_DEAD;
+    t->slots = slots;
+    t->cap = t->used = 1;
+    slots[0] = h;
+    set_tree(h, t);
+  }
+  if (hold_pin(t) != TETHER_OK) return TETHER_ENOMEM;
+  t->held++;
+  h->holds++;
+  return TETHER_OK;
+}
+
+void tether_handle_release(void *handle) {
+  tether__handle *h = TETHER__H(handle);
+  if (!h || !h->holds) return;
+  tether__tree *t = tether__holder_of(h);
+  h->holds--;
+  t->held--;
+  if (!h->holds && !tether__valid(h)) {
+    /* Nothing keeps it now: out of its live tree's table (a dead tree's goes with the tree). */
+    if (t->state == TETHER__TREE_LIVE) tether__table_remove(t, h);
+    h->bits &= TETHER__KIND_MASK | TETHER__INVALID;
+  }
+  held_settle(t);
 }
 
 tether__handle *tether__intern(tether__tree *t, int kind, void *raw) {
@@ -222,11 +281,14 @@ tether__handle *tether__intern_with(tether__tree *t, int kind, void *raw, void *
     return h;
   }
   /* The allocation may collect, but collections never touch the table: the slot stays right. */
-  h = tether__alloc(kind == TETHER_KIND_REGION ? sizeof(tether__region_handle) : sizeof *h);
+  h = tether__alloc(kind == TETHER_KIND_REGION ? sizeof(tether__region_handle)
+                                               : TETHER__HANDLE_BYTES);
   if (!h) return NULL;
   tether__set_raw(h, raw);
   h->bits = (uintptr_t)t | (uintptr_t)kind;
   h->huser = ~(uintptr_t)0;
+  h->holds = 0;
+  h->reason = 0;
   if (kind == TETHER_KIND_REGION) tether__set_region_parent(h, parent);
   tether__table_fill(t, slot, h);
   t->counts[kind]++;
@@ -243,7 +305,10 @@ tether__handle *tether__intern_any(tether__tree *t, int kind, void *raw) {
 
 void tether__handle_invalidate(tether__handle *h, int reason) {
   tether__set_raw(h, NULL);
-  h->bits = ((uintptr_t)reason << 4) | (h->bits & TETHER__KIND_MASK) | TETHER__INVALID;
+  h->reason = (uint16_t)reason;
+  /* A held handle stays in its tree's table (the caller puts it back under its new key). */
+  uintptr_t tree = h->holds ? h->bits & ~TETHER__LOW_MASK : 0;
+  h->bits = tree | (h->bits & TETHER__KIND_MASK) | TETHER__INVALID;
 }
 
 /* ---- inside and outside ---------------------------------------------------------------------- */
@@ -614,6 +679,16 @@ void tether__merge(tether__tree *from, tether__tree *into) {
   }
   for (int k = 0; k < TETHER_KIND_COUNT; k++) into->counts[k] += from->counts[k];
   for (uint32_t i = 0; i < from->ndeps; i++) tether__add_dep(into, from->deps[i]);
+  /* The holds move with the handles: from's pin becomes into's, or goes. */
+  into->held += from->held;
+  if (from->hold_pin && !into->hold_pin) {
+    tether__repin(from->hold_pin - 1, into);
+    into->hold_pin = from->hold_pin;
+  } else if (from->hold_pin) {
+    tether_unpin(from->hold_pin - 1);
+  }
+  from->held = 0;
+  from->hold_pin = 0;
   GC_register_finalizer_no_order(from, 0, 0, 0, 0);
   tether__roots_remove(a, from->root);
   from->state = TETHER__TREE_MERGED;
@@ -638,14 +713,25 @@ static void move_one(void *raw, int kind, void *ud) {
   tether__table_insert(m->to, h);
   m->from->counts[kind]--;
   m->to->counts[kind]++;
+  m->from->held -= h->holds;
+  m->to->held += h->holds;
+}
+
+/* Before handles move from `from` to `to`: to is pinned if any of from's handles is held (held
+ * counts move one by one; held_settle after). */
+static int move_begin(tether__tree *from, tether__tree *to) {
+  int rc = tether__table_reserve(to, from->used);
+  return rc == TETHER_OK && from->held ? hold_pin(to) : rc;
 }
 
 int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op) {
   to->suspect |= from->suspect;
-  int rc = tether__table_reserve(to, from->used);
+  int rc = move_begin(from, to);
   if (rc != TETHER_OK) return rc;
   move_ctx m = {from, to};
   visit_op(op, move_one, &m);
+  held_settle(from);
+  held_settle(to);
   rc = tether__record_operand_deps(to, op);
   int ru = record_use_deps(to, op);
   int rs = record_successor_deps(from, to, op, (MlirBlock){NULL});
@@ -654,11 +740,13 @@ int tether__move_subtree(tether__tree *from, tether__tree *to, MlirOperation op)
 
 int tether__move_block(tether__tree *from, tether__tree *to, MlirBlock b) {
   to->suspect |= from->suspect;
-  int rc = tether__table_reserve(to, from->used);
+  int rc = move_begin(from, to);
   if (rc != TETHER_OK) return rc;
   move_ctx m = {from, to};
   visit_ctx v = {move_one, &m};
   visit_block_contents(b, &v, 1);
+  held_settle(from);
+  held_settle(to);
   /* Dependencies both ways: the block's operations using values outside it, and users outside
    * it of the block's arguments and of its operations' results. */
   for (MlirOperation o = mlirBlockGetFirstOperation(b); !mlirOperationIsNull(o) && rc == TETHER_OK;
@@ -694,6 +782,7 @@ static void invalidate_one(void *raw, int kind, void *ud) {
   c->t->counts[kind]--;
   c->t->arena->stats.handles[kind]--;
   tether__handle_invalidate(h, raw == c->self ? c->self_reason : TETHER_REASON_PARENT_ERASED);
+  if (h->holds) tether__table_keep(c->t, h);
 }
 
 void tether__invalidate_subtree(tether__tree *t, MlirOperation op, int self_reason) {
@@ -705,7 +794,7 @@ void tether__tree_destroy(tether__tree *t, int reason) {
   tether_arena *a = t->arena;
   for (uint32_t i = 0; i < t->cap; i++) {
     tether__handle *h = t->slots[i];
-    if (!h) continue;
+    if (!h || !tether__valid(h)) continue;
     int r = reason;
     if (reason == TETHER_REASON_ERASED && tether__raw(h) != t->root)
       r = TETHER_REASON_PARENT_ERASED;
@@ -729,9 +818,21 @@ void tether__tree_destroy(tether__tree *t, int reason) {
   }
   t->state = TETHER__TREE_DEAD;
   t->root = NULL;
-  t->slots = NULL;
   t->deps = NULL;
-  t->cap = t->used = t->ndeps = t->capdeps = 0;
+  t->ndeps = t->capdeps = 0;
+  if (t->held) {
+    /* Its held handles stay in the table, no longer a hash table: only what keeps them alive
+     * while the tree is pinned (tether_handle_release lets go of it). The others go. */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->cap; i++)
+      if (t->slots[i] && t->slots[i]->holds) t->slots[n++] = t->slots[i];
+    memset(t->slots + n, 0, (size_t)(t->cap - n) * sizeof *t->slots);
+    t->used = n;
+    t->arena = NULL; /* nothing reads it now: the arena is not kept for them */
+  } else {
+    t->slots = NULL;
+    t->cap = t->used = 0;
+  }
   for (int k = 0; k < TETHER_KIND_COUNT; k++) t->counts[k] = 0;
   a->stats.roots--;
   a->stats.destroyed++;
@@ -804,7 +905,7 @@ void tether__tree_revalidate(tether__tree *t) {
   uint32_t ngone = 0;
   for (uint32_t i = 0; i < t->cap; i++) {
     tether__handle *h = t->slots[i];
-    if (!h) continue;
+    if (!h || !tether__valid(h)) continue; /* an invalid one is there while it is held */
     if (h->bits & TETHER__SEEN) {
       h->bits &= ~TETHER__SEEN;
       continue;
@@ -820,6 +921,7 @@ void tether__tree_revalidate(tether__tree *t) {
     t->counts[kind]--;
     t->arena->stats.handles[kind]--;
     tether__handle_invalidate(h, TETHER_REASON_REMOVED);
+    if (h->holds) tether__table_keep(t, h);
   }
   free(gone);
 }

@@ -1,18 +1,18 @@
 /* handle.c: what the wrappers of regions, blocks and values (TpHandle) share: one object per
- * handle while it lives, found again through the handle's user pointer; the pin that keeps the
- * handle (and so its tree) alive while the object lives; comparison and hashing by handle; and the
- * converters of such objects as arguments.
+ * handle while it lives, found again through the handle's user pointer; the hold that keeps the
+ * handle (and so its tree) alive while the object lives (tether_handle_hold); comparison and
+ * hashing by handle; and the converters of such objects as arguments.
  *
  * Invariant: a handle's user pointer is its interned wrapper or NULL: the wrapper clears it when
  * it goes. Wrappers that are not interned (a plain Value of an operand, a value caster's object)
- * pin the handle without claiming the user pointer.
+ * hold the handle without claiming the user pointer.
  */
 #include "tether_py.h"
 
 PyObject *tp_handle_new(PyTypeObject *type, void *h) {
   TpHandle *self = (TpHandle *)tp_obj_alloc(type);
   if (!self) return NULL;
-  self->pin = tp_pin(h);
+  self->pin = tp_hold(h);
   if (self->pin < 0) {
     self->pin = -1;
     Py_DECREF(self);
@@ -33,7 +33,7 @@ PyObject *tp_wrap_handle(PyTypeObject *type, void *h) {
 
 void tp_handle_dealloc(TpHandle *self) {
   if (self->h && tether_handle_get_user(self->h) == self) tether_handle_set_user(self->h, NULL);
-  if (self->h && self->pin >= 0) tp_unpin(self->pin);
+  if (self->h && self->pin >= 0) tp_release(self->h);
   PyTypeObject *t = Py_TYPE(self);
   tp_obj_free((PyObject *)self);
   Py_DECREF(t);

@@ -42,7 +42,7 @@ static PyObject *wrap_module(tether_op *h) {
 
 static void module_dealloc(TpModule *self) {
   live_unlink(self);
-  if (self->h && self->pin >= 0) tp_unpin(self->pin);
+  if (self->h && self->pin >= 0) tp_release(self->h);
   PyTypeObject *t = Py_TYPE(self);
   t->tp_free(self);
   Py_DECREF(t);

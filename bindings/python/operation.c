@@ -205,7 +205,7 @@ static TpOp *op_alloc(PyTypeObject *type, tether_op *h) {
    * collection (the wrappers of a walk would otherwise be). */
   if (PyType_IS_GC(type) && type->tp_dictoffset == 0 && type != tp.OpView)
     PyObject_GC_UnTrack(self);
-  self->pin = tp_pin(h);
+  self->pin = tp_hold(h);
   if (self->pin < 0) {
     self->pin = -1;
     Py_DECREF(self);
@@ -274,7 +274,7 @@ void tp_op_dealloc(TpOp *self) {
     else
       pair_take(self); /* none: an Operation in the table is held by the view it names */
     if (tether_handle_get_user(self->h) == self) tether_handle_set_user(self->h, NULL);
-    if (self->pin >= 0) tp_unpin(self->pin);
+    if (self->pin >= 0) tp_release(self->h);
     self->h = NULL;
   }
   tp_obj_free((PyObject *)self);

@@ -111,7 +111,7 @@ static PyMethodDef op_functions[] = {
 static void opview_release(TpOp *self) {
   Py_XDECREF(tp_op_unpair_view(self));
   if (tether_handle_get_user(self->h) == self) tether_handle_set_user(self->h, NULL);
-  tp_unpin(self->pin);
+  if (self->pin >= 0) tp_release(self->h);
 }
 
 /* self becomes the view of h. op (a reference stolen, may be NULL) is h's Operation object, which
@@ -122,7 +122,7 @@ static int opview_attach(PyObject *self, tether_op *h, TpOp *op) {
     Py_DECREF(op);
     return -1;
   }
-  intptr_t pin = tp_pin(h);
+  intptr_t pin = tp_hold(h);
   if (pin < 0) {
     Py_XDECREF(op);
     PyErr_NoMemory();

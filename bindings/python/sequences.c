@@ -78,7 +78,7 @@ PyObject *tp_new_list(PyObject *owner, int kind) {
 PyObject *tp_new_op_list(tether_op *h, int kind) {
   TpList *l = list_alloc(kind);
   if (!l) return NULL;
-  if ((l->pin = tp_pin(h)) < 0) {
+  if ((l->pin = tp_hold(h)) < 0) {
     Py_DECREF(l);
     return PyErr_NoMemory();
   }
@@ -98,7 +98,7 @@ static int list_clear(TpList *l) {
 }
 
 static void list_dealloc(TpList *l) {
-  if (l->op && l->pin >= 0) tp_unpin(l->pin);
+  if (l->op && l->pin >= 0) tp_release(l->op);
   l->op = NULL;
   tp_gc_dealloc((PyObject *)l);
 }

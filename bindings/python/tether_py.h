@@ -78,6 +78,10 @@
 extern tether_pin_pool *tp_pins;
 static inline intptr_t tp_pin(void *obj) { return tether_pool_pin(tp_pins, obj); }
 static inline void tp_unpin(intptr_t slot) { tether_pool_unpin(tp_pins, slot); }
+/* A wrapper's hold on its IR handle (tether_handle_hold: no pin slot per wrapper): 0, or -1 when
+ * out of memory. The wrapper's `pin` field is 0 while it holds, -1 when it does not. */
+static inline intptr_t tp_hold(void *h) { return tether_handle_hold(h) == TETHER_OK ? 0 : -1; }
+static inline void tp_release(void *h) { tether_handle_release(h); }
 
 /* PyObject_TypeCheck without a call in the common cases: the class and its tp_base chain
  * (IntegerType -> Type, arith.ConstantOp -> ... -> OpView -> _OperationBase) answer both ways when

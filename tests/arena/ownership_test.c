@@ -675,6 +675,83 @@ static void pin_pools_keep_handles_alive(void) {
   CHECK(tether_pool_pin(NULL, a) == TETHER_EARG);
 }
 
+/* Holds (tether_handle_hold): what the Python binding's wrappers use instead of a pin each. The
+ * handles below are kept only as complemented words the collector does not recognize, so only
+ * their holds keep them, through their trees, which the holds follow when IR moves. */
+static uintptr_t hide(tether_op *op) {
+  OK(tether_handle_hold(op));
+  return ~(uintptr_t)op;
+}
+#define UNHIDE(x) ((tether_op *)~(x))
+
+enum { H_MOVED, H_MERGED, H_ERASED_CHILD, H_ROOT, H_ROOT_CHILD, H_COUNT };
+
+static __attribute__((noinline)) void make_held(tether_arena *a, uintptr_t hidden[H_COUNT]) {
+  tether_op *m1 = parse(a, "func.func private @a()\nfunc.func private @b()\n");
+  tether_op *m2 = parse(a, "func.func private @c()\n");
+  tether_op *m3 = parse(a, "func.func private @d()\n");
+  tether_op *m4 = parse(a, kModule);
+  tether_op *m5 = parse(a, kModule);
+  tether_op *fa = body_op(m1, 0), *fc = body_op(m2, 0), *fd = body_op(m3, 0);
+  hidden[H_MOVED] = hide(fa);
+  OK(tether_op_move_after(fa, fc)); /* fa's hold moves to m2's tree: it keeps m2 */
+  OK(tether_op_detach(fd));         /* fd: a root of its own, held, then merged into m2's tree */
+  hidden[H_MERGED] = hide(fd);
+  OK(tether_op_move_before(fd, fc));
+  tether_op *func = body_op(m4, 0);
+  hidden[H_ERASED_CHILD] = hide(body_op(func, 1));
+  OK(tether_op_erase(func)); /* the held muli: invalid, kept */
+  hidden[H_ROOT] = hide(m5);
+  hidden[H_ROOT_CHILD] = hide(body_op(body_op(m5, 0), 0));
+  OK(tether_op_erase(m5)); /* a root erased: its tree is destroyed, the held handles are kept */
+}
+
+static __attribute__((noinline)) void churn(tether_arena *a) {
+  for (int i = 0; i < 50; i++) CHECK(parse(a, kModule));
+}
+
+static void holds_keep_handles_alive_and_follow_moves(void) {
+  tether_global_stats before, after;
+  tether_get_global_stats(&before);
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  uintptr_t hidden[H_COUNT];
+  make_held(a, hidden);
+  for (int i = 0; i < 3; i++) {
+    churn(a);
+    tether_collect(a);
+  }
+  tether_op *moved = UNHIDE(hidden[H_MOVED]), *merged = UNHIDE(hidden[H_MERGED]), *p, *q;
+  CHECK(tether_handle_is_valid(moved) && tether_handle_is_valid(merged));
+  OK(tether_op_parent(moved, &p));
+  OK(tether_op_parent(merged, &q));
+  CHECK(p == q);
+  CHECK(prints_containing(p, "@c") && prints_containing(p, "@a") && prints_containing(p, "@d"));
+  CHECK(!prints_containing(p, "@b"));
+  CHECK(tether_handle_reason(UNHIDE(hidden[H_ERASED_CHILD])) == TETHER_REASON_PARENT_ERASED);
+  CHECK(tether_handle_reason(UNHIDE(hidden[H_ROOT])) == TETHER_REASON_ERASED);
+  CHECK(tether_handle_reason(UNHIDE(hidden[H_ROOT_CHILD])) == TETHER_REASON_PARENT_ERASED);
+  MlirOperation raw;
+  CHECK_RC(tether_op_get(UNHIDE(hidden[H_ROOT]), &raw), TETHER_EINVALID);
+  /* Held twice, released once: still held. An invalid handle no longer held, held again. */
+  tether_op *child = UNHIDE(hidden[H_ROOT_CHILD]);
+  OK(tether_handle_hold(child));
+  tether_handle_release(child);
+  tether_handle_release(child);
+  OK(tether_handle_hold(child));
+  churn(a);
+  tether_collect(a);
+  CHECK(tether_handle_reason(child) == TETHER_REASON_PARENT_ERASED);
+  tether_get_global_stats(&after);
+  CHECK(after.pins > before.pins); /* the held trees */
+  for (int i = 0; i < H_COUNT; i++) tether_handle_release(UNHIDE(hidden[i]));
+  tether_handle_release(child); /* released more often than held: ignored */
+  tether_get_global_stats(&after);
+  CHECK(after.pins == before.pins);
+  CHECK(tether_handle_hold(NULL) == TETHER_EARG);
+  tether_handle_release(NULL);
+}
+
 /* A handle kept only in a global of the main program survives collections after
  * tether_skip_program_data(): this program links tether, so its data stays scanned. */
 static tether_op *global_module;
@@ -799,6 +876,7 @@ int main(void) {
   RUN(nesting_is_bounded);
   RUN(create_from_handles);
   RUN(pin_pools_keep_handles_alive);
+  RUN(holds_keep_handles_alive_and_follow_moves);
   RUN(program_data_of_a_tether_program_stays_scanned);
   RUN(replace_uses_except_and_within_one_op);
   DONE();
