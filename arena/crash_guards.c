@@ -31,6 +31,8 @@
  *   PDL              tether__pdl_compile_crashes, tether__patterns_crash: compiling patterns
  *                    (once per module text) and applying them (every time), in a child first.
  *   bytecode         tether_op_check_self_contained: the writer meeting what it did not number.
+ *   verifier gaps    tether__verifier_gap (verifier_gaps.c): IR MLIR's verifiers accept and its
+ *                    passes crash on (affine loops whose operands do not match their maps).
  */
 #define _GNU_SOURCE /* memmem, pthread_getattr_np */
 #include "tether_internal.h"
@@ -403,15 +405,20 @@ int tether_probe(const void *key, size_t key_len, void (*fn)(void *), void *user
   return r == 2 ? 0 : r;
 }
 
-/* ---- parsers MLIR 19 crashes in ---------------------------------------------------------------
+/* ---- parsers MLIR crashes in ------------------------------------------------------------------
  *
- * Text whose parsing crashes MLIR 19 itself (mlir-opt-19 too): recognised by what it mentions, and
- * then parsed in a child first, once per text. One known case: a sparse_tensor encoding whose map
- * has block sparsity (floordiv) that MLIR cannot invert (inverseBlockSparsity reads past its
- * data). Everything else is parsed directly. */
+ * Text whose parsing crashes MLIR itself (mlir-opt too): recognised by what it mentions, and then
+ * parsed in a child first, once per text. The known cases: a sparse_tensor encoding whose map has
+ * block sparsity (floordiv) that MLIR 19 cannot invert (inverseBlockSparsity reads past its data);
+ * an affine.parallel in the generic form with fewer operands than its bound maps take (its
+ * verifier, which the parser runs, reads past them; the custom form cannot say this). Everything
+ * else is parsed directly. */
 
-static const char *const risky_text[][2] = {
-    {"sparse_tensor.encoding", "floordiv"},
+static const char *const risky_text[][3] = {
+    {"sparse_tensor.encoding", "floordiv",
+     "a sparse_tensor encoding whose block sparsity MLIR cannot invert"},
+    {"\"affine.parallel\"", "lowerBoundsMap",
+     "an affine.parallel whose operands do not match its bound maps"},
 };
 
 static bool mentions(const char *text, size_t len, const char *needle) {
@@ -534,13 +541,15 @@ static size_t nesting_depth(const char *t, size_t n, size_t limit) {
   return deepest;
 }
 
-/* ---- resource blobs asking for gigabytes -------------------------------------------------------
+/* ---- resource blobs with an alignment MLIR cannot honour ---------------------------------------
  *
  * A blob in the file metadata (`{-# dialect_resources: { builtin: { key: "0x<align><data>" } }
- * #-}`) begins with its alignment, 4 bytes little-endian, any power of two up to 2^31. MLIR copies
- * the data into a buffer allocated at that alignment, and its bytecode writer pads to it: a 2 GB
- * alignment costs 2-4 GB, and under a memory limit LLVM reports "out of memory" and aborts. The
- * hex strings of the metadata are read before MLIR sees them; the first one asking for more than
+ * #-}`) begins with its alignment, 4 bytes little-endian. MLIR copies the data into a buffer
+ * allocated at that alignment, and its bytecode writer pads to it, trusting the value: a 2 GB
+ * alignment costs 2-4 GB, and under a memory limit LLVM reports "out of memory" and aborts; an
+ * alignment of 0, which MLIR's parser does not check (it does check for powers of two), makes the
+ * allocation's size computation ask for all of memory: "out of memory" at once. The hex strings of
+ * the metadata are read before MLIR sees them; the first one whose alignment is 0 or above
  * TETHER_MAX_RESOURCE_ALIGNMENT is named in the error. */
 
 static int hex_digit(char c) {
@@ -550,20 +559,29 @@ static int hex_digit(char c) {
                                 : -1;
 }
 
-/* The alignment of the first blob in text[0..n) asking for more than the maximum (0: none). */
-static uint64_t excessive_blob_alignment(const char *t, size_t n) {
+/* MLIR reports an alignment that is not a power of two itself (its parser's "power-of-2"
+ * error); 0 it does not check. */
+static bool alignment_ok(uint64_t align) {
+  return align && align <= TETHER_MAX_RESOURCE_ALIGNMENT;
+}
+
+/* 1 when a blob in text[0..n) has an alignment MLIR cannot honour, the first such in *align. */
+static int bad_blob_alignment(const char *t, size_t n, uint64_t *align) {
   const char *meta = memmem(t, n, "{-#", 3);
   if (!meta) return 0;
   for (const char *p = meta, *end = t + n; (p = memmem(p, (size_t)(end - p), "\"0x", 3)); p += 3) {
     if (end - p < 11) break;
-    uint64_t align = 0;
+    uint64_t a = 0;
     int ok = 1;
     for (int byte = 0; byte < 4 && ok; byte++) {
       int hi = hex_digit(p[3 + 2 * byte]), lo = hex_digit(p[4 + 2 * byte]);
       ok = hi >= 0 && lo >= 0;
-      align |= (uint64_t)(ok ? hi << 4 | lo : 0) << (8 * byte);
+      a |= (uint64_t)(ok ? hi << 4 | lo : 0) << (8 * byte);
     }
-    if (ok && align > TETHER_MAX_RESOURCE_ALIGNMENT) return align;
+    if (ok && !alignment_ok(a)) {
+      *align = a;
+      return 1;
+    }
   }
   return 0;
 }
@@ -589,12 +607,14 @@ static int bytecode_timeout_ms(size_t len) {
 
 int tether__text_refusal(const char *text, size_t len, size_t limit, uint64_t *align) {
   if (nesting_depth(text, len, limit) > limit) return 1;
-  uint64_t a = excessive_blob_alignment(text, len);
+  uint64_t a = 0;
+  if (!bad_blob_alignment(text, len, &a)) return 0;
   if (align) *align = a;
-  return a ? 2 : 0;
+  return 2;
 }
 
-/* The error for a refusal of tether__text_refusal (what: "text" or "bytecode"). */
+/* The error for a refusal of tether__text_refusal (what: "text" or "bytecode"; align: the blob's
+ * alignment, or UINT64_MAX when the refusal does not say). */
 static void text_refusal_error(MlirContext ctx, int refusal, size_t limit, uint64_t align,
                                const char *what) {
   char msg[320];
@@ -604,7 +624,12 @@ static void text_refusal_error(MlirContext ctx, int refusal, size_t limit, uint6
              "angle brackets together), more than this thread's stack holds for MLIR's recursive "
              "parser and printer; it was not parsed",
              what, limit);
-  else if (align)
+  else if (align == 0)
+    snprintf(msg, sizeof msg,
+             "tether: a resource blob of this %s has alignment 0; an alignment must be a power of "
+             "two (MLIR would try to allocate all of memory for its data); it was not parsed",
+             what);
+  else if (align != UINT64_MAX)
     snprintf(msg, sizeof msg,
              "tether: a resource blob of this %s asks for alignment %llu, more than the %d "
              "tether allows (MLIR would allocate and pad its data to that alignment); it was "
@@ -649,7 +674,7 @@ int tether__read_bytecode(MlirContext ctx, tether_parse_kind kind, const char *b
                              out_len, &report);
   if (r == TETHER__TRIAL_BYTES) return TETHER_OK;
   if (r == TETHER__TRIAL_TOO_DEEP || r == TETHER__TRIAL_TOO_ALIGNED) {
-    text_refusal_error(ctx, r == TETHER__TRIAL_TOO_DEEP ? 1 : 2, limit, 0, "bytecode");
+    text_refusal_error(ctx, r == TETHER__TRIAL_TOO_DEEP ? 1 : 2, limit, UINT64_MAX, "bytecode");
     return TETHER_EPARSE;
   }
   if (r == TETHER__TRIAL_FAILED) {
@@ -686,9 +711,10 @@ int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text
     text_refusal_error(ctx, refusal, limit, align, "text");
     return TETHER_EPARSE;
   }
-  bool risky = false;
+  const char *risky = NULL;
   for (size_t i = 0; i < sizeof risky_text / sizeof risky_text[0] && !risky; i++)
-    risky = mentions(text, len, risky_text[i][0]) && mentions(text, len, risky_text[i][1]);
+    if (mentions(text, len, risky_text[i][0]) && mentions(text, len, risky_text[i][1]))
+      risky = risky_text[i][2];
   if (!risky) return TETHER_OK;
   size_t klen = len + 1;
   char *key = malloc(klen);
@@ -703,9 +729,12 @@ int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text
   int safe = cached_verdict(&k, parse_by_helper, parse_in_child, &c);
   safe = safe == 2 ? 0 : safe;
   if (safe == 0) {
-    mlirEmitError(mlirLocationUnknownGet(ctx),
-                  "tether: MLIR's parser crashes on this text (a sparse_tensor encoding whose "
-                  "block sparsity MLIR cannot invert); it was not parsed");
+    char msg[240];
+    snprintf(msg, sizeof msg,
+             "tether: MLIR's parser crashes on this text (it holds %s, or something else MLIR "
+             "cannot read); it was not parsed",
+             risky);
+    mlirEmitError(mlirLocationUnknownGet(ctx), msg);
     return TETHER_EPARSE;
   }
   return TETHER_OK;
@@ -820,7 +849,7 @@ static void verify_op_in_child(void *op) {
 }
 
 static MlirWalkResult orphan_cb(MlirOperation op, void *ud) {
-  if (tether__orphan_verify_crashes(op)) {
+  if (tether__orphan_verify_crashes(op) || tether__verifier_gap(op, false)) {
     *(int *)ud = 1;
     return MlirWalkResultInterrupt;
   }
@@ -946,7 +975,7 @@ static int verifier_verdict(tether__tree *t, MlirOperation op, tether__trial_rep
       return verify_in_child_unless_known(t, (MlirOperation){NULL}, report);
     }
   }
-  if (tether__orphan_verify_crashes(op)) return 1;
+  if (tether__orphan_verify_crashes(op) || tether__verifier_gap(op, false)) return 1;
   if (!t->suspect) return 0;
   return verify_in_child_unless_known(t, op, report);
 }
@@ -1022,6 +1051,7 @@ int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op, bool trusted) {
    * (an operand printed as <<UNKNOWN SSA VALUE>>) would only send the trial to a fork. */
   if (foreign_uses_error(t, op)) return TETHER_EPASS;
   if (own_results_error(t)) return TETHER_EPASS;
+  if (tether__verifier_gap(op, true)) return TETHER_EVERIFY;
   return unverifiable_error(t, op, trusted);
 }
 

@@ -42,7 +42,8 @@ static int new_root(tether_arena *a, int kind, void *raw, void **out) {
 }
 
 /* Parses a module (kind TETHER_PARSE_MODULE) or one operation named source_name into a new root.
- * MLIR's parser verifies what it parsed: the new tree is known to verify. */
+ * MLIR's parser verifies what it parsed, and this the verifier gaps: the new tree is known to
+ * verify. */
 static int parse_root(tether_arena *a, tether_parse_kind kind, const char *text, size_t len,
                       const char *source_name, tether_op **out) {
   tether__ir_pressure(len);
@@ -70,6 +71,12 @@ static int parse_root(tether_arena *a, tether_parse_kind kind, const char *text,
     }
   }
   free(read);
+  /* MLIR's parser verifies what it parsed; what its verifiers leave out is checked here, as if they
+   * had not (verifier_gaps.c). */
+  if (!mlirOperationIsNull(op) && tether__verifier_gap(op, true)) {
+    mlirOperationDestroy(op);
+    op = (MlirOperation){NULL};
+  }
   tether__diag_end(a);
   if (mlirOperationIsNull(op)) return TETHER_EPARSE;
   rc = new_root(a, TETHER_KIND_OP, op.ptr, (void **)out);

@@ -34,6 +34,7 @@
 #include "mlir-c/Diagnostics.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -350,6 +351,13 @@ extern "C" MlirOperation tether__parse_unverified(MlirContext ctx, MlirStringRef
   Operation *op = &block.front();
   op->remove();
   return wrap(op);
+}
+
+// tether.h: an attribute implementing MemRefLayoutAttrInterface (the C API's memref constructors
+// cast to it unchecked). The interface is a plain class: its TypeID is found by its name, which
+// gcc and clang spell alike (unlike a template's: see above).
+extern "C" bool tether_attr_is_memref_layout(MlirAttribute attr) {
+  return attr.ptr && llvm::isa<MemRefLayoutAttrInterface>(unwrap(attr));
 }
 
 // The namespaces of the dialects loaded in ctx (the C API cannot list them).

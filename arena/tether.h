@@ -78,7 +78,8 @@ extern "C" {
 /// its alignment and the bytecode writer pads to it, so a blob of a few bytes asking for 2 GB
 /// (any power of two fits its 32-bit header) costs gigabytes, and where memory is limited ends the
 /// process with LLVM's "out of memory". Text whose `dialect_resources` ask for more does not parse
-/// (tether_parse_check); the Python bindings refuse it for DenseResourceElementsAttr too.
+/// (tether_parse_check), nor does text asking for an alignment of 0 (MLIR's allocation then asks
+/// for all of memory); the Python bindings refuse both for DenseResourceElementsAttr too.
 #define TETHER_MAX_RESOURCE_ALIGNMENT 65536
 
 typedef enum {
@@ -682,7 +683,8 @@ int tether_scope_check_result(const tether_scope *s, const void *handle);
  *    there (arith.addi with no operand).
  *  - tether_probe: any other call a binding names by a key (a dialect's region builder).
  *  - tether_parse_check: texts MLIR 19's own parser crashes on; text nested deeper than the
- *    stack holds; resource blobs asking for more than TETHER_MAX_RESOURCE_ALIGNMENT.
+ *    stack holds; resource blobs whose alignment is 0 or more than
+ *    TETHER_MAX_RESOURCE_ALIGNMENT.
  *  - tether_handle_has_foreign_uses: verifiers (and printers that verify) climbing from IR that
  *    uses another tree's values into a detached region without a parent; verifiers that need a
  *    parent operation, or that IR built or edited by hand breaks.
@@ -772,6 +774,10 @@ int tether_handle_mark_suspect(void *handle);
 /// inside op, and nothing outside uses op's values; TETHER_ESTATE otherwise. MLIR's bytecode writer
 /// numbers only what is inside the operation it writes and crashes on anything else. [safe point]
 int tether_op_check_self_contained(tether_op *op);
+/// True when attr can be the layout of a memref type: it implements MLIR's
+/// MemRefLayoutAttrInterface (an affine map, a strided layout, or a dialect's own layout).
+/// mlirMemRefTypeGet and mlirMemRefTypeGetChecked crash on any other attribute. [no safe point]
+bool tether_attr_is_memref_layout(MlirAttribute attr);
 
 /* ---------------------------------------------------------------------------------------------
  * Context-owned objects. A handle keeps its arena alive; the MLIR value is immortal within it.

@@ -478,9 +478,14 @@ int tether__trial_parse(MlirContext ctx, tether_parse_kind kind, MlirStringRef t
 int tether__trial_read(MlirContext ctx, tether_parse_kind kind, MlirStringRef bytecode,
                        size_t limit, int timeout_ms, char **out, size_t *out_len,
                        tether__trial_report *report);
-/* crash_guards.c: why text must not be parsed: 1 it nests deeper than limit, 2 a resource blob
- * asks for more than TETHER_MAX_RESOURCE_ALIGNMENT (*align, when given, says how much), 0 none. */
+/* crash_guards.c: why text must not be parsed: 1 it nests deeper than limit, 2 a resource blob's
+ * alignment is 0 or more than TETHER_MAX_RESOURCE_ALIGNMENT (*align, when
+ * given, says which), 0 none. */
 int tether__text_refusal(const char *text, size_t len, size_t limit, uint64_t *align);
+/* verifier_gaps.c: true when op or an operation inside it is IR MLIR's verifier accepts and its
+ * passes crash on (verifier_gaps.c has the list); with emit, a diagnostic at that operation says
+ * why. */
+bool tether__verifier_gap(MlirOperation op, bool emit);
 /* Return-type inference of c tried in the trial helper (calls with regions are declined):
  * TETHER__TRIAL_RETURNED, DIED, HUNG, or -1 for no verdict. */
 int tether__trial_infer(const tether_infer_call *c, int timeout_ms);

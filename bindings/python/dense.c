@@ -52,6 +52,29 @@ static int64_t num_elements(MlirType shaped) {
 
 /* ---- DenseElementsAttr.get ------------------------------------------------------------------- */
 
+/* 1 when MLIR can store elements of type t in a dense buffer: integers, index, floats and complex
+ * numbers of those. MLIR computes the element width of anything else as if it were an integer or a
+ * float, and crashes (an opaque type, a tensor of tensors). */
+static int dense_storable(MlirType t) {
+  if (mlirTypeIsAComplex(t)) t = mlirComplexTypeGetElementType(t);
+  return mlirTypeIsAInteger(t) || mlirTypeIsAIndex(t) || mlirTypeIsAFloat(t);
+}
+
+/* ValueError unless shaped's elements can be stored in a dense buffer (dense_storable). */
+static int check_dense_storable(PyObject *ctx, MlirType shaped) {
+  MlirType e = mlirShapedTypeGetElementType(shaped);
+  if (dense_storable(e)) return 1;
+  PyObject *r = tp_wrap_type(ctx, e), *s = r ? PyObject_Str(r) : NULL;
+  if (s)
+    PyErr_Format(PyExc_ValueError,
+                 "DenseElementsAttr cannot hold elements of type %U from a buffer: the elements "
+                 "must be integers, index, floats or complex numbers",
+                 s);
+  Py_XDECREF(r);
+  Py_XDECREF(s);
+  return 0;
+}
+
 static int is_signed_format(const char *f) {
   return f && (f[0] == 'i' || f[0] == 'b' || f[0] == 'h' || f[0] == 'l' || f[0] == 'q');
 }
@@ -236,6 +259,7 @@ static PyObject *dense_from_buffer(PyObject *array, int signless, PyObject *type
       goto done;
     }
   }
+  if (!check_dense_storable(ctx, shaped)) goto done;
   MlirAttribute r;
 #if TETHER_MLIR_VERSION >= 22
   if (!explicit_type.ptr && !strcmp(plain_format(view.format), "?")) {

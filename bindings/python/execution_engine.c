@@ -46,12 +46,6 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
       (a[4] && !tp_arg_bool(a[4], &pic)))
     return NULL;
   if (opt < 0 || opt > 3) return PyErr_Format(PyExc_ValueError, "opt_level must be 0 to 3");
-  tether_op *h;
-  MlirOperation raw;
-  if (!tp_arg_op(module, &h, &raw)) return NULL;
-  MlirStringRef opname = mlirIdentifierStr(mlirOperationGetName(raw));
-  if (opname.length != 14 || memcmp(opname.data, "builtin.module", 14) != 0)
-    return PyErr_Format(PyExc_TypeError, "ExecutionEngine needs a builtin.module");
   PyObject *paths = libs == Py_None ? PyList_New(0) : PySequence_List(libs);
   if (!paths) return NULL;
   Py_ssize_t n = PyList_GET_SIZE(paths);
@@ -66,6 +60,17 @@ static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
       Py_DECREF(paths);
       return NULL;
     }
+  /* The module is read after the paths: converting them may run Python code. */
+  tether_op *h;
+  MlirOperation raw;
+  MlirStringRef opname = {NULL, 0};
+  if (tp_arg_op(module, &h, &raw)) opname = mlirIdentifierStr(mlirOperationGetName(raw));
+  if (opname.length != 14 || memcmp(opname.data, "builtin.module", 14) != 0) {
+    if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "ExecutionEngine needs a builtin.module");
+    PyMem_Free(refs);
+    Py_DECREF(paths);
+    return NULL;
+  }
   MlirExecutionEngine jit =
       tether_mlir_ee_create(mlirModuleFromOperation(raw), opt, (int)n, refs, dump, pic);
   tether_keep_alive(h);

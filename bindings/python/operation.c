@@ -242,12 +242,19 @@ PyObject *tp_wrap_op(tether_op *h) {
   MlirOperation raw;
   int rc = tether_op_get(h, &raw);
   if (rc != TETHER_OK) return TP_RAISE_RC(rc, h);
-  PyObject *cls = tp_op_view_class(raw);
-  if (tether_handle_get_user(h) != o) return tp_wrap_op(h); /* a dialect import made one */
+  /* Choosing the class may run Python code (the dialect's module loads): raw is not read after
+   * it. A handle erased meanwhile gets its view all the same, which raises InvalidatedError at
+   * every use. */
+  PyObject *cls = Py_NewRef(tp_op_view_class(raw));
+  if (tether_handle_get_user(h) != o) { /* a dialect import made one */
+    Py_DECREF(cls);
+    return tp_wrap_op(h);
+  }
   /* Allocating a view of a class with the collector's header may run a collection, and __del__
-   * methods: o is held over it, and the handle's wrappers looked at again after. */
+   * methods: o and the class are held over it, and the handle's wrappers looked at again after. */
   Py_XINCREF(o);
   TpOp *v = op_alloc((PyTypeObject *)cls, h);
+  Py_DECREF(cls);
   if (v && tether_handle_get_user(h) != o) {
     Py_DECREF(v);
     Py_XDECREF(o);

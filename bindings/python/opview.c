@@ -25,11 +25,12 @@ static struct {
   PyObject *cls; /* borrowed from tp.op_classes, or NULL for "none registered" */
 } class_cache[CLASS_CACHE];
 
-/* Loads the dialect module of a namespace once (tether.dialects.<ns>), so its classes register. */
-static void load_dialect(MlirStringRef name) {
-  const char *dot = memchr(name.data, '.', name.length);
+/* Loads the dialect module of a namespace once (tether.dialects.<ns>), so its classes register.
+ * Runs Python code (an import, and whatever a collection during it runs). */
+static void load_dialect(const char *name, Py_ssize_t length) {
+  const char *dot = memchr(name, '.', (size_t)length);
   if (!dot || !tp.dialect_loader || !tp.loaded_namespaces) return;
-  PyObject *ns = PyUnicode_FromStringAndSize(name.data, dot - name.data);
+  PyObject *ns = PyUnicode_FromStringAndSize(name, dot - name);
   if (!ns) {
     PyErr_Clear();
     return;
@@ -53,21 +54,34 @@ PyObject *tp_op_view_class(MlirOperation raw) {
   if (class_cache[slot].id == id.ptr && class_cache[slot].gen == op_class_generation &&
       class_cache[slot].len == s.length && !memcmp(class_cache[slot].text, s.data, s.length))
     return class_cache[slot].cls ? class_cache[slot].cls : (PyObject *)tp.OpView;
-  load_dialect(mlirIdentifierStr(id));
-  PyObject *name = tp_op_name_str(raw);
+  /* Loading the dialect's module runs Python code, which may erase the operation: raw is not read
+   * past this point. The name is copied into a str first (a str has no collector header: making
+   * one runs no Python code). */
+  PyObject *name = PyUnicode_FromStringAndSize(s.data, (Py_ssize_t)s.length);
   if (!name) {
     PyErr_Clear();
     return (PyObject *)tp.OpView;
   }
+  Py_ssize_t len;
+  const char *text = PyUnicode_AsUTF8AndSize(name, &len);
+  if (!text) {
+    PyErr_Clear();
+    Py_DECREF(name);
+    return (PyObject *)tp.OpView;
+  }
+  load_dialect(text, len);
   PyObject *cls = tp.op_classes ? PyDict_GetItemWithError(tp.op_classes, name) : NULL;
   if (PyErr_Occurred()) PyErr_Clear();
+  /* The generation may have moved while the dialect loaded (it registers its classes): the entry
+   * is made for the generation the lookup saw. */
+  if ((size_t)len <= sizeof class_cache[slot].text) {
+    memcpy(class_cache[slot].text, text, (size_t)len);
+    class_cache[slot].len = (size_t)len;
+    class_cache[slot].id = id.ptr;
+    class_cache[slot].gen = op_class_generation;
+    class_cache[slot].cls = cls;
+  }
   Py_DECREF(name);
-  if (s.length > sizeof class_cache[slot].text) return cls ? cls : (PyObject *)tp.OpView;
-  memcpy(class_cache[slot].text, s.data, s.length);
-  class_cache[slot].len = s.length;
-  class_cache[slot].id = id.ptr;
-  class_cache[slot].gen = op_class_generation;
-  class_cache[slot].cls = cls;
   return cls ? cls : (PyObject *)tp.OpView;
 }
 

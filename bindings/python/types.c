@@ -799,6 +799,19 @@ static PyObject *memref_make(PyObject *const *args, Py_ssize_t nargs, PyObject *
     PyMem_Free(shape);
     return NULL;
   }
+  if (!mlirAttributeIsNull(layout) && !tether_attr_is_memref_layout(layout)) {
+    /* MLIR casts the layout to its layout interface unchecked, and crashes. */
+    tp_errcap_close(&cap);
+    PyMem_Free(shape);
+    PyObject *s = PyObject_Str(a[2]);
+    if (s)
+      PyErr_Format(PyExc_ValueError,
+                   "the layout of a MemRefType must be a layout attribute (an AffineMapAttr, a "
+                   "StridedLayoutAttr or a dialect's memref layout), not %U",
+                   s);
+    Py_XDECREF(s);
+    return NULL;
+  }
   MlirType t = mlirMemRefTypeGetChecked(l, elt, rank, shape, layout, space);
   PyMem_Free(shape);
   return checked(&cap, ctx, t);

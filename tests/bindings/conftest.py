@@ -106,6 +106,11 @@ def _snippet_env():
     # Faulthandler turns a crash into a "Fatal Python error" report on stderr, so a crash is
     # visible even if the exit status were swallowed.
     env["PYTHONFAULTHANDLER"] = "1"
+    # Freed memory is overwritten (and the per-thread cache that would hand it back at once is
+    # off), so a program that reads freed IR crashes instead of reading stale bytes silently.
+    if "LD_PRELOAD" not in env:  # not under the sanitizers, which poison freed memory themselves
+        env.setdefault("MALLOC_PERTURB_", "165")
+        env.setdefault("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0")
     return env
 
 

@@ -221,3 +221,88 @@ def test_handlers_that_detach_themselves_or_parse(run_checks):
     e = raises(ir.MLIRError, ir.Module.parse, "func.func @y( {")  # captures work again
     assert e.error_diagnostics, e
     """, allow_stderr=True)
+
+
+def test_an_operation_erased_while_its_class_is_chosen(run_checks):
+    # Issue 35's disclosed reproducer: wrapping the first operation of a namespace loads that
+    # namespace's dialect module (an import: Python code), and a collection during it ran a
+    # __del__ that erased the very operation being wrapped; the wrapper then read the erased
+    # operation's name (SIGSEGV under MALLOC_PERTURB_). The class is now chosen from a copy of
+    # the name: the loop raises InvalidatedError for the erased operation.
+    run_checks("""
+    m = ir.Module.parse('"a.x"() : () -> ()\\n"a.y"() : () -> ()')
+    ops = m.body.operations
+    class Holder:
+        def __init__(self):
+            self.me = self
+        def __del__(self):
+            m.body.operations[0].erase()
+    names, error = [], None
+    old = gc.get_threshold()
+    gc.collect()
+    gc.disable()
+    Holder()
+    gc.set_threshold(1)          # the next tracked allocation (the first wrapper) collects
+    gc.enable()
+    try:
+        for op in ops:
+            names.append(op.name)
+    except ir.InvalidatedError as e:
+        error = e
+    gc.set_threshold(*old)
+    assert error is not None and "erased" in str(error), (names, error)
+    assert [op.name for op in m.body.operations] == ["a.y"]
+    """)
+
+
+def test_operations_erased_by_collections_while_wrapped(run_checks):
+    # The same shape on the paths that wrap operations of a block one after the other: a
+    # collection at every tracked allocation, whose callback erases the operation the iterator
+    # wraps next (the one after the operation the loop holds); each operation's namespace is new, so
+    # wrapping it loads a dialect module first. Each access either works or raises
+    # InvalidatedError; the module stays printable.
+    run_checks("""
+    n = 40
+    text = "\\n".join('"k%d.op"() : () -> ()' % i for i in range(n))
+    for path, ns in (("iterate", "it"), ("index", "ix")):
+        m = ir.Module.parse(text.replace("k", ns))
+        seen, erased, done, errors = [], [], [], []
+        started = False
+        def hook(phase, info):
+            if phase != "start" or not started:
+                return
+            ops = m.body.operations
+            k = len(seen) + 1
+            if k < len(ops) and k not in erased and len(erased) < 10:
+                erased.append(k)
+                try:
+                    ops[k].erase()
+                    done.append(k)
+                except ir.InvalidatedError:
+                    pass
+        old = gc.get_threshold()
+        gc.callbacks.append(hook)
+        gc.set_threshold(1)
+        try:
+            if path == "iterate":
+                it = iter(m.body.operations)
+                started = True
+                for op in it:
+                    seen.append(op.name)
+            else:
+                ops = m.body.operations
+                i = 0
+                started = True
+                while i < len(ops):
+                    seen.append(ops[i].name)
+                    i += 1
+        except ir.InvalidatedError as e:
+            errors.append(e)
+        finally:
+            started = False
+            gc.callbacks.remove(hook)
+            gc.set_threshold(*old)
+        assert done, "the callback never erased anything: the test tested nothing"
+        assert len(list(m.body.operations)) == n - len(done), (path, done)
+        assert str(m).startswith("module"), path
+    """)
