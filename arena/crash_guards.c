@@ -561,9 +561,7 @@ static int hex_digit(char c) {
 
 /* MLIR reports an alignment that is not a power of two itself (its parser's "power-of-2"
  * error); 0 it does not check. */
-static bool alignment_ok(uint64_t align) {
-  return align && align <= TETHER_MAX_RESOURCE_ALIGNMENT;
-}
+static bool alignment_ok(uint64_t align) { return align && align <= TETHER_MAX_RESOURCE_ALIGNMENT; }
 
 /* 1 when a blob in text[0..n) has an alignment MLIR cannot honour, the first such in *align. */
 static int bad_blob_alignment(const char *t, size_t n, uint64_t *align) {

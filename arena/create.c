@@ -99,6 +99,20 @@ int tether_op_parse_named(tether_arena *a, const char *text, size_t len, const c
   return parse_root(a, TETHER_PARSE_OPERATION, text, len, source_name, out);
 }
 
+int tether_op_adopt(tether_arena *a, MlirOperation raw, tether_op **out) {
+  if (!a || mlirOperationIsNull(raw) || !out) return TETHER_EARG;
+  if (a->running) return TETHER_ERUNNING;
+  tether__enter(a);
+  if (tether__check_ctx(a, mlirOperationGetContext(raw)) != TETHER_OK) return TETHER_ECONTEXT;
+  tether__tree *t = tether__find_tree(a, TETHER_KIND_OP, raw.ptr);
+  if (t) return tether__give(t, TETHER_KIND_OP, raw.ptr, (void **)out);
+  if (!mlirBlockIsNull(mlirOperationGetBlock(raw))) return TETHER_EARG;
+  /* Made elsewhere: IR nothing told tether about, so nothing is known to verify, and a binding
+   * may edit it again through the raw C API. */
+  tether__touch(a);
+  return new_root(a, TETHER_KIND_OP, raw.ptr, (void **)out);
+}
+
 int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out) {
   if (!a || !out) return TETHER_EARG;
   tether__enter(a);

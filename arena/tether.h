@@ -279,6 +279,14 @@ int tether_op_wrap(tether_arena *a, MlirOperation raw, tether_op **out);
 int tether_block_wrap(tether_arena *a, MlirBlock raw, tether_block **out);
 int tether_region_wrap(tether_arena *a, MlirRegion raw, tether_region **out);
 int tether_value_wrap(tether_arena *a, MlirValue raw, tether_value **out);
+/// Adoption: the handle of raw, an operation of the arena's context made outside tether (by
+/// another binding, an importer, a C extension's mlirModuleCreateParse or mlirOperationCreate)
+/// that is in no block. From then on tether owns it as a root of its own, with every lifetime
+/// rule: whoever made it must not destroy it. An operation that is already in a live root of the
+/// arena gets its interned handle, as tether_op_wrap gives it. TETHER_ECONTEXT for an operation of
+/// another context; TETHER_EARG for one inside IR the arena does not hold (in a block of an
+/// operation made elsewhere). [no safe point]
+int tether_op_adopt(tether_arena *a, MlirOperation raw, tether_op **out);
 
 /* ---------------------------------------------------------------------------------------------
  * Navigation. Every result is the interned handle (same pointer for the same IR object); "none"

@@ -260,8 +260,8 @@ static PyObject *expr_from_capsule(PyObject *cls, PyObject *cap) {
   if (owner && tp_is(owner, tp.AffineExpr)) return tp_wrap_affine_expr(TP_CTX(owner), E(owner));
   void *p = tp_capsule_pointer(cap, "mlir.ir.AffineExpr._CAPIPtr");
   if (!p) return NULL;
-  tether_arena *a = tether_arena_of_context(mlirAffineExprGetContext((MlirAffineExpr){p}));
-  if (!a) return PyErr_Format(PyExc_ValueError, "the expression's context is not a tether Context");
+  tether_arena *a = tp_arena_for_capsule(mlirAffineExprGetContext((MlirAffineExpr){p}));
+  if (!a) return NULL;
   PyObject *ctx = tp_context_of(a);
   PyObject *r = ctx ? tp_wrap_affine_expr(ctx, (MlirAffineExpr){p}) : NULL;
   Py_XDECREF(ctx);

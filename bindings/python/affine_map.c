@@ -375,8 +375,8 @@ static PyObject *map_from_capsule(PyObject *cls, PyObject *cap) {
   if (owner && tp_is(owner, tp.AffineMap)) return tp_wrap_affine_map(TP_CTX(owner), M(owner));
   void *p = tp_capsule_pointer(cap, "mlir.ir.AffineMap._CAPIPtr");
   if (!p) return NULL;
-  tether_arena *ar = tether_arena_of_context(mlirAffineMapGetContext((MlirAffineMap){p}));
-  if (!ar) return PyErr_Format(PyExc_ValueError, "the map's context is not a tether Context");
+  tether_arena *ar = tp_arena_for_capsule(mlirAffineMapGetContext((MlirAffineMap){p}));
+  if (!ar) return NULL;
   PyObject *ctx = tp_context_of(ar);
   PyObject *r = ctx ? tp_wrap_affine_map(ctx, (MlirAffineMap){p}) : NULL;
   Py_XDECREF(ctx);

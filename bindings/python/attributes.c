@@ -178,10 +178,8 @@ static PyObject *attr_from_capsule(PyObject *cls, PyObject *cap) {
   if (owner && tp_is(owner, tp.Attribute)) return tp_wrap_attr(TP_CTX(owner), A(owner));
   void *p = tp_capsule_pointer(cap, "mlir.ir.Attribute._CAPIPtr");
   if (!p) return NULL;
-  tether_arena *a = tether_arena_of_context(mlirAttributeGetContext((MlirAttribute){p}));
-  if (!a)
-    return PyErr_Format(PyExc_ValueError,
-                        "the attribute belongs to a context that is not a tether Context");
+  tether_arena *a = tp_arena_for_capsule(mlirAttributeGetContext((MlirAttribute){p}));
+  if (!a) return NULL;
   return tp_wrap_attr_a(a, (MlirAttribute){p});
 }
 

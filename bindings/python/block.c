@@ -347,6 +347,7 @@ static PyObject *block_capsule(PyObject *self, void *c) {
   (void)c;
   TP_SELF(tether_block_get, self, raw, MlirBlock);
   tether_arena_touch(tether_handle_arena(TP_H(self)));
+  tp_context_expose(tether_handle_arena(TP_H(self)));
   return tp_capsule_with_owner(raw.ptr, "mlir.ir.Block._CAPIPtr", self);
 }
 

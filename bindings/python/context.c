@@ -50,6 +50,8 @@ static int context_setup(PyObject *self, PyObject *dialects, PyObject *pool) {
     Py_DECREF(r);
   }
   if (!dialects || dialects == Py_None) return 0;
+  /* The program named the dialects it wants: a capsule leaving loads no others (as upstream's). */
+  ((TpContext *)self)->dialects_exposed = true;
   PyObject *names = PySequence_List(dialects);
   PyObject *by_name = names ? PyObject_GetAttrString(self, "dialects") : NULL;
   int rc = by_name ? 0 : -1;
@@ -301,8 +303,30 @@ static PyObject *context_is_registered(TpContext *self, PyObject *name) {
   return PyBool_FromLong(mlirContextIsRegisteredOperation(c, s));
 }
 
+void tp_context_expose(tether_arena *a) {
+  if (!a) return;
+  TpContext *o = tether_arena_get_user(a);
+  if (o && o->dialects_exposed) return;
+  mlirContextLoadAllAvailableDialects(tether_arena_context(a));
+  if (o) o->dialects_exposed = true;
+}
+
+tether_arena *tp_arena_for_capsule(MlirContext c) {
+  if (mlirContextIsNull(c)) {
+    PyErr_SetString(PyExc_ValueError, "the capsule's object has no MLIR context");
+    return NULL;
+  }
+  tether_arena *a = tether_arena_of_context(c);
+  if (a) return a;
+  /* A context another binding made: adopted, not owned (its maker must keep it alive). */
+  int rc = tether_arena_adopt(c, false, &a);
+  if (rc != TETHER_OK) return tp_raise(rc, NULL, NULL), NULL;
+  return a;
+}
+
 static PyObject *context_capsule(TpContext *self, void *c) {
   (void)c;
+  tp_context_expose(self->arena);
   return tp_capsule_with_owner(tether_arena_context(self->arena).ptr, "mlir.ir.Context._CAPIPtr",
                                (PyObject *)self);
 }
@@ -313,13 +337,7 @@ static PyObject *context_from_capsule(PyObject *cls, PyObject *cap) {
   if (owner && tp_is(owner, tp.Context)) return tp_context_of(((TpContext *)owner)->arena);
   void *p = tp_capsule_pointer(cap, "mlir.ir.Context._CAPIPtr");
   if (!p) return NULL;
-  MlirContext ctx = {p};
-  tether_arena *a = tether_arena_of_context(ctx);
-  if (a) return tp_context_of(a);
-  /* A context another binding made: adopted, not owned (its maker must keep it alive). */
-  int rc = tether_arena_adopt(ctx, false, &a);
-  if (rc != TETHER_OK) return tp_raise(rc, NULL, NULL);
-  return tp_context_of(a);
+  return tp_context_of(tp_arena_for_capsule((MlirContext){p}));
 }
 
 static PyObject *context_arena_capsule(TpContext *self, void *c) {

@@ -86,6 +86,7 @@ PyObject *tp_ctxobj_context(PyObject *self, void *closure) {
 }
 
 PyObject *tp_ctxobj_capsule(PyObject *self, void *capsule_name) {
+  if (TP_CTX(self)) tp_context_expose(((TpContext *)TP_CTX(self))->arena);
   return tp_capsule_with_owner(TP_PTR(self), (const char *)capsule_name, self);
 }
 

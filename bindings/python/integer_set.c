@@ -234,8 +234,8 @@ static PyObject *set_from_capsule(PyObject *cls, PyObject *cap) {
   if (owner && tp_is(owner, tp.IntegerSet)) return wrap_set(TP_CTX(owner), S(owner));
   void *p = tp_capsule_pointer(cap, "mlir.ir.IntegerSet._CAPIPtr");
   if (!p) return NULL;
-  tether_arena *ar = tether_arena_of_context(mlirIntegerSetGetContext((MlirIntegerSet){p}));
-  if (!ar) return PyErr_Format(PyExc_ValueError, "the set's context is not a tether Context");
+  tether_arena *ar = tp_arena_for_capsule(mlirIntegerSetGetContext((MlirIntegerSet){p}));
+  if (!ar) return NULL;
   PyObject *ctx = tp_context_of(ar);
   PyObject *r = ctx ? wrap_set(ctx, (MlirIntegerSet){p}) : NULL;
   Py_XDECREF(ctx);

@@ -199,10 +199,8 @@ static PyObject *loc_from_capsule(PyObject *cls, PyObject *cap) {
   void *p = tp_capsule_pointer(cap, "mlir.ir.Location._CAPIPtr");
   if (!p) return NULL;
   MlirLocation l = {p};
-  tether_arena *a = tether_arena_of_context(mlirLocationGetContext(l));
-  if (!a)
-    return PyErr_Format(PyExc_ValueError,
-                        "the location belongs to a context that is not a tether Context");
+  tether_arena *a = tp_arena_for_capsule(mlirLocationGetContext(l));
+  if (!a) return NULL;
   return tp_wrap_loc_a(a, l);
 }
 

@@ -258,6 +258,7 @@ static PyObject *module_capsule(PyObject *self, void *c) {
   (void)c;
   TP_SELF_OP(self, raw);
   tether_arena_touch(tether_handle_arena(TP_OP(self)->h));
+  tp_context_expose(tether_handle_arena(TP_OP(self)->h));
   return tp_capsule_with_owner(raw.ptr, "mlir.ir.Module._CAPIPtr", self);
 }
 
@@ -268,12 +269,21 @@ static PyObject *module_from_capsule(PyObject *cls, PyObject *cap) {
   void *p = tp_capsule_pointer(cap, "mlir.ir.Module._CAPIPtr");
   if (!p) return NULL;
   MlirOperation raw = {p};
-  tether_arena *a = tether_arena_of_context(mlirOperationGetContext(raw));
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(raw));
+  if (name.length != 14 || memcmp(name.data, "builtin.module", 14))
+    return PyErr_Format(PyExc_ValueError, "the capsule's operation is '%.*s', not a builtin.module",
+                        (int)name.length, name.data);
+  tether_arena *a = tp_arena_for_capsule(mlirOperationGetContext(raw));
+  if (!a) return NULL;
+  /* A module made elsewhere (an extension's parse, importer or deserializer) is adopted: tether
+   * owns it from now on, as upstream's Python object does. */
   tether_op *h;
-  if (!a || tether_op_wrap(a, raw, &h) != TETHER_OK)
+  int rc = tether_op_adopt(a, raw, &h);
+  if (rc == TETHER_EARG)
     return PyErr_Format(PyExc_ValueError,
-                        "the capsule's module is not IR a tether Context holds (a module made "
-                        "elsewhere cannot be adopted safely)");
+                        "the capsule's module is inside IR that tether does not hold (an "
+                        "operation made elsewhere): only a module in no block can be adopted");
+  if (rc != TETHER_OK) return tp_raise(rc, NULL, a);
   /* The module's own object when it has one (an extension handing back a module it was given). */
   for (TpModule *o = live_modules.live_next; o != &live_modules; o = o->live_next)
     if (o->h == h) return Py_NewRef((PyObject *)o);

@@ -431,6 +431,7 @@ static PyObject *op_capsule(PyObject *self, void *c) {
   TP_SELF_OP(self, raw);
   /* Raw access may change the IR behind tether's back: nothing is known to verify any more. */
   tether_arena_touch(tether_handle_arena(TP_OP(self)->h));
+  tp_context_expose(tether_handle_arena(TP_OP(self)->h));
   PyObject *owner = tp_wrap_operation(TP_OP(self)->h);
   if (!owner) return NULL;
   PyObject *cap = tp_capsule_with_owner(raw.ptr, "mlir.ir.Operation._CAPIPtr", owner);
@@ -789,12 +790,17 @@ static PyObject *operation_from_capsule(PyObject *cls, PyObject *cap) {
   void *p = tp_capsule_pointer(cap, "mlir.ir.Operation._CAPIPtr");
   if (!p) return NULL;
   MlirOperation raw = {p};
-  tether_arena *a = tether_arena_of_context(mlirOperationGetContext(raw));
+  tether_arena *a = tp_arena_for_capsule(mlirOperationGetContext(raw));
+  if (!a) return NULL;
+  /* An operation in IR tether holds gets its handle; one made elsewhere and in no block (an
+   * extension's mlirOperationCreate) is adopted: tether owns it from now on. */
   tether_op *h;
-  if (!a || tether_op_wrap(a, raw, &h) != TETHER_OK)
+  int rc = tether_op_adopt(a, raw, &h);
+  if (rc == TETHER_EARG)
     return PyErr_Format(PyExc_ValueError,
-                        "the capsule's operation is not in IR a tether Context holds (an "
-                        "operation made elsewhere cannot be adopted safely)");
+                        "the capsule's operation is inside IR that tether does not hold (an "
+                        "operation made elsewhere): only an operation in no block can be adopted");
+  if (rc != TETHER_OK) return tp_raise(rc, NULL, a);
   return tp_wrap_operation(h);
 }
 

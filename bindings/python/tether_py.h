@@ -187,6 +187,9 @@ typedef struct TpContext {
    * threads_suspended > 0 (tp_context_threads_suspend). */
   bool threads_off;
   int threads_suspended;
+  /* Every available dialect was loaded (the context left through a capsule), or the context was
+   * made with load_on_create_dialects: tp_context_expose has nothing to do. */
+  bool dialects_exposed;
 } TpContext;
 
 /* enable_ir_printing's options (MLIR 22's; MLIR 19 has one configuration). */
@@ -569,6 +572,14 @@ int tp_current_pop(int kind, PyObject *self, const char *what);
 int tp_set_classprop(PyTypeObject *cls, const char *name, PyObject *(*fn)(PyObject *cls));
 
 /* The Context object of an arena (new reference): the one standing for it, else a new one. */
+/* Before a raw MLIR object of arena a's context leaves through a capsule (`_CAPIPtr`): loads
+ * every available dialect, as upstream's Context() does at once (tether loads a dialect when it is
+ * first needed), so that what an extension builds through the C API is registered. */
+void tp_context_expose(tether_arena *a);
+/* The arena of context c for a capsule handed to `_CAPICreate`: tether's own, or a new arena that
+ * adopts a context another binding made (not owned: its maker keeps it alive). NULL with an
+ * exception when none can be made. */
+tether_arena *tp_arena_for_capsule(MlirContext c);
 PyObject *tp_context_of(tether_arena *a);
 /* The Context object of a handle's arena (new reference). */
 static inline PyObject *tp_context_of_handle(const void *h) {

@@ -123,10 +123,8 @@ static PyObject *type_from_capsule(PyObject *cls, PyObject *cap) {
   if (owner && tp_is(owner, tp.Type)) return tp_wrap_type(TP_CTX(owner), T(owner));
   void *p = tp_capsule_pointer(cap, "mlir.ir.Type._CAPIPtr");
   if (!p) return NULL;
-  tether_arena *a = tether_arena_of_context(mlirTypeGetContext((MlirType){p}));
-  if (!a)
-    return PyErr_Format(PyExc_ValueError,
-                        "the type belongs to a context that is not a tether Context");
+  tether_arena *a = tp_arena_for_capsule(mlirTypeGetContext((MlirType){p}));
+  if (!a) return NULL;
   return tp_wrap_type_a(a, (MlirType){p});
 }
 

@@ -370,6 +370,7 @@ static PyObject *value_capsule(PyObject *self, void *c) {
   (void)c;
   TP_SELF(tether_value_get, self, raw, MlirValue);
   tether_arena_touch(tether_handle_arena(TP_H(self)));
+  tp_context_expose(tether_handle_arena(TP_H(self)));
   return tp_capsule_with_owner((void *)raw.ptr, "mlir.ir.Value._CAPIPtr", self);
 }
 
@@ -380,9 +381,10 @@ static PyObject *value_from_capsule(PyObject *cls, PyObject *cap) {
   void *p = tp_capsule_pointer(cap, "mlir.ir.Value._CAPIPtr");
   if (!p) return NULL;
   MlirValue raw = {p};
-  tether_arena *a = tether_arena_of_context(mlirTypeGetContext(mlirValueGetType(raw)));
+  tether_arena *a = tp_arena_for_capsule(mlirTypeGetContext(mlirValueGetType(raw)));
+  if (!a) return NULL;
   tether_value *h;
-  if (!a || tether_value_wrap(a, raw, &h) != TETHER_OK)
+  if (tether_value_wrap(a, raw, &h) != TETHER_OK)
     return PyErr_Format(PyExc_ValueError,
                         "the capsule's value is not in IR a tether Context holds");
   return tp_wrap_value(h);
