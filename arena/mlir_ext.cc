@@ -35,6 +35,7 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -343,6 +344,13 @@ extern "C" void tether__fork_restore(MlirContext ctx, void *pool, bool child) {
 // The trial helper (trial.c) parses what its client printed without verifying it (the C API's
 // parsers always verify, and verification is what the helper is asked to try): the one operation
 // of text, detached, or null when text does not parse to exactly one.
+// As mlirModuleCreateParse (a module around top-level operations that are not one), unverified.
+extern "C" MlirOperation tether__parse_module_unverified(MlirContext ctx, MlirStringRef text) {
+  ParserConfig config(unwrap(ctx), /*verifyAfterParse=*/false);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(unwrap(text), config);
+  return wrap(module ? module.release().getOperation() : nullptr);
+}
+
 extern "C" MlirOperation tether__parse_unverified(MlirContext ctx, MlirStringRef text) {
   Block block;
   ParserConfig config(unwrap(ctx), /*verifyAfterParse=*/false);

@@ -69,6 +69,9 @@ void tether__fork_restore(MlirContext ctx, void *pool, bool child);
 /* mlir_ext.cc: the one operation text holds, parsed without verifying it, detached; null when
  * text does not parse to exactly one operation. */
 MlirOperation tether__parse_unverified(MlirContext ctx, MlirStringRef text);
+/// A module parsed as mlirModuleCreateParse parses one (top-level operations that are not a
+/// module are put in one), without verifying it; null when it does not parse.
+MlirOperation tether__parse_module_unverified(MlirContext ctx, MlirStringRef text);
 /* mlir_ext.cc: fn(namespace, user) for each dialect loaded in ctx. */
 void tether__loaded_dialects(MlirContext ctx, void (*fn)(MlirStringRef, void *), void *user);
 /* mlir_ext.cc: the line and column of a file location; false for another kind. */

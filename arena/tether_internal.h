@@ -482,10 +482,20 @@ int tether__trial_read(MlirContext ctx, tether_parse_kind kind, MlirStringRef by
  * alignment is 0 or more than TETHER_MAX_RESOURCE_ALIGNMENT (*align, when
  * given, says which), 0 none. */
 int tether__text_refusal(const char *text, size_t len, size_t limit, uint64_t *align);
+/* crash_guards.c: allocates, writes and frees a block of every small size, twice: in a trial
+ * process, after a call that may have corrupted the heap without crashing (MLIR 19's parser on
+ * some text it rejects), so that the trial dies instead of answering "returned". */
+void tether__heap_shake(void);
+/* ssa_names.c: true when text may use a value name nothing defines before it (a forward
+ * reference) and define a value name twice (also when out of memory: the answer is "maybe"). */
+bool tether__ssa_forward_ref_and_redefinition(const char *text, size_t len);
 /* verifier_gaps.c: true when op or an operation inside it is IR MLIR's verifier accepts and its
  * passes crash on (verifier_gaps.c has the list); with emit, a diagnostic at that operation says
  * why. */
 bool tether__verifier_gap(MlirOperation op, bool emit);
+/* verifier_gaps.c: true when text writes an operation of the list in the generic form (the only
+ * form that can disagree with itself): tether's parses then parse it unverified and check first. */
+bool tether__verifier_gap_mentioned(const char *text, size_t len);
 /* Return-type inference of c tried in the trial helper (calls with regions are declined):
  * TETHER__TRIAL_RETURNED, DIED, HUNG, or -1 for no verdict. */
 int tether__trial_infer(const tether_infer_call *c, int timeout_ms);

@@ -372,6 +372,7 @@ static int serve_one(MlirContext ctx, const request *q, const char *dialects, co
       break;
     }
     }
+    tether__heap_shake(); /* a parser that corrupted the heap without crashing dies here */
     return TETHER__TRIAL_RETURNED;
   }
   if (q->kind == TRIAL_INFER) return serve_infer(ctx, q, ops, t);

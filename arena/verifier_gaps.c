@@ -14,12 +14,17 @@
  *                    "SmallVector unable to grow" abort); a step of 0 or less (affine-loop-unroll
  *                    divides by it: SIGFPE).
  *   affine.parallel  fewer or more operands than the bound maps' inputs together (lower-affine,
- *                    canonicalize and cse read past the operands: SIGSEGV).
+ *                    canonicalize and cse read past the operands: SIGSEGV; its own verifier,
+ *                    which MLIR's parser runs, reads past them too: text that writes these
+ *                    operations in the generic form is parsed unverified, held to this list, then
+ *                    verified: tether__verifier_gap_mentioned).
  */
+#define _GNU_SOURCE /* memmem */
 #include "tether_internal.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef struct {
   MlirIdentifier affine_for, affine_parallel;
@@ -97,4 +102,12 @@ bool tether__verifier_gap(MlirOperation op, bool emit) {
   if (mlirOperationIsNull(w.bad)) return false;
   if (emit) mlirEmitError(mlirOperationGetLocation(w.bad), w.why);
   return true;
+}
+
+bool tether__verifier_gap_mentioned(const char *text, size_t len) {
+  /* The generic form, the only one that can say operands and maps that disagree. */
+  static const char *const names[] = {"\"affine.for\"", "\"affine.parallel\""};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (memmem(text, len, names[i], strlen(names[i]))) return true;
+  return false;
 }
