@@ -30,7 +30,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 GENERATOR = os.path.join(ROOT, "tools", "gen_stubs.py")
-TABLE = os.path.join(ROOT, "bindings", "python", "stub_types.py")
+TABLE = os.path.join(ROOT, "bindings", "python", "gen", "stub_types.py")
 MYPY = os.environ.get("TETHER_MYPY", "/usr/bin/mypy")
 # The modules with stubs besides tether.dialects' (those the build has).
 CORE = ["tether.ir", "tether.passmanager", "tether.rewrite", "tether.execution_engine"]

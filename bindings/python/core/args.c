@@ -1,0 +1,338 @@
+/* args.c: the one argument parser of the extension, and the converters of plain arguments.
+ *
+ * Every function that takes arguments parses them here: tpy_fastargs for METH_FASTCALL |
+ * METH_KEYWORDS methods (also without METH_KEYWORDS: positional only), tpy_args for tp_new and
+ * tp_init. Both accept the same signatures: names[] in positional order, the first nreq required,
+ * at most npos by position, every one by keyword; they raise TypeError for anything else. Values
+ * are converted after parsing, each by its converter: integers range-checked (OverflowError) before
+ * they size or index anything, strs as MlirStringRef views valid while the argument lives.
+ *
+ * Invariant: a call site's names[] is found again by its address (a static array), with its names
+ * as interned strs and the last keyword-name tuple it was called with: a repeated call maps its
+ * keywords without comparing a name.
+ */
+#include "core.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* ---- the parser ------------------------------------------------------------------------------ */
+
+/* Per static names[] array (at most 16 names), cached by its address: the names as interned str
+ * objects, and the last keyword-name tuple seen with where each of its names goes. A call site
+ * passes the same tuple every time (its code object's constant), so a hit on it maps the keyword
+ * arguments without comparing a name. */
+enum { NAME_SETS = 256, MAX_NAMES = 16 };
+typedef struct {
+  const char *const *names;
+  int n;
+  PyObject *objs[MAX_NAMES];
+  PyObject *kwnames;            /* strong reference (so its address cannot be reused), or NULL */
+  signed char kwmap[MAX_NAMES]; /* kwnames[k] is names[kwmap[k]] */
+} name_set;
+static name_set name_sets[NAME_SETS];
+
+/* The name set of names[] past its first probe: found further on, or made. */
+static name_set *name_set_probe(const char *const *names, size_t h) {
+  for (size_t probe = 0; probe < NAME_SETS; probe++, h = (h + 1) % NAME_SETS) {
+    name_set *ns = &name_sets[h];
+    if (ns->names == names) return ns;
+    if (!ns->names) {
+      int n = 0;
+      while (names[n]) n++;
+      if (n > MAX_NAMES) return NULL;
+      for (int i = 0; i < n; i++) {
+        PyObject *o = PyUnicode_InternFromString(names[i]);
+        if (!o) {
+          PyErr_Clear();
+          for (int j = 0; j < i; j++) Py_CLEAR(ns->objs[j]);
+          return NULL;
+        }
+        ns->objs[i] = o; /* kept for the process */
+      }
+      ns->n = n;
+      ns->names = names;
+      return ns;
+    }
+  }
+  return NULL;
+}
+
+/* Inline in both entries: a call site's set is almost always at its first probe. */
+static inline name_set *name_set_of(const char *const *names) {
+  size_t h = ((uintptr_t)names >> 4) % NAME_SETS;
+  if (name_sets[h].names == names) return &name_sets[h];
+  return name_set_probe(names, h);
+}
+
+/* Where keyword name key goes in names[], or -1. */
+static int find_name(const name_set *ns, const char *const *names, PyObject *key) {
+  /* Keyword names in a call are interned strs: pointer equality finds them. */
+  for (int i = 0; ns && i < ns->n; i++)
+    if (ns->objs[i] == key) return i;
+  for (int i = 0; names[i]; i++)
+    if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, names[i]) == 0) return i;
+  return -1;
+}
+
+/* The errors every entry reports the same way (TypeError). */
+static int too_many_positional(const char *fname, int npos, int n, Py_ssize_t nargs) {
+  PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname,
+               npos < n ? npos : n, nargs);
+  return 0;
+}
+
+/* Puts keyword argument key=value in out[] (names[] order); 0 with TypeError for a name that is
+ * not in names[] or an argument given twice. *where receives the position. */
+static int put_keyword(const char *fname, const name_set *ns, const char *const *names,
+                       PyObject *key, PyObject *value, PyObject **out, int *where) {
+  int found = find_name(ns, names, key);
+  if (found < 0) {
+    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+    return 0;
+  }
+  if (out[found]) {
+    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
+                 names[found]);
+    return 0;
+  }
+  out[found] = value;
+  *where = found;
+  return 1;
+}
+
+static inline int check_required(const char *fname, const char *const *names, int nreq,
+                                 PyObject **out) {
+  for (int i = 0; i < nreq; i++)
+    if (!out[i]) {
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
+      return 0;
+    }
+  return 1;
+}
+
+/* gcc would turn the short loops below back into memcpy/memset calls. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+static int __attribute__((noinline))
+fastargs_named(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+               const char *const *names, int nreq, int npos, PyObject **out) {
+  name_set *ns = name_set_of(names);
+  int n = 0;
+  if (ns)
+    n = ns->n;
+  else
+    while (names[n]) n++;
+  if (nargs > npos || nargs > n) return too_many_positional(fname, npos, n, nargs);
+  /* Loops, not memcpy/memset: a handful of words, where the libc calls cost more. */
+  for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
+  for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
+  Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nkw && ns && kwnames == ns->kwnames) {
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+      int i = ns->kwmap[k];
+      if (out[i]) goto slow; /* also given by position: the slow path says so */
+      out[i] = args[nargs + k];
+    }
+    goto required;
+  }
+slow:
+  for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
+  if (ns && kwnames != ns->kwnames) Py_CLEAR(ns->kwnames); /* kwmap is rewritten below */
+  for (Py_ssize_t k = 0; k < nkw; k++) {
+    int found;
+    if (!put_keyword(fname, ns, names, PyTuple_GET_ITEM(kwnames, k), args[nargs + k], out, &found))
+      return 0;
+    if (ns && k < MAX_NAMES) ns->kwmap[k] = (signed char)found;
+  }
+  /* Every keyword name found, none twice: remember the tuple. */
+  if (nkw && ns && nkw <= ns->n && kwnames != ns->kwnames) ns->kwnames = Py_NewRef(kwnames);
+required:
+  return check_required(fname, names, nreq, out);
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))
+#endif
+int tpy_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                const char *const *names, int nreq, int npos, PyObject **out) {
+  /* Most calls pass every argument by position: no name set needed, the required ones given. */
+  if (!kwnames && nargs >= nreq && nargs <= npos) {
+    Py_ssize_t i = 0;
+    for (; i < nargs && names[i]; i++) out[i] = args[i];
+    if (i == nargs) {
+      for (; names[i]; i++) out[i] = NULL;
+      return 1;
+    }
+  }
+  return fastargs_named(fname, args, nargs, kwnames, names, nreq, npos, out);
+}
+
+int tpy_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names, int nreq,
+             int npos, PyObject **out) {
+  const name_set *ns = name_set_of(names);
+  int n = 0;
+  while (names[n]) n++;
+  Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+  if (nargs > npos || nargs > n) return too_many_positional(fname, npos, n, nargs);
+  for (Py_ssize_t i = 0; i < n; i++) out[i] = i < nargs ? PyTuple_GET_ITEM(args, i) : NULL;
+  Py_ssize_t pos = 0;
+  PyObject *key, *value;
+  int found;
+  while (kw && PyDict_Next(kw, &pos, &key, &value))
+    if (!put_keyword(fname, ns, names, key, value, out, &found)) return 0;
+  return check_required(fname, names, nreq, out);
+}
+
+PyObject *tpy_tuple_of(PyObject *const *items, Py_ssize_t n) {
+  PyObject *t = PyTuple_New(n);
+  for (Py_ssize_t i = 0; t && i < n; i++) PyTuple_SET_ITEM(t, i, Py_NewRef(items[i]));
+  return t;
+}
+
+PyObject *tpy_kwarg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, const char *name) {
+  for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); k++)
+    if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), name) == 0)
+      return args[nargs + k];
+  return NULL;
+}
+
+int tpy_arg_bool(PyObject *o, int *out) {
+  int v = PyObject_IsTrue(o);
+  if (v < 0) return 0;
+  *out = v;
+  return 1;
+}
+
+/* ---- integers and strings -------------------------------------------------------------------- */
+
+int tpy_arg_str(PyObject *o, const char *what, MlirStringRef *out) {
+  if (PyUnicode_CheckExact(o) && PyUnicode_IS_COMPACT_ASCII(o)) {
+    /* ASCII text is its own UTF-8: no conversion, no call. */
+    *out = (MlirStringRef){(const char *)PyUnicode_DATA(o), (size_t)PyUnicode_GET_LENGTH(o)};
+    return 1;
+  }
+  if (PyUnicode_Check(o)) {
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(o, &n);
+    if (!s) return 0;
+    *out = (MlirStringRef){s, (size_t)n};
+    return 1;
+  }
+  if (PyBytes_Check(o)) {
+    *out = (MlirStringRef){PyBytes_AS_STRING(o), (size_t)PyBytes_GET_SIZE(o)};
+    return 1;
+  }
+  tpy_type_error(what, "a str", o);
+  return 0;
+}
+
+int tpy_arg_int64(PyObject *o, const char *what, int64_t *out) {
+  if (PyLong_CheckExact(o)) { /* the common case, without the checks below */
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow) {
+      PyErr_Format(PyExc_OverflowError, "%s does not fit in 64 bits", what);
+      return 0;
+    }
+    *out = v;
+    return 1;
+  }
+  if (!PyIndex_Check(o) || PyBool_Check(o)) {
+    if (!PyBool_Check(o)) return tpy_type_error(what, "an int", o), 0;
+  }
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow) {
+    PyErr_Format(PyExc_OverflowError, "%s does not fit in 64 bits", what);
+    return 0;
+  }
+  if (v == -1 && PyErr_Occurred()) return 0;
+  *out = v;
+  return 1;
+}
+
+int tpy_arg_intptr(PyObject *o, const char *what, intptr_t *out) {
+  int64_t v;
+  if (!tpy_arg_int64(o, what, &v)) return 0;
+  if (v < INTPTR_MIN || v > INTPTR_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s is out of range", what);
+    return 0;
+  }
+  *out = (intptr_t)v;
+  return 1;
+}
+
+int tpy_arg_int(PyObject *o, const char *what, int *out) {
+  int64_t v;
+  if (!tpy_arg_int64(o, what, &v)) return 0;
+  if (v < INT_MIN || v > INT_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s is out of range", what);
+    return 0;
+  }
+  *out = (int)v;
+  return 1;
+}
+
+int tpy_arg_uint(PyObject *o, const char *what, unsigned *out) {
+  int64_t v;
+  if (!tpy_arg_int64(o, what, &v)) return 0;
+  if (v < 0 || v > (int64_t)UINT32_MAX) {
+    PyErr_Format(PyExc_OverflowError, "%s must be in [0, 2**32)", what);
+    return 0;
+  }
+  *out = (unsigned)v;
+  return 1;
+}
+
+/* ---- converters with upstream's errors ------------------------------------------------------ */
+
+/* The dialect classes upstream defines in C++ convert their arguments as pybind11 does: a value
+ * of the wrong kind, or out of the C type's range, is a TypeError (not OverflowError). */
+
+int tpy_arg_index(PyObject *o, const char *what, long long *out, int *overflow) {
+  if (!PyIndex_Check(o)) return tpy_type_error(what, "an int", o), 0;
+  PyObject *i = PyNumber_Index(o);
+  if (!i) return 0;
+  *overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(i, overflow);
+  Py_DECREF(i);
+  if (v == -1 && PyErr_Occurred()) return 0;
+  *out = v;
+  return 1;
+}
+
+/* An int argument within [lo, hi]. Anything else is a TypeError, as upstream's conversion of
+ * an argument to its C type (pybind11) raises. */
+int tpy_arg_int_in(PyObject *o, const char *what, long long lo, long long hi, long long *out) {
+  long long v;
+  int overflow;
+  if (!tpy_arg_index(o, what, &v, &overflow)) return 0;
+  if (overflow || v < lo || v > hi) {
+    PyErr_Format(PyExc_TypeError, "%s must be an int in [%lld, %lld], not %R", what, lo, hi, o);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+int tpy_arg_uint_in(PyObject *o, const char *what, unsigned *out) {
+  long long v;
+  if (!tpy_arg_int_in(o, what, 0, UINT32_MAX, &v)) return 0;
+  *out = (unsigned)v;
+  return 1;
+}
+
+/* "name[i]", for messages about one element of a sequence argument. */
+const char *tpy_nth(char *buf, size_t size, const char *name, Py_ssize_t i) {
+  snprintf(buf, size, "%s[%zd]", name, i);
+  return buf;
+}
+
+/* A sequence argument (not a str or bytes) as a list (new reference). */
+PyObject *tpy_arg_seq(PyObject *o, const char *what) {
+  if (PyUnicode_Check(o) || PyBytes_Check(o) || !PySequence_Check(o))
+    return tpy_type_error(what, "a sequence", o);
+  return PySequence_List(o);
+}
