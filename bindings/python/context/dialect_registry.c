@@ -14,10 +14,9 @@ typedef struct {
   PyObject_HEAD MlirDialectRegistry reg;
 } TpDialectRegistry;
 
-static PyTypeObject *DialectRegistryType, *DialectDescriptorType;
 
 PyObject *tpy_context_append_dialect_registry(TpContext *self, PyObject *reg) {
-  if (!tpy_is(reg, DialectRegistryType))
+  if (!tpy_is(reg, tpy.DialectRegistry))
     return tpy_type_error("registry", "a DialectRegistry", reg);
   mlirContextAppendDialectRegistry(tether_arena_context(self->arena),
                                    ((TpDialectRegistry *)reg)->reg);
@@ -36,7 +35,7 @@ PyObject *tpy_context_get_dialect_descriptor(TpContext *self, PyObject *name) {
     Py_XDECREF(text);
     return NULL;
   }
-  return tpy_ctxobj_new(DialectDescriptorType, (PyObject *)self, d.ptr);
+  return tpy_ctxobj_new(tpy.DialectDescriptor, (PyObject *)self, d.ptr);
 }
 
 /* Loads the dialect in the context; ValueError when the context does not know it. */
@@ -76,7 +75,7 @@ static PyObject *registry_capsule(TpDialectRegistry *self, void *c) {
 static PyObject *registry_from_capsule(PyObject *cls, PyObject *cap) {
   (void)cls;
   PyObject *owner = tpy_capsule_owner(cap);
-  if (owner && tpy_is(owner, DialectRegistryType)) return Py_NewRef(owner);
+  if (owner && tpy_is(owner, tpy.DialectRegistry)) return Py_NewRef(owner);
   PyErr_SetString(PyExc_ValueError,
                   "DialectRegistry._CAPICreate takes a capsule made by DialectRegistry._CAPIPtr "
                   "(a registry another binding owns cannot be adopted safely)");
@@ -85,19 +84,18 @@ static PyObject *registry_from_capsule(PyObject *cls, PyObject *cap) {
 
 /* The process's registry (ir.get_dialect_registry()): what extensions insert in it (upstream's
  * `register_dialect(get_dialect_registry())` idiom) reaches every Context created afterwards. */
-static PyObject *global_registry;
 
 static PyObject *registry_make_global(TpDialectRegistry *self, PyObject *unused) {
   (void)unused;
-  Py_XSETREF(global_registry, Py_NewRef((PyObject *)self));
+  Py_XSETREF(tpy.global_registry, Py_NewRef((PyObject *)self));
   Py_RETURN_NONE;
 }
 
 void tpy_append_global_registry(tether_arena *a) {
   /* Loaded too, as upstream's Context loads every available dialect on creation: an extension's
    * C API may make its types with no other way to load its dialect. */
-  if (global_registry)
-    tether_arena_append_registry(a, ((TpDialectRegistry *)global_registry)->reg, true);
+  if (tpy.global_registry)
+    tether_arena_append_registry(a, ((TpDialectRegistry *)tpy.global_registry)->reg, true);
 }
 
 static PyObject *registry_insert_all(TpDialectRegistry *self, PyObject *unused) {
@@ -164,8 +162,8 @@ static PyType_Spec descriptor_spec = {"tether.ir.DialectDescriptor", sizeof(TpCt
                                       descriptor_slots};
 
 int tpy_init_dialect_registry(PyObject *m) {
-  if (tpy_add_type(m, &registry_spec, NULL, &DialectRegistryType) < 0 ||
-      tpy_add_type(m, &descriptor_spec, NULL, &DialectDescriptorType) < 0)
+  if (tpy_add_type(m, &registry_spec, NULL, &tpy.DialectRegistry) < 0 ||
+      tpy_add_type(m, &descriptor_spec, NULL, &tpy.DialectDescriptor) < 0)
     return -1;
   return 0;
 }

@@ -17,7 +17,6 @@ typedef struct {
   unsigned threads; /* the pool's maximum concurrency, 0 until asked */
 } TpThreadPool;
 
-static PyTypeObject *ThreadPoolType;
 
 static PyObject *pool_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
@@ -63,7 +62,7 @@ static PyObject *pool_ptr(TpThreadPool *self, PyObject *unused) {
 }
 
 int tpy_arg_thread_pool(PyObject *o, MlirLlvmThreadPool *out) {
-  if (!ThreadPoolType || !tpy_is(o, ThreadPoolType))
+  if (!tpy.ThreadPool || !tpy_is(o, tpy.ThreadPool))
     return tpy_type_error("pool", "a ThreadPool", o), 0;
   TpThreadPool *p = (TpThreadPool *)o;
   p->given = true;
@@ -90,7 +89,7 @@ static PyType_Slot pool_slots[] = {
 static PyType_Spec pool_spec = {"tether.ir.ThreadPool", sizeof(TpThreadPool), 0, Py_TPFLAGS_DEFAULT,
                                 pool_slots};
 
-int tpy_init_thread_pool(PyObject *m) { return tpy_add_type(m, &pool_spec, NULL, &ThreadPoolType); }
+int tpy_init_thread_pool(PyObject *m) { return tpy_add_type(m, &pool_spec, NULL, &tpy.ThreadPool); }
 
 #else
 

@@ -116,6 +116,26 @@ typedef struct {
   PyObject *type_casters, *attr_casters, *value_casters;
   /* Registered OpView classes by operation name; dialect namespaces seen (dict: name -> bool). */
   PyObject *op_classes, *loaded_namespaces, *dialect_loader;
+  /* The other classes and objects, by the layer that makes them (each set once, at init). */
+  /* context/ */
+  PyTypeObject *DialectRegistry, *DialectDescriptor, *ThreadPool;
+  PyObject *global_registry; /* the DialectRegistry every new Context appends */
+  /* types/ */
+  PyTypeObject *IntegerType, *IntegerAttr, *DenseElementsAttr, *AffineExprList,
+      *IntegerSetConstraintList, *IntegerSetConstraint;
+  PyTypeObject *dense_array_iterators[8]; /* by element kind (dense.c) */
+  /* ir/ */
+  PyTypeObject *sequence_types[16]; /* by TPY_LIST_* kind (sequences.c) */
+  PyTypeObject *AsmState, *SymbolTable, *InferTypeOpInterface, *InferShapedTypeOpInterface,
+      *ShapedTypeComponents;
+  PyObject *traceback_loc_fn; /* MLIR 22's loc_tracebacks: the Python function that makes one */
+  /* passes/ */
+  PyTypeObject *ExternalPass, *PatternRewriter, *PDLResultList, *GreedyRewriteConfig,
+      *FrozenRewritePatternSet, *TransformOptions;
+  PyObject *PassDisplayMode, *GreedyRewriteStrictness, *GreedySimplifyRegionLevel; /* enums */
+  /* dialects/ */
+  PyTypeObject *ContractionDimensions, *ConvolutionDimensions;
+  PyObject *LevelFormat; /* sparse_tensor's enum */
 } TpState;
 
 extern TpState tpy;

@@ -123,8 +123,6 @@ typedef struct {
   PyObject_HEAD PyObject *f[MAX_DIMS];
 } TpDims;
 
-static PyTypeObject *ContractionDimsType, *ConvolutionDimsType;
-
 static int dims_traverse(TpDims *d, visitproc visit, void *arg) {
   Py_VISIT(Py_TYPE(d));
   for (int i = 0; i < MAX_DIMS; i++) Py_VISIT(d->f[i]);
@@ -237,7 +235,7 @@ LINALG_FN(isa_convolution) {
 
 static PyObject *contraction_dims(PyObject *ctx, MlirLinalgContractionDimensions d) {
   MlirAttribute f[4] = {d.batch, d.m, d.n, d.k};
-  return dims_new(ContractionDimsType, ctx, f, 4);
+  return dims_new(tpy.ContractionDimensions, ctx, f, 4);
 }
 
 LINALG_FN(infer_contraction) {
@@ -301,7 +299,7 @@ LINALG_FN(infer_convolution) {
   MlirLinalgConvolutionDimensions d = mlirLinalgInferConvolutionDimensions(op);
   MlirAttribute f[8] = {d.batch,        d.outputImage, d.outputChannel, d.filterLoop,
                         d.inputChannel, d.depth,       d.strides,       d.dilations};
-  PyObject *r = dims_new(ConvolutionDimsType, ctx, f, 8);
+  PyObject *r = dims_new(tpy.ConvolutionDimensions, ctx, f, 8);
   Py_DECREF(ctx);
   return r;
 }
@@ -338,8 +336,8 @@ static PyMethodDef linalg_functions[] = {
 static int init_linalg22(PyObject *m) {
   PyObject *sub = PyModule_New("_linalg");
   if (!sub) return -1;
-  int bad = tpy_add_type(sub, &contraction_spec, NULL, &ContractionDimsType) < 0 ||
-            tpy_add_type(sub, &convolution_spec, NULL, &ConvolutionDimsType) < 0 ||
+  int bad = tpy_add_type(sub, &contraction_spec, NULL, &tpy.ContractionDimensions) < 0 ||
+            tpy_add_type(sub, &convolution_spec, NULL, &tpy.ConvolutionDimensions) < 0 ||
             PyModule_AddFunctions(sub, linalg_functions) < 0 ||
             PyModule_AddObjectRef(m, "_linalg", sub) < 0;
   Py_DECREF(sub);

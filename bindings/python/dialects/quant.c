@@ -545,7 +545,6 @@ static PyGetSetDef per_axis_getset[] = {
 
 #if TETHER_MLIR_VERSION >= 22
 /* DenseElementsAttr, set at init: the class of the scales and zero points (upstream's). */
-static PyTypeObject *dense_elements_cls;
 
 /* Integers in [lo, hi] from a sequence, into a PyMem array (free with PyMem_Free). 1 or 0. */
 static int ints_arg(PyObject *o, const char *what, long long lo, long long hi, Py_ssize_t *n,
@@ -696,7 +695,7 @@ static PyObject *sub_channel_list(PyObject *self, void *blocks) {
 static PyObject *sub_channel_attr(PyObject *self, void *zeros) {
   MlirAttribute a = zeros ? mlirUniformQuantizedSubChannelTypeGetZeroPoints(T(self))
                           : mlirUniformQuantizedSubChannelTypeGetScales(T(self));
-  return tpy_ctxobj_new(dense_elements_cls, TPY_CTX(self), a.ptr);
+  return tpy_ctxobj_new(tpy.DenseElementsAttr, TPY_CTX(self), a.ptr);
 }
 
 static PyMethodDef sub_channel_methods[] = {
@@ -812,12 +811,6 @@ int tpy_init_quant(PyObject *m) {
   if (!quant) return -1;
   PyObject *flag = NULL;
 #if TETHER_MLIR_VERSION >= 22
-  dense_elements_cls = (PyTypeObject *)PyObject_GetAttrString(m, "DenseElementsAttr");
-  if (!dense_elements_cls) {
-    Py_DECREF(quant);
-    return -1;
-  }
-  Py_DECREF(dense_elements_cls); /* the module keeps it */
   PyObject *casters = tpy.type_casters;
 #else
   PyObject *casters = NULL;

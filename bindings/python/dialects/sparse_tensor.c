@@ -26,7 +26,6 @@
 #define LVL_SOA 0x4ull
 
 /* The enum classes tether.dialects.sparse_tensor defines (_set_enums), or NULL. */
-static PyObject *level_format_cls;
 
 /* LevelType::isValidLvlBits: a known format, and properties only on the formats that have them;
  * without its Undef format (0), which MLIR keeps for internal use (the parser has no word for
@@ -419,9 +418,9 @@ static PyObject *enc_formats(PyObject *self, void *c) {
   PyObject *l = PyList_New(n);
   for (intptr_t i = 0; l && i < n; i++) {
     PyObject *v = PyLong_FromUnsignedLongLong(mlirSparseTensorEncodingAttrGetLvlFmt(A(self), i));
-    if (v && level_format_cls) {
+    if (v && tpy.LevelFormat) {
       /* A format the enum does not name (batch, as upstream 19's has none) stays an int. */
-      PyObject *e = PyObject_CallOneArg(level_format_cls, v);
+      PyObject *e = PyObject_CallOneArg(tpy.LevelFormat, v);
       if (e)
         Py_SETREF(v, e);
       else if (PyErr_ExceptionMatches(PyExc_ValueError))
@@ -529,7 +528,7 @@ static PyObject *set_enums(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
   static const char *const names[] = {"LevelFormat", "LevelProperty", NULL};
   PyObject *a[2];
   if (!tpy_fastargs("_set_enums", args, nargs, NULL, names, 2, 2, a)) return NULL;
-  Py_XSETREF(level_format_cls, Py_NewRef(a[0]));
+  Py_XSETREF(tpy.LevelFormat, Py_NewRef(a[0]));
   Py_RETURN_NONE;
 }
 

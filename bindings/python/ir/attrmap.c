@@ -15,8 +15,7 @@ typedef struct {
 
 PyObject *tpy_op_attributes(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   PyObject *op = tpy_wrap_operation(TPY_OP(self)->h);
   if (!op) return NULL;
   TpAttrMap *m = PyObject_GC_New(TpAttrMap, tpy.OpAttributeMap);

@@ -94,8 +94,7 @@ static PyObject *block_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *block_list(PyObject *self, int kind) {
-  TPY_SELF(tether_block_get, self, raw, MlirBlock);
-  (void)raw;
+  TPY_CHECK(tether_block_get, self, MlirBlock);
   return tpy_new_list(self, kind);
 }
 
@@ -137,8 +136,7 @@ static PyObject *block_region(PyObject *self, void *c) {
 
 static PyObject *block_context(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF(tether_block_get, self, raw, MlirBlock);
-  (void)raw;
+  TPY_CHECK(tether_block_get, self, MlirBlock);
   return tpy_context_of_handle(TPY_H(self));
 }
 
@@ -183,8 +181,7 @@ static PyObject *block_add_argument(PyObject *self, PyObject *const *args, Py_ss
   if (!tpy_arg_type(type, &t, &ctx)) return NULL;
   MlirLocation l = mlirLocationUnknownGet(tpy_ctx_raw(ctx));
   if (loc != Py_None && !tpy_arg_loc_in(loc, ctx, &l)) return NULL;
-  TPY_SELF(tether_block_get, self, raw, MlirBlock);
-  (void)raw;
+  TPY_CHECK(tether_block_get, self, MlirBlock);
   if (((TpContext *)ctx)->arena != tether_handle_arena(TPY_H(self)))
     return PyErr_Format(PyExc_ValueError, "the type belongs to another context");
   tether_value *v;
@@ -235,8 +232,7 @@ static PyObject *block_create_near(PyObject *self, PyObject *const *args, Py_ssi
   if (!tpy_fastargs_star(after ? "create_after" : "create_before", args, nargs, kwnames, names,
                          &locs))
     return NULL;
-  TPY_SELF(tether_block_get, self, raw, MlirBlock);
-  (void)raw;
+  TPY_CHECK(tether_block_get, self, MlirBlock);
   tether_region *r;
   TPY_CALL(tether_block_parent(TPY_H(self), &r), TPY_H(self));
   if (!r) return PyErr_Format(PyExc_ValueError, "the block is not in a region");

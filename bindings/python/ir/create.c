@@ -401,16 +401,15 @@ done:
 
 /* MLIR 22's loc_tracebacks: while enabled, the function making a location from the Python call
  * stack (tether.dialects._ods_common._traceback_location(context)), else NULL. */
-static PyObject *traceback_loc_fn;
 
 PyObject *tpy_creation_loc(PyObject *given) {
-  if ((given && given != Py_None) || !traceback_loc_fn) {
+  if ((given && given != Py_None) || !tpy.traceback_loc_fn) {
     PyObject *loc = tpy_resolve_loc(given);
     return loc ? Py_NewRef(loc) : NULL;
   }
   TpContext *ctx = tpy_resolve_context(NULL);
   if (!ctx) return NULL;
-  PyObject *loc = PyObject_CallOneArg(traceback_loc_fn, (PyObject *)ctx);
+  PyObject *loc = PyObject_CallOneArg(tpy.traceback_loc_fn, (PyObject *)ctx);
   if (loc && !tpy_is(loc, tpy.Location)) {
     tpy_type_error("the traceback location", "a Location", loc);
     Py_CLEAR(loc);
@@ -423,7 +422,7 @@ PyObject *tpy_creation_loc(PyObject *given) {
 static PyObject *fn_set_loc_traceback_fn(PyObject *m, PyObject *fn) {
   (void)m;
   if (fn != Py_None && !PyCallable_Check(fn)) return tpy_type_error("fn", "callable or None", fn);
-  Py_XSETREF(traceback_loc_fn, fn == Py_None ? NULL : Py_NewRef(fn));
+  Py_XSETREF(tpy.traceback_loc_fn, fn == Py_None ? NULL : Py_NewRef(fn));
   Py_RETURN_NONE;
 }
 #endif

@@ -19,10 +19,9 @@ typedef struct {
   int shaped;                  /* InferShapedTypeOpInterface */
 } TpIface;
 
-static PyTypeObject *InferTypeType, *InferShapedType, *ComponentsType;
 
 static PyObject *iface_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  int shaped = PyType_IsSubtype(type, InferShapedType);
+  int shaped = PyType_IsSubtype(type, tpy.InferShapedTypeOpInterface);
   const char *cls_name = shaped ? "InferShapedTypeOpInterface" : "InferTypeOpInterface";
   static const char *const names[] = {"object", "context", NULL};
   PyObject *a[2];
@@ -378,7 +377,7 @@ typedef struct {
 } TpComponents;
 
 static PyObject *components_make(PyObject *shape, PyObject *elt, PyObject *attr) {
-  TpComponents *c = PyObject_GC_New(TpComponents, ComponentsType);
+  TpComponents *c = PyObject_GC_New(TpComponents, tpy.ShapedTypeComponents);
   if (!c) return NULL;
   c->shape = Py_NewRef(shape);
   c->element_type = Py_NewRef(elt);
@@ -477,9 +476,9 @@ static PyType_Spec components_spec = {
     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION, components_slots};
 
 int tpy_init_interfaces(PyObject *m) {
-  if (tpy_add_type(m, &infer_type_spec, NULL, &InferTypeType) < 0 ||
-      tpy_add_type(m, &infer_shaped_spec, NULL, &InferShapedType) < 0 ||
-      tpy_add_type(m, &components_spec, NULL, &ComponentsType) < 0)
+  if (tpy_add_type(m, &infer_type_spec, NULL, &tpy.InferTypeOpInterface) < 0 ||
+      tpy_add_type(m, &infer_shaped_spec, NULL, &tpy.InferShapedTypeOpInterface) < 0 ||
+      tpy_add_type(m, &components_spec, NULL, &tpy.ShapedTypeComponents) < 0)
     return -1;
   return 0;
 }

@@ -68,6 +68,8 @@ enum {
 #endif
   TPY_LIST_KINDS
 };
+_Static_assert(TPY_LIST_KINDS <= sizeof tpy.sequence_types / sizeof tpy.sequence_types[0],
+               "the module state holds a class per kind of sequence");
 
 typedef struct {
   PyObject_HEAD PyObject *owner; /* the Block or Region; NULL for an operation's lists */
@@ -113,6 +115,19 @@ int tpy_init_interfaces(PyObject *m);
       return NULL;                                                                                 \
     }                                                                                              \
     int rc_ = tether_op_get(TPY_OP(self)->h, &raw);                                                \
+    if (rc_ != TETHER_OK) return TPY_RAISE_RC(rc_, TPY_OP(self)->h);                               \
+  } while (0)
+
+/* The same check without the raw operation, for methods that go on through the arena's handle
+ * only. */
+#define TPY_CHECK_OP(self)                                                                         \
+  do {                                                                                             \
+    if (!TPY_OP(self)->h) {                                                                        \
+      PyErr_SetString(PyExc_RuntimeError, "the OpView was never initialized with an operation");   \
+      return NULL;                                                                                 \
+    }                                                                                              \
+    MlirOperation raw_;                                                                            \
+    int rc_ = tether_op_get(TPY_OP(self)->h, &raw_);                                               \
     if (rc_ != TETHER_OK) return TPY_RAISE_RC(rc_, TPY_OP(self)->h);                               \
   } while (0)
 
@@ -200,6 +215,14 @@ int tpy_ip_insert(PyObject *ip, tether_op *op);
   Raw raw;                                                                                         \
   do {                                                                                             \
     int rc_ = getter(TPY_H(self), &raw);                                                           \
+    if (rc_ != TETHER_OK) return TPY_RAISE_RC(rc_, TPY_H(self));                                   \
+  } while (0)
+
+/* The same check without the raw object. */
+#define TPY_CHECK(getter, self, Raw)                                                               \
+  do {                                                                                             \
+    Raw raw_;                                                                                      \
+    int rc_ = getter(TPY_H(self), &raw_);                                                          \
     if (rc_ != TETHER_OK) return TPY_RAISE_RC(rc_, TPY_H(self));                                   \
   } while (0)
 

@@ -233,8 +233,7 @@ static PyObject *module_clear_mlir_module(PyObject *self, PyObject *unused) {
 
 static PyObject *module_operation(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   return tpy_wrap_operation(TPY_OP(self)->h);
 }
 
@@ -249,8 +248,7 @@ static PyObject *module_body(PyObject *self, void *c) {
 
 static PyObject *module_context(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   return tpy_context_of_handle(TPY_OP(self)->h);
 }
 

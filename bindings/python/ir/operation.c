@@ -341,8 +341,7 @@ static PyObject *op_name(PyObject *self, void *c) {
 }
 
 static PyObject *op_list(PyObject *self, int kind) {
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   return tpy_new_op_list(TPY_OP(self)->h, kind);
 }
 
@@ -416,8 +415,7 @@ static PyObject *op_location(PyObject *self, void *c) {
 
 static PyObject *op_context(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   return tpy_context_of_handle(TPY_OP(self)->h);
 }
 
@@ -469,7 +467,7 @@ int tpy_require_verified(tether_op *h) {
 
 static PyObject *op_verify(PyObject *self, PyObject *unused) {
   (void)unused;
-  TPY_SELF_OP(self, raw);
+  TPY_CHECK_OP(self);
   PyObject *ctx = tpy_context_of_handle(TPY_OP(self)->h);
   if (!ctx) return NULL;
   tpy_errcap cap;
@@ -482,23 +480,20 @@ static PyObject *op_verify(PyObject *self, PyObject *unused) {
   }
   tpy_errcap_close(&cap);
   Py_DECREF(ctx);
-  (void)raw;
   TPY_CALL(rc, TPY_OP(self)->h);
   Py_RETURN_TRUE;
 }
 
 static PyObject *op_erase(PyObject *self, PyObject *unused) {
   (void)unused;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   TPY_CALL(tether_op_erase(TPY_OP(self)->h), TPY_OP(self)->h);
   Py_RETURN_NONE;
 }
 
 static PyObject *op_detach(PyObject *self, PyObject *unused) {
   (void)unused;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   bool root;
   TPY_CALL(tether_op_is_root(TPY_OP(self)->h, &root), TPY_OP(self)->h);
   if (root) return PyErr_Format(PyExc_ValueError, "Detached operation has no parent.");
@@ -509,8 +504,7 @@ static PyObject *op_detach(PyObject *self, PyObject *unused) {
 static PyObject *op_move(PyObject *self, PyObject *other, int after) {
   tether_op *oh;
   MlirOperation oraw;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   if (!tpy_arg_op(other, &oh, &oraw)) return NULL;
   if (oh == TPY_OP(self)->h) Py_RETURN_NONE; /* next to itself: nothing moves, as upstream's */
   int rc = after ? tether_op_move_after(TPY_OP(self)->h, oh)
@@ -542,8 +536,7 @@ static PyObject *op_clone(PyObject *self, PyObject *const *args, Py_ssize_t narg
   static const char *const names[] = {"ip", NULL};
   PyObject *a[1];
   if (!tpy_fastargs("clone", args, nargs, kwnames, names, 0, 1, a)) return NULL;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   tether_op *c;
   TPY_CALL(tether_op_clone(TPY_OP(self)->h, &c), TPY_OP(self)->h);
   PyObject *r = tpy_wrap_op(c);
@@ -605,8 +598,7 @@ static PyObject *op_walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (order == -1 && PyErr_Occurred()) return NULL;
     if (order != 0 && order != 1) return PyErr_Format(PyExc_ValueError, "invalid walk_order");
   }
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   walk_ctx w = {a[0], 0, NULL};
   int rc = tether_op_walk(TPY_OP(self)->h, order ? TETHER_WALK_POST_ORDER : TETHER_WALK_PRE_ORDER,
                           walk_cb, &w);
@@ -674,8 +666,7 @@ static PyObject *op_replace_uses_of_with(PyObject *self, PyObject *const *args, 
   tether_value *of, *with;
   MlirValue raw_of, raw_with;
   if (!tpy_arg_value(a[0], &of, &raw_of) || !tpy_arg_value(a[1], &with, &raw_with)) return NULL;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   int rc = tether_op_replace_uses_of(TPY_OP(self)->h, of, with);
   if (rc == TETHER_EINVALID) /* which one: the value that is invalid says why */
     return TPY_RAISE_RC(rc, tether_handle_is_valid(of) ? with : of);
@@ -793,8 +784,7 @@ static PyObject *operation_operation(PyObject *self, void *c) {
 
 static PyObject *operation_opview(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   return tpy_wrap_op(TPY_OP(self)->h);
 }
 

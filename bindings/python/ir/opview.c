@@ -238,8 +238,7 @@ static PyObject *opview_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 
 static PyObject *opview_operation(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF_OP(self, raw);
-  (void)raw;
+  TPY_CHECK_OP(self);
   return tpy_wrap_operation(TPY_OP(self)->h);
 }
 

@@ -47,7 +47,6 @@ typedef struct {
   PyObject *owner; /* the operation or value it was made for */
 } TpAsmState;
 
-static PyTypeObject *AsmStateType;
 
 /* Prints into b (text or bytecode); 0 with an exception set on failure. */
 static int print_into(PyObject *self, print_opts *o, PyObject *state, tpy_strbuf *b) {
@@ -210,7 +209,7 @@ static PyObject *write_to(PyObject *file, PyObject *text) {
 
 PyObject *tpy_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   /* print(state, file=None, binary=False) or print(large_elements_limit=None, ...). */
-  if (nargs >= 1 && tpy_is(args[0], AsmStateType)) {
+  if (nargs >= 1 && tpy_is(args[0], tpy.AsmState)) {
     static const char *const names[] = {"state", "file", "binary", NULL};
     PyObject *a[3];
     if (!tpy_fastargs("print", args, nargs, kwnames, names, 1, 3, a)) return NULL;
@@ -393,8 +392,8 @@ static PyType_Spec asmstate_spec = {"tether.ir.AsmState", sizeof(TpAsmState), 0,
 
 /* The MlirAsmState of an AsmState object, or NULL with TypeError. */
 MlirAsmState *tpy_arg_asm_state(PyObject *o) {
-  if (!tpy_is(o, AsmStateType)) return tpy_type_error("state", "an AsmState", o), NULL;
+  if (!tpy_is(o, tpy.AsmState)) return tpy_type_error("state", "an AsmState", o), NULL;
   return &((TpAsmState *)o)->state;
 }
 
-int tpy_init_printing(PyObject *m) { return tpy_add_type(m, &asmstate_spec, NULL, &AsmStateType); }
+int tpy_init_printing(PyObject *m) { return tpy_add_type(m, &asmstate_spec, NULL, &tpy.AsmState); }

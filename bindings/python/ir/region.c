@@ -23,8 +23,7 @@ static PyObject *region_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 
 static PyObject *region_blocks(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF(tether_region_get, self, raw, MlirRegion);
-  (void)raw;
+  TPY_CHECK(tether_region_get, self, MlirRegion);
   return tpy_new_list(self, TPY_LIST_REGION_BLOCKS);
 }
 
@@ -37,8 +36,7 @@ static PyObject *region_owner(PyObject *self, void *c) {
 
 static PyObject *region_context(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF(tether_region_get, self, raw, MlirRegion);
-  (void)raw;
+  TPY_CHECK(tether_region_get, self, MlirRegion);
   return tpy_context_of_handle(TPY_H(self));
 }
 

@@ -11,21 +11,12 @@
  */
 #include "ir.h"
 
-static PyTypeObject *list_types[TPY_LIST_KINDS];
-static const char *const list_names[TPY_LIST_KINDS] = {
-    "OpOperandList",   "OpResultList",      "RegionSequence", "OpSuccessors",
-    "OperationList",   "BlockArgumentList", "BlockList",
-#if TETHER_MLIR_VERSION >= 22
-    "BlockSuccessors", "BlockPredecessors",
-#endif
-};
-
 #if TETHER_MLIR_VERSION >= 22
 /* A block's successors or predecessors, read from MLIR at each access (the arena keeps no list of
  * them): their number, and the i-th one's handle (NULL: a predecessor that is a branch in no
  * block). MLIR counts a block's successors from its last operation, and finds its predecessors by
  * walking the uses of the block. */
-static int block_edges_len(tether_block *h, int kind, intptr_t *n) {
+static int block_edges_len(void *h, int kind, intptr_t *n) {
   MlirBlock raw;
   int rc = tether_block_get(h, &raw);
   if (rc != TETHER_OK) return rc;
@@ -34,7 +25,7 @@ static int block_edges_len(tether_block *h, int kind, intptr_t *n) {
   return TETHER_OK;
 }
 
-static int block_edge(tether_block *h, int kind, intptr_t i, tether_block **out) {
+static int block_edge(void *h, int kind, intptr_t i, void **out) {
   /* The safe point first destroys what became unreachable (a predecessor may be in IR nothing
    * holds any more), so that the wrap below, whose own safe point then has nothing queued, never
    * meets a block that is being freed. */
@@ -49,12 +40,75 @@ static int block_edge(tether_block *h, int kind, intptr_t i, tether_block **out)
   MlirBlock b = kind == TPY_LIST_BLOCK_SUCCESSORS ? mlirBlockGetSuccessor(raw, i)
                                                   : mlirBlockGetPredecessor(raw, i);
   *out = NULL;
-  return mlirBlockIsNull(b) ? TETHER_OK : tether_block_wrap(a, b, out);
+  return mlirBlockIsNull(b) ? TETHER_OK : tether_block_wrap(a, b, (tether_block **)out);
 }
 #endif
 
+/* ---- the kinds of sequence --------------------------------------------------------------------
+ * What each kind reads through the arena (its owner's length and i-th element) and how an element
+ * is wrapped: one row per kind, no default. */
+
+typedef struct {
+  const char *name;                                           /* the class: tether.ir.<name> */
+  int (*len)(void *owner, int kind, intptr_t *n);             /* the owner's whole list */
+  int (*item)(void *owner, int kind, intptr_t i, void **out); /* TETHER_ERANGE past the end */
+  PyObject *(*wrap)(void *h);
+} list_kind;
+
+#define LEN_OF(fn, T)                                                                              \
+  static int len_##fn(void *h, int kind, intptr_t *n) {                                            \
+    (void)kind;                                                                                    \
+    return fn((T *)h, n);                                                                          \
+  }
+#define ITEM_OF(fn, T, E)                                                                          \
+  static int item_##fn(void *h, int kind, intptr_t i, void **out) {                                \
+    (void)kind;                                                                                    \
+    return fn((T *)h, i, (E **)out);                                                               \
+  }
+LEN_OF(tether_op_num_operands, tether_op)
+LEN_OF(tether_op_num_results, tether_op)
+LEN_OF(tether_op_num_regions, tether_op)
+LEN_OF(tether_op_num_successors, tether_op)
+LEN_OF(tether_block_num_ops, tether_block)
+LEN_OF(tether_block_num_args, tether_block)
+LEN_OF(tether_region_num_blocks, tether_region)
+ITEM_OF(tether_op_operand, tether_op, tether_value)
+ITEM_OF(tether_op_result, tether_op, tether_value)
+ITEM_OF(tether_op_region, tether_op, tether_region)
+ITEM_OF(tether_op_successor, tether_op, tether_block)
+ITEM_OF(tether_block_op, tether_block, tether_op)
+ITEM_OF(tether_block_arg, tether_block, tether_value)
+ITEM_OF(tether_region_block, tether_region, tether_block)
+
+static PyObject *wrap_operand(void *h) { return tpy_wrap_operand(h); }
+static PyObject *wrap_value(void *h) { return tpy_wrap_value(h); }
+static PyObject *wrap_region(void *h) { return tpy_wrap_region(h); }
+static PyObject *wrap_op(void *h) { return tpy_wrap_op(h); }
+static PyObject *wrap_block(void *h) { return tpy_wrap_block(h); }
+
+static const list_kind list_kinds[TPY_LIST_KINDS] = {
+    [TPY_LIST_OPERANDS] = {"OpOperandList", len_tether_op_num_operands, item_tether_op_operand,
+                           wrap_operand},
+    [TPY_LIST_RESULTS] = {"OpResultList", len_tether_op_num_results, item_tether_op_result,
+                          wrap_value},
+    [TPY_LIST_REGIONS] = {"RegionSequence", len_tether_op_num_regions, item_tether_op_region,
+                          wrap_region},
+    [TPY_LIST_SUCCESSORS] = {"OpSuccessors", len_tether_op_num_successors, item_tether_op_successor,
+                             wrap_block},
+    [TPY_LIST_BLOCK_OPS] = {"OperationList", len_tether_block_num_ops, item_tether_block_op,
+                            wrap_op},
+    [TPY_LIST_BLOCK_ARGS] = {"BlockArgumentList", len_tether_block_num_args, item_tether_block_arg,
+                             wrap_value},
+    [TPY_LIST_REGION_BLOCKS] = {"BlockList", len_tether_region_num_blocks, item_tether_region_block,
+                                wrap_block},
+#if TETHER_MLIR_VERSION >= 22
+    [TPY_LIST_BLOCK_SUCCESSORS] = {"BlockSuccessors", block_edges_len, block_edge, wrap_block},
+    [TPY_LIST_BLOCK_PREDECESSORS] = {"BlockPredecessors", block_edges_len, block_edge, wrap_block},
+#endif
+};
+
 static TpList *list_alloc(int kind) {
-  TpList *l = PyObject_GC_New(TpList, list_types[kind]);
+  TpList *l = PyObject_GC_New(TpList, tpy.sequence_types[kind]);
   if (!l) return NULL;
   l->owner = NULL;
   l->op = NULL;
@@ -109,36 +163,7 @@ static void *owner_h(TpList *l) { return l->op ? l->op : TPY_H(l->owner); }
 static Py_ssize_t full_len(TpList *l) {
   void *h = owner_h(l);
   intptr_t n = 0;
-  int rc;
-  switch (l->kind) {
-  case TPY_LIST_OPERANDS:
-    rc = tether_op_num_operands(h, &n);
-    break;
-  case TPY_LIST_RESULTS:
-    rc = tether_op_num_results(h, &n);
-    break;
-  case TPY_LIST_REGIONS:
-    rc = tether_op_num_regions(h, &n);
-    break;
-  case TPY_LIST_SUCCESSORS:
-    rc = tether_op_num_successors(h, &n);
-    break;
-  case TPY_LIST_BLOCK_OPS:
-    rc = tether_block_num_ops(h, &n);
-    break;
-  case TPY_LIST_BLOCK_ARGS:
-    rc = tether_block_num_args(h, &n);
-    break;
-#if TETHER_MLIR_VERSION >= 22
-  case TPY_LIST_BLOCK_SUCCESSORS:
-  case TPY_LIST_BLOCK_PREDECESSORS:
-    rc = block_edges_len(h, l->kind, &n);
-    break;
-#endif
-  default:
-    rc = tether_region_num_blocks(h, &n);
-    break;
-  }
+  int rc = list_kinds[l->kind].len(h, l->kind, &n);
   if (rc != TETHER_OK) {
     TPY_RAISE_RC(rc, h);
     return -1;
@@ -158,52 +183,12 @@ static Py_ssize_t list_len(TpList *l) {
 /* Element i of the owner's whole list. */
 static PyObject *full_item(TpList *l, Py_ssize_t i) {
   void *h = owner_h(l);
+  const list_kind *k = &list_kinds[l->kind];
   void *out = NULL;
-  int rc;
-  switch (l->kind) {
-  case TPY_LIST_OPERANDS:
-    rc = tether_op_operand(h, i, (tether_value **)&out);
-    break;
-  case TPY_LIST_RESULTS:
-    rc = tether_op_result(h, i, (tether_value **)&out);
-    break;
-  case TPY_LIST_REGIONS:
-    rc = tether_op_region(h, i, (tether_region **)&out);
-    break;
-  case TPY_LIST_SUCCESSORS:
-    rc = tether_op_successor(h, i, (tether_block **)&out);
-    break;
-  case TPY_LIST_BLOCK_OPS:
-    rc = tether_block_op(h, i, (tether_op **)&out);
-    break;
-  case TPY_LIST_BLOCK_ARGS:
-    rc = tether_block_arg(h, i, (tether_value **)&out);
-    break;
-#if TETHER_MLIR_VERSION >= 22
-  case TPY_LIST_BLOCK_SUCCESSORS:
-  case TPY_LIST_BLOCK_PREDECESSORS:
-    rc = block_edge(h, l->kind, i, (tether_block **)&out);
-    break;
-#endif
-  default:
-    rc = tether_region_block(h, i, (tether_block **)&out);
-    break;
-  }
+  int rc = k->item(h, l->kind, i, &out);
   if (rc == TETHER_ERANGE) return PyErr_Format(PyExc_IndexError, "index %zd out of range", i);
   if (rc != TETHER_OK) return TPY_RAISE_RC(rc, h);
-  switch (l->kind) {
-  case TPY_LIST_OPERANDS:
-    return tpy_wrap_operand(out);
-  case TPY_LIST_RESULTS:
-  case TPY_LIST_BLOCK_ARGS:
-    return tpy_wrap_value(out);
-  case TPY_LIST_REGIONS:
-    return tpy_wrap_region(out);
-  case TPY_LIST_BLOCK_OPS:
-    return tpy_wrap_op(out);
-  default:
-    return tpy_wrap_block(out);
-  }
+  return k->wrap(out);
 }
 
 /* sq_item: a negative index was already adjusted by Python (list_subscript adjusts its own). */
@@ -483,11 +468,11 @@ int tpy_init_sequences(PyObject *m) {
     return -1;
   for (int k = 0; k < TPY_LIST_KINDS; k++) {
     char name[64];
-    snprintf(name, sizeof name, "tether.ir.%s", list_names[k]);
+    snprintf(name, sizeof name, "tether.ir.%s", list_kinds[k].name);
     PyType_Slot slots[] = {{0, NULL}};
     PyType_Spec spec = {name, sizeof(TpList), 0,
                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
-    if (tpy_add_type(m, &spec, (PyObject *)tpy.List, &list_types[k]) < 0) return -1;
+    if (tpy_add_type(m, &spec, (PyObject *)tpy.List, &tpy.sequence_types[k]) < 0) return -1;
   }
   return 0;
 }

@@ -15,7 +15,6 @@ typedef struct {
   PyObject_HEAD PyObject *op; /* the Operation that is the symbol table */
 } TpSymbolTable;
 
-static PyTypeObject *SymbolTableType;
 
 /* A fresh MLIR symbol table of self's operation (destroy it before returning to Python). */
 /* MLIR's SymbolTable reads the first block of the operation's one region (its constructor only
@@ -466,6 +465,6 @@ static PyMethodDef symbol_functions[] = {
 };
 
 int tpy_init_symbols(PyObject *m) {
-  if (tpy_add_type(m, &symtab_spec, NULL, &SymbolTableType) < 0) return -1;
+  if (tpy_add_type(m, &symtab_spec, NULL, &tpy.SymbolTable) < 0) return -1;
   return PyModule_AddFunctions(m, symbol_functions);
 }

@@ -103,8 +103,7 @@ static PyObject *value_owner(PyObject *self, void *c) {
 
 static PyObject *value_context(PyObject *self, void *c) {
   (void)c;
-  TPY_SELF(tether_value_get, self, raw, MlirValue);
-  (void)raw;
+  TPY_CHECK(tether_value_get, self, MlirValue);
   return tpy_context_of_handle(TPY_H(self));
 }
 
@@ -119,11 +118,10 @@ static PyObject *value_rauw(PyObject *self, PyObject *with) {
   tether_value *wh;
   MlirValue wraw;
   if (!tpy_arg_value(with, &wh, &wraw)) return NULL;
-  TPY_SELF(tether_value_get, self, raw, MlirValue);
+  TPY_CHECK(tether_value_get, self, MlirValue);
   if (tether_handle_arena(wh) != tether_handle_arena(TPY_H(self)))
     return PyErr_Format(PyExc_ValueError, "objects of different contexts cannot be mixed");
   if (wh == TPY_H(self)) Py_RETURN_NONE; /* replacing a value with itself changes nothing */
-  (void)raw;
   TPY_CALL(tether_value_replace_all_uses(TPY_H(self), wh), TPY_H(self));
   Py_RETURN_NONE;
 }
@@ -358,8 +356,7 @@ static PyObject *value_dump(PyObject *self, PyObject *unused) {
 
 static PyObject *value_maybe_downcast(PyObject *self, PyObject *unused) {
   (void)unused;
-  TPY_SELF(tether_value_get, self, raw, MlirValue);
-  (void)raw;
+  TPY_CHECK(tether_value_get, self, MlirValue);
   bool res = false;
   tether_value_is_result(TPY_H(self), &res);
   PyObject *v = tpy_wrap_handle(res ? tpy.OpResult : tpy.BlockArgument, TPY_H(self));

@@ -139,8 +139,6 @@ typedef struct {
   bool live;
 } TpExternalPass;
 
-static PyTypeObject *ExternalPassType;
-static PyObject *DisplayModeEnum; /* tether.passmanager.PassDisplayMode (_set_enums) */
 
 static PyObject *ext_signal_failure(TpExternalPass *self, PyObject *unused) {
   (void)unused;
@@ -216,7 +214,7 @@ static PyObject *pypass_call(tpy_pypass *p, TpContext *ctx, MlirOperation op,
   if (rc != TETHER_OK) return tpy_raise(rc, NULL, ctx->arena);
   PyObject *opo = tpy_wrap_operation(h);
   if (!opo) return NULL;
-  TpExternalPass *po = PyObject_New(TpExternalPass, ExternalPassType);
+  TpExternalPass *po = PyObject_New(TpExternalPass, tpy.ExternalPass);
   PyObject *res = NULL;
   if (po) {
     po->pass = pass;
@@ -363,7 +361,7 @@ static PyObject *pm_enable_statistics(TpPassManager *self, PyObject *const *args
     return NULL;
   long long m = MLIR_PASS_DISPLAY_MODE_PIPELINE;
   if (mode) {
-    if (DisplayModeEnum && !tpy_is(mode, (PyTypeObject *)DisplayModeEnum))
+    if (tpy.PassDisplayMode && !tpy_is(mode, (PyTypeObject *)tpy.PassDisplayMode))
       return tpy_type_error("displayMode", "a PassDisplayMode", mode);
     if (!tpy_arg_int_in(mode, "displayMode", MLIR_PASS_DISPLAY_MODE_LIST,
                         MLIR_PASS_DISPLAY_MODE_PIPELINE, &m))
@@ -377,7 +375,7 @@ static PyObject *pm_enable_statistics(TpPassManager *self, PyObject *const *args
 static PyObject *pm_set_enums(PyObject *cls, PyObject *mode) {
   (void)cls;
   if (!PyType_Check(mode)) return tpy_type_error("_set_enums argument", "a class", mode);
-  Py_XSETREF(DisplayModeEnum, Py_NewRef(mode));
+  Py_XSETREF(tpy.PassDisplayMode, Py_NewRef(mode));
   Py_RETURN_NONE;
 }
 #else
@@ -777,7 +775,7 @@ static PyType_Spec tpy_passmanager_spec = {"tether.passmanager.PassManager", siz
 
 int tpy_init_passmanager(PyObject *m) {
 #if TETHER_MLIR_VERSION >= 22
-  if (tpy_add_type(m, &ext_spec, NULL, &ExternalPassType) < 0) return -1;
+  if (tpy_add_type(m, &ext_spec, NULL, &tpy.ExternalPass) < 0) return -1;
 #endif
   return tpy_add_type(m, &tpy_passmanager_spec, NULL, &tpy.PassManager);
 }

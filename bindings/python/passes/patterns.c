@@ -21,7 +21,6 @@
 static _Thread_local tpy_apply_run *active_apply;
 
 /* The enum classes tether/rewrite.py defines (_set_enums), or NULL. */
-static PyObject *StrictnessEnum, *RegionLevelEnum;
 
 uint64_t tpy_pattern_set_id(void) {
   static uint64_t next;
@@ -80,10 +79,9 @@ typedef struct {
   PyObject *context;                 /* TpContext */
 } TpRewriter;
 
-static PyTypeObject *RewriterType;
 
 static PyObject *rewriter_new(tether_scope *scope, TpContext *ctx) {
-  TpRewriter *self = PyObject_New(TpRewriter, RewriterType);
+  TpRewriter *self = PyObject_New(TpRewriter, tpy.PatternRewriter);
   if (!self) return NULL;
   self->scope = scope;
   self->context = Py_NewRef(ctx);
@@ -417,7 +415,6 @@ typedef struct {
   PyObject *context; /* TpContext */
 } TpResultList;
 
-static PyTypeObject *ResultListType;
 
 static void results_dealloc(TpResultList *self) {
   PyTypeObject *t = Py_TYPE(self);
@@ -533,7 +530,7 @@ static PyObject *pdl_call(tpy_pyfn *f, TpContext *ctx, tether_scope *scope,
     PyList_SET_ITEM(args, (Py_ssize_t)i, x);
   }
   PyObject *res = NULL, *rw = rewriter_new(scope, ctx);
-  TpResultList *rl = rw ? PyObject_New(TpResultList, ResultListType) : NULL;
+  TpResultList *rl = rw ? PyObject_New(TpResultList, tpy.PDLResultList) : NULL;
   if (rl) {
     rl->results = results;
     rl->scope = scope;
@@ -593,7 +590,6 @@ typedef struct {
   PyObject_HEAD MlirGreedyRewriteDriverConfig config; /* owned */
 } TpConfig;
 
-static PyTypeObject *ConfigType;
 
 static PyObject *config_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
@@ -616,7 +612,7 @@ int tpy_arg_greedy_config(PyObject *o, MlirGreedyRewriteDriverConfig *out) {
     out->ptr = NULL;
     return 1;
   }
-  if (!tpy_is(o, ConfigType)) {
+  if (!tpy_is(o, tpy.GreedyRewriteConfig)) {
     tpy_type_error("config", "a GreedyRewriteConfig or None", o);
     return 0;
   }
@@ -651,9 +647,9 @@ static PyObject *config_get(TpConfig *self, void *closure) {
   case C_FOLDING:
     return PyBool_FromLong(mlirGreedyRewriteDriverConfigIsFoldingEnabled(c));
   case C_STRICTNESS:
-    return enum_member(StrictnessEnum, mlirGreedyRewriteDriverConfigGetStrictness(c));
+    return enum_member(tpy.GreedyRewriteStrictness, mlirGreedyRewriteDriverConfigGetStrictness(c));
   case C_REGION_LEVEL:
-    return enum_member(RegionLevelEnum,
+    return enum_member(tpy.GreedySimplifyRegionLevel,
                        mlirGreedyRewriteDriverConfigGetRegionSimplificationLevel(c));
   default:
     return PyBool_FromLong(mlirGreedyRewriteDriverConfigIsConstantCSEEnabled(c));
@@ -707,12 +703,12 @@ static int config_set(TpConfig *self, PyObject *v, void *closure) {
     mlirGreedyRewriteDriverConfigEnableFolding(c, b);
     return 0;
   case C_STRICTNESS:
-    if (!arg_enum(v, StrictnessEnum, "strictness", MLIR_GREEDY_REWRITE_STRICTNESS_EXISTING_OPS, &e))
+    if (!arg_enum(v, tpy.GreedyRewriteStrictness, "strictness", MLIR_GREEDY_REWRITE_STRICTNESS_EXISTING_OPS, &e))
       return -1;
     mlirGreedyRewriteDriverConfigSetStrictness(c, (MlirGreedyRewriteStrictness)e);
     return 0;
   case C_REGION_LEVEL:
-    if (!arg_enum(v, RegionLevelEnum, "region_simplification_level",
+    if (!arg_enum(v, tpy.GreedySimplifyRegionLevel, "region_simplification_level",
                   MLIR_GREEDY_SIMPLIFY_REGION_LEVEL_AGGRESSIVE, &e))
       return -1;
     mlirGreedyRewriteDriverConfigSetRegionSimplificationLevel(c, (MlirGreedySimplifyRegionLevel)e);
@@ -756,8 +752,8 @@ static PyObject *set_enums(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
   if (nargs != 2 || !PyType_Check(args[0]) || !PyType_Check(args[1]))
     return PyErr_Format(PyExc_TypeError, "_set_enums(GreedyRewriteStrictness, "
                                          "GreedySimplifyRegionLevel)");
-  Py_XSETREF(StrictnessEnum, Py_NewRef(args[0]));
-  Py_XSETREF(RegionLevelEnum, Py_NewRef(args[1]));
+  Py_XSETREF(tpy.GreedyRewriteStrictness, Py_NewRef(args[0]));
+  Py_XSETREF(tpy.GreedySimplifyRegionLevel, Py_NewRef(args[1]));
   Py_RETURN_NONE;
 }
 
@@ -783,9 +779,9 @@ static int add_class(PyObject *sub, PyType_Spec *spec, PyTypeObject **out) {
 
 int tpy_init_patterns(PyObject *sub) {
   PyTypeObject *pset;
-  if (add_class(sub, &rewriter_spec, &RewriterType) < 0 || add_class(sub, &pset_spec, &pset) < 0 ||
-      add_class(sub, &results_spec, &ResultListType) < 0 ||
-      add_class(sub, &config_spec, &ConfigType) < 0 || PyModule_AddFunctions(sub, functions) < 0)
+  if (add_class(sub, &rewriter_spec, &tpy.PatternRewriter) < 0 || add_class(sub, &pset_spec, &pset) < 0 ||
+      add_class(sub, &results_spec, &tpy.PDLResultList) < 0 ||
+      add_class(sub, &config_spec, &tpy.GreedyRewriteConfig) < 0 || PyModule_AddFunctions(sub, functions) < 0)
     return -1;
   return 0;
 }

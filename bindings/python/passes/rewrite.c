@@ -43,7 +43,6 @@ typedef struct {
 #endif
 } TpFrozenSet;
 
-static PyTypeObject *FrozenSetType; /* the module keeps the class for the process */
 
 static int is_builtin_module(MlirOperation op) {
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
@@ -95,7 +94,7 @@ static void free_fns(tpy_pyfn *fns, Py_ssize_t n) {
 
 PyObject *tpy_frozen_set_new(MlirFrozenRewritePatternSet set, PyObject *context, uint64_t id,
                              bool python, void *pdl_state, tpy_pyfn *fns, Py_ssize_t n) {
-  TpFrozenSet *self = PyObject_New(TpFrozenSet, FrozenSetType);
+  TpFrozenSet *self = PyObject_New(TpFrozenSet, tpy.FrozenRewritePatternSet);
   if (!self) {
     mlirFrozenRewritePatternSetDestroy(set);
     tether_pdl_state_free(pdl_state);
@@ -113,7 +112,7 @@ PyObject *tpy_frozen_set_new(MlirFrozenRewritePatternSet set, PyObject *context,
 }
 #else
 static PyObject *set_make(MlirFrozenRewritePatternSet set, PyObject *context) {
-  TpFrozenSet *self = PyObject_New(TpFrozenSet, FrozenSetType);
+  TpFrozenSet *self = PyObject_New(TpFrozenSet, tpy.FrozenRewritePatternSet);
   if (!self) {
     mlirFrozenRewritePatternSetDestroy(set);
     return NULL;
@@ -149,7 +148,7 @@ static PyObject *set_capsule(TpFrozenSet *self, void *c) {
 /* The FrozenRewritePatternSet a capsule of ours stands for (borrowed), else NULL (no error). */
 static TpFrozenSet *set_of_capsule(PyObject *cap) {
   PyObject *owner = tpy_capsule_owner(cap);
-  return owner && tpy_is(owner, FrozenSetType) ? (TpFrozenSet *)owner : NULL;
+  return owner && tpy_is(owner, tpy.FrozenRewritePatternSet) ? (TpFrozenSet *)owner : NULL;
 }
 
 static PyObject *set_from_capsule(PyObject *cls, PyObject *cap) {
@@ -436,7 +435,7 @@ static PyType_Spec pdl_spec = {"tether.rewrite.PDLModule", sizeof(TpPDLModule), 
 /* The set argument: a FrozenRewritePatternSet or its capsule (borrowed), else NULL with TypeError.
  */
 static TpFrozenSet *arg_set(PyObject *o) {
-  TpFrozenSet *set = tpy_is(o, FrozenSetType)  ? (TpFrozenSet *)o
+  TpFrozenSet *set = tpy_is(o, tpy.FrozenRewritePatternSet)  ? (TpFrozenSet *)o
                      : PyCapsule_CheckExact(o) ? set_of_capsule(o)
                                                : NULL;
   if (!set) tpy_type_error("set", "a FrozenRewritePatternSet (or its _CAPIPtr capsule)", o);
@@ -606,7 +605,7 @@ int tpy_init_rewrite(PyObject *m) {
     return -1;
   }
   Py_DECREF(pdl); /* the submodule holds it */
-  FrozenSetType = (PyTypeObject *)set;
+  tpy.FrozenRewritePatternSet = (PyTypeObject *)set;
 #if TETHER_MLIR_VERSION >= 22
   if (tpy_init_patterns(sub) < 0) return -1;
 #endif

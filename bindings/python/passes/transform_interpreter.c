@@ -15,7 +15,6 @@ typedef struct {
   PyObject_HEAD tether_transform_options o;
 } TpTransformOptions;
 
-static PyTypeObject *OptionsType;
 
 static PyObject *options_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
@@ -125,7 +124,7 @@ static PyObject *apply_named_sequence(PyObject *self, PyObject *const *args, Py_
     if (!tpy_arg_op(a[i], &h[i], &raw)) return NULL;
   const tether_transform_options *o = NULL;
   if (a[3] && a[3] != Py_None) {
-    if (!tpy_is(a[3], OptionsType))
+    if (!tpy_is(a[3], tpy.TransformOptions))
       return tpy_type_error("transform_options", "a TransformOptions", a[3]);
     o = &((TpTransformOptions *)a[3])->o;
   }
@@ -203,6 +202,6 @@ int tpy_init_transform_interpreter(PyObject *m) {
     Py_DECREF(sub);
     return -1;
   }
-  OptionsType = (PyTypeObject *)cls; /* the module keeps the class for the process */
+  tpy.TransformOptions = (PyTypeObject *)cls; /* the module keeps the class for the process */
   return 0;
 }

@@ -21,7 +21,6 @@ typedef struct {
   Py_ssize_t start, step, length;
 } TpAffineList;
 
-static PyTypeObject *ExprListType;
 
 static PyObject *alist_new(PyTypeObject *t, PyObject *owner,
                            PyObject *(*item)(PyObject *owner, intptr_t pos), Py_ssize_t start,
@@ -360,7 +359,7 @@ static PyObject *map_result(PyObject *self, intptr_t pos) {
 
 static PyObject *map_results(PyObject *self, void *c) {
   (void)c;
-  return tpy_affine_list_new(ExprListType, self, map_result, mlirAffineMapGetNumResults(M(self)));
+  return tpy_affine_list_new(tpy.AffineExprList, self, map_result, mlirAffineMapGetNumResults(M(self)));
 }
 
 static PyObject *map_dump(PyObject *self, PyObject *unused) {
@@ -469,7 +468,7 @@ static tpy_class_def map_attr_defs[] = {
 
 int tpy_init_affine_map(PyObject *m) {
   if (tpy_add_type(m, &map_spec, NULL, &tpy.AffineMap) < 0 ||
-      tpy_affine_list_type(m, "tether.ir.AffineExprList", &ExprListType) < 0 ||
+      tpy_affine_list_type(m, "tether.ir.AffineExprList", &tpy.AffineExprList) < 0 ||
       tpy_define_classes(m, tpy.Attribute, map_attr_defs, tpy.attr_casters) < 0)
     return -1;
 #if TETHER_MLIR_VERSION >= 22

@@ -237,7 +237,6 @@ TPY_ISA(MlirAttribute, mlirAttributeIsAStridedLayout)
 
 /* IntegerAttr, set at init: IntegerAttr.get gives one, as upstream's (navigation and parsing
  * give the most specific class: `true` is a BoolAttr there). */
-static PyTypeObject *integer_attr_cls;
 
 static PyObject *int_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
@@ -255,7 +254,7 @@ static PyObject *int_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t n
     Py_XDECREF(r);
     return NULL;
   }
-  return tpy_ctxobj_new(integer_attr_cls, ctx, mlirIntegerAttrGet(t, v).ptr);
+  return tpy_ctxobj_new(tpy.IntegerAttr, ctx, mlirIntegerAttrGet(t, v).ptr);
 }
 
 static PyObject *int_attr_value(PyObject *self, void *c) {
@@ -994,7 +993,7 @@ int tpy_init_attributes(PyObject *m) {
       tpy_add_getset(tpy.Location, location_getset) < 0)
     return -1;
   if (tpy_define_classes(m, tpy.Attribute, attr_defs, tpy.attr_casters) < 0) return -1;
-  integer_attr_cls = attr_defs[0].cls;
+  tpy.IntegerAttr = attr_defs[0].cls;
 #if TETHER_MLIR_VERSION >= 22
   if (tpy_set_mlir_names(attr_defs, "attr_name", attr_names) < 0) return -1;
 #endif

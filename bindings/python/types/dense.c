@@ -19,10 +19,9 @@
 
 /* DenseElementsAttr, set at init: its get and get_splat give one, as upstream's (navigation and
  * parsing give DenseIntElementsAttr / DenseFPElementsAttr). */
-static PyTypeObject *dense_elements_cls;
 
 static PyObject *as_dense(PyObject *ctx, MlirAttribute r) {
-  return tpy_ctxobj_new(dense_elements_cls, ctx, r.ptr);
+  return tpy_ctxobj_new(tpy.DenseElementsAttr, ctx, r.ptr);
 }
 
 /* "Type(...)": the form upstream's messages print values in (their base class's repr). */
@@ -616,11 +615,12 @@ static PyMethodDef resource_methods[] = {
 /* ---- Dense*ArrayAttr ------------------------------------------------------------------------- */
 
 enum { K_BOOL, K_I8, K_I16, K_I32, K_I64, K_F32, K_F64, K_COUNT };
+_Static_assert(K_COUNT <= sizeof tpy.dense_array_iterators / sizeof tpy.dense_array_iterators[0],
+               "the module state holds an iterator class per kind");
 
 static const char *const array_names[K_COUNT] = {
     "DenseBoolArrayAttr", "DenseI8ArrayAttr",  "DenseI16ArrayAttr", "DenseI32ArrayAttr",
     "DenseI64ArrayAttr",  "DenseF32ArrayAttr", "DenseF64ArrayAttr"};
-static PyTypeObject *iter_types[K_COUNT];
 
 static int array_kind(MlirAttribute a) {
   if (mlirAttributeIsADenseBoolArray(a)) return K_BOOL;
@@ -792,7 +792,7 @@ typedef struct {
 
 static PyObject *array_iter(PyObject *self) {
   int k = array_kind(A(self));
-  TpArrayIter *it = PyObject_GC_New(TpArrayIter, iter_types[k]);
+  TpArrayIter *it = PyObject_GC_New(TpArrayIter, tpy.dense_array_iterators[k]);
   if (!it) return NULL;
   it->attr = Py_NewRef(self);
   it->next = 0;
@@ -877,7 +877,7 @@ static PyType_Slot iter_slots[] = {
 
 int tpy_init_dense(PyObject *m) {
   if (tpy_define_classes(m, tpy.Attribute, dense_defs, tpy.attr_casters) < 0) return -1;
-  dense_elements_cls = dense_defs[0].cls;
+  tpy.DenseElementsAttr = dense_defs[0].cls;
 #if TETHER_MLIR_VERSION >= 22
   static const tpy_mlir_name names[] = {
       {"DenseResourceElementsAttr", mlirDenseResourceElementsAttrGetName}, {NULL, NULL}};
@@ -890,7 +890,7 @@ int tpy_init_dense(PyObject *m) {
     PyType_Spec spec = {name, sizeof(TpArrayIter), 0,
                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_DISALLOW_INSTANTIATION,
                         iter_slots};
-    if (tpy_add_type(m, &spec, NULL, &iter_types[k]) < 0) return -1;
+    if (tpy_add_type(m, &spec, NULL, &tpy.dense_array_iterators[k]) < 0) return -1;
   }
   /* As upstream: one TypeID for dense int and float elements, one for every dense array. */
   PyObject *elements =

@@ -13,7 +13,6 @@
 
 #define S(o) ((MlirIntegerSet){TPY_PTR(o)})
 
-static PyTypeObject *ConstraintListType, *ConstraintType;
 
 /* ---- IntegerSetConstraint -------------------------------------------------------------------- */
 
@@ -63,7 +62,7 @@ static PyType_Spec constraint_spec = {
 
 /* set.constraints[pos] */
 static PyObject *set_constraint(PyObject *set, intptr_t pos) {
-  TpConstraint *c = PyObject_GC_New(TpConstraint, ConstraintType);
+  TpConstraint *c = PyObject_GC_New(TpConstraint, tpy.IntegerSetConstraint);
   if (!c) return NULL;
   c->set = Py_NewRef(set);
   c->pos = pos;
@@ -220,7 +219,7 @@ static PyObject *set_canonical_empty(PyObject *self, void *c) {
 
 static PyObject *set_constraints(PyObject *self, void *c) {
   (void)c;
-  return tpy_affine_list_new(ConstraintListType, self, set_constraint,
+  return tpy_affine_list_new(tpy.IntegerSetConstraintList, self, set_constraint,
                              mlirIntegerSetGetNumConstraints(S(self)));
 }
 
@@ -320,8 +319,8 @@ static const tpy_mlir_name set_attr_names[] = {{"IntegerSetAttr", mlirIntegerSet
 
 int tpy_init_integer_set(PyObject *m) {
   if (tpy_add_type(m, &set_spec, NULL, &tpy.IntegerSet) < 0 ||
-      tpy_affine_list_type(m, "tether.ir.IntegerSetConstraintList", &ConstraintListType) < 0 ||
-      tpy_add_type(m, &constraint_spec, NULL, &ConstraintType) < 0)
+      tpy_affine_list_type(m, "tether.ir.IntegerSetConstraintList", &tpy.IntegerSetConstraintList) < 0 ||
+      tpy_add_type(m, &constraint_spec, NULL, &tpy.IntegerSetConstraint) < 0)
     return -1;
 #if TETHER_MLIR_VERSION >= 22
   if (tpy_define_classes(m, tpy.Attribute, set_attr_defs, tpy.attr_casters) < 0 ||

@@ -245,10 +245,9 @@ INT_GET(get_unsigned, mlirIntegerTypeUnsignedGet)
 
 #if TETHER_MLIR_VERSION >= 22
 /* IntegerType, set at init: its enum IntegerType.Signedness (tether/ir.py defines it). */
-static PyTypeObject *integer_type_cls;
 
 static PyObject *signedness_enum(void) {
-  PyObject *e = PyObject_GetAttrString((PyObject *)integer_type_cls, "Signedness");
+  PyObject *e = PyObject_GetAttrString((PyObject *)tpy.IntegerType, "Signedness");
   if (e && !PyType_Check(e)) {
     Py_DECREF(e);
     PyErr_SetString(PyExc_RuntimeError, "IntegerType.Signedness is not a class");
@@ -1180,7 +1179,7 @@ int tpy_init_types(PyObject *m) {
       tpy_define_classes(m, tpy.Type, type_defs, tpy.type_casters) < 0)
     return -1;
 #if TETHER_MLIR_VERSION >= 22
-  integer_type_cls = type_defs[0].cls;
+  tpy.IntegerType = type_defs[0].cls;
   if (tpy_set_mlir_names(type_defs, "type_name", type_names) < 0) return -1;
 #endif
   return 0;
