@@ -10,7 +10,6 @@ import textwrap
 
 import pytest
 
-from tether import ir
 from tether._mlir_version import MLIR_VERSION
 
 PRELUDE = """
