@@ -114,8 +114,30 @@ def _snippet_env():
     return env
 
 
+def _dead_code(code):
+    """The line of the first statement that follows a return, raise, break or continue in the
+    same block (code that never runs: a test body appended to a helper function's text ends up
+    inside it, after its return), or None."""
+    import ast
+
+    for node in ast.walk(ast.parse(code)):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for stmt, after in zip(block, block[1:]):
+                if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+                    return after.lineno
+    return None
+
+
 def _run_snippet(code, timeout=120, check=True, allow_stderr=False):
     code = textwrap.dedent(code)
+    dead = _dead_code(code)
+    if dead is not None:
+        numbered = "\n".join(f"{i + 1:4d} {line}" for i, line in enumerate(code.splitlines()))
+        pytest.fail(f"the snippet's line {dead} follows a return or raise and never runs (a "
+                    f"test body appended to a function's text?):\n{numbered}")
     try:
         proc = subprocess.run(
             [sys.executable, "-c", code],
@@ -172,3 +194,26 @@ def snippet_helpers():
 @pytest.fixture
 def run_checks():
     return _run_checks
+
+
+# A run in which every test was skipped checked nothing, yet pytest exits 0 and Bazel reports the
+# target PASSED. Such a run fails with pytest's "no tests ran" status (5) instead: a file whose
+# tests do not apply to a build is not run there (tests/bindings/BUILD: the MLIR 22 files are
+# incompatible with --config=mlir19, reported SKIPPED), so all-skipped means something is wrong.
+_RAN = []
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or (report.when == "setup" and report.failed):
+        _RAN.append(report.nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if exitstatus == 0 and session.testscollected and not _RAN:
+        session.exitstatus = pytest.ExitCode.NO_TESTS_COLLECTED
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(
+                f"conftest.py: all {session.testscollected} tests were skipped, none ran: "
+                "failing (exit status 5)", red=True)

@@ -7,7 +7,6 @@ PassManager, ...) that it is one of tether's own; a capsule tether handed out ke
 so it never dangles. What it cannot check: the pointer inside a foreign capsule of the right name
 (made by another binding with a raw pointer); that is the extension's contract, as upstream's.
 """
-import gc
 import subprocess
 import sys
 import textwrap
@@ -101,19 +100,47 @@ def test_a_module_capsule_and_an_operation_capsule_are_not_interchangeable():
             ir.Operation._CAPICreate(m._CAPIPtr)
 
 
-def test_a_capsule_keeps_its_object_alive():
-    def capsules():
-        with ir.Context():
-            m = ir.Module.parse("func.func @g() { return }")
-            return m._CAPIPtr, ir.IntegerType.get_signless(4)._CAPIPtr
+def test_a_capsule_keeps_its_object_alive(run_checks):
+    # Capsules are all that hold a module, a type and their contexts while tether's collector
+    # runs and frees what nothing holds (a module and a context made beside them go): what a
+    # capsule points to never dangles, and once the capsule goes, so does its context. In a child:
+    # a capsule that dangled would crash the process.
+    run_checks("""
+    from tether import _tether
 
-    mcap, tcap = capsules()
-    for _ in range(3):
-        gc.collect()
-        ir._collect() if hasattr(ir, "_collect") else None
-    m = ir.Module._CAPICreate(mcap)
-    assert "func.func @g()" in str(m)
+    def arenas():
+        return _tether._global_stats()["arenas"]
+
+    def collected_until(pred):  # the collector is conservative: at most 10 collections
+        for _ in range(10):
+            if pred():
+                return True
+            tether.collect()
+        return pred()
+
+    # A module held by its capsule alone, beside one nothing holds.
+    c = ir.Context()
+    def module_capsule():
+        kept = ir.Module.parse("func.func @g() { return }", c)
+        ir.Module.parse("func.func @h() { return }", c)
+        return kept._CAPIPtr
+    mcap = module_capsule()
+    assert collected_until(lambda: c._get_live_root_count() == 1), c._get_live_root_count()
+    back = ir.Module._CAPICreate(mcap)
+    assert "func.func @g()" in str(back) and "@h" not in str(back), back
+
+    # A type held by its capsule alone keeps its context; a context nothing holds goes.
+    base = arenas()
+    def type_capsule():
+        held = ir.Context()
+        ir.Module.parse("func.func @k() { return }", ir.Context())
+        return ir.IntegerType.get_signless(4, context=held)._CAPIPtr
+    tcap = type_capsule()
+    assert collected_until(lambda: arenas() == base + 1), (arenas(), base)
     assert str(ir.Type._CAPICreate(tcap)) == "i4"
+    del tcap
+    assert collected_until(lambda: arenas() == base), (arenas(), base)
+    """)
 
 
 def raw_capsule(ptr, name):

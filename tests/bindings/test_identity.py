@@ -207,9 +207,11 @@ def test_interned_wrapper_released_when_unreferenced(ctx, collect_until):
     assert collect_until(lambda: ctx._get_live_operation_count() <= 7)
 
 
-def test_upstream_live_operation_counting(ctx):
+def test_upstream_live_operation_counting(ctx, collect_until):
     # The shape of upstream's own test of the live-operation map: counts follow references, and
-    # after the last one goes (plain del / gc.collect(), no tether call) nothing is counted.
+    # after the last one goes (plain del / gc.collect(), no tether call) no operation object is
+    # counted. The module itself is freed by the arena's conservative collector: a stale word can
+    # keep it through one collection, so that is collected for repeatedly (as everywhere).
     import gc
     module = ir.Module.parse("module @successfulParse {}", ctx)
     assert ctx._get_live_root_count() == 1
@@ -225,7 +227,7 @@ def test_upstream_live_operation_counting(ctx):
     op1 = op2 = None
     gc.collect()
     assert ctx._get_live_operation_count() == 0
-    assert ctx._get_live_root_count() == 0
+    assert collect_until(lambda: ctx._get_live_root_count() == 0)
 
 
 def test_live_operations_are_the_handles_live_objects(ctx):

@@ -213,7 +213,7 @@ def test_what_a_pass_cannot_do(run_checks):
         expect(RuntimeError, op.detach_from_parent)
         expect(RuntimeError, op.move_before, g)
         expect(RuntimeError, outer.erase)
-        expect(RuntimeError, inner.parent.regions[0].blocks[0].detach) if hasattr(ir.Block, "detach") else None
+        expect(RuntimeError, inner.parent.regions[0].blocks[0].append_to, ir.Region())
         # Not its own pass manager again, nor changes to it.
         expect(RuntimeError, pm.run, op)
         expect(RuntimeError, pm.add, "cse")

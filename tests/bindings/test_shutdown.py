@@ -231,7 +231,29 @@ def test_exit_is_clean(name, run_snippet):
 
 
 def test_exit_after_exception_in_main_is_still_clean(run_snippet):
-    """An uncaught exception exits with status 1 and a traceback, but no crash and no hang."""
+    """An uncaught exception, with live IR about (a lone child, a module, a detached op), exits
+    with status 1 and its traceback, and nothing after it: no crash report, no hang."""
+    code = PRELUDE + r"""
+ctx = ir.Context()
+ctx.allow_unregistered_dialects = True
+kid = ir.Module.parse(ASM, ctx).body.operations[0]
+live = ir.Module.parse(ASM, ctx)
+with ir.Location.unknown(context=ctx):
+    detached = ir.Operation.create("x.y")
+print("done", flush=True)
+raise RuntimeError("uncaught, on purpose")
+"""
+    proc = run_snippet(code, timeout=90, check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout == "done\n"
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "Traceback (most recent call last):", proc.stderr
+    assert lines[-1] == "RuntimeError: uncaught, on purpose", proc.stderr
+    assert sum(line.startswith("Traceback") for line in lines) == 1, proc.stderr
+
+
+def test_exit_by_system_exit_is_clean(run_snippet):
+    """sys.exit (SystemExit) with live IR: its status, and nothing on stderr."""
     code = PRELUDE + r"""
 ctx = ir.Context()
 kid = ir.Module.parse(ASM, ctx).body.operations[0]
@@ -240,4 +262,3 @@ raise SystemExit(3)
     proc = run_snippet(code, timeout=90, check=False)
     assert proc.returncode == 3
     assert proc.stderr == ""
-

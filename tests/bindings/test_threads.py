@@ -123,33 +123,64 @@ def test_threads_share_one_context(collect_until):
 
 
 def test_module_shared_between_threads():
-    """One module built on the main thread, read and mutated by other threads in turn."""
+    """One module built on the main thread, read and mutated by other threads in turn: each
+    thread reads the function @f, and adds operations of its own to @g, marks them, moves them
+    and erases the one it added before, and writes an attribute of @f every thread writes; in the
+    end @g holds each thread's last operation, @f the mark of one of them, and the module
+    verifies."""
     with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
         m = ir.Module.parse(ASM)
+        loc = ir.Location.unknown()
+        i32 = ir.IntegerType.get_signless(32)
         errors = []
+        done = [0] * N_THREADS
+        turn = threading.Lock()
         deadline = time.monotonic() + BUDGET_S
 
-        def reader():
+        def worker(t):
             try:
-                i = 0
+                i, mine = 0, None
                 while i < 2000 and (i == 0 or time.monotonic() < deadline):
                     f = m.body.operations[0]
                     assert f is m.body.operations[0]
                     assert "arith.muli" in str(f)
                     names = []
                     f.walk(lambda o: names.append(o.name), walk_order=ir.WalkOrder.PRE_ORDER)
-                    assert names[0] == "func.func"
+                    assert names == ["func.func", "arith.addi", "arith.muli", "func.return"], names
+                    with turn:  # @g changes one thread at a time; @f is read meanwhile
+                        g_block = m.body.operations[1].regions[0].blocks[0]
+                        ret = g_block.operations[len(g_block.operations) - 1]
+                        assert ret.name == "func.return"
+                        op = ir.Operation.create(f"test.t{t}", loc=loc, ip=ir.InsertionPoint(ret))
+                        op.attributes["n"] = ir.IntegerAttr.get(i32, i)
+                        op.move_before(g_block.operations[0])
+                        if mine is not None:
+                            assert ir.IntegerAttr(mine.attributes["n"]).value == i - 1
+                            mine.erase()
+                        mine = op
+                    f.operation.attributes["writer"] = ir.IntegerAttr.get(i32, t)
+                    assert 0 <= ir.IntegerAttr(f.operation.attributes["writer"]).value < N_THREADS
                     i += 1
+                done[t] = i
             except BaseException as e:  # noqa: BLE001
                 errors.append(repr(e))
 
-        ts = [threading.Thread(target=reader) for _ in range(N_THREADS)]
+        ts = [threading.Thread(target=worker, args=(t,)) for t in range(N_THREADS)]
         for t in ts:
             t.start()
         for t in ts:
             t.join(timeout=120)
             assert not t.is_alive()
         assert errors == []
+        assert all(n > 0 for n in done), done
+        g_ops = list(m.body.operations[1].regions[0].blocks[0].operations)
+        assert sorted(op.name for op in g_ops[:-1]) == [f"test.t{t}" for t in range(N_THREADS)]
+        for op in g_ops[:-1]:
+            assert ir.IntegerAttr(op.attributes["n"]).value == done[int(op.name[len("test.t"):])] - 1
+        assert g_ops[-1].name == "func.return"
+        writer = ir.IntegerAttr(m.body.operations[0].operation.attributes["writer"]).value
+        assert 0 <= writer < N_THREADS
         assert m.operation.verify()
         assert ctx._get_live_root_count() == 1
 

@@ -46,7 +46,7 @@ def package_dir():
     for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         if entry and os.path.isfile(os.path.join(entry, "tether", "__init__.py")):
             return os.path.abspath(entry)
-    pytest.skip("no built package: set TETHER_PY_DIR (or PYTHONPATH) to bindings/python of a "
+    pytest.fail("no built package: set TETHER_PY_DIR (or PYTHONPATH) to bindings/python of a "
                 "build")
 
 
