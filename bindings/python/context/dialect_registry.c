@@ -14,7 +14,6 @@ typedef struct {
   PyObject_HEAD MlirDialectRegistry reg;
 } TpDialectRegistry;
 
-
 PyObject *tpy_context_append_dialect_registry(TpContext *self, PyObject *reg) {
   if (!tpy_is(reg, tpy.DialectRegistry))
     return tpy_type_error("registry", "a DialectRegistry", reg);

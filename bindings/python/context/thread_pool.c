@@ -17,7 +17,6 @@ typedef struct {
   unsigned threads; /* the pool's maximum concurrency, 0 until asked */
 } TpThreadPool;
 
-
 static PyObject *pool_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
     return PyErr_Format(PyExc_TypeError, "ThreadPool() takes no arguments");

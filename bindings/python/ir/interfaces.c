@@ -19,7 +19,6 @@ typedef struct {
   int shaped;                  /* InferShapedTypeOpInterface */
 } TpIface;
 
-
 static PyObject *iface_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   int shaped = PyType_IsSubtype(type, tpy.InferShapedTypeOpInterface);
   const char *cls_name = shaped ? "InferShapedTypeOpInterface" : "InferTypeOpInterface";

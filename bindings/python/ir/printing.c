@@ -47,7 +47,6 @@ typedef struct {
   PyObject *owner; /* the operation or value it was made for */
 } TpAsmState;
 
-
 /* Prints into b (text or bytecode); 0 with an exception set on failure. */
 static int print_into(PyObject *self, print_opts *o, PyObject *state, tpy_strbuf *b) {
   tether_op *h = TPY_OP(self)->h;

@@ -15,7 +15,6 @@ typedef struct {
   PyObject_HEAD PyObject *op; /* the Operation that is the symbol table */
 } TpSymbolTable;
 
-
 /* A fresh MLIR symbol table of self's operation (destroy it before returning to Python). */
 /* MLIR's SymbolTable reads the first block of the operation's one region (its constructor only
  * asserts there is one): an operation whose body was moved away (Block.append_to) crashed it.

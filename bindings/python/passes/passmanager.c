@@ -139,7 +139,6 @@ typedef struct {
   bool live;
 } TpExternalPass;
 
-
 static PyObject *ext_signal_failure(TpExternalPass *self, PyObject *unused) {
   (void)unused;
   if (!self->live)

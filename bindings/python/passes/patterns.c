@@ -79,7 +79,6 @@ typedef struct {
   PyObject *context;                 /* TpContext */
 } TpRewriter;
 
-
 static PyObject *rewriter_new(tether_scope *scope, TpContext *ctx) {
   TpRewriter *self = PyObject_New(TpRewriter, tpy.PatternRewriter);
   if (!self) return NULL;
@@ -415,7 +414,6 @@ typedef struct {
   PyObject *context; /* TpContext */
 } TpResultList;
 
-
 static void results_dealloc(TpResultList *self) {
   PyTypeObject *t = Py_TYPE(self);
   Py_CLEAR(self->context);
@@ -590,7 +588,6 @@ typedef struct {
   PyObject_HEAD MlirGreedyRewriteDriverConfig config; /* owned */
 } TpConfig;
 
-
 static PyObject *config_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
     return PyErr_Format(PyExc_TypeError, "GreedyRewriteConfig() takes no arguments");
@@ -703,7 +700,8 @@ static int config_set(TpConfig *self, PyObject *v, void *closure) {
     mlirGreedyRewriteDriverConfigEnableFolding(c, b);
     return 0;
   case C_STRICTNESS:
-    if (!arg_enum(v, tpy.GreedyRewriteStrictness, "strictness", MLIR_GREEDY_REWRITE_STRICTNESS_EXISTING_OPS, &e))
+    if (!arg_enum(v, tpy.GreedyRewriteStrictness, "strictness",
+                  MLIR_GREEDY_REWRITE_STRICTNESS_EXISTING_OPS, &e))
       return -1;
     mlirGreedyRewriteDriverConfigSetStrictness(c, (MlirGreedyRewriteStrictness)e);
     return 0;
@@ -779,9 +777,11 @@ static int add_class(PyObject *sub, PyType_Spec *spec, PyTypeObject **out) {
 
 int tpy_init_patterns(PyObject *sub) {
   PyTypeObject *pset;
-  if (add_class(sub, &rewriter_spec, &tpy.PatternRewriter) < 0 || add_class(sub, &pset_spec, &pset) < 0 ||
+  if (add_class(sub, &rewriter_spec, &tpy.PatternRewriter) < 0 ||
+      add_class(sub, &pset_spec, &pset) < 0 ||
       add_class(sub, &results_spec, &tpy.PDLResultList) < 0 ||
-      add_class(sub, &config_spec, &tpy.GreedyRewriteConfig) < 0 || PyModule_AddFunctions(sub, functions) < 0)
+      add_class(sub, &config_spec, &tpy.GreedyRewriteConfig) < 0 ||
+      PyModule_AddFunctions(sub, functions) < 0)
     return -1;
   return 0;
 }

@@ -43,7 +43,6 @@ typedef struct {
 #endif
 } TpFrozenSet;
 
-
 static int is_builtin_module(MlirOperation op) {
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
   return s.length == 14 && !memcmp(s.data, "builtin.module", 14);
@@ -435,9 +434,9 @@ static PyType_Spec pdl_spec = {"tether.rewrite.PDLModule", sizeof(TpPDLModule), 
 /* The set argument: a FrozenRewritePatternSet or its capsule (borrowed), else NULL with TypeError.
  */
 static TpFrozenSet *arg_set(PyObject *o) {
-  TpFrozenSet *set = tpy_is(o, tpy.FrozenRewritePatternSet)  ? (TpFrozenSet *)o
-                     : PyCapsule_CheckExact(o) ? set_of_capsule(o)
-                                               : NULL;
+  TpFrozenSet *set = tpy_is(o, tpy.FrozenRewritePatternSet) ? (TpFrozenSet *)o
+                     : PyCapsule_CheckExact(o)              ? set_of_capsule(o)
+                                                            : NULL;
   if (!set) tpy_type_error("set", "a FrozenRewritePatternSet (or its _CAPIPtr capsule)", o);
   return set;
 }

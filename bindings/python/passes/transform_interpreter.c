@@ -15,7 +15,6 @@ typedef struct {
   PyObject_HEAD tether_transform_options o;
 } TpTransformOptions;
 
-
 static PyObject *options_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
     return PyErr_Format(PyExc_TypeError, "TransformOptions() takes no arguments");

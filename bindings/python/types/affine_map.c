@@ -21,7 +21,6 @@ typedef struct {
   Py_ssize_t start, step, length;
 } TpAffineList;
 
-
 static PyObject *alist_new(PyTypeObject *t, PyObject *owner,
                            PyObject *(*item)(PyObject *owner, intptr_t pos), Py_ssize_t start,
                            Py_ssize_t step, Py_ssize_t length) {
@@ -359,7 +358,8 @@ static PyObject *map_result(PyObject *self, intptr_t pos) {
 
 static PyObject *map_results(PyObject *self, void *c) {
   (void)c;
-  return tpy_affine_list_new(tpy.AffineExprList, self, map_result, mlirAffineMapGetNumResults(M(self)));
+  return tpy_affine_list_new(tpy.AffineExprList, self, map_result,
+                             mlirAffineMapGetNumResults(M(self)));
 }
 
 static PyObject *map_dump(PyObject *self, PyObject *unused) {

@@ -584,8 +584,10 @@ static PyObject *resource_get(PyObject *cls, PyObject *const *args, Py_ssize_t n
           "writer pads a blob to its alignment";
   else if ((uintptr_t)view->buf % alignment)
     err = "the buffer's data is not aligned to the alignment";
-  else if (bits % 8 == 0 && bits && (uint64_t)view->len != (uint64_t)num_elements(t) * (bits / 8))
-    err = "the buffer's size does not match the shaped type";
+  else if (bits % 8 == 0 && bits && (uint64_t)view->len < (uint64_t)num_elements(t) * (bits / 8))
+    /* Smaller than the type's elements: MLIR would read past it. Larger is upstream's (the blob
+     * keeps the whole buffer; the elements are its first bytes). */
+    err = "the buffer is smaller than the shaped type's elements";
   if (err) {
     PyErr_SetString(PyExc_ValueError, err);
     goto fail;

@@ -13,7 +13,6 @@
 
 #define S(o) ((MlirIntegerSet){TPY_PTR(o)})
 
-
 /* ---- IntegerSetConstraint -------------------------------------------------------------------- */
 
 typedef struct {
@@ -319,7 +318,8 @@ static const tpy_mlir_name set_attr_names[] = {{"IntegerSetAttr", mlirIntegerSet
 
 int tpy_init_integer_set(PyObject *m) {
   if (tpy_add_type(m, &set_spec, NULL, &tpy.IntegerSet) < 0 ||
-      tpy_affine_list_type(m, "tether.ir.IntegerSetConstraintList", &tpy.IntegerSetConstraintList) < 0 ||
+      tpy_affine_list_type(m, "tether.ir.IntegerSetConstraintList", &tpy.IntegerSetConstraintList) <
+          0 ||
       tpy_add_type(m, &constraint_spec, NULL, &tpy.IntegerSetConstraint) < 0)
     return -1;
 #if TETHER_MLIR_VERSION >= 22
