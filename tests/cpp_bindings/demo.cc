@@ -327,6 +327,12 @@ PYBIND11_MODULE(demo, m) {
   tether::init_module(m); // [migration] InvalidatedError & co.
 #endif
   m.attr("TETHER") = bool(DEMO_TETHER);
+  // For the tests: destroy now what no handle reaches (the raw build frees at once anyway).
+  m.def("collect", [] {
+#if DEMO_TETHER
+    tether_collect_all();
+#endif
+  });
   bind_ir(m);
   bind_builder(m);
   bind_passes(m);
