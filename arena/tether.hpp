@@ -458,14 +458,43 @@ public:
 
 namespace detail {
 
+/* The MLIR object of an IR handle through tether's guarded access: tether::error for an invalid
+ * handle (with its reason) or while MLIR runs on its arena's IR. */
+inline mlir::Operation *raw_op(void *h) {
+  tether_op *op = static_cast<tether_op *>(h);
+  MlirOperation raw;
+  int rc = tether_op_get(op, &raw);
+  if (rc != TETHER_OK) fail(rc, op);
+  return ::unwrap(raw);
+}
+inline mlir::Block *raw_block(void *h) {
+  tether_block *b = static_cast<tether_block *>(h);
+  MlirBlock raw;
+  int rc = tether_block_get(b, &raw);
+  if (rc != TETHER_OK) fail(rc, b);
+  return ::unwrap(raw);
+}
+inline mlir::Region *raw_region(void *h) {
+  tether_region *r = static_cast<tether_region *>(h);
+  MlirRegion raw;
+  int rc = tether_region_get(r, &raw);
+  if (rc != TETHER_OK) fail(rc, r);
+  return ::unwrap(raw);
+}
+inline mlir::Value raw_value(void *h) {
+  tether_value *v = static_cast<tether_value *>(h);
+  MlirValue raw;
+  int rc = tether_value_get(v, &raw);
+  if (rc != TETHER_OK) fail(rc, v);
+  return ::unwrap(raw);
+}
+
 /* The object behind a held ref, checked (the casters use it on refs of base classes too). */
 template <class T> typename ref<T>::result_type resolve(const ref_base &r) {
   r.require();
   constexpr kind K = kind_of<T>::value;
   if constexpr (K == kind::op) {
-    MlirOperation raw;
-    check(tether_op_get(static_cast<tether_op *>(r.handle()), &raw), r.handle());
-    mlir::Operation *op = ::unwrap(raw);
+    mlir::Operation *op = raw_op(r.handle());
     if constexpr (std::is_same<T, mlir::Operation>::value) {
       return op;
     } else if constexpr (std::is_same<T, mlir::OpState>::value) {
@@ -479,17 +508,11 @@ template <class T> typename ref<T>::result_type resolve(const ref_base &r) {
       return T(op);
     }
   } else if constexpr (K == kind::block) {
-    MlirBlock raw;
-    check(tether_block_get(static_cast<tether_block *>(r.handle()), &raw), r.handle());
-    return ::unwrap(raw);
+    return raw_block(r.handle());
   } else if constexpr (K == kind::region) {
-    MlirRegion raw;
-    check(tether_region_get(static_cast<tether_region *>(r.handle()), &raw), r.handle());
-    return ::unwrap(raw);
+    return raw_region(r.handle());
   } else if constexpr (K == kind::value) {
-    MlirValue raw;
-    check(tether_value_get(static_cast<tether_value *>(r.handle()), &raw), r.handle());
-    mlir::Value v = ::unwrap(raw);
+    mlir::Value v = raw_value(r.handle());
     if constexpr (std::is_same<T, mlir::Value>::value) {
       return v;
     } else {
@@ -576,9 +599,7 @@ inline ref<mlir::Operation> adopt(mlir::Operation *op) {
    * operands make on other trees recorded). The block goes when unreachable. */
   tether_block *tmp = nullptr;
   check(tether_block_create(a, 0, nullptr, nullptr, &tmp), nullptr, a);
-  MlirBlock raw;
-  check(tether_block_get(tmp, &raw), tmp);
-  ::unwrap(raw)->push_back(op);
+  detail::raw_block(tmp)->push_back(op);
   tether_arena_touch(a);
   check(tether_op_wrap(a, ::wrap(op), &h), nullptr, a);
   check(tether_op_detach(h), h, a);
@@ -619,9 +640,7 @@ inline ref<mlir::Block> adopt(mlir::Block *b, mlir::MLIRContext *ctx = nullptr) 
     fail(TETHER_EARG, nullptr, nullptr, "cannot adopt a block that is inside a region");
   tether_region *tmp = nullptr;
   check(tether_region_create(a, &tmp), nullptr, a);
-  MlirRegion raw;
-  check(tether_region_get(tmp, &raw), tmp);
-  ::unwrap(raw)->push_back(b);
+  detail::raw_region(tmp)->push_back(b);
   tether_arena_touch(a);
   check(tether_block_wrap(a, ::wrap(b), &h), nullptr, a);
   check(tether_block_detach(h), h, a);
@@ -972,8 +991,7 @@ inline void erase_block(tether_arena *a, mlir::Block *b, tether_block *bh) {
   tether_region *region = nullptr;
   check(tether_region_create(a, &region), nullptr, a);
   check(tether_region_append_block(region, bh), bh, a);
-  MlirRegion raw;
-  check(tether_region_get(region, &raw), region);
+  MlirRegion raw = ::wrap(raw_region(region));
   MlirOperationState st = mlirOperationStateGet(mlirStringRefCreateFromCString("builtin.module"),
                                                 mlirLocationUnknownGet(tether_arena_context(a)));
   mlirOperationStateAddOwnedRegions(&st, 1, &raw);

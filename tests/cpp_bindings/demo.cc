@@ -11,6 +11,11 @@
  * Invariant (tether build): no Python object of this module holds a raw pointer into IR; every
  * pointer the bound functions receive was read from a valid handle at the call.
  */
+// The build (BUILD: DEMO_TETHER=0 and =1); alone, e.g. for tether-lint, the tether build.
+#ifndef DEMO_TETHER
+#define DEMO_TETHER 1
+#endif
+
 #include <llvm/Config/llvm-config.h>
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Func/IR/FuncOps.h>
