@@ -591,18 +591,18 @@ inline ref<mlir::Operation> adopt(mlir::Operation *op) {
   tether_op *h = nullptr;
   int rc = tether_op_wrap(a, ::wrap(op), &h);
   if (rc == TETHER_OK) return ref<mlir::Operation>::from_handle(h);
-  if (rc != TETHER_EARG) fail(rc, nullptr, a);
+  if (rc != TETHER_EARG) fail(rc);
   if (op->getBlock())
     fail(TETHER_EARG, nullptr, nullptr, "cannot adopt an operation that is inside other IR");
   /* tether.h makes roots only of what it creates or detaches: the operation is put in a new
    * detached block (a root), found there, and detached (its own root, with the dependencies its
    * operands make on other trees recorded). The block goes when unreachable. */
   tether_block *tmp = nullptr;
-  check(tether_block_create(a, 0, nullptr, nullptr, &tmp), nullptr, a);
+  check(tether_block_create(a, 0, nullptr, nullptr, &tmp));
   detail::raw_block(tmp)->push_back(op);
   tether_arena_touch(a);
-  check(tether_op_wrap(a, ::wrap(op), &h), nullptr, a);
-  check(tether_op_detach(h), h, a);
+  check(tether_op_wrap(a, ::wrap(op), &h));
+  check(tether_op_detach(h), h);
   tether_keep_alive(tmp);
   return ref<mlir::Operation>::from_handle(h);
 }
@@ -635,15 +635,15 @@ inline ref<mlir::Block> adopt(mlir::Block *b, mlir::MLIRContext *ctx = nullptr) 
   tether_block *h = nullptr;
   int rc = tether_block_wrap(a, ::wrap(b), &h);
   if (rc == TETHER_OK) return ref<mlir::Block>::from_handle(h);
-  if (rc != TETHER_EARG) fail(rc, nullptr, a);
+  if (rc != TETHER_EARG) fail(rc);
   if (b->getParent())
     fail(TETHER_EARG, nullptr, nullptr, "cannot adopt a block that is inside a region");
   tether_region *tmp = nullptr;
-  check(tether_region_create(a, &tmp), nullptr, a);
+  check(tether_region_create(a, &tmp));
   detail::raw_region(tmp)->push_back(b);
   tether_arena_touch(a);
-  check(tether_block_wrap(a, ::wrap(b), &h), nullptr, a);
-  check(tether_block_detach(h), h, a);
+  check(tether_block_wrap(a, ::wrap(b), &h));
+  check(tether_block_detach(h), h);
   tether_keep_alive(tmp);
   return ref<mlir::Block>::from_handle(h);
 }
@@ -659,8 +659,7 @@ inline ref<mlir::Block> new_block(mlir::MLIRContext *ctx, mlir::TypeRange types 
     ts.push_back(::wrap(t));
   }
   tether_block *h = nullptr;
-  check(tether_block_create(a, static_cast<intptr_t>(ts.size()), ts.data(), nullptr, &h), nullptr,
-        a);
+  check(tether_block_create(a, static_cast<intptr_t>(ts.size()), ts.data(), nullptr, &h));
   return ref<mlir::Block>::from_handle(h);
 }
 
@@ -981,23 +980,26 @@ inline bool used_from_outside(mlir::Block *b) {
   return false;
 }
 
-/* Erases block b now (its uses checked by the caller), in time proportional to the block, and
- * invalidates every handle into it. tether.h erases operations only: the block is detached (its
- * handles move to a tree of their own), put into a new region, that region given to a new
- * builtin.module, and that operation erased; the handles of the block, of its arguments and of
- * everything in it become invalid (TETHER_REASON_PARENT_ERASED). */
+/* Erases block b now (its uses checked by the caller) and invalidates every handle into it.
+ * tether.h erases operations only: the block is detached (its handles move to a tree of their
+ * own), put into a new region, that region given to a new builtin.module, and that operation
+ * erased; the handles of the block, of its arguments and of everything in it become invalid
+ * (TETHER_REASON_PARENT_ERASED). The detach searches the block's old tree for branches into it
+ * (the C API has no use lists of blocks): a walk of that tree, which a native tether_block_erase
+ * would not need (docs/cpp-bindings.md, "Costs"). Revalidating the tree after MLIR's own
+ * Block::erase also works, and walks it too (3x slower, measured). */
 inline void erase_block(tether_arena *a, mlir::Block *b, tether_block *bh) {
-  if (b->getParent()) check(tether_block_detach(bh), bh, a);
+  if (b->getParent()) check(tether_block_detach(bh), bh);
   tether_region *region = nullptr;
-  check(tether_region_create(a, &region), nullptr, a);
-  check(tether_region_append_block(region, bh), bh, a);
+  check(tether_region_create(a, &region));
+  check(tether_region_append_block(region, bh), bh);
   MlirRegion raw = ::wrap(raw_region(region));
   MlirOperationState st = mlirOperationStateGet(mlirStringRefCreateFromCString("builtin.module"),
                                                 mlirLocationUnknownGet(tether_arena_context(a)));
   mlirOperationStateAddOwnedRegions(&st, 1, &raw);
   tether_op *holder = nullptr;
   check(tether_op_create(a, &st, &holder), nullptr, a);
-  check(tether_op_erase(holder), holder, a);
+  check(tether_op_erase(holder), holder);
   tether_keep_alive(region);
 }
 
@@ -1024,8 +1026,9 @@ inline void erase(mlir::Operation *op) {
     rc = tether_op_erase(h);
   }
   if (rc == TETHER_EBUSY)
-    fail(rc, h, a, "cannot erase: results or blocks of the operation are still used outside it");
-  check(rc, h, a);
+    fail(rc, h, nullptr,
+         "cannot erase: results or blocks of the operation are still used outside it");
+  check(rc, h);
 }
 template <class OpTy, class = std::enable_if_t<std::is_base_of<mlir::OpState, OpTy>::value>>
 void erase(OpTy op) {
@@ -1035,11 +1038,12 @@ void erase(OpTy op) {
 /// Erases block b and everything in it (Block::erase). TETHER_EBUSY (nothing changes) while it
 /// is branched to, or a value defined in it is used, from outside it. The handles into it become
 /// invalid (TETHER_REASON_PARENT_ERASED: tether.h erases blocks through an operation holding them).
+/// Costs a walk of the block's tree (docs/cpp-bindings.md, "Costs").
 inline void erase(mlir::Block *b) {
   tether_block *bh = detail::block_handle(b);
   tether_arena *a = tether_handle_arena(bh);
   if (detail::used_from_outside(b))
-    fail(TETHER_EBUSY, bh, a,
+    fail(TETHER_EBUSY, bh, nullptr,
          "cannot erase the block: it is branched to, or values defined in it are used, from "
          "outside it");
   detail::mutation m(a);
@@ -1068,7 +1072,8 @@ inline void inline_block(mlir::Block *source, mlir::Block *dest, mlir::Operation
   if (args.size() != source->getNumArguments())
     fail(TETHER_EARG, nullptr, nullptr,
          "one value is needed for each argument of the merged block");
-  if (!source->use_empty()) fail(TETHER_EBUSY, sh, a, "the merged block is still branched to");
+  if (!source->use_empty())
+    fail(TETHER_EBUSY, sh, nullptr, "the merged block is still branched to");
   std::vector<tether_value *> with;
   for (mlir::Value v : args) with.push_back(detail::value_handle(v));
   for (tether_value *w : with)
@@ -1077,8 +1082,7 @@ inline void inline_block(mlir::Block *source, mlir::Block *dest, mlir::Operation
   detail::mutation m(a);
   for (unsigned i = 0; i < source->getNumArguments(); ++i) {
     mlir::BlockArgument arg = source->getArgument(i);
-    if (!arg.use_empty())
-      check(tether_value_replace_all_uses(detail::value_handle(arg), with[i]), nullptr, a);
+    if (!arg.use_empty()) check(tether_value_replace_all_uses(detail::value_handle(arg), with[i]));
   }
   if (detail::root_of(source) == detail::root_of(dest)) {
     /* One tree: MLIR moves the operations; their handles stay in the tree. */
@@ -1094,12 +1098,12 @@ inline void inline_block(mlir::Block *source, mlir::Block *dest, mlir::Operation
     for (mlir::Operation *op : ops) {
       tether_op *oh = detail::op_handle(op);
       if (bh) {
-        check(tether_op_move_before(oh, bh), oh, a);
+        check(tether_op_move_before(oh, bh), oh);
       } else if (!dest->empty()) {
-        check(tether_op_move_after(oh, detail::op_handle(&dest->back())), oh, a);
+        check(tether_op_move_after(oh, detail::op_handle(&dest->back())), oh);
       } else {
-        check(tether_op_detach(oh), oh, a);
-        check(tether_block_append_op(dh, oh), oh, a);
+        check(tether_op_detach(oh), oh);
+        check(tether_block_append_op(dh, oh), oh);
       }
     }
   }
@@ -1122,7 +1126,7 @@ inline void append(mlir::Region *region, mlir::Block *block) {
   tether_block *bh = detail::block_handle(block);
   tether_arena *a = tether_handle_arena(rh);
   detail::mutation m(a);
-  check(tether_region_append_block(rh, bh), bh, a,
+  check(tether_region_append_block(rh, bh), bh, nullptr,
         "the block must be detached (tether::new_block) and of the same context");
 }
 
@@ -1132,8 +1136,8 @@ inline void append(mlir::Block *block, mlir::Operation *op) {
   tether_op *oh = detail::op_handle(op);
   tether_arena *a = tether_handle_arena(bh);
   detail::mutation m(a);
-  if (op->getBlock()) check(tether_op_detach(oh), oh, a);
-  check(tether_block_append_op(bh, oh), oh, a);
+  if (op->getBlock()) check(tether_op_detach(oh), oh);
+  check(tether_block_append_op(bh, oh), oh);
 }
 
 /// Moves op right before / after ref_op (Operation::moveBefore / moveAfter), across trees too.
@@ -1142,14 +1146,14 @@ inline void move_before(mlir::Operation *op, mlir::Operation *ref_op) {
   tether_op *rh = detail::op_handle(ref_op);
   tether_arena *a = tether_handle_arena(oh);
   detail::mutation m(a);
-  check(tether_op_move_before(oh, rh), oh, a);
+  check(tether_op_move_before(oh, rh), oh);
 }
 inline void move_after(mlir::Operation *op, mlir::Operation *ref_op) {
   tether_op *oh = detail::op_handle(op);
   tether_op *rh = detail::op_handle(ref_op);
   tether_arena *a = tether_handle_arena(oh);
   detail::mutation m(a);
-  check(tether_op_move_after(oh, rh), oh, a);
+  check(tether_op_move_after(oh, rh), oh);
 }
 
 /// Takes op out of its block; it becomes a root owned by the refs that reach it.
@@ -1157,7 +1161,7 @@ inline void detach(mlir::Operation *op) {
   tether_op *oh = detail::op_handle(op);
   tether_arena *a = tether_handle_arena(oh);
   detail::mutation m(a);
-  check(tether_op_detach(oh), oh, a);
+  check(tether_op_detach(oh), oh);
 }
 
 /// Replaces every use of `of` by `with` (Value::replaceAllUsesWith), recording the dependencies
@@ -1165,8 +1169,7 @@ inline void detach(mlir::Operation *op) {
 inline void replace_all_uses_with(mlir::Value of, mlir::Value with) {
   tether_value *oh = detail::value_handle(of);
   tether_value *wh = detail::value_handle(with);
-  tether_arena *a = tether_handle_arena(oh);
-  check(tether_value_replace_all_uses(oh, wh), oh, a);
+  check(tether_value_replace_all_uses(oh, wh), oh);
 }
 
 /// Runs pm on op (PassManager::run), then revalidates op's tree: handles of what the passes
@@ -1215,7 +1218,7 @@ inline void revalidate(mlir::Operation *op) {
   tether_op *h = detail::op_handle(op);
   tether_arena *a = tether_handle_arena(h);
   detail::mutation m(a);
-  check(tether_revalidate(h), h, a);
+  check(tether_revalidate(h), h);
 }
 
 /// After C++ code created op with another builder than a tether::OpBuilder: records the
@@ -1228,7 +1231,7 @@ inline void track_uses(mlir::Operation *op) {
   for (unsigned i = 0, n = op->getNumOperands(); i < n; ++i) {
     mlir::Value v = op->getOperand(i);
     if (v && detail::root_of(v) != root)
-      check(tether_op_set_operand(oh, static_cast<intptr_t>(i), detail::value_handle(v)), oh, a);
+      check(tether_op_set_operand(oh, static_cast<intptr_t>(i), detail::value_handle(v)), oh);
   }
 }
 
