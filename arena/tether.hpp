@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -1235,6 +1236,34 @@ inline void track_uses(mlir::Operation *op) {
   }
 }
 
+/// Calls fn(Operation *) on op and every operation nested in it (Operation::walk; post-order by
+/// default) through the arena's walk: fn may erase, move or create IR (through these functions),
+/// and operations it invalidated are skipped, where MLIR's own walk would visit freed memory. An
+/// exception thrown by fn stops the walk and is rethrown.
+template <class F>
+void walk(mlir::Operation *op, F &&fn, mlir::WalkOrder order = mlir::WalkOrder::PostOrder) {
+  tether_op *h = detail::op_handle(op);
+  struct state {
+    std::remove_reference_t<F> *fn;
+    std::exception_ptr error;
+  } st{&fn, nullptr};
+  int rc = tether_op_walk(
+      h, order == mlir::WalkOrder::PreOrder ? TETHER_WALK_PRE_ORDER : TETHER_WALK_POST_ORDER,
+      [](tether_op *o, void *user) -> int {
+        auto *s = static_cast<state *>(user);
+        try {
+          (*s->fn)(detail::raw_op(o));
+          return 0;
+        } catch (...) {
+          s->error = std::current_exception();
+          return 1;
+        }
+      },
+      &st);
+  if (st.error) std::rethrow_exception(st.error);
+  check(rc, h);
+}
+
 /// Verifies op through tether (with its crash guards): true when it verifies; the diagnostics
 /// are then in tether_arena_last_error.
 inline bool verify(mlir::Operation *op) {
@@ -1259,7 +1288,7 @@ inline std::string print(mlir::Operation *op) {
 }
 
 /// How a binding's own builder class reaches its tether::OpBuilder: a class derived from it
-/// needs nothing; one that holds it specializes this (and declares TETHER_PYBIND11_BUILDER).
+/// needs nothing; one that holds it declares TETHER_PYBIND11_BUILDER(Class, expression).
 template <class T, class = void> struct builder_access {
   static OpBuilder &get(T &b) { return b; }
 };
@@ -1365,10 +1394,12 @@ public:
 
   static py::handle cast(const T *src, py::return_value_policy, py::handle) {
     if (!src) return py::none().release();
-    if constexpr (detail::by_pointer<T>)
+    if constexpr (detail::by_pointer<T>) {
       return cast_ref<T>(ref<T>::of(const_cast<T *>(src)));
-    else
+    } else {
+      if (is_null(*src)) return py::none().release(); /* Value(), Type(), a null op class */
       return cast_ref<T>(ref<T>::of(*src));
+    }
   }
   static py::handle cast(const T &src, py::return_value_policy p, py::handle parent) {
     return cast(&src, p, parent);
@@ -1378,6 +1409,13 @@ public:
   }
 
 private:
+  template <class U> static bool is_null(const U &x) {
+    if constexpr (std::is_base_of<mlir::OpState, U>::value)
+      return !const_cast<U &>(x).getOperation();
+    else
+      return !x.getAsOpaquePointer();
+  }
+
   bool loaded_ = false;
   std::optional<std::conditional_t<detail::by_pointer<T>, char, T>> storage_;
 };
@@ -1512,14 +1550,16 @@ template <class T> struct holder_helper<tether::ref<T>> {
 } // namespace detail
 } // namespace pybind11
 
-/// For a builder class that holds its tether::OpBuilder instead of deriving from it, after
-/// specializing tether::builder_access<Class>: its bound calls are bracketed as a builder's.
-#define TETHER_PYBIND11_BUILDER(Class)                                                             \
-  namespace pybind11 {                                                                             \
-  namespace detail {                                                                               \
-  template <> class type_caster<Class> : public tether::pybind::builder_caster<Class> {};          \
-  }                                                                                                \
-  }
+/// For a builder class that holds its tether::OpBuilder instead of deriving from it: `builder`
+/// is an expression of `self` (a Class &) that gives it, e.g.
+///   TETHER_PYBIND11_BUILDER(TritonOpBuilder, *self.builder)
+/// at namespace scope. Its bound calls are then bracketed as a builder's.
+#define TETHER_PYBIND11_BUILDER(Class, builder)                                                    \
+  template <> struct tether::builder_access<Class> {                                               \
+    static tether::OpBuilder &get(Class &self) { return builder; }                                 \
+  };                                                                                               \
+  template <>                                                                                      \
+  class pybind11::detail::type_caster<Class> : public tether::pybind::builder_caster<Class> {};
 
 #endif /* TETHER_HPP_NO_PYBIND11 */
 #endif /* TETHER_HPP */

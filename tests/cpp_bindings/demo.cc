@@ -64,21 +64,43 @@ struct Module {
   ModuleOwner m;
 };
 
+/* Creates OpTy at b's insertion point (tether::OpBuilder::create checks it first). */
+template <class OpTy, class... Args> OpTy make(BuilderBase &b, Location loc, Args &&...args) {
+#if DEMO_TETHER || LLVM_VERSION_MAJOR < 21
+  return b.create<OpTy>(loc, std::forward<Args>(args)...);
+#else
+  return OpTy::create(b, loc, std::forward<Args>(args)...);
+#endif
+}
+
 /* The builder class of the binding: an OpBuilder with a location. */
 class Builder : public BuilderBase {
 public:
   explicit Builder(MLIRContext *ctx) : BuilderBase(ctx), loc(UnknownLoc::get(ctx)) {}
 
   template <class OpTy, class... Args> OpTy make(Args &&...args) {
-#if DEMO_TETHER || LLVM_VERSION_MAJOR < 21
-    return create<OpTy>(loc, std::forward<Args>(args)...);
-#else
-    return OpTy::create(*this, loc, std::forward<Args>(args)...);
-#endif
+    return ::make<OpTy>(*this, loc, std::forward<Args>(args)...);
   }
 
   Location loc;
 };
+
+/* A builder class that holds its OpBuilder instead of being one, as some bindings write theirs. */
+struct HoldingBuilder {
+  explicit HoldingBuilder(MLIRContext *ctx)
+      : builder(std::make_unique<BuilderBase>(ctx)), loc(UnknownLoc::get(ctx)) {}
+  std::unique_ptr<BuilderBase> builder;
+  Location loc;
+};
+
+} // namespace
+
+#if DEMO_TETHER
+// [migration] Its bound calls are bracketed as a builder's (tether::OpBuilder::enter / leave).
+TETHER_PYBIND11_BUILDER(HoldingBuilder, *self.builder)
+#endif
+
+namespace {
 
 /* ---- [migration] what frees, moves, or makes roots of IR ------------------------------------ */
 namespace route {
@@ -95,6 +117,7 @@ void merge_blocks(Block *src, Block *dst, ValueRange args) { tether::merge_block
 void push_back(Region *r, Block *b) { tether::append(r, b); }
 void move_before(Operation *op, Operation *ref) { tether::move_before(op, ref); }
 void replace_all_uses_with(Value of, Value with) { tether::replace_all_uses_with(of, with); }
+template <class F> void walk(Operation *op, F fn) { tether::walk(op, fn); }
 #else
 ModuleOwner own(OwningOpRef<ModuleOp> m) { return m; }
 ModuleOwner own(ModuleOp m) { return ModuleOwner(m); }
@@ -119,6 +142,7 @@ void merge_blocks(Block *src, Block *dst, ValueRange args) {
 void push_back(Region *r, Block *b) { r->push_back(b); }
 void move_before(Operation *op, Operation *ref) { op->moveBefore(ref); }
 void replace_all_uses_with(Value of, Value with) { of.replaceAllUsesWith(with); }
+template <class F> void walk(Operation *op, F fn) { op->walk(fn); }
 #endif
 } // namespace route
 
@@ -189,6 +213,8 @@ void bind_ir(py::module_ &m) {
       .def("erase", [](Operation &op) { route::erase(&op); })
       .def("move_before", [](Operation &op, Operation &ref) { route::move_before(&op, &ref); })
       .def("verify", [](Operation &op) { return succeeded(verify(&op)); })
+      .def("walk",
+           [](Operation &op, py::function fn) { route::walk(&op, [&](Operation *o) { fn(o); }); })
       .def("__str__", [](Operation &op) { return str(op); });
 
   py::class_<Region, Borrowed<Region>>(m, "region")
@@ -314,6 +340,17 @@ void bind_builder(py::module_ &m) {
            [](Builder &b, std::vector<Type> types) { return route::new_block(b, types); });
 }
 
+void bind_holding_builder(py::module_ &m) {
+  py::class_<HoldingBuilder>(m, "holding_builder")
+      .def(py::init<MLIRContext *>())
+      .def("set_insertion_point_to_end",
+           [](HoldingBuilder &h, Block &x) { h.builder->setInsertionPointToEnd(&x); })
+      .def("get_insertion_block", [](HoldingBuilder &h) { return h.builder->getInsertionBlock(); })
+      .def("create_constant", [](HoldingBuilder &h, int64_t v) -> Value {
+        return make<arith::ConstantIntOp>(*h.builder, h.loc, v, 32);
+      });
+}
+
 void bind_passes(py::module_ &m) {
   py::class_<PassManagerT>(m, "pass_manager")
       .def(py::init<MLIRContext *>())
@@ -340,5 +377,6 @@ PYBIND11_MODULE(demo, m) {
   });
   bind_ir(m);
   bind_builder(m);
+  bind_holding_builder(m);
   bind_passes(m);
 }
