@@ -1157,6 +1157,48 @@ inline void move_after(mlir::Operation *op, mlir::Operation *ref_op) {
   check(tether_op_move_after(oh, rh), oh);
 }
 
+/// Moves block b right before block `ref_block` (Block::moveBefore), across trees too: a block of
+/// another tree (a detached one) changes trees with its handles. TETHER_EARG for a block moved
+/// into itself or before itself, or a ref_block without a region.
+inline void move_before(mlir::Block *b, mlir::Block *ref_block) {
+  tether_block *bh = detail::block_handle(b);
+  tether_block *rh = detail::block_handle(ref_block);
+  tether_arena *a = tether_handle_arena(bh);
+  if (tether_handle_arena(rh) != a)
+    fail(TETHER_ECONTEXT, nullptr, nullptr, "blocks of different contexts");
+  mlir::Region *region = ref_block->getParent();
+  if (b == ref_block || !region)
+    fail(TETHER_EARG, nullptr, nullptr, "no place to move the block to");
+  if (mlir::Operation *p = region->getParentOp(); p && b->findAncestorOpInBlock(*p))
+    fail(TETHER_EARG, nullptr, nullptr, "the block would be moved into itself");
+  detail::mutation m(a);
+  if (b->getParent() && detail::root_of(b) == detail::root_of(ref_block)) {
+    b->moveBefore(ref_block); /* one tree: its handles stay */
+    tether_arena_touch(a);
+    return;
+  }
+  check(tether_block_detach(bh), bh);
+  intptr_t pos = 0;
+  for (mlir::Block &x : *region) {
+    if (&x == ref_block) break;
+    ++pos;
+  }
+  check(tether_region_insert_block(detail::region_handle(region), pos, bh), bh);
+}
+
+/// Erases argument i of block b (Block::eraseArgument). TETHER_EBUSY while it has uses, ERANGE
+/// for no such argument. Its handle becomes invalid (TETHER_REASON_REMOVED).
+inline void erase_argument(mlir::Block *b, unsigned i) {
+  tether_block *bh = detail::block_handle(b);
+  if (i >= b->getNumArguments())
+    fail(TETHER_ERANGE, nullptr, nullptr, "block argument index out of range");
+  if (!b->getArgument(i).use_empty())
+    fail(TETHER_EBUSY, nullptr, nullptr, "cannot erase a block argument that still has uses");
+  detail::mutation m(tether_handle_arena(bh));
+  b->eraseArgument(i);
+  check(tether_revalidate(bh), bh); /* at once: nothing is allocated at its address meanwhile */
+}
+
 /// Takes op out of its block; it becomes a root owned by the refs that reach it.
 inline void detach(mlir::Operation *op) {
   tether_op *oh = detail::op_handle(op);

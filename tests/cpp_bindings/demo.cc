@@ -118,6 +118,8 @@ void push_back(Region *r, Block *b) { tether::append(r, b); }
 void move_before(Operation *op, Operation *ref) { tether::move_before(op, ref); }
 void replace_all_uses_with(Value of, Value with) { tether::replace_all_uses_with(of, with); }
 template <class F> void walk(Operation *op, F fn) { tether::walk(op, fn); }
+void erase_argument(Block *b, unsigned i) { tether::erase_argument(b, i); }
+void move_before(Block *b, Block *ref) { tether::move_before(b, ref); }
 #else
 ModuleOwner own(OwningOpRef<ModuleOp> m) { return m; }
 ModuleOwner own(ModuleOp m) { return ModuleOwner(m); }
@@ -143,6 +145,13 @@ void push_back(Region *r, Block *b) { r->push_back(b); }
 void move_before(Operation *op, Operation *ref) { op->moveBefore(ref); }
 void replace_all_uses_with(Value of, Value with) { of.replaceAllUsesWith(with); }
 template <class F> void walk(Operation *op, F fn) { op->walk(fn); }
+void erase_argument(Block *b, unsigned i) { b->eraseArgument(i); }
+void move_before(Block *b, Block *ref) {
+  if (b->getParent())
+    b->moveBefore(ref);
+  else
+    ref->getParent()->getBlocks().insert(Region::iterator(ref), b);
+}
 #endif
 } // namespace route
 
@@ -251,6 +260,12 @@ void bind_ir(py::module_ &m) {
       .def("parent_op", &Block::getParentOp)
       .def("region", &Block::getParent)
       .def("erase", [](Block &b) { route::erase(&b); })
+      .def("erase_arg",
+           [](Block &b, unsigned i) {
+             if (i >= b.getNumArguments()) throw py::index_error();
+             route::erase_argument(&b, i);
+           })
+      .def("move_before", [](Block &b, Block &ref) { route::move_before(&b, &ref); })
       .def("merge_block_before", [](Block &b, Block &dst) { route::merge_block_before(&b, &dst); })
       .def("merge_into",
            [](Block &b, Block &dst, std::vector<Value> args) {
