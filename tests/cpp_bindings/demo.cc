@@ -64,7 +64,7 @@ struct Module {
   ModuleOwner m;
 };
 
-/* Creates OpTy at b's insertion point (tether::OpBuilder::create checks it first). */
+/* Creates OpTy at b's insertion point. [migration] tether::OpBuilder::create checks it first. */
 template <class OpTy, class... Args> OpTy make(BuilderBase &b, Location loc, Args &&...args) {
 #if DEMO_TETHER || LLVM_VERSION_MAJOR < 21
   return b.create<OpTy>(loc, std::forward<Args>(args)...);

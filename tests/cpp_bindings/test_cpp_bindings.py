@@ -201,3 +201,38 @@ def test_tether_build_refuses_bad_arguments():
     assert got["a block merged into itself"] == "ValueError"
     assert got["a block erased while used"] == "RuntimeError"
     assert got["an operation erased while used"] == "RuntimeError"
+
+
+IDENTITY = r"""
+import demo
+ctx = demo.context()
+b = demo.builder(ctx)
+mod = b.create_module()
+b.set_insertion_point_to_start(mod.body())
+f = b.create_func("f", [b.i32()], [])
+body = f.body()
+b.set_insertion_point_to_start(body)
+c = b.create_constant(1)
+op = c.defining_op()
+checks = [
+    body is f.body(),
+    op is body.first_op() is body.ops()[0],
+    c is op.result(0),
+    f.arg(0) is body.arg(0),
+    b.i32() is b.i32(),
+    op.block() is body,
+]
+op.erase()
+c2 = b.create_constant(2)  # may reuse the erased operation's address
+checks.append(c2.defining_op() is not op)
+print(checks)
+"""
+
+
+def test_tether_build_identity():
+    """One Python object per IR object and class while it lives, also after MLIR reuses an
+    erased object's address (the instance key is the handle, not the address)."""
+    env = dict(os.environ, PYTHONPATH=BUILDS["tether"])
+    r = subprocess.run([sys.executable, "-c", IDENTITY], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str([True] * 7)
