@@ -30,6 +30,7 @@
 #include "tether.h"
 
 #include <llvm/Config/llvm-config.h>
+#include <llvm/Support/TypeName.h>
 #include <mlir/CAPI/IR.h>
 #include <mlir/CAPI/Pass.h>
 #include <mlir/IR/Builders.h>
@@ -503,8 +504,8 @@ template <class T> typename ref<T>::result_type resolve(const ref_base &r) {
     } else {
       if (!llvm::isa<T>(op))
         fail(TETHER_EARG, nullptr, nullptr,
-             ("the operation is a " + op->getName().getStringRef().str() + ", not a " +
-              T::getOperationName().str())
+             ("the operation " + op->getName().getStringRef().str() + " is not a " +
+              llvm::getTypeName<T>().str())
                  .c_str());
       return T(op);
     }

@@ -20,7 +20,6 @@ import sys
 
 import pytest
 
-HERE = pathlib.Path(__file__).resolve().parent
 MISUSE = pathlib.Path(__file__).parent / "misuse"
 BUILDS = {
     "raw": os.environ.get("DEMO_RAW_DIR", str(pathlib.Path(__file__).parent / "raw")),
