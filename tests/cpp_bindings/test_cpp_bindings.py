@@ -71,14 +71,16 @@ def describe(r):
 
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_raw_build_crashes(program):
+    """A read of freed memory is not certain to fault: a program gets three runs (each died in
+    every one of 20 runs by hand, docs/cpp-bindings.md)."""
     _, raw = expectations(program)
     assert raw == "signal", f"{program}: unknown raw expectation {raw!r}"
-    r = run("raw", program)
-    reported = bool(SANITIZER_REPORT.search(r.stderr))
-    if ASAN:
-        assert r.returncode < 0 or reported, f"{program}: raw build {describe(r)}, no report:\n{r.stdout}{r.stderr[-2000:]}"
-    else:
-        assert r.returncode < 0, f"{program}: raw build {describe(r)}, expected a signal:\n{r.stdout}{r.stderr[-2000:]}"
+    for _ in range(3):
+        r = run("raw", program)
+        if r.returncode < 0 or (ASAN and SANITIZER_REPORT.search(r.stderr)):
+            return
+    expected = "a signal or a sanitizer report" if ASAN else "a signal"
+    pytest.fail(f"{program}: raw build {describe(r)}, expected {expected}:\n{r.stdout}{r.stderr[-2000:]}")
 
 
 @pytest.mark.parametrize("program", PROGRAMS)
