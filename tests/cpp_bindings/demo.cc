@@ -5,8 +5,8 @@
  *   DEMO_TETHER=0  the style as it ships: every Python object is a raw pointer into IR;
  *   DEMO_TETHER=1  arena/tether.hpp adopted: holders are tether::ref<T>, and what frees, moves or
  *                  creates roots of IR goes through tether (the "route" namespace below).
- * Everything but the two blocks marked [migration] is the same code in both builds; the
- * misuse suite (the programs in misuse/, test_cpp_bindings.py) runs against both.
+ * Everything but the lines marked [migration] (and the test hook `collect`) is the same code in
+ * both builds; the misuse suite (the programs in misuse/, test_cpp_bindings.py) runs against both.
  *
  * Invariant (tether build): no Python object of this module holds a raw pointer into IR; every
  * pointer the bound functions receive was read from a valid handle at the call.
