@@ -2,9 +2,11 @@
 # bazel run //:install -- PREFIX
 # Installs libtether for other projects: PREFIX/include/tether/tether.h, PREFIX/lib/libtether_capi.so
 # (the MLIR C API and libtether in one shared library) and its trial helper PREFIX/lib/tether-trial,
-# PREFIX/lib/pkgconfig/tether.pc, and the
-# Python package in PREFIX/lib/python/tether. Use: pkg-config --cflags --libs tether;
-# `pkg-config --variable=mlir_version tether` says which MLIR the build links.
+# PREFIX/lib/pkgconfig/tether.pc, the header for C++ bindings PREFIX/include/tether/tether.hpp with
+# PREFIX/lib/pkgconfig/tether-cpp.pc (docs/cpp-bindings.md), and the Python package in
+# PREFIX/lib/python/tether. Use: pkg-config --cflags --libs tether (C), tether-cpp (C++: adds
+# libMLIR.so and libLLVM.so); `pkg-config --variable=mlir_version tether` says which MLIR the
+# build links.
 set -euo pipefail
 if [ $# -ne 1 ] || [ -z "$1" ]; then
   echo "usage: bazel run //:install -- PREFIX" >&2
@@ -24,10 +26,11 @@ else
   echo "install: cannot find the built files (run me with bazel run //:install -- PREFIX)" >&2
   exit 2
 fi
-# mlir_version, mlir_include, llvm_include: the MLIR this build links (//:mlir_info).
+# mlir_version, mlir_include, llvm_include, mlir_lib, llvm_lib: the MLIR this build links
+# (//:mlir_info).
 . "$src/mlir_info.sh"
 lib="$src/arena/libtether_capi.so"
-for f in "$lib" "$src/arena/tether.h" "$src/arena/tether-trial" "$src/bindings/python/tether/_tether.so"; do
+for f in "$lib" "$src/arena/tether.h" "$src/arena/tether.hpp" "$src/arena/tether-trial" "$src/bindings/python/tether/_tether.so"; do
   [ -f "$f" ] || { echo "install: missing $f" >&2; exit 2; }
 done
 # (cp, not install(1): under Bazel this script itself is an "install" on PATH.)
@@ -35,6 +38,7 @@ put() { cp -f "$2" "$3" && chmod "$1" "$3"; }
 mkdir -p "$prefix/include/tether" "$prefix/lib/pkgconfig" "$prefix/lib/python/tether"
 put 0644 "$src/arena/tether.h" "$prefix/include/tether/tether.h"
 put 0644 "$src/arena/mlir_compat.h" "$prefix/include/tether/mlir_compat.h"
+put 0644 "$src/arena/tether.hpp" "$prefix/include/tether/tether.hpp"
 put 0755 "$lib" "$prefix/lib/libtether_capi.so"
 ln -sf libtether_capi.so "$prefix/lib/libtether.so"
 for f in "$src"/bindings/python/tether/*.py "$src"/bindings/python/tether/_tether*.so; do
@@ -51,6 +55,7 @@ prefix=$prefix
 libdir=\${prefix}/lib
 includedir=\${prefix}/include
 mlir_version=$mlir_version
+cpp_header=\${includedir}/tether/tether.hpp
 
 Name: tether
 Description: Handles to MLIR IR in a Boehm-GC heap, and the MLIR $mlir_version C API in one shared library
@@ -59,6 +64,22 @@ Requires.private: bdw-gc
 Cflags: -I\${includedir}/tether -I$mlir_include$([ "$llvm_include" = "$mlir_include" ] || echo " -I$llvm_include") -DTETHER_MLIR_VERSION=$mlir_version
 Libs: -L\${libdir} -ltether_capi -Wl,-rpath,\${libdir}
 PC
+# tether.hpp (C++ bindings of MLIR's C++ classes) also needs MLIR's and LLVM's C++ libraries; a
+# pybind11 binding adds pybind11's and Python's flags (python3-config --includes).
+cat > "$prefix/lib/pkgconfig/tether-cpp.pc" <<PC
+prefix=$prefix
+includedir=\${prefix}/include
+mlir_libdir=$mlir_lib
+llvm_libdir=$llvm_lib
+header=\${includedir}/tether/tether.hpp
+
+Name: tether-cpp
+Description: tether.hpp, the arena for C++ (pybind11) bindings of MLIR's C++ classes, C++17, over libtether
+Version: 0.1.0
+Requires: tether
+Libs: -L\${mlir_libdir} -lMLIR -L\${llvm_libdir} -lLLVM -Wl,-rpath,\${mlir_libdir}
+PC
 echo "installed tether (built against MLIR $mlir_version) into $prefix"
 echo "  C:      pkg-config --cflags --libs tether   (PKG_CONFIG_PATH=$prefix/lib/pkgconfig)"
+echo "  C++:    pkg-config --cflags --libs tether-cpp (tether.hpp)"
 echo "  Python: PYTHONPATH=$prefix/lib/python"
