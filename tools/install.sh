@@ -61,9 +61,11 @@ Name: tether
 Description: Handles to MLIR IR in a Boehm-GC heap, and the MLIR $mlir_version C API in one shared library
 Version: 0.1.0
 Requires.private: bdw-gc
-Cflags: -I\${includedir}/tether -I$mlir_include$([ "$llvm_include" = "$mlir_include" ] || echo " -I$llvm_include") -DTETHER_MLIR_VERSION=$mlir_version
+Cflags: -I\${includedir}/tether -isystem $mlir_include$([ "$llvm_include" = "$mlir_include" ] || echo " -isystem $llvm_include") -DTETHER_MLIR_VERSION=$mlir_version
 Libs: -L\${libdir} -ltether_capi -Wl,-rpath,\${libdir}
 PC
+# MLIR's and LLVM's headers are system headers to the user's build (-isystem): their warnings (MLIR
+# 19's C++ headers have some) are not the user's to fix under -Werror.
 # tether.hpp (C++ bindings of MLIR's C++ classes) also needs MLIR's and LLVM's C++ libraries; a
 # pybind11 binding adds pybind11's and Python's flags (python3-config --includes).
 cat > "$prefix/lib/pkgconfig/tether-cpp.pc" <<PC
