@@ -698,7 +698,7 @@ int tether_scope_check_result(const tether_scope *s, const void *handle);
  *    parent operation, or that IR built or edited by hand breaks.
  *  - tether_handle_mark_suspect: verifiers assuming what an edit through the raw C API broke.
  *  - tether_op_check_self_contained: the bytecode writer meeting values it did not number.
- * Inside tether, the same machinery (arena/crash_guards.c) also guards the inline pass
+ * Inside tether, the same machinery (arena/guards/) also guards the inline pass
  * (tether_op_run_passes) and compiling and applying PDL patterns (tether_pdl_freeze,
  * tether_op_apply_patterns).
  */
@@ -735,7 +735,7 @@ int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
 bool tether_in_trial_child(void);
 
 /* The trial helper's work: reads requests from in_fd and answers on out_fd until in_fd closes
- * (arena/trial.c). The whole of `tether-trial`'s main; a binding does not call it. Returns 0. */
+ * (arena/trial/server.c). The whole of `tether-trial`'s main; a binding does not call it. Returns 0. */
 int tether_trial_serve(int in_fd, int out_fd);
 
 /* Runs fn(user) first in a forked child (no output, no core file, killed after 5 s), once per key

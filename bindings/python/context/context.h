@@ -144,8 +144,7 @@ PyObject *tpy_errcap_raise(tpy_errcap *c, const char *message);
 int tpy_parse_begin(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, MlirStringRef *text,
                     TpContext **ctx, tpy_errcap *cap);
 
-/* ---- context-owned values (ctxobj.c) ------------------------------------------------------------
- */
+/* ---- context-owned values (ctxobj.c) --------------------------------------------------------- */
 
 /* A new value object of `type` (new reference). */
 PyObject *tpy_ctxobj_new(PyTypeObject *type, PyObject *ctx, const void *ptr);

@@ -283,8 +283,7 @@ static PyType_Slot set_slots[] = {
 static PyType_Spec set_spec = {"tether.ir.IntegerSet", sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT,
                                set_slots};
 
-/* ---- IntegerSetAttr (MLIR 22) -----------------------------------------------------------------
- */
+/* ---- IntegerSetAttr (MLIR 22) ---------------------------------------------------------------- */
 
 #if TETHER_MLIR_VERSION >= 22
 TPY_ISA(MlirAttribute, mlirAttributeIsAIntegerSet)

@@ -162,8 +162,7 @@ static PyType_Slot type_slots[] = {
 static PyType_Spec tpy_type_spec = {"tether.ir.Type", sizeof(TpCtxObj), 0,
                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, type_slots};
 
-/* ---- helpers for the concrete classes ----------------------------------------------------------
- */
+/* ---- helpers for the concrete classes -------------------------------------------------------- */
 
 TPY_ISA(MlirType, mlirTypeIsAInteger)
 TPY_ISA(MlirType, mlirTypeIsAIndex)

@@ -6,7 +6,7 @@
  * link a tree into its arena's pending list, or an arena into the global list of dead arenas.
  */
 #define _GNU_SOURCE /* dl_iterate_phdr */
-#include "tether_internal.h"
+#include "internal.h"
 
 #include <gc/gc_mark.h>
 #include <link.h>
@@ -305,7 +305,7 @@ void tether__arena_unregistered(tether_arena *a) {
 
 /* Around fork() (pthread_atfork, so os.fork and tether's own trial children too): every live
  * arena's context has its worker threads stopped before, and multithreading back after
- * (mlir_ext.cc). The registry stays locked across the fork, so no arena comes or goes. An arena
+ * (mlir/mlir_ext.cc). The registry stays locked across the fork, so no arena comes or goes. An arena
  * MLIR may be working on at that moment is left as it is: one inside a callback of MLIR (its
  * work is suspended mid-way, perhaps in a parallel loop), or one another thread is running MLIR
  * on. Tether's own checks before a run (the forking thread's, MLIR not started) are not such. */
@@ -334,7 +334,7 @@ static MlirLogicalResult swallow_diagnostic(MlirDiagnostic d, void *ud) {
   return mlirLogicalResultSuccess();
 }
 
-/* In a trial's forked child (crash_guards.c): every live arena's context gets a handler that takes
+/* In a trial's forked child (guards/child.c): every live arena's context gets a handler that takes
  * every diagnostic first, so that none reaches a binding's handler. A Python handler run in the
  * child of a multithreaded process waits for ever: the interpreter hands the GIL to a thread that
  * asked for it before the fork and does not exist in the child. What the child reports is
@@ -573,6 +573,9 @@ void tether_pool_unpin(tether_pin_pool *p, intptr_t slot) {
 }
 
 /* ---- counters -------------------------------------------------------------------------------- */
+
+atomic_long tether__children, tether__trial_requests, tether__trial_starts;
+int tether__trial_child;
 
 int tether_arena_get_stats(tether_arena *a, tether_arena_stats *out) {
   if (!a || !out) return TETHER_EARG;

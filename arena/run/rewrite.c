@@ -12,7 +12,7 @@
  * operands that are not there), erases operations whose results are still used, and MLIR's
  * folders and inference then run on that IR in the same call, without any verification between:
  * MLIR 19 crashes there (in a release build, nothing asserts). So the application is made first
- * in a forked child, and only then for real (crash_guards.c, tether__patterns_crash): what crashes
+ * in a forked child, and only then for real (rewrite_trials.c, tether__patterns_crash): what crashes
  * the child is refused with a diagnostic; and the tree is then treated as holding operations built
  * by hand (its next verification is tried in a child first). And compiling the patterns crashes
  * MLIR on modules MLIR's PDL lowering does not expect (no pattern at all; calls of native
@@ -24,7 +24,8 @@
  * The C API's mlirPDLPatternModuleFromModule takes ownership of the module it is given: the
  * arena gives it a clone, so the caller's module stays the caller's.
  */
-#include "tether_internal.h"
+#include "run.h"
+#include "../guards/guards.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>

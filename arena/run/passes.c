@@ -1,13 +1,14 @@
 /* passes.c: MLIR's verifier, printer and pass manager on IR of the arena.
  *
- * Invariant: MLIR gets a tree only when no guard (crash_guards.c) says it would crash on it, and
+ * Invariant: MLIR gets a tree only when no guard (guards/) says it would crash on it, and
  * runs with the arena marked running (tether__run_begin: handles refused meanwhile) and its
  * diagnostics captured. What passes change behind tether's back is revalidated before the call
  * returns: handles of removed objects become invalid, the others keep their identity. A tree
  * remembers the arena's epoch when it last verified as a whole (verified_epoch), and is not
  * verified again until something of the arena changes.
  */
-#include "tether_internal.h"
+#include "run.h"
+#include "../guards/guards.h"
 
 int tether_op_verify(tether_op *op) {
   tether__handle *h;

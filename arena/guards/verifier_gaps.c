@@ -20,7 +20,9 @@
  *                    verified: tether__verifier_gap_mentioned).
  */
 #define _GNU_SOURCE /* memmem */
-#include "tether_internal.h"
+#include "guards.h"
+#include "../run/run.h"
+#include "../trial/trial.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <stdio.h>

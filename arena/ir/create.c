@@ -7,7 +7,8 @@
  * uses (operands, successors of other trees) is recorded as its tree's deps; nothing the caller
  * passed is consumed unless creation succeeds.
  */
-#include "tether_internal.h"
+#include "../core/internal.h"
+#include "../guards/guards.h"
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/Interfaces.h>
@@ -306,7 +307,7 @@ static void absorb_trees(tether__tree *t, MlirOperation op, const MlirOperationS
 /* A registered op built by hand: its verifier (and its traits' and interfaces') may assume
  * operands, regions or blocks it does not have (a linalg named op with no outputs or an empty
  * region crashes MLIR's LinalgOp verifier). Until the tree verifies, verifying or printing it is
- * tried in a child first (crash_guards.c, suspect trees). builtin.module's verifier assumes
+ * tried in a child first (guards/ir_guards.c, suspect trees). builtin.module's verifier assumes
  * nothing. */
 static void mark_built_by_hand(tether__tree *t, MlirOperation op, MlirStringRef name) {
   if (!t->suspect && tether__op_is_registered(op) &&

@@ -4,7 +4,7 @@
  * a safe point, after the arena itself became unreachable; a type, attribute or location handle
  * points to its arena, so the context outlives every handle to anything it owns.
  */
-#include "tether_internal.h"
+#include "internal.h"
 
 #include <mlir-c/Diagnostics.h>
 #include <mlir-c/RegisterEverything.h>

@@ -7,7 +7,8 @@
  * recorded as a dependency before the call returns. Nothing is destroyed except what erase was
  * asked to, and not while anything outside it uses it (TETHER_EBUSY).
  */
-#include "tether_internal.h"
+#include "../core/internal.h"
+#include "../guards/guards.h"
 
 #include <stdlib.h>
 

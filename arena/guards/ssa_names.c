@@ -5,14 +5,16 @@
  * error) in the same text. The error path frees the operations that use the open reference, then
  * drops the reference's uses, writing into the freed operations (an abort later, or an unrelated
  * crash). MLIR 22 does not. Valid text never has a redefinition, so only text with both is
- * parsed in a separate process first (crash_guards.c).
+ * parsed in a separate process first (text_guards.c).
  *
  * Invariant: the scan reads text[0..len) once, never past it, and answers "maybe" whenever it
  * cannot tell: a use it mistakes for a definition could only hide a forward reference, so a name
  * is a definition only where MLIR's syntax makes it one (`%a, %b:2 = ...`, `%a: type` in argument
  * lists), and anything else is a use. Strings and comments are skipped.
  */
-#include "tether_internal.h"
+#include "guards.h"
+#include "../run/run.h"
+#include "../trial/trial.h"
 
 #include <stdlib.h>
 #include <string.h>

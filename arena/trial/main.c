@@ -1,8 +1,8 @@
-/* tether-trial: the trial helper (arena/trial.c), started by libtether itself. */
+/* tether-trial: the trial helper (trial/server.c), started by libtether itself (trial/client.c). */
 #define _GNU_SOURCE /* close_range */
 #include <unistd.h>
 
-#include "tether.h"
+#include "../tether.h"
 
 int main(void) {
   /* Nothing of the caller's but the socket: a pipe's other end held here would keep it open. */

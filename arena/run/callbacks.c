@@ -12,7 +12,8 @@
  * removed so far stays valid while the binding's code runs; leaving a pass checks what the pass
  * left, so that the rest of the pipeline only meets IR it can run on.
  */
-#include "tether_internal.h"
+#include "run.h"
+#include "../guards/guards.h"
 
 #include <stdlib.h>
 

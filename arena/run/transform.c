@@ -12,7 +12,8 @@
  * (MLIR then reads freed memory: a transform.structured.replace of the running named_sequence
  * crashes upstream's bindings): such a script runs as a copy, outside the payload's tree.
  */
-#include "tether_internal.h"
+#include "run.h"
+#include "../guards/guards.h"
 
 #include <mlir-c/Dialect/Transform/Interpreter.h>
 #include <stdlib.h>

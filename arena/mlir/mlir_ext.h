@@ -3,7 +3,7 @@
 #ifndef TETHER_MLIR_EXT_H
 #define TETHER_MLIR_EXT_H
 
-#include "tether.h"
+#include "../tether.h"
 
 #ifdef __cplusplus
 extern "C" {

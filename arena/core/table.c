@@ -10,7 +10,7 @@
  * collector must not see (it would keep every tree alive); entries are removed when a tree is
  * destroyed or merged, before the tree can be reclaimed.
  */
-#include "tether_internal.h"
+#include "internal.h"
 
 #include <stdlib.h>
 

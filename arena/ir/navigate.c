@@ -6,7 +6,8 @@
  * object it hands out is the interned handle of its tree (tether__give): reading IR never changes
  * which tree owns what, and the same object always gives the same handle.
  */
-#include "tether_internal.h"
+#include "../core/internal.h"
+#include "../guards/guards.h"
 
 #include <stdlib.h>
 

@@ -10,7 +10,7 @@
  *  - If IR of tree T uses a value or a block of tree D (D != T), then D is in T's deps (after
  *    resolving merges), so D cannot become unreachable before T.
  */
-#include "tether_internal.h"
+#include "internal.h"
 
 #include <stdlib.h>
 

@@ -1,0 +1,94 @@
+/* child.c: the one file of libtether that forks. Every trial made in a forked child (the guards'
+ * tries, the trial helper's reads of bytecode, reads without a helper) goes through
+ * tether__child_fork, which gives the child the same set-up everywhere.
+ *
+ * Invariant: a child of libtether never reaches a binding's diagnostic handler, never writes to
+ * the caller's output, leaves no core file, and says what it saw through a descriptor (a byte, or
+ * the helper's protocol) before it _exits; the parent always reaps it (killed first when it ran
+ * out of time), so no child outlives its verdict.
+ */
+#define _GNU_SOURCE
+#include "guards.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+bool tether_in_trial_child(void) { return tether__trial_child != 0; }
+
+pid_t tether__child_fork(int flags) {
+  pid_t pid = fork();
+  if (pid > 0) atomic_fetch_add(&tether__children, 1);
+  if (pid != 0) return pid;
+  if (flags & TETHER__CHILD_DIE_WITH_PARENT) prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (flags & TETHER__CHILD_QUIET) {
+    /* No core file, no output (diagnostics, a sanitizer's or a crash's report). */
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 1);
+      dup2(null, 2);
+    }
+    tether__trial_child = 1;
+    tether__silence_diagnostics();
+  }
+  return 0;
+}
+
+int tether__child_reap(pid_t pid, bool kill_first) {
+  if (kill_first) kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+int tether__child_poll(int fd, int timeout_ms) {
+  struct pollfd p = {fd, POLLIN, 0};
+  int r;
+  do r = poll(&p, 1, timeout_ms);
+  while (r < 0 && errno == EINTR);
+  return r > 0 ? 1 : r == 0 ? 0 : -1;
+}
+
+/* In the child: what it answers when fn returns (child_answer may change it). */
+static int child_answer_value;
+void tether__child_answer(int answer) { child_answer_value = answer; }
+
+/* Runs fn(ud) in a forked child (output discarded, no core): 1 it returned (or the answer it gave
+ * through child_answer, >= 1), 0 it died, 2 it hung past timeout_ms (killed), -1 no child could be
+ * made. */
+int tether__in_child(void (*fn)(void *), void *ud, int timeout_ms) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  pid_t pid = tether__child_fork(TETHER__CHILD_QUIET);
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) { /* the call, then a byte */
+    close(fds[0]);
+    child_answer_value = 1;
+    fn(ud);
+    char ok = (char)child_answer_value;
+    ssize_t w = write(fds[1], &ok, 1);
+    _exit(w == 1 ? 0 : 1);
+  }
+  close(fds[1]);
+  char got = 0;
+  int r = tether__child_poll(fds[0], timeout_ms);
+  int answered = r > 0 && read(fds[0], &got, 1) == 1 && got >= 1;
+  close(fds[0]);
+  tether__child_reap(pid, r == 0);
+  if (r == 0) return 2;
+  return answered ? got : 0;
+}
