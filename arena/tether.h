@@ -735,7 +735,8 @@ int tether_infer(const tether_infer_call *call, MlirTypesCallback types,
 bool tether_in_trial_child(void);
 
 /* The trial helper's work: reads requests from in_fd and answers on out_fd until in_fd closes
- * (arena/trial/server.c). The whole of `tether-trial`'s main; a binding does not call it. Returns 0. */
+ * (arena/trial/server.c). The whole of `tether-trial`'s main; a binding does not call it. Returns
+ * 0. */
 int tether_trial_serve(int in_fd, int out_fd);
 
 /* Runs fn(user) first in a forked child (no output, no core file, killed after 5 s), once per key

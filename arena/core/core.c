@@ -305,8 +305,8 @@ void tether__arena_unregistered(tether_arena *a) {
 
 /* Around fork() (pthread_atfork, so os.fork and tether's own trial children too): every live
  * arena's context has its worker threads stopped before, and multithreading back after
- * (mlir/mlir_ext.cc). The registry stays locked across the fork, so no arena comes or goes. An arena
- * MLIR may be working on at that moment is left as it is: one inside a callback of MLIR (its
+ * (mlir/mlir_ext.cc). The registry stays locked across the fork, so no arena comes or goes. An
+ * arena MLIR may be working on at that moment is left as it is: one inside a callback of MLIR (its
  * work is suspended mid-way, perhaps in a parallel loop), or one another thread is running MLIR
  * on. Tether's own checks before a run (the forking thread's, MLIR not started) are not such. */
 static void fork_prepare(void) {

@@ -188,7 +188,8 @@ struct tether_arena {
   tether__opname_cache opname; /* the last registered operation name created (mlir/mlir_ext.cc) */
   tether__terminator_cache terminator; /* the last name asked whether it is a terminator */
   /* Shapes of operations (tether__op_shape) verified in a child without crashing: a suspect tree
-   * made only of such shapes needs no child (guards/ir_guards.c). malloc, open addressing, 0 = empty.
+   * made only of such shapes needs no child (guards/ir_guards.c). malloc, open addressing, 0 =
+   * empty.
    */
   uint64_t *safe_shapes;
   uint32_t safe_cap, safe_used;

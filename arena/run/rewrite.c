@@ -12,12 +12,12 @@
  * operands that are not there), erases operations whose results are still used, and MLIR's
  * folders and inference then run on that IR in the same call, without any verification between:
  * MLIR 19 crashes there (in a release build, nothing asserts). So the application is made first
- * in a forked child, and only then for real (rewrite_trials.c, tether__patterns_crash): what crashes
- * the child is refused with a diagnostic; and the tree is then treated as holding operations built
- * by hand (its next verification is tried in a child first). And compiling the patterns crashes
- * MLIR on modules MLIR's PDL lowering does not expect (no pattern at all; calls of native
- * constraint or rewrite functions, which nobody can register through the C API), so those are
- * refused here, and the compilation itself is tried in a child first, once per module text
+ * in a forked child, and only then for real (rewrite_trials.c, tether__patterns_crash): what
+ * crashes the child is refused with a diagnostic; and the tree is then treated as holding
+ * operations built by hand (its next verification is tried in a child first). And compiling the
+ * patterns crashes MLIR on modules MLIR's PDL lowering does not expect (no pattern at all; calls of
+ * native constraint or rewrite functions, which nobody can register through the C API), so those
+ * are refused here, and the compilation itself is tried in a child first, once per module text
  * (tether__pdl_compile_crashes); the dialects of the operations the patterns name are loaded
  * first (MLIR frees a name the set holds when its dialect loads later).
  *
