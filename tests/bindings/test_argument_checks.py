@@ -172,3 +172,15 @@ def test_an_undefined_name_and_a_redefinition_in_one_text(run_checks):
     m = ir.Module.parse(good)
     assert str(m).count('"t.def"') == 2, m
     """)
+
+
+def test_the_permutation_of_nothing(run_checks):
+    # MLIR takes the largest element of a permutation as its number of dimensions: with none it
+    # read past the array (undefined; it hung, or made a map of garbage dimensions). Found by an
+    # API-surface campaign (issue 35's siblings).
+    run_checks("""
+    for empty in ([], (), {}):
+        assert str(ir.AffineMap.get_permutation(empty)) == "() -> ()"
+    assert str(ir.AffineMap.get_permutation([1, 0])) == "(d0, d1) -> (d1, d0)"
+    raises(ir.CastError, ir.AffineMap.get_permutation, [0, 0])
+    """, timeout=60)

@@ -204,7 +204,10 @@ static PyObject *map_get_permutation(PyObject *cls, PyObject *const *args, Py_ss
     seen[v] = 1;
     p[i] = (unsigned)v;
   }
-  r = tpy_wrap_affine_map(ctx, mlirAffineMapPermutationGet(tpy_ctx_raw(ctx), n, p));
+  /* MLIR takes the largest element as the number of dimensions (undefined with none: it hung):
+   * the permutation of nothing is the map of no dimensions. */
+  r = tpy_wrap_affine_map(ctx, n ? mlirAffineMapPermutationGet(tpy_ctx_raw(ctx), n, p)
+                                 : mlirAffineMapEmptyGet(tpy_ctx_raw(ctx)));
 done:
   PyMem_Free(p);
   PyMem_Free(seen);
