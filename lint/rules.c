@@ -1,5 +1,6 @@
-/* The one table of rule families. A new family is one file in lint/ (or a few behind a private
- * header, as rawop.h, typeid.h and excludelibs.h do) plus one line here.
+/* The one table of rule families. A new family is a folder of lint/ (one file, or a few behind a
+ * private header, as rawop/rawop.h, typeid/typeid.h and excludelibs/excludelibs.h do) plus one line
+ * here.
  *
  * Invariant: rule ids are unique across the table; tether_lint__rule_find is the only lookup. */
 #include "lint/lint.h"
