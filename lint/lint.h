@@ -16,8 +16,9 @@
  *   driver/          the run: command line, configuration, inputs, workers, cache, findings
  *                    (driver/engine.h: its records and files; driver/main.c: main())
  *   report/          the text, JSON and SARIF reporters
- *   utils/           containers, hashing, safe reading, paths (declared here), and the libclang
- *                    and token helpers the families share (utils/clang_util.h)
+ *   utils/           containers, hashing, safe reading, paths (declared here), and the libclang,
+ *                    token and pybind11/nanobind helpers the families share (utils/clang_util.h,
+ *                    utils/bind_util.h)
  *   rawop/ typeid/ typeid_elf/ excludelibs/ lifetime/ rtld/  one folder per rule family, each
  *                    with its private header when it has more than one file */
 #ifndef TETHER_LINT_H

@@ -22,10 +22,11 @@
  * namespace pybind11 or nanobind, and an argument counts when it resolves to the library's
  * keep_alive/call_guard class template or to the enumerator reference_internal of its policy enum.
  * The callable whose return type decides is the first argument that resolves to a function,
- * method, lambda, or a cpp_function built from one; a generic lambda or anything else unresolved
- * is not judged (no finding). Nothing is kept between calls; nothing is allocated but spellings. */
+ * method, lambda, or a cpp_function or overload_cast built from one (utils/bind_util.c); a generic
+ * lambda or anything else unresolved is not judged (no finding). Nothing is kept between calls;
+ * nothing is allocated but spellings. */
+#include "lint/utils/bind_util.h"
 #include "lint/utils/clang_util.h"
-#include "lint/lint.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -57,64 +58,6 @@ static const tether_lint_rule_info lifetime_rules[] = {
      "PyOperationRef)"},
 };
 
-enum { LIB_NONE, LIB_PYBIND11, LIB_NANOBIND };
-
-/* The binding library whose namespace encloses `c`: the outermost named namespace decides. */
-static int library_of(CXCursor c) {
-  int lib = LIB_NONE;
-  for (int depth = 0; depth < 64; depth++) {
-    c = clang_getCursorSemanticParent(c);
-    if (clang_Cursor_isNull(c) || clang_isInvalid(clang_getCursorKind(c)) ||
-        clang_getCursorKind(c) == CXCursor_TranslationUnit)
-      break;
-    if (clang_getCursorKind(c) == CXCursor_Namespace) {
-      if (tether_lint__cursor_is(c, "pybind11"))
-        lib = LIB_PYBIND11;
-      else if (tether_lint__cursor_is(c, "nanobind"))
-        lib = LIB_NANOBIND;
-      else
-        lib = LIB_NONE;
-    }
-  }
-  return lib;
-}
-
-typedef struct children {
-  CXCursor first, last;
-  int n;
-} children;
-
-static enum CXChildVisitResult take_child(CXCursor k, CXCursor parent, CXClientData d) {
-  (void)parent;
-  children *ch = d;
-  if (ch->n++ == 0) ch->first = k;
-  ch->last = k;
-  return CXChildVisit_Continue;
-}
-
-/* `e` without the implicit conversions, parentheses, address-of and functional casts
- * (`py::cpp_function(f)`) around what it names. */
-static CXCursor strip(CXCursor e) {
-  for (int depth = 0; depth < 32; depth++) {
-    enum CXCursorKind k = clang_getCursorKind(e);
-    if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr && k != CXCursor_UnaryOperator &&
-        k != CXCursor_CXXFunctionalCastExpr)
-      break;
-    children ch = {clang_getNullCursor(), clang_getNullCursor(), 0};
-    clang_visitChildren(e, take_child, &ch);
-    if (k == CXCursor_CXXFunctionalCastExpr) {
-      /* T(x): the type's name first, the converted expression last. */
-      if (ch.n == 0 || !clang_isExpression(clang_getCursorKind(ch.last))) break;
-      e = ch.last;
-      continue;
-    }
-    /* A unary operator other than & has one child too, and names nothing a rule looks for. */
-    if (ch.n != 1) break;
-    e = ch.first;
-  }
-  return e;
-}
-
 /* The class template a (possibly cv-qualified) argument's type is a specialization of, when it is
  * `keep_alive` or `call_guard` of pybind11: its name, else NULL. */
 static const char *call_policy_of(CXCursor arg) {
@@ -124,7 +67,8 @@ static const char *call_policy_of(CXCursor arg) {
   CXCursor decl = clang_getTypeDeclaration(t);
   if (clang_Cursor_isNull(decl)) return NULL;
   CXCursor tmpl = clang_getSpecializedCursorTemplate(decl);
-  if (clang_Cursor_isNull(tmpl) || library_of(tmpl) != LIB_PYBIND11) return NULL;
+  if (clang_Cursor_isNull(tmpl) || tether_lint__bind_library(tmpl) != TETHER_LINT_BIND_PYBIND11)
+    return NULL;
   if (tether_lint__cursor_is(tmpl, "keep_alive")) return "keep_alive";
   if (tether_lint__cursor_is(tmpl, "call_guard")) return "call_guard";
   return NULL;
@@ -132,86 +76,15 @@ static const char *call_policy_of(CXCursor arg) {
 
 /* Is the argument the enumerator reference_internal of the library's policy enum? */
 static int is_reference_internal(CXCursor arg, int lib) {
-  CXCursor e = strip(arg);
+  CXCursor e = tether_lint__bind_strip(arg);
   if (clang_getCursorKind(e) != CXCursor_DeclRefExpr) return 0;
   CXCursor r = clang_getCursorReferenced(e);
   if (clang_getCursorKind(r) != CXCursor_EnumConstantDecl ||
       !tether_lint__cursor_is(r, "reference_internal"))
     return 0;
   CXCursor en = clang_getCursorSemanticParent(r);
-  const char *want = lib == LIB_PYBIND11 ? "return_value_policy" : "rv_policy";
-  return tether_lint__cursor_is(en, want) && library_of(en) == lib;
-}
-
-typedef struct call_operator {
-  CXCursor m;
-} call_operator;
-
-static enum CXChildVisitResult find_call_operator(CXCursor k, CXCursor parent, CXClientData d) {
-  (void)parent;
-  call_operator *co = d;
-  if (clang_getCursorKind(k) == CXCursor_CXXMethod && tether_lint__cursor_is(k, "operator()")) {
-    co->m = k;
-    return CXChildVisit_Break;
-  }
-  return CXChildVisit_Continue;
-}
-
-static int find_callable(CXCursor call, CXType *result, char **name, int depth);
-
-/* A malloc'd copy of `s` in single quotes, or NULL. */
-static char *quoted(const char *s) {
-  size_t n = strlen(s);
-  char *q = malloc(n + 3);
-  if (!q) return NULL;
-  q[0] = '\'';
-  memcpy(q + 1, s, n);
-  q[n + 1] = '\'';
-  q[n + 2] = '\0';
-  return q;
-}
-
-/* What `arg` calls when the binding calls it: its return type and a name for messages. 1 when
- * resolved. */
-static int callable_of(CXCursor arg, CXType *result, char **name, int depth) {
-  CXCursor e = strip(arg);
-  enum CXCursorKind k = clang_getCursorKind(e);
-  if (k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr) {
-    CXCursor r = clang_getCursorReferenced(e);
-    enum CXCursorKind rk = clang_getCursorKind(r);
-    if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod &&
-        rk != CXCursor_ConversionFunction)
-      return 0;
-    *result = clang_getCursorResultType(r);
-    char *n = tether_lint__cx_take(clang_getCursorSpelling(r));
-    *name = n ? quoted(n) : NULL;
-    free(n);
-    return 1;
-  }
-  if (k == CXCursor_LambdaExpr) {
-    CXCursor cls = clang_getTypeDeclaration(clang_getCursorType(e));
-    call_operator co = {clang_getNullCursor()};
-    if (!clang_Cursor_isNull(cls)) clang_visitChildren(cls, find_call_operator, &co);
-    if (clang_Cursor_isNull(co.m)) return 0;
-    *result = clang_getCursorResultType(co.m);
-    *name = tether_lint__strdup("the lambda");
-    return 1;
-  }
-  /* py::cpp_function(f, ...): what it wraps. */
-  if (k == CXCursor_CallExpr && depth < 4) {
-    CXCursor fn = clang_getCursorReferenced(e);
-    if (!clang_Cursor_isNull(fn) && library_of(fn) != LIB_NONE &&
-        (tether_lint__cursor_is(fn, "cpp_function")))
-      return find_callable(e, result, name, depth + 1);
-  }
-  return 0;
-}
-
-static int find_callable(CXCursor call, CXType *result, char **name, int depth) {
-  int na = clang_Cursor_getNumArguments(call);
-  for (int i = 0; i < na; i++)
-    if (callable_of(clang_Cursor_getArgument(call, (unsigned)i), result, name, depth)) return 1;
-  return 0;
+  const char *want = lib == TETHER_LINT_BIND_PYBIND11 ? "return_value_policy" : "rv_policy";
+  return tether_lint__cursor_is(en, want) && tether_lint__bind_library(en) == lib;
 }
 
 /* The functions of pybind11 that drop keep_alive and call_guard. */
@@ -246,11 +119,11 @@ typedef struct lifetime_ctx {
 static void check_call(lifetime_ctx *x, CXCursor call) {
   CXCursor fn = clang_getCursorReferenced(call);
   if (clang_Cursor_isNull(fn)) return;
-  int lib = library_of(fn);
-  if (lib == LIB_NONE) return;
+  int lib = tether_lint__bind_library(fn);
+  if (lib == TETHER_LINT_BIND_NONE) return;
   char *fname = tether_lint__cx_take(clang_getCursorSpelling(fn));
   int na = clang_Cursor_getNumArguments(call);
-  int ka = lib == LIB_PYBIND11 && drops_call_policies(fn);
+  int ka = lib == TETHER_LINT_BIND_PYBIND11 && drops_call_policies(fn);
   for (int i = 0; i < na; i++) {
     CXCursor arg = clang_Cursor_getArgument(call, (unsigned)i);
     const char *pol = ka ? call_policy_of(arg) : NULL;
@@ -267,19 +140,19 @@ static void check_call(lifetime_ctx *x, CXCursor call) {
                              pol, fname ? fname : "def_property", pol);
     }
     if (!is_reference_internal(arg, lib)) continue;
-    CXType rt;
-    char *callee = NULL;
-    if (find_callable(call, &rt, &callee, 0) && returned_by_value(rt)) {
-      char *ts = tether_lint__cx_take(clang_getTypeSpelling(rt));
+    tether_lint_bind_callable cb = {0};
+    if (tether_lint__bind_first_callable(call, &cb) && returned_by_value(cb.result)) {
+      char *ts = tether_lint__cx_take(clang_getTypeSpelling(cb.result));
       tether_lint__report_tu(
           x->f, x->tu, clang_getRangeStart(clang_getCursorExtent(arg)), RI_RULE,
           "%s::reference_internal on %s, which returns '%s' by value: %s moves a returned value "
           "into a new object and adds no keep-alive, so the result does not keep its parent alive",
-          lib == LIB_PYBIND11 ? "return_value_policy" : "rv_policy", callee ? callee : "a function",
-          ts ? ts : "?", lib == LIB_PYBIND11 ? "pybind11" : "nanobind");
+          lib == TETHER_LINT_BIND_PYBIND11 ? "return_value_policy" : "rv_policy",
+          cb.name ? cb.name : "a function", ts ? ts : "?",
+          lib == TETHER_LINT_BIND_PYBIND11 ? "pybind11" : "nanobind");
       free(ts);
     }
-    free(callee);
+    free(cb.name);
   }
   free(fname);
 }
