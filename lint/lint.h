@@ -411,6 +411,9 @@ typedef struct tether_lint_family {
   unsigned inputs; /* TETHER_LINT_IN_* */
   const tether_lint_rule_info *rules;
   size_t nrules;
+  /// The ids of its rules that are off unless enabled (--enable, or `enable` in the config), NULL
+  /// or NULL-terminated.
+  const char *const *off_by_default;
   /// For TEXT/ELF inputs: 1 when the family wants this file (by name or magic bytes).
   int (*claims)(const char *path, const char *head, size_t headlen);
   /// Called once before any input, in the driver; may allocate per-run state. check_text and

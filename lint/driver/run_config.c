@@ -3,8 +3,9 @@
  *
  * Invariant: the configuration is read once, before any input, and is fixed from then on;
  * `flags`/`extra-flags` of a config file pass the compile-flag allow-list like a database's
- * (compdb.c). Rules are all on, then the config's `disable`, its `enable`, --disable and --enable
- * apply in that order. A config that cannot be read or parsed stops the run (exit 2). */
+ * (compdb.c). Rules are all on (but those off by default), then the config's `disable`, its
+ * `enable`, --disable and --enable apply in that order. A config that cannot be read or parsed
+ * stops the run (exit 2). */
 #define _GNU_SOURCE /* realpath */
 #include "lint/driver/engine.h"
 
@@ -103,7 +104,11 @@ int tether_lint__load_config(tether_lint_run *run, unsigned char digest[32]) {
     tether_lint__run_msg(run, 1, "out of memory");
     return -1;
   }
-  /* Rules: all on; then config disable, config enable, --disable, --enable. */
+  /* Rules: all on but those off by default; then config disable, config enable, --disable,
+   * --enable. */
+  for (size_t fi = 0; fi < tether_lint__nfamilies; fi++)
+    for (const char *const *r = tether_lint__families[fi]->off_by_default; r && *r; r++)
+      tether_lint__strlist_add_unique(&run->disabled, *r);
   const tether_lint__strlist *layers[4] = {&run->cfg.disable, &run->cfg.enable, &o->disable,
                                            &o->enable};
   for (int layer = 0; layer < 4; layer++) {

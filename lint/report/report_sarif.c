@@ -64,6 +64,8 @@ int tether_lint__report_sarif(const tether_lint_report *r, FILE *out) {
       cJSON_AddItemToObject(rule, "help", text_obj(ri->help));
       cJSON *conf = cJSON_AddObjectToObject(rule, "defaultConfiguration");
       cJSON_AddStringToObject(conf, "level", "warning");
+      for (const char *const *off = tether_lint__families[i]->off_by_default; off && *off; off++)
+        if (strcmp(*off, ri->id) == 0) cJSON_AddBoolToObject(conf, "enabled", 0);
     }
   char *rootabs = normalise(r->cwd, r->root);
   tether_lint__buf rs = {0};
