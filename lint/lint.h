@@ -351,6 +351,9 @@ typedef struct tether_lint_config {
   int flags_set;
   int system_headers; /* [lint] system-headers: rules also look at code in system headers */
   tether_lint__strlist project_roots; /* [lint] project-roots, as written (relative to `dir`) */
+  /* [lint] generated-headers: includes the project's build generates (fnmatch patterns on the name
+   * as written); one that is not found yet is parsed as an empty file, without a note */
+  tether_lint__strlist generated;
   char *mlir_cmake_dir; /* [lint] mlir-cmake-dir: where the project's AddMLIRPython.cmake is */
   size_t max_file_size; /* [lint] max-file-size; 0 = not set */
   tether_lint_profile *profiles;

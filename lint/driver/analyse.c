@@ -5,10 +5,14 @@
  * again), with libclang told to keep going after errors; every rule family that has a rule on
  * runs on it, in table order, into a scratch record that is then serialized (result.c), so the
  * same bytes describe a fresh analysis and a cached one. The compile errors are summarized in one
- * message, and every header the unit read is recorded with a digest of what libclang read. */
+ * message, and every header the unit read is recorded with a digest of what libclang read. A
+ * header the project's build generates (the config's `generated-headers`) that is not found yet is
+ * parsed as an empty in-memory file (never written): it is a missing include for the cache, not a
+ * header read, and a file that needs more than nothing from it still gets its compile errors. */
 #define _GNU_SOURCE /* strndup */
 #include "lint/driver/engine.h"
 
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +22,7 @@ typedef struct incl_ctx {
   tether_lint_file *w;
   CXTranslationUnit tu;
   CXFile main;
+  const tether_lint__strlist *standins; /* paths of empty stand-ins: not headers read */
 } incl_ctx;
 
 static void record_inclusion(CXFile file, CXSourceLocation *stack, unsigned depth,
@@ -25,8 +30,13 @@ static void record_inclusion(CXFile file, CXSourceLocation *stack, unsigned dept
   (void)stack;
   incl_ctx *c = data;
   if (depth == 0 || clang_File_isEqual(file, c->main)) return;
-  CXString real = clang_File_tryGetRealPathName(file);
   CXString name = clang_getFileName(file);
+  if (c->standins && clang_getCString(name) &&
+      tether_lint__strlist_has(c->standins, clang_getCString(name))) {
+    clang_disposeString(name);
+    return;
+  }
+  CXString real = clang_File_tryGetRealPathName(file);
   const char *p = clang_getCString(real);
   if (!p || !*p) p = clang_getCString(name);
   size_t size = 0;
@@ -102,19 +112,25 @@ static void scratch_free(tether_lint_file *w) {
 }
 
 /* Parses the driver's copy of `f` (checked, size-limited: libclang does not read the file again)
- * with its flags. The translation unit, or NULL with an error message in `w`. */
-static CXTranslationUnit parse(CXIndex index, const tether_lint_file *f, tether_lint_file *w) {
+ * with its flags, and an empty in-memory file at each path of `standins`. The translation unit, or
+ * NULL with an error message in `w`. */
+static CXTranslationUnit parse(CXIndex index, const tether_lint_file *f, tether_lint_file *w,
+                               const tether_lint__strlist *standins) {
   const char **argv = malloc((f->args.n ? f->args.n : 1) * sizeof *argv);
+  struct CXUnsavedFile *files = malloc((1 + standins->n) * sizeof *files);
   CXTranslationUnit tu = NULL;
   enum CXErrorCode rc = CXError_Failure;
-  if (argv && index) {
+  if (argv && files && index) {
     for (size_t i = 0; i < f->args.n; i++) argv[i] = f->args.v[i];
-    struct CXUnsavedFile main = {f->source, f->text, (unsigned long)f->text_len};
+    files[0] = (struct CXUnsavedFile){f->source, f->text, (unsigned long)f->text_len};
+    for (size_t i = 0; i < standins->n; i++)
+      files[1 + i] = (struct CXUnsavedFile){standins->v[i], "", 0};
     rc = clang_parseTranslationUnit2(
-        index, f->source, argv, (int)f->args.n, &main, 1,
+        index, f->source, argv, (int)f->args.n, files, (unsigned)(1 + standins->n),
         CXTranslationUnit_KeepGoing | CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles, &tu);
   }
   free(argv);
+  free(files);
   if (rc == CXError_Success && tu) return tu;
   static const char *const why[] = {"success", "failure", "crashed", "invalid arguments",
                                     "AST read error"};
@@ -122,6 +138,50 @@ static CXTranslationUnit parse(CXIndex index, const tether_lint_file *f, tether_
                             (unsigned)rc < sizeof why / sizeof why[0] ? why[rc] : "unknown error");
   if (tu) clang_disposeTranslationUnit(tu);
   return NULL;
+}
+
+/* Generated headers the parse did not find: for each "'NAME' file not found" whose NAME matches
+ * the config's `generated-headers`, a stand-in path next to the file that includes it (where a
+ * quoted include is looked up first) is added to `standins` and NAME to the missing includes.
+ * Returns how many were added. */
+static size_t missing_generated(const tether_lint_run *run, CXTranslationUnit tu,
+                                tether_lint_file *w, tether_lint__strlist *standins) {
+  const tether_lint__strlist *gen = &run->cfg.generated;
+  size_t added = 0;
+  if (!gen->n) return 0;
+  unsigned nd = clang_getNumDiagnostics(tu);
+  for (unsigned i = 0; i < nd; i++) {
+    CXDiagnostic d = clang_getDiagnostic(tu, i);
+    CXString s = clang_getDiagnosticSpelling(d);
+    const char *t = clang_getCString(s);
+    const char *end = t ? strstr(t, "' file not found") : NULL;
+    if (t && t[0] == '\'' && end && end > t + 1) {
+      char *name = strndup(t + 1, (size_t)(end - t - 1));
+      int match = 0;
+      for (size_t g = 0; name && g < gen->n && !match; g++)
+        match = fnmatch(gen->v[g], name, 0) == 0;
+      CXFile includer = NULL;
+      clang_getSpellingLocation(clang_getDiagnosticLocation(d), &includer, NULL, NULL, NULL);
+      CXString in = clang_getFileName(includer);
+      if (match && includer && clang_getCString(in)) {
+        char *dir = tether_lint__dir_name(clang_getCString(in));
+        tether_lint__buf p = {0};
+        if (dir) tether_lint__buf_printf(&p, "%s/%s", dir, name);
+        if (p.p && !tether_lint__strlist_has(standins, p.p) &&
+            tether_lint__strlist_push(standins, p.p) == 0) {
+          tether_lint__strlist_add_unique(&w->missing, name);
+          added++;
+        }
+        tether_lint__buf_free(&p);
+        free(dir);
+      }
+      clang_disposeString(in);
+      free(name);
+    }
+    clang_disposeString(s);
+    clang_disposeDiagnostic(d);
+  }
+  return added;
 }
 
 /* One message about the unit's compile errors (the first fatal one, after which the tree is
@@ -184,14 +244,22 @@ static void analyse_tu(tether_lint_run *run, tether_lint_file *f, tether_lint__b
   tether_lint_file w;
   scratch_init(&w, run, f);
   CXIndex index = clang_createIndex(0, 0);
-  CXTranslationUnit tu = parse(index, f, &w);
+  tether_lint__strlist standins = {0};
+  CXTranslationUnit tu = parse(index, f, &w, &standins);
+  /* Generated headers not built yet: parse again with empty stand-ins (a stand-in's own generated
+   * includes are found the next round, three rounds at most). */
+  for (int round = 0; tu && round < 3 && missing_generated(run, tu, &w, &standins); round++) {
+    clang_disposeTranslationUnit(tu);
+    tu = parse(index, f, &w, &standins);
+  }
   if (tu) {
     w.compile_errors = note_compile_errors(&w, tu);
     run_families(run, &w, tu);
     w.analysed = 1;
-    incl_ctx ic = {&w, tu, clang_getFile(tu, f->source)};
+    incl_ctx ic = {&w, tu, clang_getFile(tu, f->source), &standins};
     clang_getInclusions(tu, record_inclusion, &ic);
   }
+  tether_lint__strlist_free(&standins);
   if (w.errors) w.cacheable = 0;
   if (tether_lint__result_serialize(&w, out) != 0) tether_lint__buf_free(out);
   if (tu) clang_disposeTranslationUnit(tu);

@@ -95,6 +95,7 @@ void tether_lint__config_free(tether_lint_config *cfg) {
   tether_lint__strlist_free(&cfg->extra_flags);
   tether_lint__strlist_free(&cfg->profiles_selected);
   tether_lint__strlist_free(&cfg->project_roots);
+  tether_lint__strlist_free(&cfg->generated);
   free(cfg->mlir_cmake_dir);
   for (size_t i = 0; i < cfg->nprofiles; i++) profile_free(&cfg->profiles[i]);
   free(cfg->profiles);
@@ -330,6 +331,8 @@ static int parse_pair(parser *ps, char *key, char *value) {
     }
     if (strcmp(key, "project-roots") == 0)
       return for_each_item(ps, value, add_plain, &cfg->project_roots);
+    if (strcmp(key, "generated-headers") == 0)
+      return for_each_item(ps, value, add_plain, &cfg->generated);
     if (strcmp(key, "system-headers") == 0) {
       char *v = trim(value);
       if (strcmp(v, "true") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "1") == 0)
