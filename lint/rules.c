@@ -13,10 +13,12 @@ extern const tether_lint_family tether_lint__family_excludelibs;
 extern const tether_lint_family tether_lint__family_typeid_elf;
 extern const tether_lint_family tether_lint__family_rtld;
 extern const tether_lint_family tether_lint__family_lifetime;
+extern const tether_lint_family tether_lint__family_direct;
 
 const tether_lint_family *const tether_lint__families[] = {
     &tether_lint__family_rawop,      &tether_lint__family_typeid, &tether_lint__family_excludelibs,
     &tether_lint__family_typeid_elf, &tether_lint__family_rtld,   &tether_lint__family_lifetime,
+    &tether_lint__family_direct,
 };
 
 const size_t tether_lint__nfamilies =

@@ -21,7 +21,7 @@ void tether_lint__cli_usage(FILE *f) {
         "  --format text|json|sarif    output format (default: text)\n"
         "  --config FILE               configuration file (default: nearest .tether-lint\n"
         "                              upward from the first PATH)\n"
-        "  --enable RULE[,RULE]        enable rules (all are enabled by default)\n"
+        "  --enable RULE[,RULE]        enable rules (all but direct-raw-return are on by default)\n"
         "  --disable RULE[,RULE]       disable rules\n"
         "  --root DIR                  directory SARIF URIs are relative to (default: the git\n"
         "                              top-level of the current directory, else the current\n"

@@ -95,7 +95,8 @@ int tether_lint__tokenize_file(CXTranslationUnit tu, CXFile file, tether_lint_to
       rc = -1;
       break;
     }
-    clang_getSpellingLocation(clang_getTokenLocation(tu, raw[i]), NULL, &tk->line, &tk->col, NULL);
+    clang_getSpellingLocation(clang_getTokenLocation(tu, raw[i]), NULL, &tk->line, &tk->col,
+                              &tk->offset);
     out->n++;
   }
   if (raw) clang_disposeTokens(tu, raw, nraw);

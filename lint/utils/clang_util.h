@@ -35,11 +35,11 @@ void tether_lint__missing_header(CXTranslationUnit tu, int (*prefer)(const char 
 /* ---- tokens -----------------------------------------------------------------------------------
  */
 
-/// One token of a file: its kind, spelling and (spelling) location.
+/// One token of a file: its kind, spelling and (spelling) location, and its offset in the file.
 typedef struct tether_lint_token {
   CXTokenKind kind;
   char *s;
-  unsigned line, col;
+  unsigned line, col, offset;
 } tether_lint_token;
 
 typedef struct tether_lint_tokens {
