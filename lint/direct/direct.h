@@ -72,6 +72,7 @@ int direct_cat_of_qualified(const char *qname);
 typedef struct direct_reg {
   char *written; /* as the file spells the class, qualifiers included ("scf::ForOp") */
   char *qname;   /* resolved ("mlir::scf::ForOp"), or NULL */
+  char *display; /* for messages when the qualified name is a template's (a typedef of one) */
   int cat;
   int tether;      /* held through the arena (a holder or class of namespace tether) */
   int nodelete;    /* held by std::unique_ptr<T, py::nodelete>: Python never frees it */
@@ -121,6 +122,8 @@ struct direct_ctx {
   tether_lint__strlist unknown; /* their spellings (the first few, for the note) */
   size_t unjudged_returns;      /* bound lambdas whose return type is neither known nor written */
   size_t unjudged_pointers;     /* bound member pointers of classes the parse does not declare */
+  tether_lint__strlist unknown_owners; /* those classes (the first few, for the note) */
+  int unknown_owners_more;             /* ... and there were more */
 };
 
 /// 1 when the AST judged the registration or `.def` whose name token starts at `offset`.

@@ -102,6 +102,14 @@ static void registration(ast_ctx *a, CXCursor call, CXCursor parent, CXCursor ct
   r->nodelete = nodelete;
   r->lib = lib;
   r->at = clang_getCursorLocation(call);
+  /* A typedef of a template's specialization (DenseI32ArrayAttr) reads better as written. */
+  CXCursor d0 = clang_getTypeDeclaration(clang_getCanonicalType(arg0));
+  if (!clang_Cursor_isNull(clang_getSpecializedCursorTemplate(d0))) {
+    CXType sugared =
+        clang_getCursorType(clang_getCursorKind(parent) == CXCursor_VarDecl ? parent : call);
+    CXType a0 = clang_Type_getTemplateArgumentAsType(sugared, 0);
+    r->display = tether_lint__cx_take(clang_getTypeSpelling(a0.kind != CXType_Invalid ? a0 : arg0));
+  }
   if (clang_getCursorKind(parent) == CXCursor_VarDecl) r->at = clang_getCursorLocation(parent);
   if (cat == DIRECT_CONTEXT && nodelete) x->immortal_context = 1;
 }

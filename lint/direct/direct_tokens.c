@@ -45,6 +45,8 @@ struct direct_toks {
   size_t *errs; /* offsets of the main file's errors, sorted */
   size_t nerrs;
   int mlir_known; /* the parse declares mlir::Operation */
+  int mlir_named; /* the file includes a header under mlir/ or names namespace mlir */
+  int using_mlir; /* `using namespace mlir;` */
 };
 
 static int is(const struct direct_toks *k, size_t i, const char *s) {
@@ -147,8 +149,17 @@ static void find_libraries(struct direct_toks *k) {
   add_lib(k, "nanobind", "n");
   add_lib(k, "nb", "n");
   for (size_t i = 0; i < k->n; i++) {
+    /* The file binds with pybind11 or nanobind: it names them, includes their headers (a quoted
+     * include is one literal token), or uses their conventional aliases' module type (`nb` may be
+     * declared in a header of the project). */
     if (ident(k, i) && (is(k, i, "pybind11") || is(k, i, "nanobind") ||
                         is(k, i, "PYBIND11_MODULE") || is(k, i, "NB_MODULE")))
+      k->binding = 1;
+    if (k->t[i].kind == CXToken_Literal &&
+        (strstr(k->t[i].s, "pybind11/") || strstr(k->t[i].s, "nanobind/")))
+      k->binding = 1;
+    if ((is(k, i, "py") || is(k, i, "nb")) && is(k, i + 1, "::") &&
+        (is(k, i + 2, "module_") || is(k, i + 2, "module") || is(k, i + 2, "class_")))
       k->binding = 1;
     if (k->skip[i]) continue;
     /* namespace X = pybind11; */
@@ -186,6 +197,13 @@ static struct direct_toks *load(direct_ctx *x) {
   find_libraries(k);
   collect_errors(x, k);
   k->mlir_known = !clang_Cursor_isNull(direct_lookup_class(x, "mlir::Operation"));
+  for (size_t i = 0; i < k->n; i++) {
+    if ((ident(k, i) && is(k, i, "mlir")) ||
+        (k->t[i].kind == CXToken_Literal && strstr(k->t[i].s, "mlir/")))
+      k->mlir_named = 1;
+    if (is(k, i, "using") && is(k, i + 1, "namespace") && is(k, i + 2, "mlir") && is(k, i + 3, ";"))
+      k->using_mlir = 1;
+  }
   return k;
 }
 
@@ -347,7 +365,10 @@ static int cat_of_name(direct_ctx *x, const struct direct_toks *k, const char *n
     *resolved = 1;
     return r->cat;
   }
-  if (!k->mlir_known) {
+  /* MLIR's own names, when the parse has no MLIR at all: only in a file that names MLIR, spelled
+   * mlir::X or after `using namespace mlir` (a game's `Block` is not MLIR's). */
+  if (!k->mlir_known && k->mlir_named &&
+      (!strncmp(name, "mlir::", 6) || (k->using_mlir && !strstr(name, "::")))) {
     int cat = cat_by_mlir_name(name);
     if (cat != DIRECT_NONE) *resolved = 1;
     return cat;
@@ -377,10 +398,14 @@ static void classify_tokens(direct_ctx *x, const struct direct_toks *k, size_t f
   const char *last = strrchr(name, ':');
   last = last ? last + 1 : name;
   if (i < to && is(k, i, "<")) {
+    /* A `>>` closing this and the enclosing list ends the range the caller gave. */
     size_t close = angle_close(k, i, to);
-    if (close == NO_MATCH) return;
-    if (!strcmp(last, "unique_ptr") || !strcmp(last, "shared_ptr") || !strcmp(last, "OwningOpRef"))
+    if (close == NO_MATCH) close = to;
+    if (!strcmp(last, "unique_ptr") || !strcmp(last, "shared_ptr") ||
+        !strcmp(last, "OwningOpRef")) {
+      out->resolved = 1; /* an owner: nothing raw */
       return;
+    }
     size_t r[8][2];
     if (!strcmp(last, "function")) {
       /* std::function<R(A, B)>: the parameters the callback is given. */
@@ -494,6 +519,9 @@ static void token_registration(direct_ctx *x, struct direct_toks *k, size_t i) {
   if (!clang_Cursor_isNull(c)) direct_qualified_name(c, q, sizeof q);
   direct_reg *reg = direct_add_reg(x, cname, q, cat, how);
   if (!reg) return;
+  /* A typedef of a template's specialization (DenseI32ArrayAttr) reads better as written. */
+  if (!clang_Cursor_isNull(c) && !clang_Cursor_isNull(clang_getSpecializedCursorTemplate(c)))
+    reg->display = tether_lint__strdup(cname);
   reg->tether = tether;
   reg->nodelete = nodelete;
   reg->lib = lib;
@@ -660,8 +688,10 @@ static int tok_body_frees(direct_ctx *x, const struct direct_toks *k, size_t ope
 }
 
 /* Does a body return a value (`return x;`, outside the lambdas nested in it)? */
-static int returns_value(const struct direct_toks *k, size_t open, size_t close) {
-  for (size_t i = open + 1; i < close; i++) {
+/* The next `return <value>` of a body at or after `from`, outside the lambdas nested in it (the
+ * index of `return`), or NO_MATCH. */
+static size_t next_return(const struct direct_toks *k, size_t from, size_t close) {
+  for (size_t i = from; i < close; i++) {
     if (is(k, i, "[") && k->match[i] != NO_MATCH && is(k, k->match[i] + 1, "(")) {
       /* A nested lambda: skip its body. */
       size_t j = k->match[k->match[i] + 1];
@@ -669,9 +699,91 @@ static int returns_value(const struct direct_toks *k, size_t open, size_t close)
       if (j != NO_MATCH && j < close && k->match[j] != NO_MATCH) i = k->match[j];
       continue;
     }
-    if (is(k, i, "return") && !is(k, i + 1, ";")) return 1;
+    if (is(k, i, "return") && !is(k, i + 1, ";")) return i;
   }
-  return 0;
+  return NO_MATCH;
+}
+
+static int returns_value(const struct direct_toks *k, size_t open, size_t close) {
+  return next_return(k, open + 1, close) != NO_MATCH;
+}
+
+/* The class a type written in tokens names (cv, `*` and `&` aside; not a template), or null. */
+static CXCursor tokens_class(direct_ctx *x, const struct direct_toks *k, size_t from, size_t to) {
+  while (from < to && is_qualifier_word(k, from)) from++;
+  while (to > from && is_qualifier_word(k, to - 1)) to--;
+  char name[256];
+  size_t at = 0;
+  name[0] = '\0';
+  for (size_t i = from; i < to; i++) {
+    if (!ident(k, i) && !is(k, i, "::")) return clang_getNullCursor();
+    int w = snprintf(name + at, sizeof name - at, "%s", k->t[i].s);
+    if (w < 0 || (size_t)w >= sizeof name - at) return clang_getNullCursor();
+    at += (size_t)w;
+  }
+  if (!name[0] || !strncmp(name, "std::", 5) || !strncmp(name, "llvm::", 6))
+    return clang_getNullCursor();
+  return direct_lookup_class(x, name);
+}
+
+/* The class a type is or points to, and whether that is through a pointer. */
+static CXCursor class_of_type(CXType t, int *pointer) {
+  t = clang_getCanonicalType(t);
+  *pointer = t.kind == CXType_Pointer;
+  if (t.kind == CXType_Pointer || t.kind == CXType_LValueReference ||
+      t.kind == CXType_RValueReference)
+    t = clang_getCanonicalType(clang_getPointeeType(t));
+  CXCursor d = clang_getTypeDeclaration(t);
+  if (clang_Cursor_isNull(d)) return d;
+  CXCursor def = clang_getCursorDefinition(d);
+  return clang_Cursor_isNull(def) ? d : def;
+}
+
+/* The type of a simple expression written in tokens [from, to) (`v`, `v.m(...)`, `v->m(...)`,
+ * `Cls::m(...)` and chains of them), through the declarations the parse saw; an invalid type when
+ * any step does not resolve (a template method, an unknown variable...). */
+static CXType expr_type(direct_ctx *x, const struct direct_toks *k, size_t from, size_t to,
+                        const tvars *vs) {
+  CXType none = {CXType_Invalid, {NULL, NULL}};
+  while (from < to && (is(k, from, "&") || is(k, from, "*") || is(k, from, "("))) from++;
+  if (from >= to || !ident(k, from)) return none;
+  CXCursor cls = clang_getNullCursor();
+  CXType cur = none;
+  int pointer = 0;
+  size_t i = from;
+  const tvar *v = var_named(k, vs, k->t[i].s);
+  if (v && !is(k, i + 1, "::")) {
+    cls = tokens_class(x, k, v->tfrom, v->tto);
+    pointer = 0;
+    for (size_t j = v->tfrom; j < v->tto; j++) pointer |= is(k, j, "*");
+    i++;
+  } else {
+    /* Cls::m(...): a static member of a class. */
+    size_t j = i;
+    while (j + 2 < to && ident(k, j) && is(k, j + 1, "::") && ident(k, j + 2)) j += 2;
+    if (j == i || !is(k, j + 1, "(")) return none;
+    cls = tokens_class(x, k, i, j - 1);
+    i = j - 1; /* at the `::` before the member */
+  }
+  while (i < to && !clang_Cursor_isNull(cls)) {
+    int arrow = is(k, i, "->");
+    if (!arrow && !is(k, i, ".") && !is(k, i, "::")) break;
+    if (!ident(k, i + 1) || !is(k, i + 2, "(") || k->match[i + 2] == NO_MATCH) return none;
+    if (arrow && !pointer) {
+      /* OpState's operator->: the operation. */
+      CXCursor op = direct_lookup_member(x, cls, "operator->");
+      if (clang_Cursor_isNull(op)) return none;
+      cls = class_of_type(clang_getCursorResultType(op), &pointer);
+      if (clang_Cursor_isNull(cls)) return none;
+    }
+    CXCursor m = direct_lookup_member(x, cls, k->t[i + 1].s);
+    if (clang_getCursorKind(m) != CXCursor_CXXMethod) return none;
+    cur = clang_getCursorResultType(m);
+    if (cur.kind == CXType_Invalid) return none;
+    cls = class_of_type(cur, &pointer);
+    i = k->match[i + 2] + 1;
+  }
+  return i == to ? cur : none;
 }
 
 /* A lambda written at `lb` (its `[`): its parts' token ranges. */
@@ -747,8 +859,50 @@ static void judge_lambda(direct_ctx *x, const struct direct_toks *k, const direc
       *done |= DIRECT_DONE_RAW;
       return;
     }
-  } else if (returns_value(k, l->body_open, l->body_close) && !(have && clean)) {
-    x->unjudged_returns++;
+  } else if (returns_value(k, l->body_open, l->body_close)) {
+    /* No return type written: the type of what it returns, where the declarations tell it. */
+    tvars vs = ps;
+    locals_of(k, l->body_open, l->body_close, &vs);
+    int judged = 0;
+    for (size_t r = next_return(k, l->body_open + 1, l->body_close); r != NO_MATCH && !judged;
+         r = next_return(k, r + 1, l->body_close)) {
+      size_t end = r + 1;
+      while (end < l->body_close && !is(k, end, ";")) {
+        if ((is(k, end, "(") || is(k, end, "[") || is(k, end, "{")) && k->match[end] != NO_MATCH)
+          end = k->match[end];
+        end++;
+      }
+      /* `return v;`: the type v was declared with (`std::vector<Value> v;`). */
+      const tvar *v = end == r + 2 && ident(k, r + 1) ? var_named(k, &vs, k->t[r + 1].s) : NULL;
+      if (v) {
+        ttype vt;
+        classify_tokens(x, k, v->tfrom, v->tto, &vt, 0);
+        if (!vt.resolved) continue;
+        judged = 1;
+        const direct_reg *reg = direct_find_reg(x, vt.name);
+        if (direct_is_raw_ir(vt.cat) && !vt.callback && !(reg && reg->tether)) {
+          direct_report_raw(x, site, vt.written, vt.cat, 0, vt.in_container);
+          *done |= DIRECT_DONE_RAW;
+          return;
+        }
+        continue;
+      }
+      CXType rt = expr_type(x, k, r + 1, end, &vs);
+      if (rt.kind == CXType_Invalid) continue;
+      judged = 1;
+      direct_ret rr;
+      if (direct_type_raw_ir(x, rt, &rr)) {
+        const direct_reg *reg = direct_find_reg(x, rr.qname);
+        if (!(reg && reg->tether)) {
+          char *ts = tether_lint__cx_take(clang_getTypeSpelling(rt));
+          direct_report_raw(x, site, ts ? ts : rr.qname, rr.cat, 0, rr.in_container);
+          free(ts);
+          *done |= DIRECT_DONE_RAW;
+          return;
+        }
+      }
+    }
+    if (!judged) x->unjudged_returns++;
   }
   for (int p = 0; p < ps.n; p++) {
     ttype t;
@@ -789,7 +943,13 @@ static int judge_pointer(direct_ctx *x, const struct direct_toks *k, const direc
         *done |= DIRECT_DONE_FREES;
         return 1;
       }
-      if (amp) x->unjudged_pointers++;
+      if (amp) {
+        x->unjudged_pointers++;
+        if (x->unknown_owners.n < 5)
+          tether_lint__strlist_add_unique(&x->unknown_owners, cls);
+        else if (!tether_lint__strlist_has(&x->unknown_owners, cls))
+          x->unknown_owners_more = 1;
+      }
       return 0;
     }
   } else {

@@ -198,7 +198,7 @@ static const char *lib_class(int lib) {
 }
 
 static void report_reg(direct_ctx *x, const direct_reg *r) {
-  const char *cls = r->qname ? r->qname : r->written;
+  const char *cls = r->display ? r->display : r->qname ? r->qname : r->written;
   const char *how = r->how ? r->how : "";
   if (direct_is_ir(r->cat)) {
     tether_lint__report_tu(
@@ -301,6 +301,11 @@ static void note(direct_ctx *x) {
                             "type is neither resolved nor written, %zu bound method(s) of classes "
                             "the parse does not declare",
                             x->unjudged_returns, x->unjudged_pointers);
+  for (size_t i = 0;
+       i < x->unknown_owners.n && tether_lint__file_rule_enabled(x->f, DIRECT_RULE_RAW); i++)
+    tether_lint__buf_printf(&b, "%s%s", i ? ", " : " (", x->unknown_owners.v[i]);
+  if (x->unknown_owners.n && tether_lint__file_rule_enabled(x->f, DIRECT_RULE_RAW))
+    tether_lint__buf_printf(&b, "%s)", x->unknown_owners_more ? ", ..." : "");
   if (b.p) tether_lint__file_message(x->f, 0, "%s", b.p);
   tether_lint__buf_free(&b);
 }
@@ -309,6 +314,7 @@ static void ctx_free(direct_ctx *x) {
   for (size_t i = 0; i < x->nregs; i++) {
     free(x->regs[i].written);
     free(x->regs[i].qname);
+    free(x->regs[i].display);
     free(x->regs[i].how_buf);
   }
   free(x->regs);
@@ -317,6 +323,7 @@ static void ctx_free(direct_ctx *x) {
   tether_lint__strmap_free(&x->class_memo, NULL);
   tether_lint__strmap_free(&x->frees_memo, free);
   tether_lint__strlist_free(&x->unknown);
+  tether_lint__strlist_free(&x->unknown_owners);
   direct_lookup_free(x->lookup);
   direct_tokens_free(x);
 }
