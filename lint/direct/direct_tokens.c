@@ -46,7 +46,7 @@ struct direct_toks {
   size_t nerrs;
   int mlir_known; /* the parse declares mlir::Operation */
   int mlir_named; /* the file includes a header under mlir/ or names namespace mlir */
-  int using_mlir; /* `using namespace mlir;` */
+  int using_mlir; /* `using namespace mlir;`, or code written in namespace mlir */
 };
 
 static int is(const struct direct_toks *k, size_t i, const char *s) {
@@ -202,6 +202,8 @@ static struct direct_toks *load(direct_ctx *x) {
         (k->t[i].kind == CXToken_Literal && strstr(k->t[i].s, "mlir/")))
       k->mlir_named = 1;
     if (is(k, i, "using") && is(k, i + 1, "namespace") && is(k, i + 2, "mlir") && is(k, i + 3, ";"))
+      k->using_mlir = 1;
+    if (is(k, i, "namespace") && is(k, i + 1, "mlir") && (is(k, i + 2, "{") || is(k, i + 2, "::")))
       k->using_mlir = 1;
   }
   return k;
@@ -365,10 +367,10 @@ static int cat_of_name(direct_ctx *x, const struct direct_toks *k, const char *n
     *resolved = 1;
     return r->cat;
   }
-  /* MLIR's own names, when the parse has no MLIR at all: only in a file that names MLIR, spelled
-   * mlir::X or after `using namespace mlir` (a game's `Block` is not MLIR's). */
-  if (!k->mlir_known && k->mlir_named &&
-      (!strncmp(name, "mlir::", 6) || (k->using_mlir && !strstr(name, "::")))) {
+  /* MLIR's own names, when the parse does not declare them (the headers were not found, or are of
+   * another MLIR): only in a file that names MLIR, spelled mlir::X or after `using namespace mlir`
+   * or inside namespace mlir (a game's `Block` is not MLIR's). */
+  if (k->mlir_named && (!strncmp(name, "mlir::", 6) || (k->using_mlir && !strstr(name, "::")))) {
     int cat = cat_by_mlir_name(name);
     if (cat != DIRECT_NONE) *resolved = 1;
     return cat;
@@ -1029,7 +1031,9 @@ void direct_token_pass(direct_ctx *x, int defs) {
   /* A file that compiles has nothing the AST lost but its templates' dependent code. */
   if (!x->errors && !x->templates.n) return;
   struct direct_toks *k = load(x);
-  if (!k || !k->binding) return;
+  /* A file that binds something else than MLIR (a game's nb::class_<Block>) is not this family's.
+   */
+  if (!k || !k->binding || !k->mlir_named) return;
   for (size_t i = 1; i < k->n; i++) {
     if (k->skip[i] || !ident(k, i)) continue;
     if (!x->errors && !direct_ranges_has(&x->templates, k->t[i].offset)) continue;

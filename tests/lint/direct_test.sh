@@ -29,6 +29,10 @@ run --config /dev/null --enable direct-raw-return "$fx/nanobind_missing.cc"
 check "degraded with direct-raw-return: the note counts the lambdas it could not judge" \
   "grep -q 'not checked by direct-raw-return: 2 bound lambda(s) whose return type is neither resolved nor written' $t/err"
 
+run --config /dev/null "$fx/not_mlir.cc"
+check "a binding that is not MLIR's (a game's nb::class_<Block>): no finding, no direct note" \
+  "[ $rc -eq 0 ] && ! grep -q 'direct: degraded' $t/err"
+
 run --config /dev/null "$fx/returns.cc"
 check "direct-raw-return is off by default" "! grep -q 'direct-raw-return' $t/out && grep -q 'direct-ir-class' $t/out"
 run --config /dev/null --list-rules
