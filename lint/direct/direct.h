@@ -112,6 +112,7 @@ struct direct_ctx {
   int immortal_context;    /* MLIRContext is registered with a nodelete holder: never freed */
   direct_ranges judged;    /* what the AST judged: registrations' extents, `def` names */
   direct_ranges templates; /* the main file's templates: their dependent calls are the tokens' */
+  tether_lint__strlist template_params; /* the names of their type parameters */
   direct_lookup *lookup;
   struct direct_toks *toks;       /* the main file's tokens, for the token pass (direct_tokens.c) */
   tether_lint__strmap frees_memo; /* USR of a helper -> its summary (direct_frees.c) */

@@ -246,6 +246,11 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent, CXClientData d
     CXSourceRange ext = clang_getCursorExtent(c);
     direct_ranges_add(a->x, &a->x->templates, clang_getRangeStart(ext), clang_getRangeEnd(ext));
   }
+  if (!a->defs && k == CXCursor_TemplateTypeParameter) {
+    char *n = tether_lint__cx_take(clang_getCursorSpelling(c));
+    if (n && n[0]) tether_lint__strlist_add_unique(&a->x->template_params, n);
+    free(n);
+  }
   if (k != CXCursor_CallExpr) return CXChildVisit_Recurse;
   CXCursor ref = clang_getCursorReferenced(c);
   enum CXCursorKind rk = clang_getCursorKind(ref);

@@ -471,6 +471,13 @@ static int mentions(const struct direct_toks *k, size_t from, size_t to, const c
   return 0;
 }
 
+/* Is the type written at [from, to) a type parameter of one of the main file's templates? */
+static int is_template_parameter(direct_ctx *x, const struct direct_toks *k, size_t from,
+                                 size_t to) {
+  return to == from + 1 && ident(k, from) && direct_ranges_has(&x->templates, k->t[from].offset) &&
+         tether_lint__strlist_has(&x->template_params, k->t[from].s);
+}
+
 static void token_registration(direct_ctx *x, struct direct_toks *k, size_t i) {
   size_t start;
   int lib = registration_library(k, i, &start);
@@ -508,8 +515,12 @@ static void token_registration(direct_ctx *x, struct direct_toks *k, size_t i) {
   if (!cls.resolved && base != DIRECT_NONE) {
     cat = base;
     tether_lint__buf h = {0};
-    tether_lint__buf_printf(&h, " (known by its base %s: the parse does not declare %s)", basename,
-                            cname);
+    if (is_template_parameter(x, k, r[0][0], r[0][1]))
+      tether_lint__buf_printf(&h, " (the template parameter %s, whose base is %s)", cname,
+                              basename);
+    else
+      tether_lint__buf_printf(&h, " (known by its base %s: the parse does not declare %s)",
+                              basename, cname);
     how = h.p;
     x->by_name++;
   } else if (!cls.resolved) {

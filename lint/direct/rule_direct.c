@@ -324,6 +324,7 @@ static void ctx_free(direct_ctx *x) {
   tether_lint__strmap_free(&x->frees_memo, free);
   tether_lint__strlist_free(&x->unknown);
   tether_lint__strlist_free(&x->unknown_owners);
+  tether_lint__strlist_free(&x->template_params);
   direct_lookup_free(x->lookup);
   direct_tokens_free(x);
 }
