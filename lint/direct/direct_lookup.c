@@ -193,12 +193,12 @@ static void token_scopes(direct_ctx *x, direct_lookup *l) {
 static enum CXChildVisitResult main_namespaces(CXCursor c, CXCursor parent, CXClientData d) {
   (void)parent;
   build_ctx *b = d;
-  if (clang_getCursorKind(c) != CXCursor_Namespace) return CXChildVisit_Continue;
-  if (in_main(b->x, c)) {
-    char q[512];
-    direct_qualified_name(c, q, sizeof q);
-    if (q[0] && !strstr(q, "(anonymous)")) tether_lint__strlist_add_unique(&b->l->scopes, q);
-  }
+  /* Only the main file's namespaces (and those nested in them): nothing else is descended into. */
+  if (clang_getCursorKind(c) != CXCursor_Namespace || !in_main(b->x, c))
+    return CXChildVisit_Continue;
+  char q[512];
+  direct_qualified_name(c, q, sizeof q);
+  if (q[0] && !strstr(q, "(anonymous)")) tether_lint__strlist_add_unique(&b->l->scopes, q);
   return CXChildVisit_Recurse;
 }
 
