@@ -105,7 +105,7 @@ struct direct_ctx {
   tether_lint_file *f;
   CXTranslationUnit tu;
   CXFile main;
-  int errors;                     /* the file has compile errors: the token pass runs */
+  int errors; /* the file has compile errors: the token pass reads what the AST lost */
   tether_lint__strmap class_memo; /* USR -> category + 1 (as a pointer-sized integer) */
   direct_reg *regs;
   size_t nregs, capregs;
@@ -162,8 +162,8 @@ typedef struct direct_ret {
 /// element of a container; owners (unique_ptr, shared_ptr, OwningOpRef) hand nothing raw out. 1
 /// when found.
 int direct_type_raw_ir(direct_ctx *x, CXType t, direct_ret *out);
-/// For a parameter of type `std::function<R(A...)>`: 1 when one of A... (or R) is raw IR (the
-/// callback Python passes is called with raw IR).
+/// For a parameter of type `std::function<R(A...)>`: 1 when one of A... is raw IR (the callback
+/// Python passes is called with raw IR).
 int direct_callback_raw_ir(direct_ctx *x, CXType t, direct_ret *out);
 
 /* ---- names from tokens (direct_lookup.c) ----------------------------------------------------- */
@@ -178,8 +178,7 @@ CXCursor direct_lookup_member(direct_ctx *x, CXCursor cls, const char *name);
 CXCursor direct_lookup_file_function(direct_ctx *x, const char *name);
 void direct_lookup_free(direct_lookup *l);
 
-/* ---- the AST pass (direct_ast.c) --------------------------------------------------------------
- */
+/* ---- the AST pass (direct_ast.c) ------------------------------------------------------------- */
 
 /// Where a bound callable was bound, for its findings.
 typedef struct direct_site {
@@ -212,16 +211,14 @@ int direct_body_frees(direct_ctx *x, CXCursor fn, char *why, size_t len);
 /// NULL.
 const char *direct_frees_by_name(const char *name);
 
-/* ---- the token pass (direct_tokens.c) ---------------------------------------------------------
- */
+/* ---- the token pass (direct_tokens.c) -------------------------------------------------------- */
 
 /// Registrations (`defs` 0) or `.def` calls (1) written in the main file that the AST did not
 /// judge, read from tokens.
 void direct_token_pass(direct_ctx *x, int defs);
 void direct_tokens_free(direct_ctx *x);
 
-/* ---- reporting (rule_direct.c) ----------------------------------------------------------------
- */
+/* ---- reporting (rule_direct.c) --------------------------------------------------------------- */
 
 /// The findings, with the fix in each message. Registrations are reported once every one is
 /// known (a context registered with a nodelete holder is never freed: its types do not dangle).

@@ -266,8 +266,7 @@ int direct_classify_decl(direct_ctx *x, CXCursor decl) {
   return classify_type_at(x, t, 0);
 }
 
-/* ---- what a bound function hands to Python ----------------------------------------------------
- */
+/* ---- what a bound function hands to Python --------------------------------------------------- */
 
 /* The qualified name of the template a type specializes, or "". */
 static void template_of(CXType t, char *out, size_t len) {

@@ -57,8 +57,7 @@ static int ident(const struct direct_toks *k, size_t i) {
   return i < k->n && k->t[i].kind == CXToken_Identifier;
 }
 
-/* ---- loading ----------------------------------------------------------------------------------
- */
+/* ---- loading --------------------------------------------------------------------------------- */
 
 static void mark_directives(direct_ctx *x, struct direct_toks *k) {
   size_t size = 0;
@@ -226,8 +225,7 @@ static CXSourceLocation loc_of(direct_ctx *x, const struct direct_toks *k, size_
   return clang_getLocationForOffset(x->tu, x->main, k->t[i].offset);
 }
 
-/* ---- types written in tokens ------------------------------------------------------------------
- */
+/* ---- types written in tokens ----------------------------------------------------------------- */
 
 /* The tokens [from, to) joined as C++ would print them (a space only between two words). */
 static void join(const struct direct_toks *k, size_t from, size_t to, char *out, size_t len) {
@@ -446,8 +444,7 @@ static void classify_tokens(direct_ctx *x, const struct direct_toks *k, size_t f
   out->cat = cat_of_name(x, k, name, &out->resolved);
 }
 
-/* ---- registrations ----------------------------------------------------------------------------
- */
+/* ---- registrations --------------------------------------------------------------------------- */
 
 /* The library a `class_` at `i` belongs to (TETHER_LINT_BIND_*), and where its spelling starts. */
 static int registration_library(const struct direct_toks *k, size_t i, size_t *start) {
@@ -542,8 +539,7 @@ static void token_registration(direct_ctx *x, struct direct_toks *k, size_t i) {
   if (cat == DIRECT_CONTEXT && nodelete) x->immortal_context = 1;
 }
 
-/* ---- bound callables ---------------------------------------------------------------------------
- */
+/* ---- bound callables ------------------------------------------------------------------------- */
 
 static const char *const def_methods[] = {
     "def",
