@@ -110,6 +110,7 @@ struct direct_ctx {
   direct_reg *regs;
   size_t nregs, capregs;
   int immortal_context;    /* MLIRContext is registered with a nodelete holder: never freed */
+  int tether_casters;      /* arena/tether.hpp's casters: -1 not known yet, 0 no, 1 yes */
   direct_ranges judged;    /* what the AST judged: registrations' extents, `def` names */
   direct_ranges templates; /* the main file's templates: their dependent calls are the tokens' */
   tether_lint__strlist template_params; /* the names of their type parameters */
@@ -138,6 +139,12 @@ direct_reg *direct_add_reg(direct_ctx *x, const char *written, const char *qname
                            char *how_buf);
 /// The registration of a class by its qualified or written name, or NULL.
 const direct_reg *direct_find_reg(const direct_ctx *x, const char *name);
+/// Does Python get a held object, not a raw pointer, when a bound callable hands out this class
+/// (`name`, of category `cat`)? Yes when the file registers it with a tether holder, or when the
+/// file uses arena/tether.hpp (a registration with a tether holder, or the parse declares
+/// tether::ref), whose pybind11 casters convert Operation, Block, Region, every op class and Value
+/// into held objects whatever the registration.
+int direct_held(direct_ctx *x, const char *name, int cat);
 
 /* ---- classes (direct_classes.c) -------------------------------------------------------------- */
 
@@ -207,8 +214,8 @@ int direct_frees_callee(direct_ctx *x, CXCursor callee, char *why, size_t len);
 int direct_body_frees(direct_ctx *x, CXCursor fn, char *why, size_t len);
 
 /// For the token pass: a call named `name` that frees IR whatever its receiver (a rewriter's
-/// eraseOp, mlir::applyPatternsGreedily...): where it comes from ("a rewriter's", "mlir::"), else
-/// NULL.
+/// eraseOp, mlir::applyPatternsGreedily, eraseArgument...): a prefix for its name in messages
+/// ("a rewriter's ", "mlir::", ""), else NULL.
 const char *direct_frees_by_name(const char *name);
 
 /* ---- the token pass (direct_tokens.c) -------------------------------------------------------- */

@@ -196,6 +196,36 @@ static void def_call(ast_ctx *a, CXCursor call, CXCursor method) {
   }
 }
 
+/* A call of a Python object (`fn(op)` on a py::function, nb::callable...) with raw IR among its
+ * arguments, in a body and the lambdas inside it. */
+typedef struct pycall_ctx {
+  direct_ctx *x;
+  direct_ret rr;
+  CXType arg;
+  int found;
+} pycall_ctx;
+
+static enum CXChildVisitResult pycall_visit(CXCursor c, CXCursor parent, CXClientData d) {
+  (void)parent;
+  pycall_ctx *p = d;
+  if (clang_getCursorKind(c) != CXCursor_CallExpr) return CXChildVisit_Recurse;
+  CXCursor callee = clang_getCursorReferenced(c);
+  if (clang_getCursorKind(callee) != CXCursor_CXXMethod ||
+      !tether_lint__cursor_is(callee, "operator()") ||
+      tether_lint__bind_library(callee) == TETHER_LINT_BIND_NONE)
+    return CXChildVisit_Recurse;
+  int na = clang_Cursor_getNumArguments(c);
+  for (int i = 0; i < na; i++) {
+    CXType t = clang_getCursorType(clang_Cursor_getArgument(c, (unsigned)i));
+    if (direct_type_raw_ir(p->x, t, &p->rr)) {
+      p->arg = t;
+      p->found = 1;
+      return CXChildVisit_Break;
+    }
+  }
+  return CXChildVisit_Recurse;
+}
+
 void direct_judge_callable(direct_ctx *x, const direct_site *site, CXCursor decl, CXType result,
                            int *done) {
   char why[512];
@@ -209,8 +239,7 @@ void direct_judge_callable(direct_ctx *x, const direct_site *site, CXCursor decl
   if ((*done & DIRECT_DONE_RAW) || !tether_lint__file_rule_enabled(x->f, DIRECT_RULE_RAW)) return;
   direct_ret rr;
   if (result.kind != CXType_Invalid && direct_type_raw_ir(x, result, &rr)) {
-    const direct_reg *reg = direct_find_reg(x, rr.qname);
-    if (!reg || !reg->tether) {
+    if (!direct_held(x, rr.qname, rr.cat)) {
       char *ts = tether_lint__cx_take(clang_getTypeSpelling(result));
       direct_report_raw(x, site, ts ? ts : rr.qname, rr.cat, 0, rr.in_container);
       free(ts);
@@ -221,13 +250,25 @@ void direct_judge_callable(direct_ctx *x, const direct_site *site, CXCursor decl
   int np = is_function ? clang_Cursor_getNumArguments(decl) : 0;
   for (int i = 0; i < np; i++) {
     CXType pt = clang_getCursorType(clang_Cursor_getArgument(decl, (unsigned)i));
-    if (!direct_callback_raw_ir(x, pt, &rr)) continue;
+    if (!direct_callback_raw_ir(x, pt, &rr) || direct_held(x, rr.qname, rr.cat)) continue;
     char *ts = tether_lint__cx_take(clang_getTypeSpelling(pt));
     direct_report_raw(x, site, ts ? ts : rr.qname, rr.cat, 1, 0);
     free(ts);
     *done |= DIRECT_DONE_RAW;
     return;
   }
+  /* A Python callable the body calls with raw IR (`[](Operation &op, py::function fn) {
+   * op.walk([&](Operation *o) { fn(o); }); }`). */
+  CXCursor def = is_function ? clang_getCursorDefinition(decl) : clang_getNullCursor();
+  if (clang_Cursor_isNull(def) || !tether_lint__in_main_file(x->tu, clang_getCursorLocation(def)))
+    return;
+  pycall_ctx p = {x, {0}, {CXType_Invalid, {NULL, NULL}}, 0};
+  clang_visitChildren(def, pycall_visit, &p);
+  if (!p.found || direct_held(x, p.rr.qname, p.rr.cat)) return;
+  char *ts = tether_lint__cx_take(clang_getTypeSpelling(p.arg));
+  direct_report_raw(x, site, ts ? ts : p.rr.qname, p.rr.cat, 1, 0);
+  free(ts);
+  *done |= DIRECT_DONE_RAW;
 }
 
 /* ---- the walk -------------------------------------------------------------------------------- */

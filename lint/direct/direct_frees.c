@@ -2,11 +2,12 @@
  * in a bound callable's body, through the helpers the main file defines.
  *
  * Freeing calls: Operation::erase and destroy, OpState::erase (every op class), Block::erase and
- * clear; erase, clear and pop_* on a block's or region's list of operations or blocks (llvm::iplist
- * deletes what it unlinks); RewriterBase's eraseOp, eraseBlock, mergeBlocks (and the older
- * mergeBlockBefore), inlineBlockBefore, replaceOp, replaceOpWithNewOp, replaceOpWithMultiple (each
- * erases an operation or block); PassManager::run; and the drivers that rewrite IR with patterns
- * (applyPatternsGreedily, applyPatternsAndFoldGreedily, applyOpPatternsGreedily,
+ * clear, Block::eraseArgument(s) and Operation::eraseOperand(s) (the values and operands Python
+ * may hold); erase, clear and pop_* on a block's or region's list of operations or blocks
+ * (llvm::iplist deletes what it unlinks); RewriterBase's eraseOp, eraseBlock, mergeBlocks (and the
+ * older mergeBlockBefore), inlineBlockBefore, replaceOp, replaceOpWithNewOp, replaceOpWithMultiple
+ * (each erases an operation or block); PassManager::run; and the drivers that rewrite IR with
+ * patterns (applyPatternsGreedily, applyPatternsAndFoldGreedily, applyOpPatternsGreedily,
  * applyOpPatternsAndFold, applyPartialConversion, applyFullConversion) or simplify it
  * (simplifyRegions, eraseUnreachableBlocks, runRegionDCE). Moving IR (inlineRegionBefore,
  * moveBefore, splice) frees nothing and is not one.
@@ -71,6 +72,12 @@ int direct_frees_callee(direct_ctx *x, CXCursor callee, char *why, size_t len) {
           (strcmp(name, "erase") == 0 || strcmp(name, "destroy") == 0)) {
         snprintf(why, len, "%s::%s erases the operation, its regions and everything in them",
                  shortq, name);
+        yes = 1;
+      } else if ((cat == DIRECT_BLOCK || cat == DIRECT_OPERATION || cat == DIRECT_OP) &&
+                 (strcmp(name, "eraseArgument") == 0 || strcmp(name, "eraseArguments") == 0 ||
+                  strcmp(name, "eraseOperand") == 0 || strcmp(name, "eraseOperands") == 0)) {
+        snprintf(why, len, "%s::%s erases %s", shortq, name,
+                 name[5] == 'A' ? "block arguments (values)" : "operands");
         yes = 1;
       } else if (cat == DIRECT_BLOCK &&
                  (strcmp(name, "erase") == 0 || strcmp(name, "clear") == 0)) {
@@ -199,8 +206,9 @@ int direct_body_frees(direct_ctx *x, CXCursor fn, char *why, size_t len) {
 
 const char *direct_frees_by_name(const char *name) {
   if (in_list(name, rewriter_frees, sizeof rewriter_frees / sizeof rewriter_frees[0]))
-    return "a rewriter's";
+    return "a rewriter's ";
   if (in_list(name, function_frees, sizeof function_frees / sizeof function_frees[0]))
     return "mlir::";
+  if (!strcmp(name, "eraseArgument") || !strcmp(name, "eraseArguments")) return "";
   return NULL;
 }

@@ -862,8 +862,7 @@ static void judge_lambda(direct_ctx *x, const struct direct_toks *k, const direc
   if (l->ret_to > l->ret_from) {
     ttype t;
     classify_tokens(x, k, l->ret_from, l->ret_to, &t, 0);
-    const direct_reg *reg = direct_find_reg(x, t.name);
-    if (direct_is_raw_ir(t.cat) && !t.callback && !(reg && reg->tether)) {
+    if (direct_is_raw_ir(t.cat) && !t.callback && !direct_held(x, t.name, t.cat)) {
       direct_report_raw(x, site, t.written, t.cat, 0, t.in_container);
       *done |= DIRECT_DONE_RAW;
       return;
@@ -888,8 +887,7 @@ static void judge_lambda(direct_ctx *x, const struct direct_toks *k, const direc
         classify_tokens(x, k, v->tfrom, v->tto, &vt, 0);
         if (!vt.resolved) continue;
         judged = 1;
-        const direct_reg *reg = direct_find_reg(x, vt.name);
-        if (direct_is_raw_ir(vt.cat) && !vt.callback && !(reg && reg->tether)) {
+        if (direct_is_raw_ir(vt.cat) && !vt.callback && !direct_held(x, vt.name, vt.cat)) {
           direct_report_raw(x, site, vt.written, vt.cat, 0, vt.in_container);
           *done |= DIRECT_DONE_RAW;
           return;
@@ -901,8 +899,7 @@ static void judge_lambda(direct_ctx *x, const struct direct_toks *k, const direc
       judged = 1;
       direct_ret rr;
       if (direct_type_raw_ir(x, rt, &rr)) {
-        const direct_reg *reg = direct_find_reg(x, rr.qname);
-        if (!(reg && reg->tether)) {
+        if (!direct_held(x, rr.qname, rr.cat)) {
           char *ts = tether_lint__cx_take(clang_getTypeSpelling(rt));
           direct_report_raw(x, site, ts ? ts : rr.qname, rr.cat, 0, rr.in_container);
           free(ts);
@@ -916,7 +913,7 @@ static void judge_lambda(direct_ctx *x, const struct direct_toks *k, const direc
   for (int p = 0; p < ps.n; p++) {
     ttype t;
     classify_tokens(x, k, ps.v[p].tfrom, ps.v[p].tto, &t, 0);
-    if (t.callback) {
+    if (t.callback && !direct_held(x, t.name, t.cat)) {
       direct_report_raw(x, site, t.written, t.cat, 1, 0);
       *done |= DIRECT_DONE_RAW;
       return;

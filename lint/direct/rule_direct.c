@@ -124,6 +124,22 @@ const direct_reg *direct_find_reg(const direct_ctx *x, const char *name) {
   return NULL;
 }
 
+int direct_held(direct_ctx *x, const char *name, int cat) {
+  const direct_reg *r = direct_find_reg(x, name);
+  if (r && r->tether) return 1;
+  if (cat != DIRECT_OPERATION && cat != DIRECT_BLOCK && cat != DIRECT_REGION && cat != DIRECT_OP &&
+      cat != DIRECT_VALUE)
+    return 0;
+  if (x->tether_casters < 0) {
+    x->tether_casters = 0;
+    for (size_t i = 0; i < x->nregs && !x->tether_casters; i++)
+      x->tether_casters = x->regs[i].tether;
+    if (!x->tether_casters)
+      x->tether_casters = !clang_Cursor_isNull(direct_lookup_class(x, "tether::ref"));
+  }
+  return x->tether_casters;
+}
+
 static size_t main_offset(const direct_ctx *x, CXSourceLocation loc, int *ok) {
   CXFile file = NULL;
   unsigned off = 0;
@@ -337,6 +353,7 @@ static int direct_check_tu(tether_lint_file *f, void *state, CXTranslationUnit t
   x.tu = tu;
   x.main = tether_lint__main_file(tu);
   x.errors = tether_lint__error_count(tu) > 0;
+  x.tether_casters = -1;
   /* Registrations first (all of them: a context registered anywhere decides for every type). */
   direct_ast_pass(&x, 0);
   direct_token_pass(&x, 0);
