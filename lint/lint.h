@@ -10,10 +10,17 @@
  * macros `TETHER_LINT_XXX`. Functions shared by the files of one rule family carry the family's
  * name instead (`rawop_`, `typeid_`, `excl_`) and are declared in its private header.
  *
- * Where things are (docs/lint.md, "Internals: where things are", has the whole map): this header
- * is the shared interface; engine.h the driver's records and files; clang_util.h the libclang and
- * token helpers the rule families share; rawop.h, typeid.h and excludelibs.h each family's own
- * files; rules.c the table of families. */
+ * Where things are (docs/lint.md, "Internals: where things are", has the whole map), one folder per
+ * part, as clang-tidy keeps one folder per check module:
+ *   lint.h, rules.c  this header (the shared interface) and the table of rule families
+ *   driver/          the run: command line, configuration, inputs, workers, cache, findings
+ *                    (driver/engine.h: its records and files; driver/main.c: main())
+ *   report/          the text, JSON and SARIF reporters
+ *   utils/           containers, hashing, safe reading, paths (declared here), and the libclang,
+ *                    token and pybind11/nanobind helpers the families share (utils/clang_util.h,
+ *                    utils/bind_util.h)
+ *   rawop/ typeid/ typeid_elf/ excludelibs/ lifetime/ rtld/  one folder per rule family, each
+ *                    with its private header when it has more than one file */
 #ifndef TETHER_LINT_H
 #define TETHER_LINT_H
 
@@ -27,7 +34,7 @@
 
 #define TETHER_LINT_VERSION "0.2.0"
 
-/* ---- small containers (util.c) ------------------------------------------------------------ */
+/* ---- small containers (utils/util.c) --------------------------------------------------------- */
 
 /// Makes room for element number `n` (0-based) of the growable array whose pointer is at `array`
 /// (a `T **`), of `*cap` elements of `size` bytes: the capacity doubles (from 8) when full. 0, or
@@ -71,7 +78,7 @@ void tether_lint__buf_free(tether_lint__buf *b);
 int tether_lint__buf_put_escaped(tether_lint__buf *b, const char *s);
 int tether_lint__fputs_escaped(const char *s, FILE *out);
 
-/* ---- reading files safely (safe_read.c) ----------------------------------------------------- */
+/* ---- reading files safely (utils/safe_read.c) ------------------------------------------------ */
 
 /// The default size limit of every file the linter reads itself (--max-file-size).
 #define TETHER_LINT_DEFAULT_MAX_FILE_SIZE ((size_t)64 << 20)
@@ -107,7 +114,7 @@ int tether_lint__read_head(const char *path, char *buf, size_t cap, size_t *got)
 /// Text for a code returned by the functions above (errno values included).
 const char *tether_lint__read_strerror(int e);
 
-/* ---- hashing, serialization, maps (util.c) -------------------------------------------------- */
+/* ---- hashing, serialization, maps (utils/util.c) --------------------------------------------- */
 
 typedef struct tether_lint__sha256 {
   uint32_t h[8];
@@ -182,7 +189,7 @@ int tether_lint__parse_size(const char *s, size_t *out);
 /// A malloc'd copy of `s`; NULL when `s` is NULL or out of memory (never aborts).
 char *tether_lint__strdup(const char *s);
 
-/* ---- paths (paths.c) ------------------------------------------------------------------------ */
+/* ---- paths (utils/paths.c) ------------------------------------------------------------------- */
 
 /// `rel` joined to `base` when relative, with "." and ".." removed lexically. malloc'd.
 char *tether_lint__path_join_norm(const char *base, const char *rel);
@@ -203,7 +210,7 @@ int tether_lint__real_dir(const char *path, char dir[PATH_MAX]);
 /// `name` (lstat when `no_follow`, else stat), or 0 (then `dir` is undefined).
 int tether_lint__find_upward(char dir[PATH_MAX], const char *name, int no_follow);
 
-/* ---- compilation databases and the flag allow-list (compdb.c, compdb_flags.c) ------------ */
+/* ---- compilation databases and the flag allow-list (driver/compdb.c, driver/compdb_flags.c) - */
 
 /// Splits a command line into words the way a POSIX shell does (blanks separate; single quotes,
 /// double quotes and backslashes quote), without any expansion. `gnu` is the response-file
@@ -264,7 +271,7 @@ int tether_lint__cdb_flags_for(const tether_lint__cdb *db, const char *real,
                                tether_lint__cdb_flags *out);
 void tether_lint__cdb_flags_free(tether_lint__cdb_flags *f);
 
-/* ---- the result cache (cache.c) ------------------------------------------------------------ */
+/* ---- the result cache (driver/cache.c) ------------------------------------------------------- */
 
 typedef struct tether_lint__cache tether_lint__cache;
 
@@ -307,7 +314,7 @@ int tether_lint__cache_result_holds(tether_lint__cache *c, tether_lint__rd heade
                                     uint32_t nheaders, tether_lint__rd missing, uint32_t nmissing,
                                     const char *source, const tether_lint__strlist *args);
 
-/* ---- profiles and configuration (config.c) ------------------------------------------------ */
+/* ---- profiles and configuration (driver/config.c) -------------------------------------------- */
 
 /// A raw accessor that is a free function returning a status: `name(wrapper, &raw)`.
 typedef struct tether_lint_status_accessor {
@@ -344,6 +351,9 @@ typedef struct tether_lint_config {
   int flags_set;
   int system_headers; /* [lint] system-headers: rules also look at code in system headers */
   tether_lint__strlist project_roots; /* [lint] project-roots, as written (relative to `dir`) */
+  /* [lint] generated-headers: includes the project's build generates (fnmatch patterns on the name
+   * as written); one that is not found yet is parsed as an empty file, without a note */
+  tether_lint__strlist generated;
   char *mlir_cmake_dir; /* [lint] mlir-cmake-dir: where the project's AddMLIRPython.cmake is */
   size_t max_file_size; /* [lint] max-file-size; 0 = not set */
   tether_lint_profile *profiles;
@@ -378,7 +388,7 @@ int tether_lint__profile_match(const tether_lint__strlist *l, const char *cls, c
 const tether_lint_status_accessor *tether_lint__profile_status(const tether_lint_profile *p,
                                                                const char *name);
 
-/* ---- rules ------------------------------------------------------------------------------- */
+/* ---- rules ----------------------------------------------------------------------------------- */
 
 /// The kinds of input a rule family can take.
 enum {
@@ -397,13 +407,16 @@ typedef struct tether_lint_rule_info {
 typedef struct tether_lint_file tether_lint_file; /* one input file being analysed */
 typedef struct tether_lint_run tether_lint_run;   /* the whole run */
 
-/// A rule family: one file in lint/, one entry in the table in rules.c. Every hook is optional
+/// A rule family: a folder of lint/, one entry in the table in rules.c. Every hook is optional
 /// except that a family must take at least one kind of input.
 typedef struct tether_lint_family {
   const char *name;
   unsigned inputs; /* TETHER_LINT_IN_* */
   const tether_lint_rule_info *rules;
   size_t nrules;
+  /// The ids of its rules that are off unless enabled (--enable, or `enable` in the config), NULL
+  /// or NULL-terminated.
+  const char *const *off_by_default;
   /// For TEXT/ELF inputs: 1 when the family wants this file (by name or magic bytes).
   int (*claims)(const char *path, const char *head, size_t headlen);
   /// Called once before any input, in the driver; may allocate per-run state. check_text and
@@ -428,7 +441,7 @@ extern const size_t tether_lint__nfamilies;
 /// The rule with this id and its family, or NULL.
 const tether_lint_rule_info *tether_lint__rule_find(const char *id, const tether_lint_family **fam);
 
-/* ---- what rules may ask of a file / run (engine.c, findings.c) -------------------------- */
+/* ---- what rules may ask of a file / run (driver/engine.c, driver/findings.c) ----------------- */
 
 const char *tether_lint__file_path(const tether_lint_file *f);
 const tether_lint_profile *tether_lint__file_profile(const tether_lint_file *f);
@@ -473,7 +486,7 @@ const struct tether_lint_options *tether_lint__run_options(const tether_lint_run
 /// with a directory among the PATHs): cross-file passes may report what is missing from it.
 int tether_lint__run_whole_program(const tether_lint_run *run);
 
-/* ---- findings and reporters -------------------------------------------------------------- */
+/* ---- findings and reporters (report/) -------------------------------------------------------- */
 
 typedef struct tether_lint_finding {
   char *file; /* as the user named it (relative to the current directory when given so) */
@@ -506,7 +519,7 @@ int tether_lint__report_text(const tether_lint_report *r, FILE *out);
 int tether_lint__report_json(const tether_lint_report *r, FILE *out);
 int tether_lint__report_sarif(const tether_lint_report *r, FILE *out);
 
-/* ---- command line (cli.c) ---------------------------------------------------------------- */
+/* ---- command line (driver/cli.c) ------------------------------------------------------------- */
 
 typedef enum {
   TETHER_LINT_ACT_LINT,
@@ -545,7 +558,7 @@ int tether_lint__cli_parse(int argc, char **argv, tether_lint_options *o, char *
 void tether_lint__cli_free(tether_lint_options *o);
 void tether_lint__cli_usage(FILE *f);
 
-/* ---- the run (engine.c, run_config.c) ----------------------------------------------------- */
+/* ---- the run (driver/engine.c, driver/run_config.c) ------------------------------------------ */
 
 /// Runs the linter as the options say, writes the report to `out` and messages to `err`.
 /// Returns the process exit status: 0 no findings, 1 findings, 2 the tool could not do its job.

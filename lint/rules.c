@@ -1,5 +1,6 @@
-/* The one table of rule families. A new family is one file in lint/ (or a few behind a private
- * header, as rawop.h, typeid.h and excludelibs.h do) plus one line here.
+/* The one table of rule families. A new family is a folder of lint/ (one file, or a few behind a
+ * private header, as rawop/rawop.h, typeid/typeid.h and excludelibs/excludelibs.h do) plus one line
+ * here.
  *
  * Invariant: rule ids are unique across the table; tether_lint__rule_find is the only lookup. */
 #include "lint/lint.h"
@@ -12,10 +13,12 @@ extern const tether_lint_family tether_lint__family_excludelibs;
 extern const tether_lint_family tether_lint__family_typeid_elf;
 extern const tether_lint_family tether_lint__family_rtld;
 extern const tether_lint_family tether_lint__family_lifetime;
+extern const tether_lint_family tether_lint__family_direct;
 
 const tether_lint_family *const tether_lint__families[] = {
     &tether_lint__family_rawop,      &tether_lint__family_typeid, &tether_lint__family_excludelibs,
     &tether_lint__family_typeid_elf, &tether_lint__family_rtld,   &tether_lint__family_lifetime,
+    &tether_lint__family_direct,
 };
 
 const size_t tether_lint__nfamilies =

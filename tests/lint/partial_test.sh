@@ -34,5 +34,29 @@ printf '#include "py_bindings.h"\nint a = nope;\n#include "gone.h"\nint b = nope
 run $t/mixed.cc
 check "an error, then a fatal one: the note quotes the fatal one and counts all" "grep -q \"mixed.cc: note: the syntax tree is partial: .*'gone.h' file not found (3 compile error(s), analysed\" $t/err"
 
+# Headers the project's build generates (`generated-headers`): not built yet, they are parsed as
+# empty files (no note, no error); other missing headers still get theirs; a file that needs more
+# than nothing from a generated header still gets its compile errors; the cache sees the real
+# header appear.
+mkdir -p $t/gen/src
+printf '[lint]\ngenerated-headers = gen/*.h.inc, src/table.h\n' >$t/gen/.tether-lint
+printf 'static const int table[] = {\n#include "src/table.h"\n    0};\nint first(void) { return table[0]; }\n' >$t/gen/src/uses_table.c
+printf '#include "src/table.h"\n#include "not/generated.h"\nint x;\n' >$t/gen/src/also_missing.c
+printf '#include "gen/ops.h.inc"\nint y = generated_value;\n' >$t/gen/src/needs_content.c
+rung() { "$lint" --config $t/gen/.tether-lint "$@" >$t/out 2>$t/err; rc=$?; }
+rung --no-cache $t/gen/src/uses_table.c
+check "generated header not built yet: no note, no error, exit 0" "[ $rc -eq 0 ] && [ ! -s $t/err ] && grep -q ' 0 error(s)' $t/out"
+rung --no-cache $t/gen/src/also_missing.c
+check "... another missing header still gets the partial-tree note (naming it, not the generated one)" "grep -q \"note: the syntax tree is partial: .*'not/generated.h' file not found (1 compile error(s)\" $t/err && ! grep -q 'src/table.h' $t/err"
+rung --no-cache $t/gen/src/needs_content.c
+check "... a file that needs the generated header's declarations still gets its compile errors" "grep -q \"1 compile error(s), analysed as far as the AST goes; first: .*use of undeclared identifier 'generated_value'\" $t/err"
+rung --cache-dir $t/gen/cache --cache-stats $t/gen/src/uses_table.c
+rung --cache-dir $t/gen/cache --cache-stats $t/gen/src/uses_table.c
+check "... the result is cached" "grep -q 'cache: 1 of 1 translation unit(s) from the cache' $t/err"
+printf '7,\n' >$t/gen/src/src_table_real.h
+mkdir -p $t/gen/src/src && mv $t/gen/src/src_table_real.h $t/gen/src/src/table.h
+rung --cache-dir $t/gen/cache --cache-stats $t/gen/src/uses_table.c
+check "... and parsed again once the real header appears" "grep -q 'cache: 0 of 1 translation unit(s) from the cache' $t/err"
+
 [ $fail -eq 0 ] && echo "partial_test: passed" || echo "partial_test: FAILED"
 exit $fail
