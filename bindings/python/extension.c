@@ -69,6 +69,8 @@ static int exec_module(PyObject *m) {
   }
   for (size_t i = 0; i < sizeof file_inits / sizeof file_inits[0]; i++)
     if (file_inits[i](m) < 0) return -1;
+  /* Every table is in place: the docstrings and _signatures from their signature specs. */
+  if (tpy_sig_publish(m) < 0) return -1;
   tether_set_notifier(tpy_collect_notifier);
   return 0;
 }
