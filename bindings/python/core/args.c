@@ -98,7 +98,7 @@ __attribute__((optimize("no-tree-loop-distribute-patterns")))
 static int __attribute__((noinline))
 fastargs_named(tpy_sig *s, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
                PyObject **out, int nout) {
-  if (!ready_for(s, nout)) return 0;
+  if ((!s->info || nout != s->n || s->star) && !ready_for(s, nout)) return 0;
   int n = s->n;
   if (nargs > s->npos) return too_many_positional(s, nargs);
   /* Loops, not memcpy/memset: a handful of words, where the libc calls cost more. */
