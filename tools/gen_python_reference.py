@@ -13,7 +13,6 @@ the reference follows every change of the API.
 import ast
 import importlib
 import inspect
-import re
 import sys
 import types
 
