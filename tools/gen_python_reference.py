@@ -13,6 +13,7 @@ the reference follows every change of the API.
 import ast
 import importlib
 import inspect
+import re
 import sys
 import types
 
@@ -83,6 +84,12 @@ class CSignatures:
         if text is None:
             return None
         return [line[line.index("("):] for line in text.split("\n")]
+
+    def prop(self, o):
+        """A getter's (type, settable), or None."""
+        text = self.text(o) if type(o).__name__ == "getset_descriptor" else None
+        m = re.match(r"\w+(: | -> )(.*)$", text, re.S) if text else None
+        return (m.group(2), m.group(1) == ": ") if m else None
 
 
 def plain(name, form):

@@ -42,7 +42,8 @@ import types
 import typing
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gen_python_reference import MODULES, OPTIONAL  # noqa: E402  (the modules of the reference)
+# The modules of the reference, and the reader of the extension's signatures.
+from gen_python_reference import MODULES, OPTIONAL, CSignatures  # noqa: E402
 
 # The private names the reference documents too (upstream's stubs have them).
 PRIVATE_NAMES = ("_OperationBase", "_GlobalDebug")
@@ -146,66 +147,6 @@ def default_source(value):
 
 def params_of_signature(sig):
     return [Param(p.name, p.kind, default_source(p.default)) for p in sig.parameters.values()]
-
-
-class CSignatures:
-    """The typed signatures the extension publishes (_tether._signatures: core/sig.c writes one
-    per member from its signature spec, keyed by the module that holds the class or function and
-    its name: "tether._tether.IntegerType.get_signless", "_quant.QuantizedType.flags"), found for
-    a member by its object, wherever the member is reached from."""
-
-    def __init__(self):
-        from tether import _tether
-        self.texts = dict(_tether._signatures)
-        self.keys = {}  # id(member object) -> its key, as core/sig.c names it
-        self.objects = []  # keeps the objects whose ids are keys
-        self.seen = set()
-        self._visit_module(_tether, True)
-
-    def _add(self, o, key):
-        self.objects.append(o)
-        self.keys.setdefault(id(o), key)
-
-    def _visit_module(self, mod, top):
-        for k, v in list(vars(mod).items()):
-            if isinstance(v, types.ModuleType):
-                if top:
-                    self._visit_module(v, False)
-            elif isinstance(v, type):
-                self._visit_class(v, f"{mod.__name__}.{k}")
-            elif is_c_callable(v):
-                self._add(v, f"{mod.__name__}.{k}")
-
-    def _visit_class(self, c, prefix):
-        if id(c) in self.seen:
-            return
-        self.seen.add(id(c))
-        for k, v in list(vars(c).items()):
-            if isinstance(v, type):
-                if v.__qualname__ == f"{c.__qualname__}.{k}":
-                    self._visit_class(v, f"{prefix}.{k}")
-            else:
-                # A class's constructor is its __new__ (shown as __init__).
-                self._add(unwrap(v), f"{prefix}.{'__init__' if k == '__new__' else k}")
-
-    def _text(self, o):
-        key = self.keys.get(id(unwrap(o)))
-        return self.texts.get(key) if key else None
-
-    def forms(self, o):
-        """A callable's forms as the table's typed signatures, ["(a: T, /) -> R", ...]; None for
-        a member the extension has no signature of (one written in Python, even one that replaced
-        the extension's)."""
-        text = self._text(o) if is_c_callable(unwrap(o)) else None
-        if text is None:
-            return None
-        return [line[line.index("("):] for line in text.split("\n")]
-
-    def prop(self, o):
-        """A getter's (type, settable), or None."""
-        text = self._text(o)
-        m = re.match(r"\w+(: | -> )(.*)$", text, re.S) if text else None
-        return (m.group(2), m.group(1) == ": ") if m else None
 
 
 def defines(cls, name):
