@@ -118,7 +118,7 @@ void tpy_raise_callback_error(void) {
 }
 
 static tpy_sig mod_set_hooks_sig =
-    TPY_SIG("_set_hooks(MLIRError: Any, DiagnosticSeverity: Any, /) -> None",
+    TPY_SIG("_set_hooks(MLIRError: type, DiagnosticSeverity: type, /) -> None",
             "The Python classes tether/ir.py defines: MLIRError, DiagnosticSeverity.");
 
 static PyObject *mod_set_hooks(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {

@@ -46,7 +46,7 @@ static void load_in_child(void *module) { (void)mlirLoadIRDLDialects(*(MlirModul
 
 static tpy_sig load_dialects_sig =
     TPY_SIG("load_dialects(module: Module) -> None",
-            "defines the dialects of a module of irdl operations in its context.");
+            "Defines the dialects of a module of irdl operations in its context.");
 
 /* load_dialects(module): defines the dialects of a module of irdl operations in its context.
  * RuntimeError (upstream's message) when MLIR fails; refused with RuntimeError before MLIR is

@@ -108,7 +108,7 @@ static PyObject *fill_builtin_region(PyObject *module, PyObject *arg) {
 static PyMethodDef functions[] = {
     {"_linalg_fill_builtin_region", fill_builtin_region, METH_O,
      TPY_SIGDOC("_linalg_fill_builtin_region(op: _OperationBase, /) -> None",
-                "builds the body of a named linalg op (MLIR's region builder), as upstream's "
+                "Builds the body of a named linalg op (MLIR's region builder), as upstream's "
                 "linalg.fill_builtin_region.")},
     TPY_METHODS_END,
 };

@@ -156,7 +156,7 @@ static PyObject *struct_named(tpy_sig *sig, PyObject *cls, PyObject *const *args
 
 static tpy_sig struct_identified_sig =
     TPY_SIG("get_identified(name: str, context: Context | None = None) -> Self",
-            "the identified struct of that name.");
+            "The identified struct of that name.");
 
 static PyObject *struct_identified(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
@@ -165,7 +165,7 @@ static PyObject *struct_identified(PyObject *cls, PyObject *const *args, Py_ssiz
 
 static tpy_sig struct_opaque_sig =
     TPY_SIG("get_opaque(name: str, context: Context | None = None) -> Self",
-            "an opaque identified struct.");
+            "An opaque identified struct.");
 
 static PyObject *struct_opaque(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
@@ -175,7 +175,7 @@ static PyObject *struct_opaque(PyObject *cls, PyObject *const *args, Py_ssize_t 
 static tpy_sig struct_new_identified_sig =
     TPY_SIG("new_identified(name: str, elements: Sequence[Type], packed: bool = False, context: "
             "Context | None = None) -> Self",
-            "a fresh identified struct (renamed if the name is taken).");
+            "A fresh identified struct (renamed if the name is taken).");
 
 static PyObject *struct_new_identified(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
@@ -198,7 +198,7 @@ static PyObject *struct_new_identified(PyObject *cls, PyObject *const *args, Py_
 
 static tpy_sig struct_set_body_sig =
     TPY_SIG("set_body(elements: Sequence[Type], packed: bool = False) -> None",
-            "the body of an identified struct.");
+            "The body of an identified struct.");
 
 static PyObject *struct_set_body(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
@@ -286,7 +286,7 @@ static tpy_class_def llvm_defs[] = {
 #if TETHER_MLIR_VERSION >= 22
 static tpy_sig translate_to_llvmir_sig =
     TPY_SIG("translate_module_to_llvmir(module: _OperationBase) -> str",
-            "the LLVM IR of a module of llvm dialect operations, as text.");
+            "The LLVM IR of a module of llvm dialect operations, as text.");
 
 /* llvm.translate_module_to_llvmir(module): the LLVM IR (text) of an operation MLIR translates (a
  * module of llvm dialect operations). MLIR's translation edits what it translates (it splits

@@ -171,7 +171,7 @@ static PyObject *qt_default_bound(tpy_sig *sig, PyObject *const *args, Py_ssize_
 
 static tpy_sig qt_default_min_sig =
     TPY_SIG("default_minimum_for_integer(is_signed: bool, integral_width: int) -> int",
-            "the smallest value of an integer of that signedness and width.");
+            "The smallest value of an integer of that signedness and width.");
 
 static PyObject *qt_default_min(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
@@ -181,7 +181,7 @@ static PyObject *qt_default_min(PyObject *m, PyObject *const *args, Py_ssize_t n
 
 static tpy_sig qt_default_max_sig =
     TPY_SIG("default_maximum_for_integer(is_signed: bool, integral_width: int) -> int",
-            "the largest value of an integer of that signedness and width.");
+            "The largest value of an integer of that signedness and width.");
 
 static PyObject *qt_default_max(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
@@ -205,7 +205,7 @@ static int candidate_arg(tpy_sig *sig, PyObject *self, PyObject *const *args, Py
 
 static tpy_sig qt_is_compatible_sig =
     TPY_SIG("is_compatible_expressed_type(candidate: Type) -> bool",
-            "whether this type can express the candidate (or its element type).");
+            "Whether this type can express the candidate (or its element type).");
 
 static PyObject *qt_is_compatible(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
@@ -216,7 +216,7 @@ static PyObject *qt_is_compatible(PyObject *self, PyObject *const *args, Py_ssiz
 
 static tpy_sig qt_cast_from_storage_sig =
     TPY_SIG("cast_from_storage_type(candidate: Type) -> Type",
-            "the type based on this quantized type for a type based on its storage type; TypeError "
+            "The type based on this quantized type for a type based on its storage type; TypeError "
             "when there is none.");
 
 static PyObject *qt_cast_from_storage(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -228,7 +228,7 @@ static PyObject *qt_cast_from_storage(PyObject *self, PyObject *const *args, Py_
 
 static tpy_sig qt_cast_from_expressed_sig =
     TPY_SIG("cast_from_expressed_type(candidate: Type) -> Type",
-            "the type based on this quantized type for a type based on its expressed type; "
+            "The type based on this quantized type for a type based on its expressed type; "
             "TypeError when there is none.");
 
 static PyObject *qt_cast_from_expressed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -240,7 +240,7 @@ static PyObject *qt_cast_from_expressed(PyObject *self, PyObject *const *args, P
 
 static tpy_sig qt_cast_expressed_to_storage_sig =
     TPY_SIG("cast_expressed_to_storage_type(candidate: Type) -> Type",
-            "the type based on the storage type for a type based on the expressed type; TypeError "
+            "The type based on the storage type for a type based on the expressed type; TypeError "
             "when there is none.");
 
 static PyObject *qt_cast_expressed_to_storage(PyObject *self, PyObject *const *args,
@@ -260,7 +260,7 @@ static int static_type_arg(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs
 
 static tpy_sig qt_cast_to_storage_sig =
     TPY_SIG("cast_to_storage_type(type: Type) -> Type",
-            "the type based on the storage type for a type based on a quantized type; TypeError "
+            "The type based on the storage type for a type based on a quantized type; TypeError "
             "when there is none.");
 
 static PyObject *qt_cast_to_storage(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
@@ -274,7 +274,7 @@ static PyObject *qt_cast_to_storage(PyObject *m, PyObject *const *args, Py_ssize
 
 static tpy_sig qt_cast_to_expressed_sig =
     TPY_SIG("cast_to_expressed_type(type: Type) -> Type",
-            "the type based on the expressed type for a type based on a quantized type; TypeError "
+            "The type based on the expressed type for a type based on a quantized type; TypeError "
             "when there is none.");
 
 static PyObject *qt_cast_to_expressed(PyObject *m, PyObject *const *args, Py_ssize_t nargs,

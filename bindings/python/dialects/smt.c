@@ -59,7 +59,7 @@ static const tpy_mlir_name smt_names[] = {{"BoolType", mlirSMTBoolTypeGetName},
 static tpy_sig export_smtlib_sig =
     TPY_SIG("export_smtlib(module: _OperationBase | Module, inline_single_use_values: bool = "
             "False, indent_let_body: bool = False) -> str",
-            "the module's SMT-LIB text.");
+            "The module's SMT-LIB text.");
 
 /* export_smtlib(module, inline_single_use_values=False, indent_let_body=False): the SMT-LIB text
  * of a module (or operation) of smt operations; ValueError with MLIR's diagnostics when the export

@@ -41,7 +41,7 @@ static int lvl_bits_valid(uint64_t lt) {
 
 static tpy_sig build_level_type_sig = TPY_SIG(
     "build_level_type(lvl_fmt: Any, properties: Sequence[Any] = [], n: int = 0, m: int = 0) -> int",
-    "the level type (an int) of a LevelFormat with LevelProperty values.");
+    "The level type (an int) of a LevelFormat with LevelProperty values.");
 
 static PyObject *build_level_type(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
@@ -534,8 +534,8 @@ static tpy_class_def sparse_defs[] = {
 };
 
 static tpy_sig set_enums_sig =
-    TPY_SIG("_set_enums(LevelFormat: Any, LevelProperty: Any, /) -> None",
-            "the enum classes tether.dialects.sparse_tensor defines (lvl_formats_enum returns "
+    TPY_SIG("_set_enums(LevelFormat: type, LevelProperty: type, /) -> None",
+            "The enum classes tether.dialects.sparse_tensor defines (lvl_formats_enum returns "
             "LevelFormat members).");
 
 static PyObject *set_enums(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {

@@ -72,8 +72,8 @@ PyObject *tpy_new_block(PyObject *ctx, PyObject *types, PyObject *locs) {
 static tpy_sig block_new_sig =
     TPY_SIG("Block(arg_types: Sequence[Type] = (), context: Context | None = None, "
             "arg_locs: Sequence[Location] | None = None)",
-            "A block. Block(arg_types=(), context=None, arg_locs=None) creates a detached one, "
-            "owned by this object until it is appended to a region.");
+            "A block. A new one is detached, owned by this object until it is appended to a "
+            "region.");
 
 static PyObject *block_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyObject *a[3];
@@ -180,7 +180,7 @@ static PyObject *block_append(PyObject *self, PyObject *const *args, Py_ssize_t 
 
 static tpy_sig block_add_argument_sig =
     TPY_SIG("add_argument(type: Type, loc: Location | None = None) -> BlockArgument",
-            "a new argument; returns it.");
+            "A new argument; returns it.");
 
 static PyObject *block_add_argument(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
@@ -281,7 +281,7 @@ static PyObject *block_create_after(PyObject *self, PyObject *const *args, Py_ss
 static tpy_sig block_create_at_start_sig =
     TPY_SIG("create_at_start(parent: Region, arg_types: Sequence[Type] = [], arg_locs: "
             "Sequence[Location] | None = None) -> Block",
-            "a new first block of the region.");
+            "A new first block of the region.");
 
 static PyObject *block_create_at_start(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {

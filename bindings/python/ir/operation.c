@@ -532,7 +532,7 @@ static int maybe_insert(tether_op *op, PyObject *ip) {
 }
 
 static tpy_sig op_clone_sig =
-    TPY_SIG("clone(ip: InsertionPoint | None = None) -> OpView", "a copy, inserted at ip.");
+    TPY_SIG("clone(ip: InsertionPoint | None = None) -> OpView", "A copy, inserted at ip.");
 
 static PyObject *op_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {

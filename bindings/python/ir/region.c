@@ -10,8 +10,8 @@ PyObject *tpy_wrap_region(tether_region *h) { return tpy_wrap_handle(tpy.Region,
 
 static tpy_sig region_new_sig =
     TPY_SIG("Region(context: Context | None = None)",
-            "A region. Region(context=None) creates a detached one, owned by this object "
-            "until it is given to Operation.create.");
+            "A region. A new one is detached, owned by this object until it is given to "
+            "Operation.create.");
 
 static PyObject *region_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyObject *c;

@@ -423,7 +423,8 @@ static PyType_Spec symtab_spec = {"tether.ir.SymbolTable", sizeof(TpSymbolTable)
 
 /* ---- _GlobalDebug ---------------------------------------------------------------------------- */
 
-static tpy_sig fn_debug_flag_sig = TPY_SIG("_debug_flag(enabled: Any = None, /) -> bool", NULL);
+static tpy_sig fn_debug_flag_sig =
+    TPY_SIG("_debug_flag(enabled: bool | None = None, /) -> bool", NULL);
 
 static PyObject *fn_debug_flag(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;

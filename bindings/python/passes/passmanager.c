@@ -101,7 +101,7 @@ static int pm_pipeline(TpPassManager *self, PyObject *pipeline,
 
 static tpy_sig pm_parse_sig =
     TPY_SIG("parse(pipeline: str, context: Context | None = None) -> PassManager",
-            "a pass manager from a textual pipeline (ValueError).");
+            "A pass manager from a textual pipeline (ValueError).");
 
 static PyObject *pm_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
@@ -369,7 +369,7 @@ static PyObject *pm_enable_timing(TpPassManager *self, PyObject *unused) {
 
 static tpy_sig pm_enable_statistics_sig =
     TPY_SIG("enable_statistics(displayMode: PassDisplayMode = PassDisplayMode.PIPELINE) -> None",
-            "enable pass statistics.");
+            "Enable pass statistics.");
 
 /* enable_statistics(displayMode=PassDisplayMode.PIPELINE). */
 static PyObject *pm_enable_statistics(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
@@ -475,7 +475,7 @@ static tpy_sig pm_enable_ir_printing_sig = TPY_SIG(
     "= False, large_elements_limit: int | None = None, large_resource_limit: int | None = None, "
     "enable_debug_info: bool = False, print_generic_op_form: bool = False, tree_printing_dir_path: "
     "str | None = None) -> None",
-    "print the IR around passes.");
+    "Print the IR around passes.");
 
 /* enable_ir_printing(print_before_all=False, print_after_all=True, print_module_scope=False,
  * print_after_change=False, print_after_failure=False, large_elements_limit=None,

@@ -338,7 +338,7 @@ static void pset_dealloc(TpPatternSet *self) {
 static tpy_sig pset_add_sig =
     TPY_SIG("add(root: type[OpView] | str, fn: Callable[[Any, PatternRewriter], Any], benefit: int "
             "= 1) -> None",
-            "a pattern on operations named root (an OpView class or a name): fn(op, rewriter) "
+            "A pattern on operations named root (an OpView class or a name): fn(op, rewriter) "
             "rewrites op through the PatternRewriter and returns something false (None) when it "
             "matched, something true when it did not.");
 

@@ -114,7 +114,7 @@ static PyObject *raise_status(int rc, tpy_errcap *cap, tether_op *h, const char 
 static tpy_sig apply_named_sequence_sig = TPY_SIG(
     "apply_named_sequence(payload_root: _OperationBase, transform_root: _OperationBase, "
     "transform_module: _OperationBase, transform_options: TransformOptions | None = None) -> None",
-    "operations only (the Python module unpacks op views).");
+    "Operations only (the Python module unpacks op views).");
 
 static PyObject *apply_named_sequence(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
@@ -156,7 +156,7 @@ static PyObject *apply_named_sequence(PyObject *self, PyObject *const *args, Py_
 
 static tpy_sig copy_symbols_sig =
     TPY_SIG("copy_symbols_and_merge_into(target: _OperationBase, other: _OperationBase) -> None",
-            "operations only.");
+            "Operations only.");
 
 static PyObject *copy_symbols(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
