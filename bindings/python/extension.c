@@ -11,6 +11,7 @@
 static int (*const file_inits[])(PyObject *m) = {
     tpy_init_errors,
     tpy_init_collect,
+    tpy_init_sig,
     tpy_init_typeid,
     tpy_init_classes,
     tpy_init_current,

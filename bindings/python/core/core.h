@@ -263,6 +263,8 @@ int tpy_sig_add_ctor(PyTypeObject *type, tpy_sig *s);
  * line, named as the entry; a getter's "name: T", or "name -> T" without a setter). 0, or -1 with
  * an exception (a spec that does not parse, or names another member than the entry's). */
 int tpy_sig_publish(PyObject *m);
+/* Adds _tether._parse_signature (what the parser reads of a text; for tests). */
+int tpy_init_sig(PyObject *m);
 
 /* ---- arguments (args.c) ---------------------------------------------------------------------- */
 

@@ -36,10 +36,19 @@ static void trim(const char **b, const char **e) {
   while (*e > *b && isspace((unsigned char)(*e)[-1])) (*e)--;
 }
 
+/* Whether b..e is a Python name (an identifier that is not a keyword). */
 static int is_ident(const char *b, const char *e) {
+  static const char *const keywords[] = {
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
   if (b == e || !(isalpha((unsigned char)*b) || *b == '_')) return 0;
   for (const char *p = b; p < e; p++)
     if (!(isalnum((unsigned char)*p) || *p == '_')) return 0;
+  for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
+    if (strlen(keywords[i]) == (size_t)(e - b) && !memcmp(keywords[i], b, (size_t)(e - b)))
+      return 0;
   return 1;
 }
 
@@ -72,12 +81,36 @@ static int is_literal(const char *b, const char *e) {
   static const char *const words[] = {"None", "True", "False", "()", "..."};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (n == strlen(words[i]) && !memcmp(b, words[i], n)) return 1;
-  if (*b == '\'' || *b == '"') return 1;
-  const char *p = *b == '-' ? b + 1 : b;
-  if (p == e || !isdigit((unsigned char)*p)) return 0;
-  for (; p < e; p++)
-    if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '+' && *p != '-') return 0;
-  return 1;
+  if (*b == '\'' || *b == '"') { /* one str, quotes closed at the end */
+    const char *p = b + 1;
+    while (p < e && *p != *b) p += *p == '\\' && p + 1 < e ? 2 : 1;
+    return p == e - 1;
+  }
+  const char *p = *b == '-' ? b + 1 : b, *digits = p; /* -12, 3.5, 1e-3, 0x1f */
+  if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    for (p += 2; p < e && isxdigit((unsigned char)*p); p++) continue;
+    return p == e;
+  }
+  while (p < e && (isdigit((unsigned char)*p) || *p == '_')) p++;
+  if (p == digits || !isdigit((unsigned char)*digits)) return 0;
+  if (p < e && *p == '.')
+    for (p++; p < e && isdigit((unsigned char)*p); p++) continue;
+  if (p < e && (*p == 'e' || *p == 'E')) {
+    p++;
+    if (p < e && (*p == '+' || *p == '-')) p++;
+    if (p == e || !isdigit((unsigned char)*p)) return 0;
+    while (p < e && isdigit((unsigned char)*p)) p++;
+  }
+  return p == e;
+}
+
+/* Whether b..e holds the word lambda, whose parameters the splitting at commas would cut. */
+static int has_lambda(const char *b, const char *e) {
+  for (const char *p = b; p + 6 <= e; p++)
+    if (!memcmp(p, "lambda", 6) && (p == b || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+        (p + 6 == e || !(isalnum((unsigned char)p[6]) || p[6] == '_')))
+      return 1;
+  return 0;
 }
 
 /* A growing text. */
@@ -105,6 +138,17 @@ static int put(text_buf *t, const char *b, size_t n) {
 
 static int puts_(text_buf *t, const char *s) { return put(t, s, strlen(s)); }
 
+/* Whether the annotation after a parameter's name (colon..e, colon at e: none) is empty or holds
+ * a lambda: 0 with SystemError then. */
+static int annotation_ok(tpy_sig *s, const char *colon, const char *e) {
+  if (colon >= e) return 1;
+  const char *ab = colon + 1, *ae = e;
+  trim(&ab, &ae);
+  if (ab == ae) return bad_spec(s, "an empty annotation");
+  if (has_lambda(ab, ae)) return bad_spec(s, "a lambda in an annotation");
+  return 1;
+}
+
 /* One parameter of the list (b..e, trimmed, not a marker) into s and info; plain gets its
  * annotation-free form. *defaults: whether one before it has a default. */
 static int read_param(tpy_sig *s, struct tpy_sig_info *info, const char *b, const char *e,
@@ -114,17 +158,14 @@ static int read_param(tpy_sig *s, struct tpy_sig_info *info, const char *b, cons
   trim(&b, &name_end);
   if (!is_ident(b, name_end)) return bad_spec(s, "a parameter without a name");
   const char *eq = stop < e && *stop == ':' ? scan(stop + 1, e, "=") : stop;
-  if (stop < e && *stop == ':') {
-    const char *ab = stop + 1, *ae = eq;
-    trim(&ab, &ae);
-    if (ab == ae) return bad_spec(s, "an empty annotation");
-  }
+  if (stop < e && *stop == ':' && !annotation_ok(s, stop, eq)) return 0;
   const char *db = NULL, *de = NULL;
   if (eq < e) {
     db = eq + 1;
     de = e;
     trim(&db, &de);
     if (db == de) return bad_spec(s, "an empty default");
+    if (has_lambda(db, de)) return bad_spec(s, "a lambda in a default");
   }
   if (s->n == TPY_SIG_MAX) return bad_spec(s, "more than 16 parameters");
   for (int i = 0; i < s->n; i++)
@@ -146,7 +187,7 @@ static int read_param(tpy_sig *s, struct tpy_sig_info *info, const char *b, cons
 /* The parameter list between open and close: the counts of s, the names and plain of info. */
 static int read_params(tpy_sig *s, struct tpy_sig_info *info, const char *open, const char *close,
                        text_buf *plain) {
-  int defaults = 0, slash = 0, kwonly = 0, npos = -1;
+  int defaults = 0, slash = 0, kwonly = 0, bare = 0, npos = -1;
   const char *q = open + 1, *b = q, *e = close;
   trim(&b, &e);
   if (b == e) q = close + 1; /* no parameters */
@@ -164,9 +205,10 @@ static int read_params(tpy_sig *s, struct tpy_sig_info *info, const char *open, 
       s->nposonly = s->n;
       if (!puts_(plain, "/")) return 0;
     } else if (b[0] == '*' && b[1] == '*') { /* **kwargs: documented, not parsed (ready_for) */
-      const char *nb = b + 2, *ne = scan(nb, e, ":");
+      const char *nb = b + 2, *colon = scan(nb, e, ":"), *ne = colon;
       trim(&nb, &ne);
       if (!is_ident(nb, ne)) return bad_spec(s, "**kwargs without a name");
+      if (!annotation_ok(s, colon, e)) return 0;
       if (!kwonly) npos = s->n;
       kwonly = 1;
       s->star |= 2;
@@ -176,11 +218,13 @@ static int read_params(tpy_sig *s, struct tpy_sig_info *info, const char *open, 
       kwonly = 1;
       npos = s->n;
       if (e - b == 1) {
+        bare = 1;
         if (!puts_(plain, "*")) return 0;
       } else { /* *args: the function reads them itself (tpy_fastargs_star) */
-        const char *nb = b + 1, *ne = scan(nb, e, ":");
+        const char *nb = b + 1, *colon = scan(nb, e, ":"), *ne = colon;
         trim(&nb, &ne);
         if (!is_ident(nb, ne)) return bad_spec(s, "*args without a name");
+        if (!annotation_ok(s, colon, e)) return 0;
         if (s->n) return bad_spec(s, "parameters before *args, which the parser does not take");
         s->star = 1;
         if (!puts_(plain, "*") || !put(plain, nb, (size_t)(ne - nb))) return 0;
@@ -190,7 +234,7 @@ static int read_params(tpy_sig *s, struct tpy_sig_info *info, const char *open, 
     }
     q = end + 1;
   }
-  if (kwonly && npos == s->n && !s->star) return bad_spec(s, "a * without parameters after it");
+  if (bare && npos == s->n) return bad_spec(s, "a * without parameters after it");
   s->npos = (signed char)(kwonly ? npos : s->n);
   return 1;
 }
@@ -232,6 +276,7 @@ static int read_spec(tpy_sig *s, struct tpy_sig_info *info) {
 static void free_info(struct tpy_sig_info *info) {
   PyMem_Free(info->name);
   PyMem_Free(info->plain);
+  for (int k = 0; k < 3; k++) PyMem_Free(info->docs[k]);
   for (int i = 0; i < TPY_SIG_MAX; i++) {
     PyMem_Free(info->names[i]);
     Py_XDECREF(info->objs[i]);
@@ -552,3 +597,58 @@ int tpy_sig_publish(PyObject *m) {
   if (!r) r = PyModule_AddObjectRef(m, "_signatures", tpy.signatures);
   return r;
 }
+
+/* ---- _tether._parse_signature ---------------------------------------------------------------- */
+
+/* What the parser and the docstrings read of a spec's text, for tests (and fuzzing): a spec made
+ * for the call, parsed, described, freed. */
+static PyObject *describe(tpy_sig *s) {
+  PyObject *names = PyList_New(s->n);
+  for (int i = 0; names && i < s->n; i++) PyList_SET_ITEM(names, i, Py_NewRef(s->info->objs[i]));
+  char *doc = names && !s->prop ? make_doc(s, s->info->name, KIND_FUNCTION, NULL) : NULL;
+  PyObject *r = names && (s->prop || doc)
+                    ? Py_BuildValue("{s:z,s:N,s:i,s:i,s:i,s:i,s:z}", "name", s->info->name, "names",
+                                    names, "required", s->nreq, "positional", s->npos,
+                                    "positional_only", s->nposonly, "star", s->star, "doc", doc)
+                    : NULL;
+  if (!r) Py_XDECREF(names);
+  PyMem_Free(doc);
+  return r;
+}
+
+static tpy_sig fn_parse_signature_sig =
+    TPY_SIG("_parse_signature(text: str, getter: bool = False, /) -> dict[str, Any]",
+            "What the parser reads of a signature spec's text (SystemError for a bad one).");
+
+static PyObject *fn_parse_signature(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
+  (void)m;
+  PyObject *a[2];
+  MlirStringRef text;
+  int getter = 0;
+  if (!tpy_fastargs(&fn_parse_signature_sig, args, nargs, NULL, a, 2) ||
+      !tpy_arg_str(a[0], "text", &text) || (a[1] && !tpy_arg_bool(a[1], &getter)))
+    return NULL;
+  if (memchr(text.data, '\0', text.length))
+    return PyErr_Format(PyExc_ValueError, "text: an embedded NUL");
+  char *copy = dup_range(text.data, text.data + text.length);
+  tpy_sig *s = copy ? PyMem_Calloc(1, sizeof *s) : NULL;
+  if (!s) {
+    PyMem_Free(copy);
+    return copy ? PyErr_NoMemory() : NULL;
+  }
+  *s = (tpy_sig)TPY_SIG(copy, NULL);
+  s->prop = (signed char)getter;
+  PyObject *r = tpy_sig_ready(s) ? describe(s) : NULL;
+  if (s->info) free_info(s->info);
+  PyMem_Free(s);
+  PyMem_Free(copy);
+  return r;
+}
+
+static PyMethodDef sig_functions[] = {
+    {"_parse_signature", TPY_FASTFN(fn_parse_signature), METH_FASTCALL,
+     TPY_DOC(fn_parse_signature_sig)},
+    TPY_METHODS_END,
+};
+
+int tpy_init_sig(PyObject *m) { return PyModule_AddFunctions(m, sig_functions); }
