@@ -46,15 +46,17 @@ static int is_ident(const char *b, const char *e) {
   if (b == e || !(isalpha((unsigned char)*b) || *b == '_')) return 0;
   for (const char *p = b; p < e; p++)
     if (!(isalnum((unsigned char)*p) || *p == '_')) return 0;
+  if (e - b < 2 || e - b > 8) return 1; /* the keywords' lengths */
   for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; i++)
-    if (strlen(keywords[i]) == (size_t)(e - b) && !memcmp(keywords[i], b, (size_t)(e - b)))
+    if (keywords[i][0] == *b && !strncmp(keywords[i], b, (size_t)(e - b)) && !keywords[i][e - b])
       return 0;
   return 1;
 }
 
-/* The first character of stops at p or after it outside brackets and quotes; e when there is
- * none; NULL when the brackets or quotes do not close before e. */
+/* The first of the (at most two) characters of stops at p or after it outside brackets and
+ * quotes; e when there is none; NULL when the brackets or quotes do not close before e. */
 static const char *scan(const char *p, const char *e, const char *stops) {
+  char s0 = stops[0], s1 = s0 ? stops[1] : 0;
   int depth = 0;
   for (; p < e; p++) {
     char c = *p;
@@ -63,7 +65,7 @@ static const char *scan(const char *p, const char *e, const char *stops) {
       while (q < e && *q != c) q += *q == '\\' && q + 1 < e ? 2 : 1;
       if (q >= e) return NULL;
       p = q;
-    } else if (depth == 0 && strchr(stops, c)) {
+    } else if (depth == 0 && c && (c == s0 || c == s1)) {
       return p;
     } else if (c == '(' || c == '[' || c == '{') {
       depth++;
