@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes docs/python-api.md: the reference of tether's Python modules, by class, from the
-docstrings of the built package.
+docstrings of the built package, and the signatures of the extension's members (each one's
+signature spec, which the package publishes as _tether._signatures).
 
     PYTHONPATH=bazel-bin/bindings/python python3 tools/gen_python_reference.py > docs/python-api.md
     (a --config=mlir19 build, bazel-out/k8-fastbuildmlir19/bin/...: > docs/python-api-19.md)
@@ -9,13 +10,111 @@ docstrings of the built package.
 the reference follows every change of the API.
 """
 
+import ast
 import importlib
 import inspect
+import re
 import sys
+import types
 
 MODULES = ["tether.ir", "tether.passmanager", "tether.alias", "tether.run"]
 OPTIONAL = ["tether.rewrite", "tether.execution_engine", "tether.runtime", "tether.extras.types",
             "tether.extras.meta", "tether.dialects", "tether.dialects.transform.interpreter"]
+
+
+def unwrap(o):
+    return o.__func__ if isinstance(o, (staticmethod, classmethod)) else o
+
+
+def is_c_callable(f):
+    return type(f).__name__ in ("method_descriptor", "classmethod_descriptor",
+                                "builtin_function_or_method")
+
+
+class CSignatures:
+    """The typed signatures the extension publishes (_tether._signatures: core/sig.c writes one
+    per member from its signature spec, keyed by the module that holds the class or function and
+    its name: "tether._tether.IntegerType.get_signless", "_quant.QuantizedType.flags"), found for
+    a member by its object, wherever the member is reached from."""
+
+    def __init__(self):
+        from tether import _tether
+        self.texts = dict(_tether._signatures)
+        self.keys = {}  # id(member object) -> its key, as core/sig.c names it
+        self.objects = []  # keeps the objects whose ids are keys
+        self.seen = set()
+        self._visit_module(_tether, True)
+
+    def _add(self, o, key):
+        self.objects.append(o)
+        self.keys.setdefault(id(o), key)
+
+    def _visit_module(self, mod, top):
+        for k, v in list(vars(mod).items()):
+            if isinstance(v, types.ModuleType):
+                if top:
+                    self._visit_module(v, False)
+            elif isinstance(v, type):
+                self._visit_class(v, f"{mod.__name__}.{k}")
+            elif is_c_callable(v):
+                self._add(v, f"{mod.__name__}.{k}")
+
+    def _visit_class(self, c, prefix):
+        if id(c) in self.seen:
+            return
+        self.seen.add(id(c))
+        self._add(c, f"{prefix}.__init__")  # the class: its constructor
+        for k, v in list(vars(c).items()):
+            if isinstance(v, type):
+                if v.__qualname__ == f"{c.__qualname__}.{k}":
+                    self._visit_class(v, f"{prefix}.{k}")
+            else:
+                # A class's constructor is its __new__ (shown as __init__).
+                self._add(unwrap(v), f"{prefix}.{'__init__' if k == '__new__' else k}")
+
+    def text(self, o):
+        """The typed text of a member (a callable's forms one a line; a getter's "name: T", or
+        "name -> T" without a setter; a class's constructor's), or None."""
+        key = self.keys.get(id(unwrap(o)))
+        return self.texts.get(key) if key else None
+
+    def forms(self, o):
+        """A callable's forms as typed signatures, ["(a: T, /) -> R", ...], or None."""
+        text = self.text(o) if isinstance(o, type) or is_c_callable(unwrap(o)) else None
+        if text is None:
+            return None
+        return [line[line.index("("):] for line in text.split("\n")]
+
+    def prop(self, o):
+        """A getter's (type, settable), or None."""
+        text = self.text(o) if type(o).__name__ == "getset_descriptor" else None
+        m = re.match(r"\w+(: | -> )(.*)$", text, re.S) if text else None
+        return (m.group(2), m.group(1) == ": ") if m else None
+
+
+def plain(name, form):
+    """A typed signature "(a: T, b: U = None) -> R" as name(a, b=None)."""
+    fn = ast.parse(f"def {name}{form}: pass").body[0]
+    a = fn.args
+    for arg in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x]:
+        arg.annotation = None
+    return f"{name}({ast.unparse(a)})"
+
+
+def signature_line(name, forms, doc):
+    """name's forms (a | b when several) and the first paragraph of its docstring."""
+    line = " | ".join(plain(name, f) for f in forms)
+    return f"{line}: {doc}" if doc else line
+
+
+_csigs = None
+
+
+def csigs():
+    global _csigs
+    if _csigs is None:
+        _csigs = CSignatures()
+    return _csigs
 
 
 def first_para(doc):
@@ -41,6 +140,9 @@ def member_line(name, obj):
         kind = "attribute"
     tag = f" ({kind})" if kind and kind != "method" else ""
     text = f"- `{name}`{tag}"
+    forms = csigs().forms(obj) if kind == "method" and name != "__init__" else None
+    if forms:  # a member of the extension: its signature, then its docstring
+        return f"{text}: {signature_line(name, forms, doc)}"
     if doc and not doc.startswith(("Return ", "Implement ", "Helper for", "staticmethod(",
                                    "classmethod(")):
         text += f": {doc}"
@@ -54,6 +156,10 @@ def describe_class(name, cls):
         out.append(f"Bases: {', '.join('`' + b + '`' for b in bases[:3])}.")
         out.append("")
     doc = first_para(cls.__doc__)
+    forms = csigs().forms(cls) if cls.__module__ in ("tether.ir", "tether._tether") or \
+        "__new__" in vars(cls) else None
+    if forms:  # a class of the extension: its constructor's signature, then its docstring
+        doc = signature_line(name, forms, doc)
     if doc:
         out += [doc, ""]
     lines = []
@@ -85,7 +191,9 @@ def describe_module(modname):
     if funcs:
         out += ["Functions:", ""]
         for n, f in funcs:
-            out.append(f"- `{n}`: {first_para(f.__doc__)}")
+            forms = csigs().forms(f)
+            doc = first_para(f.__doc__)
+            out.append(f"- `{n}`: {signature_line(n, forms, doc) if forms else doc}")
         out.append("")
     for n, c in classes:
         if c.__module__ not in (modname, "tether._tether") and not c.__module__.startswith("tether"):

@@ -11,6 +11,7 @@
 static int (*const file_inits[])(PyObject *m) = {
     tpy_init_errors,
     tpy_init_collect,
+    tpy_init_sig,
     tpy_init_typeid,
     tpy_init_classes,
     tpy_init_current,
@@ -69,6 +70,8 @@ static int exec_module(PyObject *m) {
   }
   for (size_t i = 0; i < sizeof file_inits / sizeof file_inits[0]; i++)
     if (file_inits[i](m) < 0) return -1;
+  /* Every table is in place: the docstrings and _signatures from their signature specs. */
+  if (tpy_sig_publish(m) < 0) return -1;
   tether_set_notifier(tpy_collect_notifier);
   return 0;
 }

@@ -66,11 +66,20 @@ static int context_setup(PyObject *self, PyObject *dialects, PyObject *pool) {
 }
 #endif
 
+#if TETHER_MLIR_VERSION >= 22
+static tpy_sig context_new_sig =
+    TPY_SIG("Context(load_on_create_dialects: Sequence[str] | None = None, "
+            "thread_pool: ThreadPool | None = None)",
+            "An MLIR context with every upstream dialect available.");
+#else
+static tpy_sig context_new_sig =
+    TPY_SIG("Context()", "An MLIR context with every upstream dialect available.");
+#endif
+
 static PyObject *context_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
 #if TETHER_MLIR_VERSION >= 22
-  static const char *const names[] = {"load_on_create_dialects", "thread_pool", NULL};
   PyObject *opt[2];
-  if (!tpy_args("Context", args, kw, names, 0, 2, opt)) return NULL;
+  if (!tpy_args(&context_new_sig, args, kw, opt, 2)) return NULL;
 #else
   if (PyTuple_GET_SIZE(args) || (kw && PyDict_GET_SIZE(kw)))
     return PyErr_Format(PyExc_TypeError, "Context() takes no arguments");
@@ -330,42 +339,64 @@ static PyObject *context_current(PyObject *cls) {
 
 static PyMethodDef context_methods[] = {
     {"_get_live_count", (PyCFunction)context_live_count, METH_NOARGS | METH_STATIC,
-     "Context objects alive in the process."},
+     TPY_SIGDOC("_get_live_count() -> int", "Context objects alive in the process.")},
     {"_arena_stats", (PyCFunction)context_arena_stats, METH_NOARGS,
-     "The arena's counters (roots, pending, stuck, destroyed), without collecting first."},
+     TPY_SIGDOC(
+         "_arena_stats() -> dict[str, int]",
+         "The arena's counters (roots, pending, stuck, destroyed), without collecting first.")},
     {"_get_live_root_count", (PyCFunction)context_live_roots, METH_NOARGS,
-     "After a collection: live roots (parsed or created operations, detached operations, "
-     "regions and blocks)."},
-    {"_get_context_again", (PyCFunction)context_again, METH_NOARGS, NULL},
-    {"_CAPICreate", (PyCFunction)context_from_capsule, METH_O | METH_STATIC, NULL},
-    {"__enter__", (PyCFunction)context_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)context_exit, METH_VARARGS, NULL},
-    {"load_all_available_dialects", (PyCFunction)context_load_all, METH_NOARGS, NULL},
-    {"is_registered_operation", (PyCFunction)context_is_registered, METH_O, NULL},
-    {"enable_multithreading", (PyCFunction)context_enable_mt, METH_O, NULL},
+     TPY_SIGDOC("_get_live_root_count() -> int",
+                "After a collection: live roots (parsed or created operations, detached "
+                "operations, regions and blocks).")},
+    {"_get_context_again", (PyCFunction)context_again, METH_NOARGS,
+     TPY_SIGDOC("_get_context_again() -> Context", NULL)},
+    {"_CAPICreate", (PyCFunction)context_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> Context", NULL)},
+    {"__enter__", (PyCFunction)context_enter, METH_NOARGS,
+     TPY_SIGDOC("__enter__() -> Context", NULL)},
+    {"__exit__", (PyCFunction)context_exit, METH_VARARGS,
+     TPY_SIGDOC("__exit__(*args: object) -> None", NULL)},
+    {"load_all_available_dialects", (PyCFunction)context_load_all, METH_NOARGS,
+     TPY_SIGDOC("load_all_available_dialects() -> None", NULL)},
+    {"is_registered_operation", (PyCFunction)context_is_registered, METH_O,
+     TPY_SIGDOC("is_registered_operation(operation_name: str, /) -> bool", NULL)},
+    {"enable_multithreading", (PyCFunction)context_enable_mt, METH_O,
+     TPY_SIGDOC("enable_multithreading(enable: bool, /) -> None", NULL)},
 #if TETHER_MLIR_VERSION >= 22
     {"set_thread_pool", (PyCFunction)context_set_thread_pool, METH_O,
-     "set_thread_pool(pool): runs multithreaded work on a ThreadPool (kept for the process)."},
+     TPY_SIGDOC("set_thread_pool(pool: ThreadPool, /) -> None",
+                "Runs multithreaded work on a ThreadPool (kept for the process).")},
     {"get_num_threads", (PyCFunction)context_num_threads, METH_NOARGS,
-     "The number of threads the context's work may use (1 without multithreading)."},
+     TPY_SIGDOC("get_num_threads() -> int",
+                "The number of threads the context's work may use (1 without multithreading).")},
     {"_mlir_thread_pool_ptr", (PyCFunction)context_pool_ptr, METH_NOARGS,
-     "The address of the context's LLVM thread pool, as a str."},
+     TPY_SIGDOC("_mlir_thread_pool_ptr() -> str",
+                "The address of the context's LLVM thread pool, as a str.")},
 #endif
-    {"append_dialect_registry", (PyCFunction)tpy_context_append_dialect_registry, METH_O, NULL},
+    {"append_dialect_registry", (PyCFunction)tpy_context_append_dialect_registry, METH_O,
+     TPY_SIGDOC("append_dialect_registry(registry: DialectRegistry, /) -> None", NULL)},
     {"get_dialect_descriptor", (PyCFunction)tpy_context_get_dialect_descriptor, METH_O,
-     "The DialectDescriptor of a dialect, loading it; ValueError if unknown."},
+     TPY_SIGDOC("get_dialect_descriptor(dialect_name: str, /) -> DialectDescriptor",
+                "The DialectDescriptor of a dialect, loading it; ValueError if unknown.")},
     {"attach_diagnostic_handler", (PyCFunction)tpy_context_attach_diagnostic_handler, METH_O,
-     "Attaches callback(Diagnostic) -> bool; returns a DiagnosticHandler."},
+     TPY_SIGDOC("attach_diagnostic_handler(callback: Callable[[Diagnostic], bool], /) -> "
+                "DiagnosticHandler",
+                "Attaches callback(Diagnostic) -> bool; returns a DiagnosticHandler.")},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef context_getset[] = {
-    {"allow_unregistered_dialects", (getter)context_get_allow, (setter)context_set_allow, NULL,
-     NULL},
+    {"allow_unregistered_dialects", (getter)context_get_allow, (setter)context_set_allow,
+     TPY_PROP("bool", NULL), NULL},
     {"emit_error_diagnostics", (getter)context_get_emit, (setter)context_set_emit,
-     "When True, error diagnostics go to the diagnostic handlers instead of into MLIRError.", NULL},
-    {"_CAPIPtr", (getter)context_capsule, NULL, "The MlirContext as a capsule.", NULL},
-    {"_arena", (getter)context_arena_capsule, NULL, "The tether_arena as a capsule.", NULL},
+     TPY_PROP(
+         "bool",
+         "When True, error diagnostics go to the diagnostic handlers instead of into MLIRError."),
+     NULL},
+    {"_CAPIPtr", (getter)context_capsule, NULL, TPY_PROP("object", "The MlirContext as a capsule."),
+     NULL},
+    {"_arena", (getter)context_arena_capsule, NULL,
+     TPY_PROP("object", "The tether_arena as a capsule."), NULL},
     TPY_GETSET_END,
 };
 
@@ -376,7 +407,7 @@ static PyType_Slot context_slots[] = {
     {Py_tp_clear, context_clear},
     {Py_tp_methods, context_methods},
     {Py_tp_getset, context_getset},
-    {Py_tp_doc, "An MLIR context with every upstream dialect available."},
+    {Py_tp_doc, TPY_DOC(context_new_sig)},
     {0, NULL},
 };
 

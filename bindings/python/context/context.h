@@ -139,10 +139,11 @@ PyObject *tpy_errcap_end(tpy_errcap *c);
 void tpy_errcap_close(tpy_errcap *c);
 /* Detaches and raises MLIRError(message, diagnostics). Returns NULL. */
 PyObject *tpy_errcap_raise(tpy_errcap *c, const char *message);
-/* The start of every parse(asm, context=None) (Module, Type, Attribute): the arguments parsed,
- * the context resolved and the capture begun. 1, or 0 with the exception (nothing to end). */
-int tpy_parse_begin(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, MlirStringRef *text,
-                    TpContext **ctx, tpy_errcap *cap);
+/* The start of every parse(asm, context=None) (Module, Type, Attribute): the arguments parsed by
+ * the caller's spec s, the context resolved and the capture begun. 1, or 0 with the exception
+ * (nothing to end). */
+int tpy_parse_begin(tpy_sig *s, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    MlirStringRef *text, TpContext **ctx, tpy_errcap *cap);
 
 /* ---- context-owned values (ctxobj.c) --------------------------------------------------------- */
 

@@ -83,11 +83,13 @@ static int info_clear(TpDiagnosticInfo *self) {
 
 static int diag_check(TpDiagnostic *self);
 
+static tpy_sig info_new_sig =
+    TPY_SIG("DiagnosticInfo(diag: Diagnostic)", "A copy of a diagnostic, valid anywhere.");
+
 static PyObject *info_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   (void)type;
-  static const char *const names[] = {"diag", NULL};
   PyObject *d;
-  if (!tpy_args("DiagnosticInfo", args, kw, names, 1, 1, &d)) return NULL;
+  if (!tpy_args(&info_new_sig, args, kw, &d, 1)) return NULL;
   if (!tpy_is(d, tpy.Diagnostic)) return tpy_type_error("diag", "a Diagnostic", d);
   if (diag_check((TpDiagnostic *)d) < 0) return NULL;
   return info_from(((TpDiagnostic *)d)->d, ((TpDiagnostic *)d)->ctx);
@@ -106,10 +108,10 @@ INFO_FIELD(message)
 INFO_FIELD(notes)
 
 static PyGetSetDef info_getset[] = {
-    {"severity", (getter)info_severity, NULL, NULL, NULL},
-    {"location", (getter)info_location, NULL, NULL, NULL},
-    {"message", (getter)info_message, NULL, NULL, NULL},
-    {"notes", (getter)info_notes, NULL, NULL, NULL},
+    {"severity", (getter)info_severity, NULL, TPY_PROP("DiagnosticSeverity", NULL), NULL},
+    {"location", (getter)info_location, NULL, TPY_PROP("Location", NULL), NULL},
+    {"message", (getter)info_message, NULL, TPY_PROP("str", NULL), NULL},
+    {"notes", (getter)info_notes, NULL, TPY_PROP("list[DiagnosticInfo]", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -120,7 +122,7 @@ static PyType_Slot info_slots[] = {
     {Py_tp_clear, info_clear},
     {Py_tp_str, info_str},
     {Py_tp_getset, info_getset},
-    {Py_tp_doc, "A copy of a diagnostic, valid anywhere."},
+    {Py_tp_doc, TPY_DOC(info_new_sig)},
     {0, NULL},
 };
 
@@ -212,10 +214,10 @@ static PyObject *diag_str(TpDiagnostic *self) {
 }
 
 static PyGetSetDef diag_getset[] = {
-    {"severity", (getter)diag_severity, NULL, NULL, NULL},
-    {"location", (getter)diag_location, NULL, NULL, NULL},
-    {"message", (getter)diag_message, NULL, NULL, NULL},
-    {"notes", (getter)diag_notes, NULL, NULL, NULL},
+    {"severity", (getter)diag_severity, NULL, TPY_PROP("DiagnosticSeverity", NULL), NULL},
+    {"location", (getter)diag_location, NULL, TPY_PROP("Location", NULL), NULL},
+    {"message", (getter)diag_message, NULL, TPY_PROP("str", NULL), NULL},
+    {"notes", (getter)diag_notes, NULL, TPY_PROP("Sequence[Diagnostic]", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -419,16 +421,20 @@ static PyObject *handler_had_error(TpDiagnosticHandler *self, void *c) {
 }
 
 static PyMethodDef handler_methods[] = {
-    {"detach", (PyCFunction)handler_detach_m, METH_NOARGS, NULL},
-    {"__enter__", (PyCFunction)handler_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)handler_exit, METH_VARARGS, NULL},
+    {"detach", (PyCFunction)handler_detach_m, METH_NOARGS, TPY_SIGDOC("detach() -> None", NULL)},
+    {"__enter__", (PyCFunction)handler_enter, METH_NOARGS,
+     TPY_SIGDOC("__enter__() -> DiagnosticHandler", NULL)},
+    {"__exit__", (PyCFunction)handler_exit, METH_VARARGS,
+     TPY_SIGDOC("__exit__(*args: object) -> None", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef handler_getset[] = {
-    {"attached", (getter)handler_attached, NULL, NULL, NULL},
+    {"attached", (getter)handler_attached, NULL, TPY_PROP("bool", NULL), NULL},
     {"had_error", (getter)handler_had_error, NULL,
-     "Whether the callback raised (the exception was printed and the diagnostic not handled).",
+     TPY_PROP(
+         "bool",
+         "Whether the callback raised (the exception was printed and the diagnostic not handled)."),
      NULL},
     TPY_GETSET_END,
 };
@@ -481,13 +487,10 @@ void tpy_errcap_begin(tpy_errcap *c, TpContext *ctx) {
         mlirContextAttachDiagnosticHandler(tether_arena_context(ctx->arena), errcap_cb, c, NULL);
 }
 
-int tpy_parse_begin(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, MlirStringRef *text,
-                    TpContext **ctx, tpy_errcap *cap) {
-  static const char *const names[] = {"asm", "context", NULL};
+int tpy_parse_begin(tpy_sig *s, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                    MlirStringRef *text, TpContext **ctx, tpy_errcap *cap) {
   PyObject *a[2];
-  if (!tpy_fastargs("parse", args, nargs, kwnames, names, 1, 2, a) ||
-      !tpy_arg_str(a[0], "asm", text))
-    return 0;
+  if (!tpy_fastargs(s, args, nargs, kwnames, a, 2) || !tpy_arg_str(a[0], "asm", text)) return 0;
   if (!(*ctx = tpy_resolve_context(a[1]))) return 0;
   tpy_errcap_begin(cap, *ctx);
   return 1;

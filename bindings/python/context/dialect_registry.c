@@ -104,14 +104,17 @@ static PyObject *registry_insert_all(TpDialectRegistry *self, PyObject *unused) 
 }
 
 static PyMethodDef registry_methods[] = {
-    {"_CAPICreate", (PyCFunction)registry_from_capsule, METH_O | METH_STATIC, NULL},
-    {"_register_all", (PyCFunction)registry_insert_all, METH_NOARGS, NULL},
-    {"_make_global", (PyCFunction)registry_make_global, METH_NOARGS, NULL},
+    {"_CAPICreate", (PyCFunction)registry_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> DialectRegistry", NULL)},
+    {"_register_all", (PyCFunction)registry_insert_all, METH_NOARGS,
+     TPY_SIGDOC("_register_all() -> None", NULL)},
+    {"_make_global", (PyCFunction)registry_make_global, METH_NOARGS,
+     TPY_SIGDOC("_make_global() -> None", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef registry_getset[] = {
-    {"_CAPIPtr", (getter)registry_capsule, NULL, NULL, NULL},
+    {"_CAPIPtr", (getter)registry_capsule, NULL, TPY_PROP("object", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -120,7 +123,7 @@ static PyType_Slot registry_slots[] = {
     {Py_tp_dealloc, registry_dealloc},
     {Py_tp_methods, registry_methods},
     {Py_tp_getset, registry_getset},
-    {Py_tp_doc, "A set of dialects to append to contexts."},
+    {Py_tp_doc, TPY_SIGDOC("DialectRegistry()", "A set of dialects to append to contexts.")},
     {0, NULL},
 };
 
@@ -143,8 +146,8 @@ static PyObject *descriptor_repr(PyObject *self) {
 }
 
 static PyGetSetDef descriptor_getset[] = {
-    {"namespace", descriptor_namespace, NULL, NULL, NULL},
-    {"context", tpy_ctxobj_context, NULL, NULL, NULL},
+    {"namespace", descriptor_namespace, NULL, TPY_PROP("str", NULL), NULL},
+    {"context", tpy_ctxobj_context, NULL, TPY_PROP("Context", NULL), NULL},
     TPY_GETSET_END,
 };
 

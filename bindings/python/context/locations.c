@@ -24,12 +24,14 @@ PyObject *tpy_wrap_loc_a(tether_arena *a, MlirLocation l) {
   return r;
 }
 
+static tpy_sig loc_unknown_sig =
+    TPY_SIG("unknown(context: Context | None = None) -> Location", "The unknown location.");
+
 static PyObject *loc_unknown(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"context", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("unknown", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  if (!tpy_fastargs(&loc_unknown_sig, args, nargs, kwnames, a, 1)) return NULL;
   PyObject *c = a[0] ? a[0] : Py_None;
   TpContext *ctx = tpy_resolve_context(c);
   if (!ctx) return NULL;
@@ -48,16 +50,19 @@ static int file_is_range(PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
 }
 
 /* Location.file(filename, start_line, start_col, end_line, end_col, context=None) (MLIR 22). */
+static tpy_sig loc_file_range_sig =
+    TPY_SIG("file(filename: str, start_line: int, start_col: int, end_line: int, end_col: int, "
+            "context: Context | None = None) -> Location",
+            NULL);
+
 static PyObject *loc_file_range(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *const names[] = {"filename", "start_line", "start_col", "end_line",
-                                      "end_col",  "context",    NULL};
   PyObject *a[6];
-  if (!tpy_fastargs("file", args, nargs, kwnames, names, 5, 6, a)) return NULL;
+  if (!tpy_fastargs(&loc_file_range_sig, args, nargs, kwnames, a, 6)) return NULL;
   MlirStringRef fs;
   unsigned v[4];
   if (!tpy_arg_str(a[0], "filename", &fs)) return NULL;
   for (int i = 0; i < 4; i++)
-    if (!tpy_arg_uint(a[1 + i], names[1 + i], &v[i])) return NULL;
+    if (!tpy_arg_uint(a[1 + i], loc_file_range_sig.info->names[1 + i], &v[i])) return NULL;
   TpContext *ctx = tpy_resolve_context(a[5]);
   if (!ctx) return NULL;
   return tpy_wrap_loc((PyObject *)ctx, mlirLocationFileLineColRangeGet(tpy_ctx_raw((PyObject *)ctx),
@@ -65,15 +70,23 @@ static PyObject *loc_file_range(PyObject *const *args, Py_ssize_t nargs, PyObjec
 }
 #endif
 
+#if TETHER_MLIR_VERSION >= 22
+#define LOC_FILE_RANGE (&loc_file_range_sig)
+#else
+#define LOC_FILE_RANGE NULL
+#endif
+static tpy_sig loc_file_sig = TPY_SIG_OR(
+    "file(filename: str, line: int, col: int, context: Context | None = None) -> Location",
+    "A file location (or range).", LOC_FILE_RANGE);
+
 static PyObject *loc_file(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
   (void)cls;
 #if TETHER_MLIR_VERSION >= 22
   if (file_is_range(args, nargs, kwnames)) return loc_file_range(args, nargs, kwnames);
 #endif
-  static const char *const names[] = {"filename", "line", "col", "context", NULL};
   PyObject *a[4];
-  if (!tpy_fastargs("file", args, nargs, kwnames, names, 3, 4, a)) return NULL;
+  if (!tpy_fastargs(&loc_file_sig, args, nargs, kwnames, a, 4)) return NULL;
   PyObject *f = a[0], *line = a[1], *col = a[2], *c = a[3] ? a[3] : Py_None;
   MlirStringRef fs;
   unsigned l, cl;
@@ -86,12 +99,15 @@ static PyObject *loc_file(PyObject *cls, PyObject *const *args, Py_ssize_t nargs
                       mlirLocationFileLineColGet(tpy_ctx_raw((PyObject *)ctx), fs, l, cl));
 }
 
+static tpy_sig loc_name_sig = TPY_SIG(
+    "name(name: str, childLoc: Location | None = None, context: Context | None = None) -> Location",
+    NULL);
+
 static PyObject *loc_name(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"name", "childLoc", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("name", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  if (!tpy_fastargs(&loc_name_sig, args, nargs, kwnames, a, 3)) return NULL;
   PyObject *n = a[0], *child = a[1] ? a[1] : Py_None, *c = a[2] ? a[2] : Py_None;
   MlirStringRef ns;
   if (!tpy_arg_str(n, "name", &ns)) return NULL;
@@ -108,12 +124,16 @@ static PyObject *loc_name(PyObject *cls, PyObject *const *args, Py_ssize_t nargs
   return tpy_wrap_loc((PyObject *)ctx, mlirLocationNameGet(raw, ns, cl));
 }
 
+static tpy_sig loc_callsite_sig =
+    TPY_SIG("callsite(callee: Location, frames: Sequence[Location], context: Context | None = "
+            "None) -> Location",
+            "callee called from frames[0], called from frames[1], ...");
+
 static PyObject *loc_callsite(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"callee", "frames", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("callsite", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  if (!tpy_fastargs(&loc_callsite_sig, args, nargs, kwnames, a, 3)) return NULL;
   PyObject *callee = a[0], *frames = a[1], *c = a[2] ? a[2] : Py_None;
   MlirLocation ce;
   PyObject *cectx;
@@ -136,12 +156,15 @@ static PyObject *loc_callsite(PyObject *cls, PyObject *const *args, Py_ssize_t n
   return tpy_wrap_loc((PyObject *)ctx, mlirLocationCallSiteGet(ce, caller));
 }
 
+static tpy_sig loc_fused_sig = TPY_SIG("fused(locations: Sequence[Location], metadata: Attribute | "
+                                       "None = None, context: Context | None = None) -> Location",
+                                       NULL);
+
 static PyObject *loc_fused(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"locations", "metadata", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("fused", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  if (!tpy_fastargs(&loc_fused_sig, args, nargs, kwnames, a, 3)) return NULL;
   PyObject *locs = a[0], *meta = a[1] ? a[1] : Py_None, *c = a[2] ? a[2] : Py_None;
   TpContext *ctx = tpy_resolve_context(c);
   if (!ctx) return NULL;
@@ -155,12 +178,14 @@ static PyObject *loc_fused(PyObject *cls, PyObject *const *args, Py_ssize_t narg
   return tpy_wrap_loc((PyObject *)ctx, r);
 }
 
+static tpy_sig loc_from_attr_sig =
+    TPY_SIG("from_attr(attribute: Attribute, context: Context | None = None) -> Location", NULL);
+
 static PyObject *loc_from_attr(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"attribute", "context", NULL};
   PyObject *x[2];
-  if (!tpy_fastargs("from_attr", args, nargs, kwnames, names, 1, 2, x)) return NULL;
+  if (!tpy_fastargs(&loc_from_attr_sig, args, nargs, kwnames, x, 2)) return NULL;
   PyObject *a = x[0], *c = x[1] ? x[1] : Py_None;
   MlirAttribute at;
   PyObject *actx;
@@ -323,52 +348,52 @@ static PyObject *loc_new(PyTypeObject *t, PyObject *a, PyObject *k) {
 #define KW(f) TPY_FASTFN(f), TPY_FAST | METH_STATIC
 
 static PyMethodDef loc_methods[] = {
-    {"unknown", KW(loc_unknown), "unknown(context=None): the unknown location."},
+    {"unknown", KW(loc_unknown), TPY_DOC(loc_unknown_sig)},
+    {"file", KW(loc_file), TPY_DOC(loc_file_sig)},
+    {"name", KW(loc_name), TPY_DOC(loc_name_sig)},
+    {"callsite", KW(loc_callsite), TPY_DOC(loc_callsite_sig)},
+    {"fused", KW(loc_fused), TPY_DOC(loc_fused_sig)},
+    {"from_attr", KW(loc_from_attr), TPY_DOC(loc_from_attr_sig)},
+    {"_CAPICreate", (PyCFunction)loc_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> Location", NULL)},
+    {"emit_error", (PyCFunction)loc_emit_error, METH_O,
+     TPY_SIGDOC("emit_error(message: str, /) -> None", "Emits an error diagnostic here.")},
 #if TETHER_MLIR_VERSION >= 22
-    {"file", KW(loc_file),
-     "file(filename, line, col, context=None), or file(filename, start_line, start_col, "
-     "end_line, end_col, context=None): a file location (or range)."},
-#else
-    {"file", KW(loc_file), "file(filename, line, col, context=None)."},
+    {"is_a_file", loc_is_a_file, METH_NOARGS,
+     TPY_SIGDOC("is_a_file() -> bool", "Whether this is a file location (FileLineColLoc).")},
+    {"is_a_name", loc_is_a_name, METH_NOARGS,
+     TPY_SIGDOC("is_a_name() -> bool", "Whether this is a NameLoc.")},
+    {"is_a_callsite", loc_is_a_callsite, METH_NOARGS,
+     TPY_SIGDOC("is_a_callsite() -> bool", "Whether this is a CallSiteLoc.")},
+    {"is_a_fused", loc_is_a_fused, METH_NOARGS,
+     TPY_SIGDOC("is_a_fused() -> bool", "Whether this is a FusedLoc.")},
 #endif
-    {"name", KW(loc_name), "name(name, childLoc=None, context=None)."},
-    {"callsite", KW(loc_callsite),
-     "callsite(callee, frames, context=None): callee called from frames[0], "
-     "called from "
-     "frames[1], ..."},
-    {"fused", KW(loc_fused), "fused(locations, metadata=None, context=None)."},
-    {"from_attr", KW(loc_from_attr), "from_attr(attribute, context=None)."},
-    {"_CAPICreate", (PyCFunction)loc_from_capsule, METH_O | METH_STATIC, NULL},
-    {"emit_error", (PyCFunction)loc_emit_error, METH_O, "Emits an error diagnostic here."},
-#if TETHER_MLIR_VERSION >= 22
-    {"is_a_file", loc_is_a_file, METH_NOARGS, "Whether this is a file location (FileLineColLoc)."},
-    {"is_a_name", loc_is_a_name, METH_NOARGS, "Whether this is a NameLoc."},
-    {"is_a_callsite", loc_is_a_callsite, METH_NOARGS, "Whether this is a CallSiteLoc."},
-    {"is_a_fused", loc_is_a_fused, METH_NOARGS, "Whether this is a FusedLoc."},
-#endif
-    {"__enter__", (PyCFunction)loc_enter, METH_NOARGS, NULL},
-    {"__exit__", (PyCFunction)loc_exit, METH_VARARGS, NULL},
+    {"__enter__", (PyCFunction)loc_enter, METH_NOARGS, TPY_SIGDOC("__enter__() -> Location", NULL)},
+    {"__exit__", (PyCFunction)loc_exit, METH_VARARGS,
+     TPY_SIGDOC("__exit__(*args: object) -> None", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef loc_getset[] = {
-    {"context", tpy_ctxobj_context, NULL, NULL, NULL},
-    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, NULL, "mlir.ir.Location._CAPIPtr"},
+    {"context", tpy_ctxobj_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, TPY_PROP("object", NULL), "mlir.ir.Location._CAPIPtr"},
 #if TETHER_MLIR_VERSION >= 22
-    {"filename", loc_filename, NULL, "The file name of a FileLineColLoc.", NULL},
-    {"start_line", loc_range_part, NULL, "The start line of a FileLineColLoc (-1 otherwise).",
-     (void *)0},
-    {"start_col", loc_range_part, NULL, "The start column of a FileLineColLoc (-1 otherwise).",
-     (void *)1},
-    {"end_line", loc_range_part, NULL, "The end line of a FileLineColLoc (-1 otherwise).",
-     (void *)2},
-    {"end_col", loc_range_part, NULL, "The end column of a FileLineColLoc (-1 otherwise).",
-     (void *)3},
-    {"callee", loc_callee, NULL, "The callee of a CallSiteLoc.", NULL},
-    {"caller", loc_caller, NULL, "The caller of a CallSiteLoc.", NULL},
-    {"name_str", loc_name_str, NULL, "The name of a NameLoc.", NULL},
-    {"child_loc", loc_child_loc, NULL, "The child location of a NameLoc.", NULL},
-    {"locations", loc_locations, NULL, "The locations of a FusedLoc ([] otherwise).", NULL},
+    {"filename", loc_filename, NULL, TPY_PROP("str", "The file name of a FileLineColLoc."), NULL},
+    {"start_line", loc_range_part, NULL,
+     TPY_PROP("int", "The start line of a FileLineColLoc (-1 otherwise)."), (void *)0},
+    {"start_col", loc_range_part, NULL,
+     TPY_PROP("int", "The start column of a FileLineColLoc (-1 otherwise)."), (void *)1},
+    {"end_line", loc_range_part, NULL,
+     TPY_PROP("int", "The end line of a FileLineColLoc (-1 otherwise)."), (void *)2},
+    {"end_col", loc_range_part, NULL,
+     TPY_PROP("int", "The end column of a FileLineColLoc (-1 otherwise)."), (void *)3},
+    {"callee", loc_callee, NULL, TPY_PROP("Location", "The callee of a CallSiteLoc."), NULL},
+    {"caller", loc_caller, NULL, TPY_PROP("Location", "The caller of a CallSiteLoc."), NULL},
+    {"name_str", loc_name_str, NULL, TPY_PROP("str", "The name of a NameLoc."), NULL},
+    {"child_loc", loc_child_loc, NULL, TPY_PROP("Location", "The child location of a NameLoc."),
+     NULL},
+    {"locations", loc_locations, NULL,
+     TPY_PROP("list[Location]", "The locations of a FusedLoc ([] otherwise)."), NULL},
 #endif
     TPY_GETSET_END,
 };
@@ -388,15 +413,19 @@ static PyType_Slot loc_slots[] = {
 static PyType_Spec tpy_location_spec = {"tether.ir.Location", sizeof(TpCtxObj), 0,
                                         Py_TPFLAGS_DEFAULT, loc_slots};
 
+/* Registered as _get_default_loc_context; its messages name it as _ods_common does. */
+static tpy_sig fn_default_loc_context_sig =
+    TPY_SIG("get_default_loc_context(location: Location | None = None) -> Context | None",
+            "The context of location, or of the current one.");
+
 /* _ods_common.get_default_loc_context(location=None), which every generated builder calls: the
  * context of location, or of the current Location. Without one: None on MLIR 22 (upstream 22's
  * Location.current is None), ValueError on 19 (its Location.current raises). */
 static PyObject *fn_default_loc_context(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                         PyObject *kwnames) {
   (void)m;
-  static const char *const names[] = {"location", NULL};
   PyObject *l;
-  if (!tpy_fastargs("get_default_loc_context", args, nargs, kwnames, names, 0, 1, &l)) return NULL;
+  if (!tpy_fastargs(&fn_default_loc_context_sig, args, nargs, kwnames, &l, 1)) return NULL;
   if (!l || l == Py_None) {
     l = tpy_current_loc();
 #if TETHER_MLIR_VERSION >= 22
@@ -411,7 +440,7 @@ static PyObject *fn_default_loc_context(PyObject *m, PyObject *const *args, Py_s
 
 static PyMethodDef loc_functions[] = {
     {"_get_default_loc_context", TPY_FASTFN(fn_default_loc_context), TPY_FAST,
-     "get_default_loc_context(location=None): the context of location, or of the current one."},
+     TPY_DOC(fn_default_loc_context_sig)},
     TPY_METHODS_END,
 };
 

@@ -71,9 +71,10 @@ int tpy_arg_thread_pool(PyObject *o, MlirLlvmThreadPool *out) {
 
 static PyMethodDef pool_methods[] = {
     {"get_max_concurrency", (PyCFunction)pool_max_concurrency, METH_NOARGS,
-     "The most threads the pool runs at once."},
+     TPY_SIGDOC("get_max_concurrency() -> int", "The most threads the pool runs at once.")},
     {"_mlir_thread_pool_ptr", (PyCFunction)pool_ptr, METH_NOARGS,
-     "The address of the LLVM thread pool, as a str."},
+     TPY_SIGDOC("_mlir_thread_pool_ptr() -> str",
+                "The address of the LLVM thread pool, as a str.")},
     TPY_METHODS_END,
 };
 
@@ -81,7 +82,8 @@ static PyType_Slot pool_slots[] = {
     {Py_tp_new, pool_new},
     {Py_tp_dealloc, pool_dealloc},
     {Py_tp_methods, pool_methods},
-    {Py_tp_doc, "An LLVM thread pool (default concurrency) that contexts can share."},
+    {Py_tp_doc, TPY_SIGDOC("ThreadPool()",
+                           "An LLVM thread pool (default concurrency) that contexts can share.")},
     {0, NULL},
 };
 

@@ -1,15 +1,17 @@
 /* args.c: the one argument parser of the extension, and the converters of plain arguments.
  *
- * Every function that takes arguments parses them here: tpy_fastargs for METH_FASTCALL |
- * METH_KEYWORDS methods (also without METH_KEYWORDS: positional only), tpy_args for tp_new and
- * tp_init. Both accept the same signatures: names[] in positional order, the first nreq required,
- * at most npos by position, every one by keyword; they raise TypeError for anything else. Values
- * are converted after parsing, each by its converter: integers range-checked (OverflowError) before
- * they size or index anything, strs as MlirStringRef views valid while the argument lives.
+ * Every function that takes arguments parses them here, by its signature spec (sig.c):
+ * tpy_fastargs for METH_FASTCALL | METH_KEYWORDS methods (also without METH_KEYWORDS: positional
+ * only), tpy_args for tp_new and tp_init. Both accept what the spec's text says: its parameters in
+ * order, the first nreq required, at most npos by position, every one after the first nposonly
+ * by keyword; they raise TypeError for anything else. Values are converted after parsing, each by
+ * its converter: integers range-checked (OverflowError) before they size or index anything, strs
+ * as MlirStringRef views valid while the argument lives.
  *
- * Invariant: a call site's names[] is found again by its address (a static array), with its names
- * as interned strs and the last keyword-name tuple it was called with: a repeated call maps its
- * keywords without comparing a name.
+ * Invariant: a spec keeps the last keyword-name tuple it was called with (a strong reference, so
+ * its address is not reused) and where each of its names goes: a call site passes the same tuple
+ * every time (its code object's constant), so a repeated call maps its keywords without comparing
+ * a name.
  */
 #include "core.h"
 
@@ -18,82 +20,60 @@
 
 /* ---- the parser ------------------------------------------------------------------------------ */
 
-/* Per static names[] array (at most 16 names), cached by its address: the names as interned str
- * objects, and the last keyword-name tuple seen with where each of its names goes. A call site
- * passes the same tuple every time (its code object's constant), so a hit on it maps the keyword
- * arguments without comparing a name. */
-enum { NAME_SETS = 256, MAX_NAMES = 16 };
-typedef struct {
-  const char *const *names;
-  int n;
-  PyObject *objs[MAX_NAMES];
-  PyObject *kwnames;            /* strong reference (so its address cannot be reused), or NULL */
-  signed char kwmap[MAX_NAMES]; /* kwnames[k] is names[kwmap[k]] */
-} name_set;
-static name_set name_sets[NAME_SETS];
-
-/* The name set of names[] past its first probe: found further on, or made. */
-static name_set *name_set_probe(const char *const *names, size_t h) {
-  for (size_t probe = 0; probe < NAME_SETS; probe++, h = (h + 1) % NAME_SETS) {
-    name_set *ns = &name_sets[h];
-    if (ns->names == names) return ns;
-    if (!ns->names) {
-      int n = 0;
-      while (names[n]) n++;
-      if (n > MAX_NAMES) return NULL;
-      for (int i = 0; i < n; i++) {
-        PyObject *o = PyUnicode_InternFromString(names[i]);
-        if (!o) {
-          PyErr_Clear();
-          for (int j = 0; j < i; j++) Py_CLEAR(ns->objs[j]);
-          return NULL;
-        }
-        ns->objs[i] = o; /* kept for the process */
-      }
-      ns->n = n;
-      ns->names = names;
-      return ns;
-    }
-  }
-  return NULL;
-}
-
-/* Inline in both entries: a call site's set is almost always at its first probe. */
-static inline name_set *name_set_of(const char *const *names) {
-  size_t h = ((uintptr_t)names >> 4) % NAME_SETS;
-  if (name_sets[h].names == names) return &name_sets[h];
-  return name_set_probe(names, h);
-}
-
-/* Where keyword name key goes in names[], or -1. */
-static int find_name(const name_set *ns, const char *const *names, PyObject *key) {
+/* Where keyword name key goes among s's parameters, or -1. */
+static int find_name(const tpy_sig *s, PyObject *key) {
   /* Keyword names in a call are interned strs: pointer equality finds them. */
-  for (int i = 0; ns && i < ns->n; i++)
-    if (ns->objs[i] == key) return i;
-  for (int i = 0; names[i]; i++)
-    if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, names[i]) == 0) return i;
+  for (int i = 0; i < s->n; i++)
+    if (s->info->objs[i] == key) return i;
+  for (int i = 0; i < s->n; i++)
+    if (PyUnicode_Check(key) && PyUnicode_CompareWithASCIIString(key, s->info->names[i]) == 0)
+      return i;
   return -1;
 }
 
 /* The errors every entry reports the same way (TypeError). */
-static int too_many_positional(const char *fname, int npos, int n, Py_ssize_t nargs) {
-  PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)", fname,
-               npos < n ? npos : n, nargs);
+static int too_many_positional(const tpy_sig *s, Py_ssize_t nargs) {
+  PyErr_Format(PyExc_TypeError, "%s() takes at most %d positional arguments (%zd given)",
+               s->info->name, s->npos, nargs);
   return 0;
 }
 
-/* Puts keyword argument key=value in out[] (names[] order); 0 with TypeError for a name that is
- * not in names[] or an argument given twice. *where receives the position. */
-static int put_keyword(const char *fname, const name_set *ns, const char *const *names,
-                       PyObject *key, PyObject *value, PyObject **out, int *where) {
-  int found = find_name(ns, names, key);
+/* A spec that is parsed, for a call site that reads nout parameters; 0 with SystemError. */
+static int ready_for(tpy_sig *s, int nout) {
+  if (!tpy_sig_ready(s)) return 0;
+  if (s->star & 2) {
+    PyErr_Format(PyExc_SystemError, "tether: \"%s\" takes **kwargs, which the parser does not",
+                 s->text);
+    return 0;
+  }
+  if (nout != s->n) {
+    PyErr_Format(PyExc_SystemError, "tether: the call site of \"%s\" reads %d parameters", s->text,
+                 nout);
+    return 0;
+  }
+  return 1;
+}
+
+/* Puts keyword argument key=value in out[] (s's order); 0 with TypeError for a name that is not a
+ * parameter (or a positional-only one) or an argument given twice. *where receives the
+ * position. */
+static int put_keyword(const tpy_sig *s, PyObject *key, PyObject *value, PyObject **out,
+                       int *where) {
+  int found = find_name(s, key);
+  if (found >= 0 && found < s->nposonly) {
+    PyErr_Format(PyExc_TypeError,
+                 "%s() got some positional-only arguments passed as keyword arguments: '%U'",
+                 s->info->name, key);
+    return 0;
+  }
   if (found < 0) {
-    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fname, key);
+    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", s->info->name,
+                 key);
     return 0;
   }
   if (out[found]) {
-    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fname,
-                 names[found]);
+    PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", s->info->name,
+                 s->info->names[found]);
     return 0;
   }
   out[found] = value;
@@ -101,11 +81,11 @@ static int put_keyword(const char *fname, const name_set *ns, const char *const 
   return 1;
 }
 
-static inline int check_required(const char *fname, const char *const *names, int nreq,
-                                 PyObject **out) {
-  for (int i = 0; i < nreq; i++)
+static inline int check_required(const tpy_sig *s, PyObject **out) {
+  for (int i = 0; i < s->nreq; i++)
     if (!out[i]) {
-      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname, names[i]);
+      PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", s->info->name,
+                   s->info->names[i]);
       return 0;
     }
   return 1;
@@ -116,22 +96,18 @@ static inline int check_required(const char *fname, const char *const *names, in
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
 static int __attribute__((noinline))
-fastargs_named(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-               const char *const *names, int nreq, int npos, PyObject **out) {
-  name_set *ns = name_set_of(names);
-  int n = 0;
-  if (ns)
-    n = ns->n;
-  else
-    while (names[n]) n++;
-  if (nargs > npos || nargs > n) return too_many_positional(fname, npos, n, nargs);
+fastargs_named(tpy_sig *s, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+               PyObject **out, int nout) {
+  if ((!s->info || nout != s->n || s->star) && !ready_for(s, nout)) return 0;
+  int n = s->n;
+  if (nargs > s->npos) return too_many_positional(s, nargs);
   /* Loops, not memcpy/memset: a handful of words, where the libc calls cost more. */
   for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
   for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (nkw && ns && kwnames == ns->kwnames) {
+  if (nkw && kwnames == s->kwnames) {
     for (Py_ssize_t k = 0; k < nkw; k++) {
-      int i = ns->kwmap[k];
+      int i = s->kwmap[k];
       if (out[i]) goto slow; /* also given by position: the slow path says so */
       out[i] = args[nargs + k];
     }
@@ -139,50 +115,45 @@ fastargs_named(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObj
   }
 slow:
   for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
-  if (ns && kwnames != ns->kwnames) Py_CLEAR(ns->kwnames); /* kwmap is rewritten below */
+  if (kwnames != s->kwnames) Py_CLEAR(s->kwnames); /* kwmap is rewritten below */
   for (Py_ssize_t k = 0; k < nkw; k++) {
     int found;
-    if (!put_keyword(fname, ns, names, PyTuple_GET_ITEM(kwnames, k), args[nargs + k], out, &found))
-      return 0;
-    if (ns && k < MAX_NAMES) ns->kwmap[k] = (signed char)found;
+    if (!put_keyword(s, PyTuple_GET_ITEM(kwnames, k), args[nargs + k], out, &found)) return 0;
+    if (k < TPY_SIG_MAX) s->kwmap[k] = (signed char)found;
   }
   /* Every keyword name found, none twice: remember the tuple. */
-  if (nkw && ns && nkw <= ns->n && kwnames != ns->kwnames) ns->kwnames = Py_NewRef(kwnames);
+  if (nkw && nkw <= n && kwnames != s->kwnames) s->kwnames = Py_NewRef(kwnames);
 required:
-  return check_required(fname, names, nreq, out);
+  return check_required(s, out);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #endif
-int tpy_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                const char *const *names, int nreq, int npos, PyObject **out) {
-  /* Most calls pass every argument by position: no name set needed, the required ones given. */
-  if (!kwnames && nargs >= nreq && nargs <= npos) {
+int tpy_fastargs(tpy_sig *s, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                 PyObject **out, int nout) {
+  /* Most calls pass every argument by position: the required ones given, no name looked at. A
+   * spec not parsed yet has npos -1. */
+  if (!kwnames && nargs >= s->nreq && nargs <= s->npos && nout == s->n) {
     Py_ssize_t i = 0;
-    for (; i < nargs && names[i]; i++) out[i] = args[i];
-    if (i == nargs) {
-      for (; names[i]; i++) out[i] = NULL;
-      return 1;
-    }
+    for (; i < nargs; i++) out[i] = args[i];
+    for (; i < nout; i++) out[i] = NULL;
+    return 1;
   }
-  return fastargs_named(fname, args, nargs, kwnames, names, nreq, npos, out);
+  return fastargs_named(s, args, nargs, kwnames, out, nout);
 }
 
-int tpy_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names, int nreq,
-             int npos, PyObject **out) {
-  const name_set *ns = name_set_of(names);
-  int n = 0;
-  while (names[n]) n++;
+int tpy_args(tpy_sig *s, PyObject *args, PyObject *kw, PyObject **out, int nout) {
+  if (!ready_for(s, nout)) return 0;
   Py_ssize_t nargs = PyTuple_GET_SIZE(args);
-  if (nargs > npos || nargs > n) return too_many_positional(fname, npos, n, nargs);
-  for (Py_ssize_t i = 0; i < n; i++) out[i] = i < nargs ? PyTuple_GET_ITEM(args, i) : NULL;
+  if (nargs > s->npos) return too_many_positional(s, nargs);
+  for (Py_ssize_t i = 0; i < s->n; i++) out[i] = i < nargs ? PyTuple_GET_ITEM(args, i) : NULL;
   Py_ssize_t pos = 0;
   PyObject *key, *value;
   int found;
   while (kw && PyDict_Next(kw, &pos, &key, &value))
-    if (!put_keyword(fname, ns, names, key, value, out, &found)) return 0;
-  return check_required(fname, names, nreq, out);
+    if (!put_keyword(s, key, value, out, &found)) return 0;
+  return check_required(s, out);
 }
 
 PyObject *tpy_tuple_of(PyObject *const *items, Py_ssize_t n) {

@@ -73,9 +73,12 @@ static PyObject *mod_stats(PyObject *m, PyObject *unused) {
 
 static PyMethodDef collect_functions[] = {
     {"collect", mod_collect, METH_NOARGS,
-     "Runs Python's collection, then the arena's, and destroys unreachable IR."},
-    {"_shutdown", mod_shutdown, METH_NOARGS, "Stops all IR destruction (interpreter exit)."},
-    {"_global_stats", mod_stats, METH_NOARGS, "Process-wide arena counters."},
+     TPY_SIGDOC("collect() -> None",
+                "Runs Python's collection, then the arena's, and destroys unreachable IR.")},
+    {"_shutdown", mod_shutdown, METH_NOARGS,
+     TPY_SIGDOC("_shutdown() -> None", "Stops all IR destruction (interpreter exit).")},
+    {"_global_stats", mod_stats, METH_NOARGS,
+     TPY_SIGDOC("_global_stats() -> dict[str, int]", "Process-wide arena counters.")},
     TPY_METHODS_END,
 };
 

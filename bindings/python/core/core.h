@@ -25,7 +25,8 @@
  *
  * core/ (this header): state.c (the module state, tpy_add_type, tpy_gc_dealloc), errors.c
  * (InvalidatedError, CastError, MLIRError, statuses as exceptions), collect.c (collection and safe
- * points), args.c (the argument parser and the converters of plain values), strbuf.c (text out of
+ * points), sig.c (signature specs: every Python signature, its docstring, _signatures), args.c
+ * (the argument parser over a spec, and the converters of plain values), strbuf.c (text out of
  * MLIR's print callbacks), capsule.c (`_CAPIPtr` capsules that keep their owner alive),
  * objects.c (the wrappers' free list, sequence helpers).
  * A function that is not static is declared in its layer's header first (-Wmissing-prototypes).
@@ -136,6 +137,8 @@ typedef struct {
   /* dialects/ */
   PyTypeObject *ContractionDimensions, *ConvolutionDimensions;
   PyObject *LevelFormat; /* sparse_tensor's enum */
+  /* core/sig.c: _signatures (dict: qualified name -> typed text), filled during the exec. */
+  PyObject *signatures;
 } TpState;
 
 extern TpState tpy;
@@ -180,21 +183,104 @@ void tpy_schedule_collection(void);
 /* The arena's notifier: schedules a safe point when the collector queued work. */
 void tpy_collect_notifier(void);
 
+/* ---- signatures (sig.c) ---------------------------------------------------------------------- */
+
+/* A signature spec: the one source of a Python-visible callable's signature, as Argument Clinic's
+ * spec blocks are CPython's. text is the signature as a stub writes it, types included:
+ *   "get(shape: Sequence[int], element_type: Type, loc: Location | None = None) -> VectorType"
+ * a class's constructor "Region(context: Context | None = None)", a getter its type alone
+ * ("int"); doc is the docstring's body, or NULL. From the text, parsed once (tpy_sig_ready: at
+ * import for every spec a table points at, else at first use):
+ *  - the parser (tpy_fastargs, tpy_args) reads the parameters: their names, the required ones (no
+ *    default: they come first), the positional-only ones (before `/`), the keyword-only ones
+ *    (after `*` or `*args`); it keeps its caches here (the names as interned strs, the last
+ *    keyword-name tuple and where each of its names goes);
+ *  - a table entry's doc points at the spec (TPY_DOC, TPY_SIGDOC, TPY_PROP; a class's Py_tp_doc
+ *    slot at its constructor's): tpy_sig_publish, at the end of the module's exec, replaces each
+ *    with "name($self, /, shape, element_type, loc=None)\n--\n\n<doc>" (annotations dropped,
+ *    as CPython's __text_signature__ wants; a default that is not a literal becomes `...`), so
+ *    inspect.signature reads every callable, and publishes _tether._signatures, the typed texts
+ *    tools/gen_stubs.py writes the stubs from.
+ * next: another form of the same callable (an overload: the first form's doc is the docstring),
+ * or NULL. A spec that does not parse fails the import (or its first call), naming it. */
+enum { TPY_SIG_MAX = 16 };
+typedef struct tpy_sig tpy_sig;
+struct tpy_sig {
+  char magic[8]; /* TPY_SIG_MAGIC: how a table's doc pointer is told from a docstring */
+  const char *text, *doc;
+  tpy_sig *next;
+  /* From text: how many parameters (*args not counted), the first nreq required, the first npos
+   * positional (npos -1 until parsed: no call takes the parser's fast path before), the first
+   * nposonly positional-only; star: 1 with a *args first (the parameters after it keyword-only),
+   * | 2 with a **kwargs (documented only: the parser refuses the spec). */
+  signed char n, nreq, npos, nposonly, star, prop;
+  PyObject *kwnames;              /* the last keyword-name tuple (strong), or NULL */
+  signed char kwmap[TPY_SIG_MAX]; /* kwnames[k] is parameter kwmap[k] */
+  struct tpy_sig_info *info;      /* the rest of what the text says, NULL until parsed */
+};
+/* What a spec's text says besides the counts (sig.c makes it; the parser reads the names). */
+struct tpy_sig_info {
+  char *name;                  /* the callable's name (NULL for a getter) */
+  char *names[TPY_SIG_MAX];    /* the parameters' names, for messages */
+  PyObject *objs[TPY_SIG_MAX]; /* the same as interned strs */
+  char *plain;                 /* the parameters without annotations: "a, b=None, *, c=..." */
+  char *docs[3];               /* the docstrings made from it, by kind of callable (sig.c) */
+};
+#define TPY_SIG_MAGIC "\177tpysig"
+/* A spec (static tpy_sig x = TPY_SIG(...);), one with another form, a getter's. */
+#define TPY_SIG(text_, doc_)                                                                       \
+  { .magic = TPY_SIG_MAGIC, .text = (text_), .doc = (doc_), .npos = -1 }
+#define TPY_SIG_OR(text_, doc_, next_)                                                             \
+  { .magic = TPY_SIG_MAGIC, .text = (text_), .doc = (doc_), .next = (next_), .npos = -1 }
+/* A table's doc (PyMethodDef, PyGetSetDef, Py_tp_doc) that is the spec s; one that is a spec no
+ * parser reads (METH_NOARGS, METH_O); a getter's (its type, its doc). */
+#define TPY_DOC(s) ((char *)&(s))
+#define TPY_SIGDOC(text_, doc_) ((char *)&(tpy_sig)TPY_SIG(text_, doc_))
+#define TPY_PROP(type_, doc_)                                                                      \
+  ((char *)&(tpy_sig){                                                                             \
+      .magic = TPY_SIG_MAGIC, .text = (type_), .doc = (doc_), .npos = -1, .prop = 1})
+
+/* The spec a table's doc points at, or NULL for a plain docstring (or none). */
+tpy_sig *tpy_sig_of(const char *doc);
+/* Parses s's text (and its other forms') once: 1, or 0 with SystemError naming the spec. */
+int tpy_sig_ready(tpy_sig *s);
+/* A class made from spec (with base, for module m, both may be NULL), PyType_FromModuleAndSpec's
+ * new reference: a Py_tp_doc slot that points at the spec of the class's constructor gives the
+ * class its docstring and __text_signature__ ("Name(a, b=None)\n--\n\n<doc>"), and
+ * tpy_sig_add_ctor the spec. */
+PyObject *tpy_type_from_spec(PyObject *m, PyType_Spec *spec, PyObject *base);
+/* The docstring of a class named qualname ("tether.ir.IntegerType") whose constructor is s's
+ * (shared by classes: X(a) for each), body its docstring's body (NULL: s's doc). PyMem_Malloc'd,
+ * or NULL with an exception. */
+char *tpy_sig_class_doc(tpy_sig *s, const char *qualname, const char *body);
+/* Records that s is type's constructor, for _signatures. 0, or -1 with MemoryError. */
+int tpy_sig_add_ctor(PyTypeObject *type, tpy_sig *s);
+/* The end of the module's exec: every PyMethodDef and PyGetSetDef reachable from m (its
+ * functions, its classes, its submodules' and their classes') whose doc is a spec gets its
+ * docstring, and m gets _signatures (dict: "<module>.<name>" -> typed text, the module that holds
+ * the function or class, "tether._tether.IntegerType.get_signless", "_quant.QuantizedType.flags",
+ * "_llvm.translate_module_to_llvmir", "tether._tether.Region.__init__"; a callable's forms one a
+ * line, named as the entry; a getter's "name: T", or "name -> T" without a setter). 0, or -1 with
+ * an exception (a spec that does not parse, or names another member than the entry's). */
+int tpy_sig_publish(PyObject *m);
+/* Adds _tether._parse_signature (what the parser reads of a text; for tests). */
+int tpy_init_sig(PyObject *m);
+
 /* ---- arguments (args.c) ---------------------------------------------------------------------- */
 
-/* Fast-call argument parsing: names[] (NULL-terminated, a static array) in positional order, the
- * first nreq required; at most npos positional (the rest keyword-only). out[i] is borrowed, NULL
- * when not given. 1, or 0 with TypeError. kwnames NULL: positional only (METH_FASTCALL). */
-int tpy_fastargs(const char *fname, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                 const char *const *names, int nreq, int npos, PyObject **out);
+/* Fast-call argument parsing by the spec s: out[0..nout) receives the parameters in s's order
+ * (borrowed, NULL when not given); nout must be s's parameter count. 1, or 0 with TypeError as
+ * CPython's own parsers word it (SystemError for a spec that does not parse or another count).
+ * kwnames NULL: positional only (METH_FASTCALL). */
+int tpy_fastargs(tpy_sig *s, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                 PyObject **out, int nout);
 /* The same for tp_new and tp_init (an argument tuple and a keyword dict, may be NULL). */
-int tpy_args(const char *fname, PyObject *args, PyObject *kw, const char *const *names, int nreq,
-             int npos, PyObject **out);
-/* The keyword arguments of a fast call to a function taking *args (args[0..nargs) are the *args;
- * names[] are keyword-only). */
-static inline int tpy_fastargs_star(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                                    PyObject *kwnames, const char *const *names, PyObject **out) {
-  return tpy_fastargs(fname, args + nargs, 0, kwnames, names, 0, 0, out);
+int tpy_args(tpy_sig *s, PyObject *args, PyObject *kw, PyObject **out, int nout);
+/* The keyword arguments of a fast call to a function whose spec takes *args (args[0..nargs) are
+ * the *args; s's parameters are keyword-only). */
+static inline int tpy_fastargs_star(tpy_sig *s, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames, PyObject **out, int nout) {
+  return tpy_fastargs(s, args + nargs, 0, kwnames, out, nout);
 }
 /* The *args of a fast call as a tuple (new reference). */
 PyObject *tpy_tuple_of(PyObject *const *items, Py_ssize_t n);

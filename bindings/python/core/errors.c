@@ -117,11 +117,14 @@ void tpy_raise_callback_error(void) {
   Py_XDECREF(tb);
 }
 
+static tpy_sig mod_set_hooks_sig =
+    TPY_SIG("_set_hooks(MLIRError: type, DiagnosticSeverity: type, /) -> None",
+            "The Python classes tether/ir.py defines: MLIRError, DiagnosticSeverity.");
+
 static PyObject *mod_set_hooks(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
-  static const char *const names[] = {"MLIRError", "DiagnosticSeverity", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("_set_hooks", args, nargs, NULL, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&mod_set_hooks_sig, args, nargs, NULL, a, 2)) return NULL;
   PyObject *mlir_error = a[0], *severity = a[1];
   Py_XSETREF(tpy.MLIRError, Py_NewRef(mlir_error));
   Py_XSETREF(tpy.DiagnosticSeverity, Py_NewRef(severity));
@@ -129,8 +132,7 @@ static PyObject *mod_set_hooks(PyObject *m, PyObject *const *args, Py_ssize_t na
 }
 
 static PyMethodDef error_functions[] = {
-    {"_set_hooks", TPY_FASTFN(mod_set_hooks), METH_FASTCALL,
-     "_set_hooks(MLIRError, DiagnosticSeverity): the Python classes tether/ir.py defines."},
+    {"_set_hooks", TPY_FASTFN(mod_set_hooks), METH_FASTCALL, TPY_DOC(mod_set_hooks_sig)},
     TPY_METHODS_END,
 };
 

@@ -18,7 +18,7 @@ static int spec_has_slot(const PyType_Spec *spec, int slot) {
 }
 
 int tpy_add_type(PyObject *m, PyType_Spec *spec, PyObject *base, PyTypeObject **out) {
-  PyObject *t = PyType_FromModuleAndSpec(m, spec, base);
+  PyObject *t = tpy_type_from_spec(m, spec, base);
   if (!t) return -1;
   /* A class from a spec without a dealloc gets CPython's generic one for subclasses
    * (subtype_dealloc: it looks for __dict__, slots, weak references and finalizers, then calls the

@@ -16,26 +16,32 @@ TPY_ISA(MlirType, mlirTypeIsAAMDGPUTDMGatherBaseType)
 
 static const simple_def tdm_descriptor = {"amdgpu", mlirAMDGPUTDMDescriptorTypeGet};
 
+static tpy_sig tdm_base_get_sig =
+    TPY_SIG("get(element_type: Type, context: Context | None = None) -> Self",
+            "!amdgpu.tdm_base<element_type>.");
+
 /* TDMBaseType.get(element_type, context=None) */
 static PyObject *tdm_base_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
-  static const char *const names[] = {"element_type", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&tdm_base_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *ctx = tpy_dialect_ctx(a[1], "amdgpu");
   MlirType e;
   if (!ctx || !tpy_arg_type_in(a[0], ctx, &e)) return NULL;
   return tpy_cast_to(cls, tpy_wrap_type(ctx, mlirAMDGPUTDMBaseTypeGet(tpy_ctx_raw(ctx), e)));
 }
 
+static tpy_sig tdm_gather_get_sig =
+    TPY_SIG("get(element_type: Type, index_type: Type, context: Context | None = None) -> Self",
+            "!amdgpu.tdm_gather_base<element_type, index_type>.");
+
 /* TDMGatherBaseType.get(element_type, index_type, context=None). The type has a verifier, which
  * the C API's getter does not run: the type is made by parsing it (which does), MLIRError with the
  * verifier's diagnostics when it refuses. */
 static PyObject *tdm_gather_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
-  static const char *const names[] = {"element_type", "index_type", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  if (!tpy_fastargs(&tdm_gather_get_sig, args, nargs, kwnames, a, 3)) return NULL;
   PyObject *ctx = tpy_dialect_ctx(a[2], "amdgpu");
   MlirType e, i;
   if (!ctx || !tpy_arg_type_in(a[0], ctx, &e) || !tpy_arg_type_in(a[1], ctx, &i)) return NULL;
@@ -62,15 +68,12 @@ static PyObject *tdm_gather_get(PyObject *cls, PyObject *const *args, Py_ssize_t
 }
 
 static PyMethodDef tdm_base_methods[] = {
-    {"get", TPY_FASTFN(tdm_base_get), TPY_FAST | METH_CLASS,
-     "get(element_type, context=None): !amdgpu.tdm_base<element_type>."},
+    {"get", TPY_FASTFN(tdm_base_get), TPY_FAST | METH_CLASS, TPY_DOC(tdm_base_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyMethodDef tdm_gather_methods[] = {
-    {"get", TPY_FASTFN(tdm_gather_get), TPY_FAST | METH_CLASS,
-     "get(element_type, index_type, context=None): !amdgpu.tdm_gather_base<element_type, "
-     "index_type>."},
+    {"get", TPY_FASTFN(tdm_gather_get), TPY_FAST | METH_CLASS, TPY_DOC(tdm_gather_get_sig)},
     TPY_METHODS_END,
 };
 

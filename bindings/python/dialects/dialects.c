@@ -19,11 +19,12 @@ PyObject *tpy_dialect_context(PyObject *c, const char *dialect, MlirContext *raw
   return tpy_load_dialect(*raw, dialect) ? ctx : NULL;
 }
 
+static tpy_sig simple_get_sig = TPY_SIG("get(context: Context | None = None) -> Self", "The type.");
+
 static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
-  static const char *const names[] = {"context", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  if (!tpy_fastargs(&simple_get_sig, args, nargs, kwnames, a, 1)) return NULL;
   tpy_class_def *def = tpy_class_def_of((PyTypeObject *)cls);
   if (!def || !def->data) return PyErr_Format(PyExc_TypeError, "not a simple dialect type");
   const simple_def *s = def->data;
@@ -33,7 +34,7 @@ static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
 }
 
 PyMethodDef tpy_dialect_simple_methods[] = {
-    {"get", TPY_FASTFN(simple_get), TPY_FAST | METH_CLASS, "get(context=None): the type."},
+    {"get", TPY_FASTFN(simple_get), TPY_FAST | METH_CLASS, TPY_DOC(simple_get_sig)},
     TPY_METHODS_END,
 };
 

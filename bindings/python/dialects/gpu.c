@@ -97,18 +97,29 @@ static int is_kernel_table(PyObject *ctx, MlirAttribute attr) {
 }
 #endif
 
+#if TETHER_MLIR_VERSION >= 22
+static tpy_sig object_get_sig = TPY_SIG(
+    "get(target: Attribute, format: int, object: bytes, properties: DictAttr | None = None, "
+    "kernels: Attribute | None = None, context: Context | None = None) -> Self",
+    "A #gpu.object from its target attribute, gpu.CompilationTarget format, bytes, optional "
+    "DictAttr properties and optional #gpu.kernel_table.");
+#else
+static tpy_sig object_get_sig = TPY_SIG(
+    "get(target: Attribute, format: int, object: bytes, properties: DictAttr | None = None, "
+    "*, context: Context | None = None) -> Self",
+    "A #gpu.object from its target attribute, gpu.CompilationTarget format, bytes and "
+    "optional DictAttr properties.");
+#endif
+
 static PyObject *object_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
 #if TETHER_MLIR_VERSION >= 22
-  static const char *const names[] = {"target",  "format",  "object", "properties",
-                                      "kernels", "context", NULL};
   PyObject *a[6];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 3, 6, a)) return NULL;
+  if (!tpy_fastargs(&object_get_sig, args, nargs, kwnames, a, 6)) return NULL;
   PyObject *context = a[5];
 #else
-  static const char *const names[] = {"target", "format", "object", "properties", "context", NULL};
   PyObject *a[5];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 3, 4, a)) return NULL;
+  if (!tpy_fastargs(&object_get_sig, args, nargs, kwnames, a, 5)) return NULL;
   PyObject *context = a[4];
 #endif
   MlirAttribute target;
@@ -196,27 +207,21 @@ static PyObject *object_kernels(PyObject *self, void *c) {
 #endif
 
 static PyMethodDef object_methods[] = {
-#if TETHER_MLIR_VERSION >= 22
-    {"get", TPY_FASTFN(object_get), TPY_FAST | METH_CLASS,
-     "get(target, format, object, properties=None, kernels=None, context=None): a #gpu.object "
-     "from its target attribute, gpu.CompilationTarget format, bytes, optional DictAttr "
-     "properties and optional #gpu.kernel_table."},
-#else
-    {"get", TPY_FASTFN(object_get), TPY_FAST | METH_CLASS,
-     "get(target, format, object, properties=None, *, context=None): a #gpu.object from its "
-     "target attribute, gpu.CompilationTarget format, bytes and optional DictAttr properties."},
-#endif
+    {"get", TPY_FASTFN(object_get), TPY_FAST | METH_CLASS, TPY_DOC(object_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef object_getset[] = {
-    {"target", object_target, NULL, "The target attribute (#nvvm.target, #rocdl.target, ...).",
-     NULL},
-    {"format", object_format, NULL, "The format, an int (gpu.CompilationTarget(format)).", NULL},
-    {"object", object_bytes, NULL, "The object's contents, as bytes.", NULL},
-    {"properties", object_properties, NULL, "The properties (a DictAttr), or None.", NULL},
+    {"target", object_target, NULL,
+     TPY_PROP("Attribute", "The target attribute (#nvvm.target, #rocdl.target, ...)."), NULL},
+    {"format", object_format, NULL,
+     TPY_PROP("int", "The format, an int (gpu.CompilationTarget(format))."), NULL},
+    {"object", object_bytes, NULL, TPY_PROP("bytes", "The object's contents, as bytes."), NULL},
+    {"properties", object_properties, NULL,
+     TPY_PROP("DictAttr | None", "The properties (a DictAttr), or None."), NULL},
 #if TETHER_MLIR_VERSION >= 22
-    {"kernels", object_kernels, NULL, "The kernel table (#gpu.kernel_table), or None.", NULL},
+    {"kernels", object_kernels, NULL,
+     TPY_PROP("Attribute | None", "The kernel table (#gpu.kernel_table), or None."), NULL},
 #endif
     TPY_GETSET_END,
 };
@@ -229,24 +234,21 @@ static tpy_class_def gpu_attr_defs[] = {
 
 TPY_ISA(MlirType, mlirTypeIsANVGPUTensorMapDescriptorType)
 
+#if TETHER_MLIR_VERSION >= 22
+#define TMD_CONTEXT "context" /* upstream 22's name */
+#else
+#define TMD_CONTEXT "ctx"
+#endif
+static tpy_sig tmd_get_sig =
+    TPY_SIG("get(tensor_type: Type, swizzle: int, l2promo: int, oob_fill: int, interleave: "
+            "int, " TMD_CONTEXT ": Context | None = None) -> Type",
+            NULL);
+
 static PyObject *tmd_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {
-    "tensor_type",
-    "swizzle",
-    "l2promo",
-    "oob_fill",
-    "interleave",
-#if TETHER_MLIR_VERSION >= 22
-    "context", /* upstream 22's name */
-#else
-    "ctx",
-#endif
-    NULL
-  };
   PyObject *a[6];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 5, 6, a)) return NULL;
+  if (!tpy_fastargs(&tmd_get_sig, args, nargs, kwnames, a, 6)) return NULL;
   MlirType t;
   PyObject *tctx;
   if (!tpy_dialect_element_arg(a[0], "tensor_type", "nvgpu", &t, &tctx) ||
@@ -256,7 +258,7 @@ static PyObject *tmd_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
     return PyErr_Format(PyExc_ValueError, "tensor_type must be a MemRefType");
   int64_t v[4];
   for (int i = 0; i < 4; i++)
-    if (!tpy_arg_int64(a[i + 1], names[i + 1], &v[i])) return NULL;
+    if (!tpy_arg_int64(a[i + 1], tmd_get_sig.info->names[i + 1], &v[i])) return NULL;
   if (v[0] < 0 || v[0] > 4 || v[1] < 0 || v[1] > 3 || v[2] < 0 || v[2] > 1 || v[3] < 0 || v[3] > 2)
     return PyErr_Format(PyExc_ValueError, "swizzle, l2promo, oob_fill or interleave out of "
                                           "range of their enums");
@@ -266,13 +268,7 @@ static PyObject *tmd_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
 }
 
 static PyMethodDef tmd_methods[] = {
-#if TETHER_MLIR_VERSION >= 22
-    {"get", TPY_FASTFN(tmd_get), TPY_FAST | METH_STATIC,
-     "get(tensor_type, swizzle, l2promo, oob_fill, interleave, context=None)."},
-#else
-    {"get", TPY_FASTFN(tmd_get), TPY_FAST | METH_STATIC,
-     "get(tensor_type, swizzle, l2promo, oob_fill, interleave, ctx=None)."},
-#endif
+    {"get", TPY_FASTFN(tmd_get), TPY_FAST | METH_STATIC, TPY_DOC(tmd_get_sig)},
     TPY_METHODS_END,
 };
 

@@ -44,6 +44,10 @@ static MlirWalkResult collect_dialect(MlirOperation op, void *user) {
 
 static void load_in_child(void *module) { (void)mlirLoadIRDLDialects(*(MlirModule *)module); }
 
+static tpy_sig load_dialects_sig =
+    TPY_SIG("load_dialects(module: Module) -> None",
+            "Defines the dialects of a module of irdl operations in its context.");
+
 /* load_dialects(module): defines the dialects of a module of irdl operations in its context.
  * RuntimeError (upstream's message) when MLIR fails; refused with RuntimeError before MLIR is
  * called: a module that does not verify, a dialect name the context knows (loaded, registered, or
@@ -51,9 +55,8 @@ static void load_in_child(void *module) { (void)mlirLoadIRDLDialects(*(MlirModul
 static PyObject *load_dialects(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
   (void)m;
-  static const char *const names[] = {"module", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("load_dialects", args, nargs, kwnames, names, 1, 1, a)) return NULL;
+  if (!tpy_fastargs(&load_dialects_sig, args, nargs, kwnames, a, 1)) return NULL;
   if (!tpy_is(a[0], tpy.Module)) return tpy_type_error("module", "a Module", a[0]);
   tether_op *h;
   MlirOperation op;
@@ -100,9 +103,7 @@ static PyObject *load_dialects(PyObject *m, PyObject *const *args, Py_ssize_t na
 }
 
 static PyMethodDef irdl_functions[] = {
-    {"load_dialects", TPY_FASTFN(load_dialects), TPY_FAST,
-     "load_dialects(module): defines the dialects of a module of irdl operations in its "
-     "context."},
+    {"load_dialects", TPY_FASTFN(load_dialects), TPY_FAST, TPY_DOC(load_dialects_sig)},
     TPY_METHODS_END,
 };
 

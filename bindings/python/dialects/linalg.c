@@ -107,8 +107,9 @@ static PyObject *fill_builtin_region(PyObject *module, PyObject *arg) {
 
 static PyMethodDef functions[] = {
     {"_linalg_fill_builtin_region", fill_builtin_region, METH_O,
-     "_linalg_fill_builtin_region(op): builds the body of a named linalg op (MLIR's region "
-     "builder), as upstream's linalg.fill_builtin_region."},
+     TPY_SIGDOC("_linalg_fill_builtin_region(op: _OperationBase, /) -> None",
+                "Builds the body of a named linalg op (MLIR's region builder), as upstream's "
+                "linalg.fill_builtin_region.")},
     TPY_METHODS_END,
 };
 
@@ -156,17 +157,19 @@ static PyObject *dims_new(PyTypeObject *type, PyObject *ctx, const MlirAttribute
   return (PyObject *)d;
 }
 
-#define DIM(name, i)                                                                               \
-  { name, (getter)dims_field, NULL, NULL, (void *)(i) }
+#define DIM(name, i, type)                                                                         \
+  { name, (getter)dims_field, NULL, TPY_PROP(type " | None", NULL), (void *)(i) }
+#define I32 "DenseI32ArrayAttr"
+#define I64 "DenseI64ArrayAttr"
 
 static PyGetSetDef contraction_getset[] = {
-    DIM("batch", 0), DIM("m", 1), DIM("n", 2), DIM("k", 3), TPY_GETSET_END,
+    DIM("batch", 0, I32), DIM("m", 1, I32), DIM("n", 2, I32), DIM("k", 3, I32), TPY_GETSET_END,
 };
 
 static PyGetSetDef convolution_getset[] = {
-    DIM("batch", 0),       DIM("output_image", 1),  DIM("output_channel", 2),
-    DIM("filter_loop", 3), DIM("input_channel", 4), DIM("depth", 5),
-    DIM("strides", 6),     DIM("dilations", 7),     TPY_GETSET_END,
+    DIM("batch", 0, I32),       DIM("output_image", 1, I32),  DIM("output_channel", 2, I32),
+    DIM("filter_loop", 3, I32), DIM("input_channel", 4, I32), DIM("depth", 5, I32),
+    DIM("strides", 6, I64),     DIM("dilations", 7, I64),     TPY_GETSET_END,
 };
 
 static PyType_Slot contraction_slots[] = {
@@ -199,36 +202,38 @@ static PyType_Spec convolution_spec = {
 
 /* The operation argument `op` of a function, checked; a linalg operation must verify (MLIR reads
  * its maps and region as the verifier guarantees them). ctx: its Context (new reference). */
-static int linalg_op_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                         const char *fname, MlirOperation *op, PyObject **ctx) {
-  static const char *const names[] = {"op", NULL};
+static int linalg_op_arg(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         MlirOperation *op, PyObject **ctx) {
   PyObject *a[1];
   tether_op *h;
-  if (!tpy_fastargs(fname, args, nargs, kwnames, names, 1, 1, a) || !tpy_arg_op(a[0], &h, op))
-    return 0;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 1) || !tpy_arg_op(a[0], &h, op)) return 0;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(*op));
   if (name.length > 7 && !memcmp(name.data, "linalg.", 7) && !tpy_require_verified(h)) return 0;
   *ctx = tpy_context_of_handle(h);
   return *ctx != NULL;
 }
 
-#define LINALG_FN(cname)                                                                           \
+/* A function of _linalg, after its spec cname_sig (the signature text, the doc). */
+#define LINALG_FN(cname, text, doc)                                                                \
+  static tpy_sig cname##_sig = TPY_SIG(text, doc);                                                 \
   static PyObject *cname(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 
-LINALG_FN(isa_contraction) {
+LINALG_FN(isa_contraction, "isa_contraction_op(op: _OperationBase) -> bool",
+          "Whether op is a linalg contraction.") {
   (void)m;
   MlirOperation op;
   PyObject *ctx;
-  if (!linalg_op_arg(args, nargs, kwnames, "isa_contraction_op", &op, &ctx)) return NULL;
+  if (!linalg_op_arg(&isa_contraction_sig, args, nargs, kwnames, &op, &ctx)) return NULL;
   Py_DECREF(ctx);
   return PyBool_FromLong(mlirLinalgIsAContractionOp(op));
 }
 
-LINALG_FN(isa_convolution) {
+LINALG_FN(isa_convolution, "isa_convolution_op(op: _OperationBase) -> bool",
+          "Whether op is a linalg convolution.") {
   (void)m;
   MlirOperation op;
   PyObject *ctx;
-  if (!linalg_op_arg(args, nargs, kwnames, "isa_convolution_op", &op, &ctx)) return NULL;
+  if (!linalg_op_arg(&isa_convolution_sig, args, nargs, kwnames, &op, &ctx)) return NULL;
   Py_DECREF(ctx);
   return PyBool_FromLong(mlirLinalgIsAConvolutionOp(op));
 }
@@ -238,11 +243,13 @@ static PyObject *contraction_dims(PyObject *ctx, MlirLinalgContractionDimensions
   return dims_new(tpy.ContractionDimensions, ctx, f, 4);
 }
 
-LINALG_FN(infer_contraction) {
+LINALG_FN(infer_contraction,
+          "infer_contraction_dimensions(op: _OperationBase) -> ContractionDimensions | None",
+          "The ContractionDimensions of a linalg contraction, or None.") {
   (void)m;
   MlirOperation op;
   PyObject *ctx;
-  if (!linalg_op_arg(args, nargs, kwnames, "infer_contraction_dimensions", &op, &ctx)) return NULL;
+  if (!linalg_op_arg(&infer_contraction_sig, args, nargs, kwnames, &op, &ctx)) return NULL;
   PyObject *r = contraction_dims(ctx, mlirLinalgInferContractionDimensions(op));
   Py_DECREF(ctx);
   return r;
@@ -250,12 +257,13 @@ LINALG_FN(infer_contraction) {
 
 /* infer_contraction_dimensions_from_maps(indexing_maps): None as well when the maps differ in
  * their number of dimensions (MLIR indexes one map's dimensions with another's). */
-LINALG_FN(infer_contraction_from_maps) {
+LINALG_FN(infer_contraction_from_maps,
+          "infer_contraction_dimensions_from_maps(indexing_maps: Sequence[AffineMap]) "
+          "-> ContractionDimensions | None",
+          "The ContractionDimensions of three indexing maps (inputs, output), or None.") {
   (void)m;
-  static const char *const names[] = {"indexing_maps", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("infer_contraction_dimensions_from_maps", args, nargs, kwnames, names, 1, 1, a))
-    return NULL;
+  if (!tpy_fastargs(&infer_contraction_from_maps_sig, args, nargs, kwnames, a, 1)) return NULL;
   PyObject *maps = tpy_arg_seq(a[0], "indexing_maps");
   if (!maps) return NULL;
   Py_ssize_t n = PyList_GET_SIZE(maps);
@@ -291,11 +299,13 @@ done:
   return r;
 }
 
-LINALG_FN(infer_convolution) {
+LINALG_FN(infer_convolution,
+          "infer_convolution_dimensions(op: _OperationBase) -> ConvolutionDimensions | None",
+          "The ConvolutionDimensions of a linalg convolution, or None.") {
   (void)m;
   MlirOperation op;
   PyObject *ctx;
-  if (!linalg_op_arg(args, nargs, kwnames, "infer_convolution_dimensions", &op, &ctx)) return NULL;
+  if (!linalg_op_arg(&infer_convolution_sig, args, nargs, kwnames, &op, &ctx)) return NULL;
   MlirLinalgConvolutionDimensions d = mlirLinalgInferConvolutionDimensions(op);
   MlirAttribute f[8] = {d.batch,        d.outputImage, d.outputChannel, d.filterLoop,
                         d.inputChannel, d.depth,       d.strides,       d.dilations};
@@ -304,32 +314,27 @@ LINALG_FN(infer_convolution) {
   return r;
 }
 
-LINALG_FN(get_indexing_maps) {
+LINALG_FN(get_indexing_maps, "get_indexing_maps(op: _OperationBase) -> ArrayAttr | None",
+          "The indexing_maps ArrayAttr of a linalg op, or None.") {
   (void)m;
   MlirOperation op;
   PyObject *ctx;
-  if (!linalg_op_arg(args, nargs, kwnames, "get_indexing_maps", &op, &ctx)) return NULL;
+  if (!linalg_op_arg(&get_indexing_maps_sig, args, nargs, kwnames, &op, &ctx)) return NULL;
   PyObject *r = tpy_wrap_attr(ctx, mlirLinalgGetIndexingMapsAttribute(op));
   Py_DECREF(ctx);
   return r;
 }
 
 static PyMethodDef linalg_functions[] = {
-    {"isa_contraction_op", TPY_FASTFN(isa_contraction), TPY_FAST,
-     "isa_contraction_op(op): whether op is a linalg contraction."},
-    {"isa_convolution_op", TPY_FASTFN(isa_convolution), TPY_FAST,
-     "isa_convolution_op(op): whether op is a linalg convolution."},
+    {"isa_contraction_op", TPY_FASTFN(isa_contraction), TPY_FAST, TPY_DOC(isa_contraction_sig)},
+    {"isa_convolution_op", TPY_FASTFN(isa_convolution), TPY_FAST, TPY_DOC(isa_convolution_sig)},
     {"infer_contraction_dimensions", TPY_FASTFN(infer_contraction), TPY_FAST,
-     "infer_contraction_dimensions(op): the ContractionDimensions of a linalg contraction, or "
-     "None."},
+     TPY_DOC(infer_contraction_sig)},
     {"infer_contraction_dimensions_from_maps", TPY_FASTFN(infer_contraction_from_maps), TPY_FAST,
-     "infer_contraction_dimensions_from_maps(indexing_maps): the ContractionDimensions of three "
-     "indexing maps (inputs, output), or None."},
+     TPY_DOC(infer_contraction_from_maps_sig)},
     {"infer_convolution_dimensions", TPY_FASTFN(infer_convolution), TPY_FAST,
-     "infer_convolution_dimensions(op): the ConvolutionDimensions of a linalg convolution, or "
-     "None."},
-    {"get_indexing_maps", TPY_FASTFN(get_indexing_maps), TPY_FAST,
-     "get_indexing_maps(op): the indexing_maps ArrayAttr of a linalg op, or None."},
+     TPY_DOC(infer_convolution_sig)},
+    {"get_indexing_maps", TPY_FASTFN(get_indexing_maps), TPY_FAST, TPY_DOC(get_indexing_maps_sig)},
     TPY_METHODS_END,
 };
 

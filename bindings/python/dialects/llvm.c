@@ -25,12 +25,14 @@ MLIR_CAPI_EXPORTED LLVMModuleRef mlirTranslateModuleToLLVMIR(MlirOperation modul
 
 TPY_ISA(MlirType, mlirTypeIsALLVMPointerType)
 
+static tpy_sig ptr_get_sig = TPY_SIG(
+    "get(address_space: int | None = None, context: Context | None = None) -> Type", "!llvm.ptr.");
+
 static PyObject *ptr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"address_space", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 0, 2, a)) return NULL;
+  if (!tpy_fastargs(&ptr_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   unsigned as = 0;
   if (a[0] && a[0] != Py_None && !tpy_arg_uint(a[0], "address_space", &as)) return NULL;
   MlirContext raw;
@@ -44,13 +46,12 @@ static PyObject *ptr_space(PyObject *self, void *c) {
 }
 
 static PyMethodDef ptr_methods[] = {
-    {"get", TPY_FASTFN(ptr_get), TPY_FAST | METH_STATIC,
-     "get(address_space=None, context=None): !llvm.ptr."},
+    {"get", TPY_FASTFN(ptr_get), TPY_FAST | METH_STATIC, TPY_DOC(ptr_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef ptr_getset[] = {
-    {"address_space", ptr_space, NULL, NULL, NULL},
+    {"address_space", ptr_space, NULL, TPY_PROP("int", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -64,25 +65,41 @@ static int struct_elements(PyObject *seq, PyObject *ctx, intptr_t *n, MlirType *
 /* get_literal(elements, *, packed=False, loc=None[, context=None on 22]) and, on MLIR 22,
  * get_literal_unchecked(elements, *, packed=False, context=None) (`unchecked`: reported at the
  * unknown location of the context; tether checks it as well, MLIR would make an invalid type). */
+#if TETHER_MLIR_VERSION >= 22
+static tpy_sig struct_literal_sig =
+    TPY_SIG("get_literal(elements: Sequence[Type], packed: bool = False, "
+            "loc: Location | None = None, *, context: Context | None = None) -> Self",
+            "!llvm.struct<(...)>.");
+static tpy_sig struct_literal_unchecked_sig =
+    TPY_SIG("get_literal_unchecked(elements: Sequence[Type], packed: bool = False, *, "
+            "context: Context | None = None) -> Self",
+            "!llvm.struct<(...)>.");
+#else
+static tpy_sig struct_literal_sig =
+    TPY_SIG("get_literal(elements: Sequence[Type], packed: bool = False, "
+            "loc: Location | None = None) -> Self",
+            "!llvm.struct<(...)>.");
+#endif
+
 static PyObject *struct_literal_make(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames, int unchecked) {
-  static const char *const names[] = {"elements", "packed", "loc", "context", NULL};
-  static const char *const names_unchecked[] = {"elements", "packed", "context", NULL};
   PyObject *a[4] = {NULL, NULL, NULL, NULL};
   PyObject *ctx;
   MlirLocation l;
+#if TETHER_MLIR_VERSION >= 22
   if (unchecked) {
-    if (!tpy_fastargs("get_literal_unchecked", args, nargs, kwnames, names_unchecked, 1, 2, a) ||
+    if (!tpy_fastargs(&struct_literal_unchecked_sig, args, nargs, kwnames, a, 3) ||
         !(ctx = tpy_context_arg(a[2])))
       return NULL;
     l = mlirLocationUnknownGet(tpy_ctx_raw(ctx));
   } else {
-    if (!tpy_fastargs("get_literal", args, nargs, kwnames, names, 1, 3, a)) return NULL;
-#if TETHER_MLIR_VERSION < 22
-    if (a[3])
-      return PyErr_Format(PyExc_TypeError,
-                          "get_literal() got an unexpected keyword argument 'context'");
+#else
+  (void)unchecked;
+  {
 #endif
+    if (!tpy_fastargs(&struct_literal_sig, args, nargs, kwnames, a,
+                      TETHER_MLIR_VERSION >= 22 ? 4 : 3))
+      return NULL;
     PyObject *lo = tpy_resolve_loc(a[2] ? a[2] : Py_None);
     if (!lo) return NULL;
     ctx = TPY_CTX(lo);
@@ -123,12 +140,10 @@ static PyObject *struct_literal_unchecked(PyObject *cls, PyObject *const *args, 
 }
 #endif
 
-static PyObject *struct_named(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+static PyObject *struct_named(tpy_sig *sig, PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames, int opaque) {
-  static const char *const names[] = {"name", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs(opaque ? "get_opaque" : "get_identified", args, nargs, kwnames, names, 1, 2, a))
-    return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirStringRef name;
   if (!tpy_arg_str(a[0], "name", &name)) return NULL;
   MlirContext raw;
@@ -139,21 +154,33 @@ static PyObject *struct_named(PyObject *cls, PyObject *const *args, Py_ssize_t n
                                     : mlirLLVMStructTypeIdentifiedGet(raw, name));
 }
 
+static tpy_sig struct_identified_sig =
+    TPY_SIG("get_identified(name: str, context: Context | None = None) -> Self",
+            "The identified struct of that name.");
+
 static PyObject *struct_identified(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-  return struct_named(cls, args, nargs, kwnames, 0);
+  return struct_named(&struct_identified_sig, cls, args, nargs, kwnames, 0);
 }
+
+static tpy_sig struct_opaque_sig =
+    TPY_SIG("get_opaque(name: str, context: Context | None = None) -> Self",
+            "An opaque identified struct.");
 
 static PyObject *struct_opaque(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
-  return struct_named(cls, args, nargs, kwnames, 1);
+  return struct_named(&struct_opaque_sig, cls, args, nargs, kwnames, 1);
 }
+
+static tpy_sig struct_new_identified_sig =
+    TPY_SIG("new_identified(name: str, elements: Sequence[Type], packed: bool = False, context: "
+            "Context | None = None) -> Self",
+            "A fresh identified struct (renamed if the name is taken).");
 
 static PyObject *struct_new_identified(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
-  static const char *const names[] = {"name", "elements", "packed", "context", NULL};
   PyObject *a[4];
-  if (!tpy_fastargs("new_identified", args, nargs, kwnames, names, 2, 4, a)) return NULL;
+  if (!tpy_fastargs(&struct_new_identified_sig, args, nargs, kwnames, a, 4)) return NULL;
   MlirStringRef name;
   if (!tpy_arg_str(a[0], "name", &name)) return NULL;
   int packed = a[2] ? PyObject_IsTrue(a[2]) : 0;
@@ -169,11 +196,14 @@ static PyObject *struct_new_identified(PyObject *cls, PyObject *const *args, Py_
   return tpy_dialect_wrap_as(cls, ctx, t);
 }
 
+static tpy_sig struct_set_body_sig =
+    TPY_SIG("set_body(elements: Sequence[Type], packed: bool = False) -> None",
+            "The body of an identified struct.");
+
 static PyObject *struct_set_body(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
-  static const char *const names[] = {"elements", "packed", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("set_body", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&struct_set_body_sig, args, nargs, kwnames, a, 2)) return NULL;
   int packed = a[1] ? PyObject_IsTrue(a[1]) : 0;
   if (packed < 0) return NULL;
   if (mlirLLVMStructTypeIsLiteral(T(self)))
@@ -221,32 +251,27 @@ static PyObject *struct_is_opaque(PyObject *self, void *c) {
 }
 
 static PyMethodDef struct_methods[] = {
+  {"get_literal", TPY_FASTFN(struct_literal), TPY_FAST | METH_CLASS, TPY_DOC(struct_literal_sig)},
 #if TETHER_MLIR_VERSION >= 22
-    {"get_literal", TPY_FASTFN(struct_literal), TPY_FAST | METH_CLASS,
-     "get_literal(elements, *, packed=False, loc=None, context=None): !llvm.struct<(...)>."},
-    {"get_literal_unchecked", TPY_FASTFN(struct_literal_unchecked), TPY_FAST | METH_CLASS,
-     "get_literal_unchecked(elements, *, packed=False, context=None): !llvm.struct<(...)>."},
-#else
-    {"get_literal", TPY_FASTFN(struct_literal), TPY_FAST | METH_CLASS,
-     "get_literal(elements, *, packed=False, loc=None): !llvm.struct<(...)>."},
+  {"get_literal_unchecked", TPY_FASTFN(struct_literal_unchecked), TPY_FAST | METH_CLASS,
+   TPY_DOC(struct_literal_unchecked_sig)},
 #endif
-    {"get_identified", TPY_FASTFN(struct_identified), TPY_FAST | METH_CLASS,
-     "get_identified(name, *, context=None): the identified struct of that name."},
-    {"get_opaque", TPY_FASTFN(struct_opaque), TPY_FAST | METH_CLASS,
-     "get_opaque(name, context=None): an opaque identified struct."},
-    {"new_identified", TPY_FASTFN(struct_new_identified), TPY_FAST | METH_CLASS,
-     "new_identified(name, elements, *, packed=False, context=None): a fresh identified struct "
-     "(renamed if the name is taken)."},
-    {"set_body", TPY_FASTFN(struct_set_body), TPY_FAST,
-     "set_body(elements, *, packed=False): the body of an identified struct."},
-    TPY_METHODS_END,
+  {"get_identified", TPY_FASTFN(struct_identified), TPY_FAST | METH_CLASS,
+   TPY_DOC(struct_identified_sig)},
+  {"get_opaque", TPY_FASTFN(struct_opaque), TPY_FAST | METH_CLASS, TPY_DOC(struct_opaque_sig)},
+  {"new_identified", TPY_FASTFN(struct_new_identified), TPY_FAST | METH_CLASS,
+   TPY_DOC(struct_new_identified_sig)},
+  {"set_body", TPY_FASTFN(struct_set_body), TPY_FAST, TPY_DOC(struct_set_body_sig)},
+  TPY_METHODS_END,
 };
 
 static PyGetSetDef struct_getset[] = {
-    {"name", struct_name, NULL, "The identifier (None for a literal struct).", NULL},
-    {"body", struct_body, NULL, "The element types (None while opaque).", NULL},
-    {"packed", struct_packed, NULL, NULL, NULL},
-    {"opaque", struct_is_opaque, NULL, NULL, NULL},
+    {"name", struct_name, NULL,
+     TPY_PROP("str | None", "The identifier (None for a literal struct)."), NULL},
+    {"body", struct_body, NULL,
+     TPY_PROP("list[Type] | None", "The element types (None while opaque)."), NULL},
+    {"packed", struct_packed, NULL, TPY_PROP("bool", NULL), NULL},
+    {"opaque", struct_is_opaque, NULL, TPY_PROP("bool", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -259,6 +284,10 @@ static tpy_class_def llvm_defs[] = {
 };
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig translate_to_llvmir_sig =
+    TPY_SIG("translate_module_to_llvmir(module: _OperationBase) -> str",
+            "The LLVM IR of a module of llvm dialect operations, as text.");
+
 /* llvm.translate_module_to_llvmir(module): the LLVM IR (text) of an operation MLIR translates (a
  * module of llvm dialect operations). MLIR's translation edits what it translates (it splits
  * duplicated successors): it gets a copy, and the operation is verified first. What MLIR refuses
@@ -266,10 +295,8 @@ static tpy_class_def llvm_defs[] = {
 static PyObject *translate_to_llvmir(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames) {
   (void)m;
-  static const char *const names[] = {"module", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("translate_module_to_llvmir", args, nargs, kwnames, names, 1, 1, a))
-    return NULL;
+  if (!tpy_fastargs(&translate_to_llvmir_sig, args, nargs, kwnames, a, 1)) return NULL;
   tether_op *h;
   MlirOperation op;
   if (!tpy_arg_op(a[0], &h, &op) || !tpy_require_verified(h)) return NULL;
@@ -297,8 +324,7 @@ static PyObject *translate_to_llvmir(PyObject *m, PyObject *const *args, Py_ssiz
 
 static PyMethodDef llvm_functions[] = {
     {"translate_module_to_llvmir", TPY_FASTFN(translate_to_llvmir), TPY_FAST,
-     "translate_module_to_llvmir(module): the LLVM IR of a module of llvm dialect operations, "
-     "as text."},
+     TPY_DOC(translate_to_llvmir_sig)},
     TPY_METHODS_END,
 };
 #endif

@@ -21,13 +21,19 @@ static const simple_def pdl_operation = {"pdl", mlirPDLOperationTypeGet};
 static const simple_def pdl_type = {"pdl", mlirPDLTypeTypeGet};
 static const simple_def pdl_value = {"pdl", mlirPDLValueTypeGet};
 
+/* context=: upstream 22's parameter; on MLIR 19 tether takes it by keyword only. */
+#if TETHER_MLIR_VERSION >= 22
+#define RANGE_CONTEXT "context: Context | None = None"
+#else
+#define RANGE_CONTEXT "*, context: Context | None = None"
+#endif
+static tpy_sig range_get_sig =
+    TPY_SIG("get(element_type: Type, " RANGE_CONTEXT ") -> Self", "!pdl.range<...>.");
+
 static PyObject *range_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames) {
-  static const char *const names[] = {"element_type", "context", NULL};
   PyObject *a[2];
-  /* context=: upstream 22's keyword */
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, TETHER_MLIR_VERSION >= 22 ? 2 : 1, a))
-    return NULL;
+  if (!tpy_fastargs(&range_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirType t;
   PyObject *tctx;
   if (!tpy_dialect_element_arg(a[0], "element_type", "pdl", &t, &tctx) ||
@@ -51,12 +57,12 @@ static PyObject *range_element(PyObject *self, void *c) {
 }
 
 static PyMethodDef range_methods[] = {
-    {"get", TPY_FASTFN(range_get), TPY_FAST | METH_CLASS, "get(element_type): !pdl.range<...>."},
+    {"get", TPY_FASTFN(range_get), TPY_FAST | METH_CLASS, TPY_DOC(range_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef range_getset[] = {
-    {"element_type", range_element, NULL, NULL, NULL},
+    {"element_type", range_element, NULL, TPY_PROP("Type", NULL), NULL},
     TPY_GETSET_END,
 };
 

@@ -29,11 +29,11 @@
 /* MLIR 22: every get() ends with upstream 22's `context=None` (Q: 1 there, else 0). */
 #if TETHER_MLIR_VERSION >= 22
 #define Q 1
-#define QCTX "context",
+#define QCTX ", context: Context | None = None"
 #define SINCE_22(fn) fn
 #else
 #define Q 0
-#define QCTX
+#define QCTX ""
 #define SINCE_22(fn) NULL
 #endif
 
@@ -154,11 +154,10 @@ static int quant_head(PyObject *const *a, unsigned *flags, MlirType *storage, Ml
 
 /* ---- quant: QuantizedType -------------------------------------------------------------------- */
 
-static PyObject *qt_default_bound(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                                  const char *fname, int maximum) {
-  static const char *const names[] = {"is_signed", "integral_width", NULL};
+static PyObject *qt_default_bound(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames, int maximum) {
   PyObject *a[2];
-  if (!tpy_fastargs(fname, args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 2)) return NULL;
   bool is_signed;
   unsigned width;
   if (!bool_arg(a[0], "is_signed", &is_signed) || !tpy_arg_uint_in(a[1], "integral_width", &width))
@@ -170,16 +169,24 @@ static PyObject *qt_default_bound(PyObject *const *args, Py_ssize_t nargs, PyObj
                                  : mlirQuantizedTypeGetDefaultMinimumForInteger(is_signed, width));
 }
 
+static tpy_sig qt_default_min_sig =
+    TPY_SIG("default_minimum_for_integer(is_signed: bool, integral_width: int) -> int",
+            "The smallest value of an integer of that signedness and width.");
+
 static PyObject *qt_default_min(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)m;
-  return qt_default_bound(args, nargs, kwnames, "default_minimum_for_integer", 0);
+  return qt_default_bound(&qt_default_min_sig, args, nargs, kwnames, 0);
 }
+
+static tpy_sig qt_default_max_sig =
+    TPY_SIG("default_maximum_for_integer(is_signed: bool, integral_width: int) -> int",
+            "The largest value of an integer of that signedness and width.");
 
 static PyObject *qt_default_max(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)m;
-  return qt_default_bound(args, nargs, kwnames, "default_maximum_for_integer", 1);
+  return qt_default_bound(&qt_default_max_sig, args, nargs, kwnames, 1);
 }
 
 /* The result of a cast: TypeError "Invalid cast." (upstream's) when MLIR gives none. */
@@ -189,66 +196,93 @@ static PyObject *cast_result(PyObject *ctx, MlirType t) {
 }
 
 /* self.method(candidate): candidate is a Type of self's context. */
-static int candidate_arg(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                         const char *fname, MlirType *candidate) {
-  static const char *const names[] = {"candidate", NULL};
+static int candidate_arg(tpy_sig *sig, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames, MlirType *candidate) {
   PyObject *a[1];
-  return tpy_fastargs(fname, args, nargs, kwnames, names, 1, 1, a) &&
+  return tpy_fastargs(sig, args, nargs, kwnames, a, 1) &&
          type_arg(a[0], "candidate", TPY_CTX(self), candidate, NULL);
 }
+
+static tpy_sig qt_is_compatible_sig =
+    TPY_SIG("is_compatible_expressed_type(candidate: Type) -> bool",
+            "Whether this type can express the candidate (or its element type).");
 
 static PyObject *qt_is_compatible(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
   MlirType c;
-  if (!candidate_arg(self, args, nargs, kwnames, "is_compatible_expressed_type", &c)) return NULL;
+  if (!candidate_arg(&qt_is_compatible_sig, self, args, nargs, kwnames, &c)) return NULL;
   return PyBool_FromLong(mlirQuantizedTypeIsCompatibleExpressedType(T(self), c));
 }
+
+static tpy_sig qt_cast_from_storage_sig =
+    TPY_SIG("cast_from_storage_type(candidate: Type) -> Type",
+            "The type based on this quantized type for a type based on its storage type; TypeError "
+            "when there is none.");
 
 static PyObject *qt_cast_from_storage(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
   MlirType c;
-  if (!candidate_arg(self, args, nargs, kwnames, "cast_from_storage_type", &c)) return NULL;
+  if (!candidate_arg(&qt_cast_from_storage_sig, self, args, nargs, kwnames, &c)) return NULL;
   return cast_result(TPY_CTX(self), mlirQuantizedTypeCastFromStorageType(T(self), c));
 }
+
+static tpy_sig qt_cast_from_expressed_sig =
+    TPY_SIG("cast_from_expressed_type(candidate: Type) -> Type",
+            "The type based on this quantized type for a type based on its expressed type; "
+            "TypeError when there is none.");
 
 static PyObject *qt_cast_from_expressed(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                         PyObject *kwnames) {
   MlirType c;
-  if (!candidate_arg(self, args, nargs, kwnames, "cast_from_expressed_type", &c)) return NULL;
+  if (!candidate_arg(&qt_cast_from_expressed_sig, self, args, nargs, kwnames, &c)) return NULL;
   return cast_result(TPY_CTX(self), mlirQuantizedTypeCastFromExpressedType(T(self), c));
 }
+
+static tpy_sig qt_cast_expressed_to_storage_sig =
+    TPY_SIG("cast_expressed_to_storage_type(candidate: Type) -> Type",
+            "The type based on the storage type for a type based on the expressed type; TypeError "
+            "when there is none.");
 
 static PyObject *qt_cast_expressed_to_storage(PyObject *self, PyObject *const *args,
                                               Py_ssize_t nargs, PyObject *kwnames) {
   MlirType c;
-  if (!candidate_arg(self, args, nargs, kwnames, "cast_expressed_to_storage_type", &c)) return NULL;
+  if (!candidate_arg(&qt_cast_expressed_to_storage_sig, self, args, nargs, kwnames, &c))
+    return NULL;
   return cast_result(TPY_CTX(self), mlirQuantizedTypeCastExpressedToStorageType(T(self), c));
 }
 
 /* The static casts take any type. */
-static int static_type_arg(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                           const char *fname, MlirType *t, PyObject **ctx) {
-  static const char *const names[] = {"type", NULL};
+static int static_type_arg(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                           MlirType *t, PyObject **ctx) {
   PyObject *a[1];
-  return tpy_fastargs(fname, args, nargs, kwnames, names, 1, 1, a) &&
-         type_arg(a[0], "type", NULL, t, ctx);
+  return tpy_fastargs(sig, args, nargs, kwnames, a, 1) && type_arg(a[0], "type", NULL, t, ctx);
 }
+
+static tpy_sig qt_cast_to_storage_sig =
+    TPY_SIG("cast_to_storage_type(type: Type) -> Type",
+            "The type based on the storage type for a type based on a quantized type; TypeError "
+            "when there is none.");
 
 static PyObject *qt_cast_to_storage(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
   (void)m;
   MlirType t;
   PyObject *ctx;
-  if (!static_type_arg(args, nargs, kwnames, "cast_to_storage_type", &t, &ctx)) return NULL;
+  if (!static_type_arg(&qt_cast_to_storage_sig, args, nargs, kwnames, &t, &ctx)) return NULL;
   return cast_result(ctx, mlirQuantizedTypeCastToStorageType(t));
 }
+
+static tpy_sig qt_cast_to_expressed_sig =
+    TPY_SIG("cast_to_expressed_type(type: Type) -> Type",
+            "The type based on the expressed type for a type based on a quantized type; TypeError "
+            "when there is none.");
 
 static PyObject *qt_cast_to_expressed(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
   (void)m;
   MlirType t;
   PyObject *ctx;
-  if (!static_type_arg(args, nargs, kwnames, "cast_to_expressed_type", &t, &ctx)) return NULL;
+  if (!static_type_arg(&qt_cast_to_expressed_sig, args, nargs, kwnames, &t, &ctx)) return NULL;
   /* A container of a quantized type without expressed type (!quant.any<i8>): MLIR would build
    * the container of a null element type. */
   if (mlirTypeIsAShaped(t)) {
@@ -301,53 +335,52 @@ static PyObject *qt_element(PyObject *self, void *c) {
 
 static PyMethodDef qt_methods[] = {
     {"default_minimum_for_integer", TPY_FASTFN(qt_default_min), TPY_FAST | METH_STATIC,
-     "default_minimum_for_integer(is_signed, integral_width): the smallest value of an integer "
-     "of that signedness and width."},
+     TPY_DOC(qt_default_min_sig)},
     {"default_maximum_for_integer", TPY_FASTFN(qt_default_max), TPY_FAST | METH_STATIC,
-     "default_maximum_for_integer(is_signed, integral_width): the largest value of an integer "
-     "of that signedness and width."},
+     TPY_DOC(qt_default_max_sig)},
     {"is_compatible_expressed_type", TPY_FASTFN(qt_is_compatible), TPY_FAST,
-     "is_compatible_expressed_type(candidate): whether this type can express the candidate (or "
-     "its element type)."},
+     TPY_DOC(qt_is_compatible_sig)},
     {"cast_from_storage_type", TPY_FASTFN(qt_cast_from_storage), TPY_FAST,
-     "cast_from_storage_type(candidate): the type based on this quantized type for a type based "
-     "on its storage type; TypeError when there is none."},
+     TPY_DOC(qt_cast_from_storage_sig)},
     {"cast_to_storage_type", TPY_FASTFN(qt_cast_to_storage), TPY_FAST | METH_STATIC,
-     "cast_to_storage_type(type): the type based on the storage type for a type based on a "
-     "quantized type; TypeError when there is none."},
+     TPY_DOC(qt_cast_to_storage_sig)},
     {"cast_from_expressed_type", TPY_FASTFN(qt_cast_from_expressed), TPY_FAST,
-     "cast_from_expressed_type(candidate): the type based on this quantized type for a type "
-     "based on its expressed type; TypeError when there is none."},
+     TPY_DOC(qt_cast_from_expressed_sig)},
     {"cast_to_expressed_type", TPY_FASTFN(qt_cast_to_expressed), TPY_FAST | METH_STATIC,
-     "cast_to_expressed_type(type): the type based on the expressed type for a type based on a "
-     "quantized type; TypeError when there is none."},
+     TPY_DOC(qt_cast_to_expressed_sig)},
     {"cast_expressed_to_storage_type", TPY_FASTFN(qt_cast_expressed_to_storage), TPY_FAST,
-     "cast_expressed_to_storage_type(candidate): the type based on the storage type for a type "
-     "based on the expressed type; TypeError when there is none."},
+     TPY_DOC(qt_cast_expressed_to_storage_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef qt_getset[] = {
-    {"expressed_type", qt_expressed, NULL, "The type this quantized type approximates (or None).",
-     NULL},
-    {"flags", qt_flags, NULL, "The flags (FLAG_SIGNED); prefer the named properties.", NULL},
-    {"is_signed", qt_is_signed, NULL, "Whether the storage is signed.", NULL},
-    {"storage_type", qt_storage, NULL, "The integer type the values are stored in.", NULL},
-    {"storage_type_min", qt_storage_min, NULL, "The smallest stored value.", NULL},
-    {"storage_type_max", qt_storage_max, NULL, "The largest stored value.", NULL},
-    {"storage_type_integral_width", qt_storage_width, NULL, "The width of the storage type.", NULL},
-    {"quantized_element_type", qt_element, NULL, "The element type, as a quantized type.", NULL},
+    {"expressed_type", qt_expressed, NULL,
+     TPY_PROP("Type | None", "The type this quantized type approximates (or None)."), NULL},
+    {"flags", qt_flags, NULL,
+     TPY_PROP("int", "The flags (FLAG_SIGNED); prefer the named properties."), NULL},
+    {"is_signed", qt_is_signed, NULL, TPY_PROP("bool", "Whether the storage is signed."), NULL},
+    {"storage_type", qt_storage, NULL,
+     TPY_PROP("Type", "The integer type the values are stored in."), NULL},
+    {"storage_type_min", qt_storage_min, NULL, TPY_PROP("int", "The smallest stored value."), NULL},
+    {"storage_type_max", qt_storage_max, NULL, TPY_PROP("int", "The largest stored value."), NULL},
+    {"storage_type_integral_width", qt_storage_width, NULL,
+     TPY_PROP("int", "The width of the storage type."), NULL},
+    {"quantized_element_type", qt_element, NULL,
+     TPY_PROP("Type", "The element type, as a quantized type."), NULL},
     TPY_GETSET_END,
 };
 
 /* ---- quant: the concrete types --------------------------------------------------------------- */
 
+static tpy_sig any_get_sig =
+    TPY_SIG("get(flags: int, storage_type: Type, expressed_type: Type, storage_type_min: int, "
+            "storage_type_max: int" QCTX ") -> Self",
+            "!quant.any<...>, in the storage type's context.");
+
 static PyObject *any_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
-  static const char *const names[] = {
-      "flags", "storage_type", "expressed_type", "storage_type_min", "storage_type_max", QCTX NULL};
   PyObject *a[6];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 5, 5 + Q, a)) return NULL;
+  if (!tpy_fastargs(&any_get_sig, args, nargs, kwnames, a, 5 + Q)) return NULL;
   unsigned flags;
   MlirType storage, expressed;
   PyObject *ctx;
@@ -361,19 +394,19 @@ static PyObject *any_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
 }
 
 static PyMethodDef any_methods[] = {
-    {"get", TPY_FASTFN(any_get), TPY_FAST | METH_CLASS,
-     "get(flags, storage_type, expressed_type, storage_type_min, storage_type_max): "
-     "!quant.any<...>, in the storage type's context."},
+    {"get", TPY_FASTFN(any_get), TPY_FAST | METH_CLASS, TPY_DOC(any_get_sig)},
     TPY_METHODS_END,
 };
 
+static tpy_sig uniform_get_sig =
+    TPY_SIG("get(flags: int, storage_type: Type, expressed_type: Type, scale: float, "
+            "zero_point: int, storage_type_min: int, storage_type_max: int" QCTX ") -> Self",
+            "!quant.uniform<...>, in the storage type's context.");
+
 static PyObject *uniform_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-  static const char *const names[] = {
-      "flags",      "storage_type",     "expressed_type",   "scale",
-      "zero_point", "storage_type_min", "storage_type_max", QCTX NULL};
   PyObject *a[8];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 7, 7 + Q, a)) return NULL;
+  if (!tpy_fastargs(&uniform_get_sig, args, nargs, kwnames, a, 7 + Q)) return NULL;
   unsigned flags;
   MlirType storage, expressed;
   PyObject *ctx;
@@ -404,28 +437,30 @@ static PyObject *uniform_fixed(PyObject *self, void *c) {
 }
 
 static PyMethodDef uniform_methods[] = {
-    {"get", TPY_FASTFN(uniform_get), TPY_FAST | METH_CLASS,
-     "get(flags, storage_type, expressed_type, scale, zero_point, storage_type_min, "
-     "storage_type_max): !quant.uniform<...>, in the storage type's context."},
+    {"get", TPY_FASTFN(uniform_get), TPY_FAST | METH_CLASS, TPY_DOC(uniform_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef uniform_getset[] = {
-    {"scale", uniform_scale, NULL, "The real difference between consecutive stored values.", NULL},
-    {"zero_point", uniform_zero_point, NULL, "The stored value of the real value 0.", NULL},
-    {"is_fixed_point", uniform_fixed, NULL, "Whether values are real numbers divided by a scale.",
-     NULL},
+    {"scale", uniform_scale, NULL,
+     TPY_PROP("float", "The real difference between consecutive stored values."), NULL},
+    {"zero_point", uniform_zero_point, NULL,
+     TPY_PROP("int", "The stored value of the real value 0."), NULL},
+    {"is_fixed_point", uniform_fixed, NULL,
+     TPY_PROP("bool", "Whether values are real numbers divided by a scale."), NULL},
     TPY_GETSET_END,
 };
 
+static tpy_sig per_axis_get_sig =
+    TPY_SIG("get(flags: int, storage_type: Type, expressed_type: Type, scales: Sequence[float], "
+            "zero_points: Sequence[int], quantized_dimension: int, storage_type_min: int, "
+            "storage_type_max: int" QCTX ") -> Self",
+            "!quant.uniform<...:dim, {...}>, in the storage type's context.");
+
 static PyObject *per_axis_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
-  static const char *const names[] = {
-      "flags",       "storage_type",        "expressed_type",   "scales",
-      "zero_points", "quantized_dimension", "storage_type_min", "storage_type_max",
-      QCTX NULL};
   PyObject *a[9];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 8, 8 + Q, a)) return NULL;
+  if (!tpy_fastargs(&per_axis_get_sig, args, nargs, kwnames, a, 8 + Q)) return NULL;
   unsigned flags;
   MlirType storage, expressed;
   PyObject *ctx;
@@ -516,28 +551,27 @@ static PyObject *per_axis_fixed(PyObject *self, void *c) {
 }
 
 static PyMethodDef per_axis_methods[] = {
-    {"get", TPY_FASTFN(per_axis_get), TPY_FAST | METH_CLASS,
-     "get(flags, storage_type, expressed_type, scales, zero_points, quantized_dimension, "
-     "storage_type_min, storage_type_max): !quant.uniform<...:dim, {...}>, in the storage type's "
-     "context."},
+    {"get", TPY_FASTFN(per_axis_get), TPY_FAST | METH_CLASS, TPY_DOC(per_axis_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef per_axis_getset[] = {
 #if TETHER_MLIR_VERSION >= 22
-    {"scales", per_axis_list, NULL, "The scales, one per slice of the quantized dimension.", NULL},
+    {"scales", per_axis_list, NULL,
+     TPY_PROP("list[float]", "The scales, one per slice of the quantized dimension."), NULL},
     {"zero_points", per_axis_list, NULL,
-     "The zero points, one per slice of the quantized dimension.", (void *)1},
+     TPY_PROP("list[int]", "The zero points, one per slice of the quantized dimension."),
+     (void *)1},
 #else
-    {"scales", per_axis_none, NULL, "None, as upstream 19 (the scales are in the printed form).",
-     NULL},
+    {"scales", per_axis_none, NULL,
+     TPY_PROP("None", "None, as upstream 19 (the scales are in the printed form)."), NULL},
     {"zero_points", per_axis_none, NULL,
-     "None, as upstream 19 (the zero points are in the printed form).", NULL},
+     TPY_PROP("None", "None, as upstream 19 (the zero points are in the printed form)."), NULL},
 #endif
     {"quantized_dimension", per_axis_dim, NULL,
-     "The dimension of the shape the scales and zero points follow.", NULL},
-    {"is_fixed_point", per_axis_fixed, NULL, "Whether values are real numbers divided by a scale.",
-     NULL},
+     TPY_PROP("int", "The dimension of the shape the scales and zero points follow."), NULL},
+    {"is_fixed_point", per_axis_fixed, NULL,
+     TPY_PROP("bool", "Whether values are real numbers divided by a scale."), NULL},
     TPY_GETSET_END,
 };
 
@@ -605,21 +639,17 @@ static int check_sub_channel_params(MlirType storage, MlirType expressed, MlirAt
   return 1;
 }
 
+static tpy_sig sub_channel_get_sig = TPY_SIG(
+    "get(flags: int, storage_type: Type, expressed_type: Type, scales: DenseElementsAttr, "
+    "zero_points: DenseElementsAttr, quantized_dimensions: Sequence[int], "
+    "block_sizes: Sequence[int], storage_type_min: int, storage_type_max: int, "
+    "context: Context | None = None) -> Self",
+    "!quant.uniform<storage:expressed:{dim:block, ...}, {...}>, in the storage type's context.");
+
 static PyObject *sub_channel_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
-  static const char *const names[] = {"flags",
-                                      "storage_type",
-                                      "expressed_type",
-                                      "scales",
-                                      "zero_points",
-                                      "quantized_dimensions",
-                                      "block_sizes",
-                                      "storage_type_min",
-                                      "storage_type_max",
-                                      "context",
-                                      NULL};
   PyObject *a[10];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 9, 10, a)) return NULL;
+  if (!tpy_fastargs(&sub_channel_get_sig, args, nargs, kwnames, a, 10)) return NULL;
   unsigned flags;
   MlirType storage, expressed;
   MlirAttribute scales, zeros;
@@ -699,29 +729,31 @@ static PyObject *sub_channel_attr(PyObject *self, void *zeros) {
 }
 
 static PyMethodDef sub_channel_methods[] = {
-    {"get", TPY_FASTFN(sub_channel_get), TPY_FAST | METH_CLASS,
-     "get(flags, storage_type, expressed_type, scales, zero_points, quantized_dimensions, "
-     "block_sizes, storage_type_min, storage_type_max, context=None): "
-     "!quant.uniform<storage:expressed:{dim:block, ...}, {...}>, in the storage type's context."},
+    {"get", TPY_FASTFN(sub_channel_get), TPY_FAST | METH_CLASS, TPY_DOC(sub_channel_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef sub_channel_getset[] = {
     {"quantized_dimensions", sub_channel_list, NULL,
-     "The quantized dimensions, in the order of block_sizes.", NULL},
-    {"block_sizes", sub_channel_list, NULL, "The block size of each quantized dimension.",
-     (void *)1},
-    {"scales", sub_channel_attr, NULL, "The scales (a DenseElementsAttr).", NULL},
-    {"zero_points", sub_channel_attr, NULL, "The zero points (a DenseElementsAttr).", (void *)1},
+     TPY_PROP("list[int]", "The quantized dimensions, in the order of block_sizes."), NULL},
+    {"block_sizes", sub_channel_list, NULL,
+     TPY_PROP("list[int]", "The block size of each quantized dimension."), (void *)1},
+    {"scales", sub_channel_attr, NULL,
+     TPY_PROP("DenseElementsAttr", "The scales (a DenseElementsAttr)."), NULL},
+    {"zero_points", sub_channel_attr, NULL,
+     TPY_PROP("DenseElementsAttr", "The zero points (a DenseElementsAttr)."), (void *)1},
     TPY_GETSET_END,
 };
 #endif
 
+static tpy_sig calibrated_get_sig =
+    TPY_SIG("get(expressed_type: Type, min: float, max: float" QCTX ") -> Self",
+            "!quant.calibrated<...>, in the expressed type's context.");
+
 static PyObject *calibrated_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
-  static const char *const names[] = {"expressed_type", "min", "max", QCTX NULL};
   PyObject *a[4];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 3, 3 + Q, a)) return NULL;
+  if (!tpy_fastargs(&calibrated_get_sig, args, nargs, kwnames, a, 3 + Q)) return NULL;
   MlirType expressed;
   PyObject *ctx;
   double min, max;
@@ -752,14 +784,13 @@ static PyObject *calibrated_max(PyObject *self, void *c) {
 }
 
 static PyMethodDef calibrated_methods[] = {
-    {"get", TPY_FASTFN(calibrated_get), TPY_FAST | METH_CLASS,
-     "get(expressed_type, min, max): !quant.calibrated<...>, in the expressed type's context."},
+    {"get", TPY_FASTFN(calibrated_get), TPY_FAST | METH_CLASS, TPY_DOC(calibrated_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef calibrated_getset[] = {
-    {"min", calibrated_min, NULL, "The smallest calibrated value.", NULL},
-    {"max", calibrated_max, NULL, "The largest calibrated value.", NULL},
+    {"min", calibrated_min, NULL, TPY_PROP("float", "The smallest calibrated value."), NULL},
+    {"max", calibrated_max, NULL, TPY_PROP("float", "The largest calibrated value."), NULL},
     TPY_GETSET_END,
 };
 

@@ -19,11 +19,13 @@ TPY_ISA(MlirType, mlirSMTTypeIsAInt)
 static const simple_def smt_bool = {"smt", mlirSMTTypeGetBool};
 static const simple_def smt_int = {"smt", mlirSMTTypeGetInt};
 
+static tpy_sig bv_get_sig =
+    TPY_SIG("get(width: int, context: Context | None = None) -> BitVectorType", "!smt.bv<width>.");
+
 /* BitVectorType.get(width, context=None): MLIR's verifier wants a width of at least 1. */
 static PyObject *bv_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *const names[] = {"width", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&bv_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   long long width;
   if (!tpy_arg_int_in(a[0], "width", INT32_MIN, INT32_MAX, &width)) return NULL;
   if (width < 1)
@@ -35,7 +37,7 @@ static PyObject *bv_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, 
 }
 
 static PyMethodDef bv_methods[] = {
-    {"get", TPY_FASTFN(bv_get), TPY_FAST | METH_CLASS, "get(width, context=None): !smt.bv<width>."},
+    {"get", TPY_FASTFN(bv_get), TPY_FAST | METH_CLASS, TPY_DOC(bv_get_sig)},
     TPY_METHODS_END,
 };
 
@@ -54,16 +56,19 @@ static const tpy_mlir_name smt_names[] = {{"BoolType", mlirSMTBoolTypeGetName},
                                           {"IntType", mlirSMTIntTypeGetName},
                                           {NULL, NULL}};
 
+static tpy_sig export_smtlib_sig =
+    TPY_SIG("export_smtlib(module: _OperationBase | Module, inline_single_use_values: bool = "
+            "False, indent_let_body: bool = False) -> str",
+            "The module's SMT-LIB text.");
+
 /* export_smtlib(module, inline_single_use_values=False, indent_let_body=False): the SMT-LIB text
  * of a module (or operation) of smt operations; ValueError with MLIR's diagnostics when the export
  * fails (upstream's message). */
 static PyObject *export_smtlib(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
   (void)m;
-  static const char *const names[] = {"module", "inline_single_use_values", "indent_let_body",
-                                      NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("export_smtlib", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  if (!tpy_fastargs(&export_smtlib_sig, args, nargs, kwnames, a, 3)) return NULL;
   int inline_single = 0, indent = 0;
   tether_op *h;
   MlirOperation op;
@@ -98,9 +103,7 @@ static PyObject *export_smtlib(PyObject *m, PyObject *const *args, Py_ssize_t na
 }
 
 static PyMethodDef smt_functions[] = {
-    {"export_smtlib", TPY_FASTFN(export_smtlib), TPY_FAST,
-     "export_smtlib(module, inline_single_use_values=False, indent_let_body=False): the module's "
-     "SMT-LIB text."},
+    {"export_smtlib", TPY_FASTFN(export_smtlib), TPY_FAST, TPY_DOC(export_smtlib_sig)},
     TPY_METHODS_END,
 };
 

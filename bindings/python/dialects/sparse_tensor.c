@@ -39,12 +39,15 @@ static int lvl_bits_valid(uint64_t lt) {
          fmt == MLIR_SPARSE_TENSOR_LEVEL_LOOSE_COMPRESSED;
 }
 
+static tpy_sig build_level_type_sig = TPY_SIG(
+    "build_level_type(lvl_fmt: Any, properties: Sequence[Any] = [], n: int = 0, m: int = 0) -> int",
+    "The level type (an int) of a LevelFormat with LevelProperty values.");
+
 static PyObject *build_level_type(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"lvl_fmt", "properties", "n", "m", NULL};
   PyObject *a[4];
-  if (!tpy_fastargs("build_level_type", args, nargs, kwnames, names, 1, 4, a)) return NULL;
+  if (!tpy_fastargs(&build_level_type_sig, args, nargs, kwnames, a, 4)) return NULL;
   long long fmt;
   unsigned n = 0, m = 0;
   if (!tpy_arg_int_in(a[0], "lvl_fmt", 0, INT64_MAX, &fmt) ||
@@ -325,13 +328,16 @@ static int width_arg(PyObject *o, const char *what, const char *word, unsigned *
   return 1;
 }
 
+static tpy_sig encoding_get_sig = TPY_SIG(
+    "get(lvl_types: Sequence[int], dim_to_lvl: AffineMap | None, lvl_to_dim: AffineMap | None, "
+    "pos_width: int, crd_width: int, explicit_val: Attribute | None = None, implicit_val: "
+    "Attribute | None = None, context: Context | None = None) -> Self",
+    "#sparse_tensor.encoding<...>; ValueError where MLIR's verifier rejects the parameters.");
+
 static PyObject *encoding_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
-  static const char *const names[] = {"lvl_types",    "dim_to_lvl", "lvl_to_dim",
-                                      "pos_width",    "crd_width",  "explicit_val",
-                                      "implicit_val", "context",    NULL};
   PyObject *a[8];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 5, 8, a)) return NULL;
+  if (!tpy_fastargs(&encoding_get_sig, args, nargs, kwnames, a, 8)) return NULL;
   /* A strong reference: converting the arguments may run Python code (__index__) that leaves a
    * `with Context()` and drops the current context. */
   PyObject *ctx = Py_XNewRef((PyObject *)tpy_resolve_context(a[7]));
@@ -488,29 +494,33 @@ static PyObject *enc_structured_m(PyObject *self, void *c) {
 }
 
 static PyMethodDef encoding_methods[] = {
-    {"get", TPY_FASTFN(encoding_get), TPY_FAST | METH_CLASS,
-     "get(lvl_types, dim_to_lvl, lvl_to_dim, pos_width, crd_width, explicit_val=None, "
-     "implicit_val=None, context=None): #sparse_tensor.encoding<...>; ValueError where MLIR's "
-     "verifier rejects the parameters."},
+    {"get", TPY_FASTFN(encoding_get), TPY_FAST | METH_CLASS, TPY_DOC(encoding_get_sig)},
     {"build_level_type", TPY_FASTFN(build_level_type), TPY_FAST | METH_CLASS,
-     "build_level_type(lvl_fmt, properties=[], n=0, m=0): the level type (an int) of a "
-     "LevelFormat with LevelProperty values."},
+     TPY_DOC(build_level_type_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef encoding_getset[] = {
-    {"lvl_types", enc_lvl_types, NULL, "The level types (ints), one per level.", NULL},
-    {"dim_to_lvl", enc_dim_to_lvl, NULL, "The dimension-to-level map (or None).", NULL},
-    {"lvl_to_dim", enc_lvl_to_dim, NULL, "The level-to-dimension map (or None).", NULL},
-    {"pos_width", enc_pos_width, NULL, "The bit width of positions (0: index).", NULL},
-    {"crd_width", enc_crd_width, NULL, "The bit width of coordinates (0: index).", NULL},
-    {"explicit_val", enc_explicit, NULL, "The value of the stored entries (or None).", NULL},
-    {"implicit_val", enc_implicit, NULL, "The value of the entries not stored (or None).", NULL},
-    {"structured_n", enc_structured_n, NULL, "n of the last level when it is n_out_of_m, else 0.",
+    {"lvl_types", enc_lvl_types, NULL,
+     TPY_PROP("list[int]", "The level types (ints), one per level."), NULL},
+    {"dim_to_lvl", enc_dim_to_lvl, NULL,
+     TPY_PROP("AffineMap | None", "The dimension-to-level map (or None)."), NULL},
+    {"lvl_to_dim", enc_lvl_to_dim, NULL,
+     TPY_PROP("AffineMap | None", "The level-to-dimension map (or None)."), NULL},
+    {"pos_width", enc_pos_width, NULL, TPY_PROP("int", "The bit width of positions (0: index)."),
      NULL},
-    {"structured_m", enc_structured_m, NULL, "m of the last level when it is n_out_of_m, else 0.",
+    {"crd_width", enc_crd_width, NULL, TPY_PROP("int", "The bit width of coordinates (0: index)."),
      NULL},
-    {"lvl_formats_enum", enc_formats, NULL, "The LevelFormat of each level.", NULL},
+    {"explicit_val", enc_explicit, NULL,
+     TPY_PROP("Attribute | None", "The value of the stored entries (or None)."), NULL},
+    {"implicit_val", enc_implicit, NULL,
+     TPY_PROP("Attribute | None", "The value of the entries not stored (or None)."), NULL},
+    {"structured_n", enc_structured_n, NULL,
+     TPY_PROP("int", "n of the last level when it is n_out_of_m, else 0."), NULL},
+    {"structured_m", enc_structured_m, NULL,
+     TPY_PROP("int", "m of the last level when it is n_out_of_m, else 0."), NULL},
+    {"lvl_formats_enum", enc_formats, NULL, TPY_PROP("list[Any]", "The LevelFormat of each level."),
+     NULL},
     TPY_GETSET_END,
 };
 
@@ -523,19 +533,21 @@ static tpy_class_def sparse_defs[] = {
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
+static tpy_sig set_enums_sig =
+    TPY_SIG("_set_enums(LevelFormat: type, LevelProperty: type, /) -> None",
+            "The enum classes tether.dialects.sparse_tensor defines (lvl_formats_enum returns "
+            "LevelFormat members).");
+
 static PyObject *set_enums(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
-  static const char *const names[] = {"LevelFormat", "LevelProperty", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("_set_enums", args, nargs, NULL, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&set_enums_sig, args, nargs, NULL, a, 2)) return NULL;
   Py_XSETREF(tpy.LevelFormat, Py_NewRef(a[0]));
   Py_RETURN_NONE;
 }
 
 static PyMethodDef sparse_functions[] = {
-    {"_set_enums", TPY_FASTFN(set_enums), METH_FASTCALL,
-     "_set_enums(LevelFormat, LevelProperty): the enum classes tether.dialects.sparse_tensor "
-     "defines (lvl_formats_enum returns LevelFormat members)."},
+    {"_set_enums", TPY_FASTFN(set_enums), METH_FASTCALL, TPY_DOC(set_enums_sig)},
     TPY_METHODS_END,
 };
 

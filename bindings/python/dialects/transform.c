@@ -18,12 +18,15 @@ static const simple_def any_op = {"transform", mlirTransformAnyOpTypeGet};
 static const simple_def any_param = {"transform", mlirTransformAnyParamTypeGet};
 static const simple_def any_value = {"transform", mlirTransformAnyValueTypeGet};
 
+static tpy_sig operation_type_get_sig =
+    TPY_SIG("get(operation_name: str, context: Context | None = None) -> OperationType",
+            "!transform.op<\"name\">.");
+
 static PyObject *operation_type_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"operation_name", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&operation_type_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirStringRef name;
   if (!tpy_arg_str(a[0], "operation_name", &name)) return NULL;
   MlirContext raw;
@@ -39,21 +42,24 @@ static PyObject *operation_type_name(PyObject *self, void *c) {
 
 static PyMethodDef operation_type_methods[] = {
     {"get", TPY_FASTFN(operation_type_get), TPY_FAST | METH_STATIC,
-     "get(operation_name, context=None): !transform.op<\"name\">."},
+     TPY_DOC(operation_type_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef operation_type_getset[] = {
-    {"operation_name", operation_type_name, NULL, "The name of the payload operation.", NULL},
+    {"operation_name", operation_type_name, NULL,
+     TPY_PROP("str", "The name of the payload operation."), NULL},
     TPY_GETSET_END,
 };
+
+static tpy_sig param_type_get_sig = TPY_SIG(
+    "get(type: Type, context: Context | None = None) -> ParamType", "!transform.param<type>.");
 
 static PyObject *param_type_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"type", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&param_type_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirType t;
   PyObject *tctx;
   if (!tpy_dialect_element_arg(a[0], "type", "transform", &t, &tctx)) return NULL;
@@ -66,13 +72,12 @@ static PyObject *param_type_type(PyObject *self, void *c) {
 }
 
 static PyMethodDef param_type_methods[] = {
-    {"get", TPY_FASTFN(param_type_get), TPY_FAST | METH_STATIC,
-     "get(type, context=None): !transform.param<type>."},
+    {"get", TPY_FASTFN(param_type_get), TPY_FAST | METH_STATIC, TPY_DOC(param_type_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef param_type_getset[] = {
-    {"type", param_type_type, NULL, "The type of the parameter's values.", NULL},
+    {"type", param_type_type, NULL, TPY_PROP("Type", "The type of the parameter's values."), NULL},
     TPY_GETSET_END,
 };
 

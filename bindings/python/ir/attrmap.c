@@ -252,12 +252,15 @@ static PyObject *attrmap_iter(TpAttrMap *m) {
   return it;
 }
 
+static tpy_sig attrmap_get_sig =
+    TPY_SIG("get(key: str, default: Attribute | None = None) -> Attribute | None",
+            "The attribute named key, or default.");
+
 /* get(key, default=None): the attribute named key, or default. */
 static PyObject *attrmap_get(TpAttrMap *m, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-  static const char *const names[] = {"key", "default", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&attrmap_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   if (!PyUnicode_Check(a[0])) return tpy_type_error("key", "a str", a[0]);
   int has = attrmap_contains(m, a[0]);
   if (has < 0) return NULL;
@@ -266,11 +269,13 @@ static PyObject *attrmap_get(TpAttrMap *m, PyObject *const *args, Py_ssize_t nar
 }
 
 static PyMethodDef attrmap_methods[] = {
-    {"keys", (PyCFunction)attrmap_keys, METH_NOARGS, "The attributes' names, as a list."},
-    {"values", (PyCFunction)attrmap_values, METH_NOARGS, "The attributes, as a list."},
-    {"items", (PyCFunction)attrmap_items, METH_NOARGS, "(name, attribute) pairs, as a list."},
-    {"get", TPY_FASTFN(attrmap_get), TPY_FAST,
-     "get(key, default=None): the attribute named key, or default."},
+    {"keys", (PyCFunction)attrmap_keys, METH_NOARGS,
+     TPY_SIGDOC("keys() -> list[str]", "The attributes' names, as a list.")},
+    {"values", (PyCFunction)attrmap_values, METH_NOARGS,
+     TPY_SIGDOC("values() -> list[Attribute]", "The attributes, as a list.")},
+    {"items", (PyCFunction)attrmap_items, METH_NOARGS,
+     TPY_SIGDOC("items() -> list[tuple[str, Attribute]]", "(name, attribute) pairs, as a list.")},
+    {"get", TPY_FASTFN(attrmap_get), TPY_FAST, TPY_DOC(attrmap_get_sig)},
     TPY_METHODS_END,
 };
 #endif

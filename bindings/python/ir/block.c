@@ -69,10 +69,15 @@ PyObject *tpy_new_block(PyObject *ctx, PyObject *types, PyObject *locs) {
   return tpy_wrap_block(b);
 }
 
+static tpy_sig block_new_sig =
+    TPY_SIG("Block(arg_types: Sequence[Type] = (), context: Context | None = None, "
+            "arg_locs: Sequence[Location] | None = None)",
+            "A block. A new one is detached, owned by this object until it is appended to a "
+            "region.");
+
 static PyObject *block_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"arg_types", "context", "arg_locs", NULL};
   PyObject *a[3];
-  if (!tpy_args("Block", args, kw, names, 0, 3, a)) return NULL;
+  if (!tpy_args(&block_new_sig, args, kw, a, 3)) return NULL;
   PyObject *types = a[0], *c = a[1] ? a[1] : Py_None, *locs = a[2] ? a[2] : Py_None;
   (void)type;
   PyObject *ctx = NULL;
@@ -140,11 +145,14 @@ static PyObject *block_context(PyObject *self, void *c) {
   return tpy_context_of_handle(TPY_H(self));
 }
 
+static tpy_sig block_append_sig =
+    TPY_SIG("append(operation: _OperationBase) -> None",
+            "Appends an operation to the block (a detached one, or moves it here).");
+
 static PyObject *block_append(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
-  static const char *const names[] = {"operation", NULL};
   PyObject *op;
-  if (!tpy_fastargs("append", args, nargs, kwnames, names, 1, 1, &op)) return NULL;
+  if (!tpy_fastargs(&block_append_sig, args, nargs, kwnames, &op, 1)) return NULL;
   tether_op *oh;
   MlirOperation raw;
   if (!tpy_arg_op(op, &oh, &raw)) return NULL;
@@ -170,11 +178,14 @@ static PyObject *block_append(PyObject *self, PyObject *const *args, Py_ssize_t 
   Py_RETURN_NONE;
 }
 
+static tpy_sig block_add_argument_sig =
+    TPY_SIG("add_argument(type: Type, loc: Location | None = None) -> BlockArgument",
+            "A new argument; returns it.");
+
 static PyObject *block_add_argument(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
-  static const char *const names[] = {"type", "loc", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("add_argument", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&block_add_argument_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *type = a[0], *loc = a[1] ? a[1] : Py_None;
   MlirType t;
   PyObject *ctx;
@@ -193,11 +204,14 @@ static PyObject *block_add_argument(PyObject *self, PyObject *const *args, Py_ss
 #endif
 }
 
+static tpy_sig block_erase_argument_sig =
+    TPY_SIG("erase_argument(index: int) -> None",
+            "Erases argument `index` (ValueError while it has uses).");
+
 static PyObject *block_erase_argument(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
-  static const char *const names[] = {"index", NULL};
   PyObject *index;
-  if (!tpy_fastargs("erase_argument", args, nargs, kwnames, names, 1, 1, &index)) return NULL;
+  if (!tpy_fastargs(&block_erase_argument_sig, args, nargs, kwnames, &index, 1)) return NULL;
   intptr_t i;
   if (!tpy_arg_intptr(index, "index", &i)) return NULL;
   TPY_SELF(tether_block_get, self, raw, MlirBlock);
@@ -225,13 +239,10 @@ static intptr_t block_index(tether_region *r, tether_block *b) {
 }
 
 /* create_before(*arg_types, arg_locs=None) / create_after(...): a new block next to this one. */
-static PyObject *block_create_near(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                                   PyObject *kwnames, int after) {
-  static const char *const names[] = {"arg_locs", NULL};
+static PyObject *block_create_near(tpy_sig *sig, PyObject *self, PyObject *const *args,
+                                   Py_ssize_t nargs, PyObject *kwnames, int after) {
   PyObject *locs;
-  if (!tpy_fastargs_star(after ? "create_after" : "create_before", args, nargs, kwnames, names,
-                         &locs))
-    return NULL;
+  if (!tpy_fastargs_star(sig, args, nargs, kwnames, &locs, 1)) return NULL;
   TPY_CHECK(tether_block_get, self, MlirBlock);
   tether_region *r;
   TPY_CALL(tether_block_parent(TPY_H(self), &r), TPY_H(self));
@@ -251,22 +262,32 @@ static PyObject *block_create_near(PyObject *self, PyObject *const *args, Py_ssi
   return b;
 }
 
+static tpy_sig block_create_before_sig = TPY_SIG(
+    "create_before(*arg_types: Type, arg_locs: Sequence[Location] | None = None) -> Block", NULL);
+
 static PyObject *block_create_before(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames) {
-  return block_create_near(self, args, nargs, kwnames, 0);
+  return block_create_near(&block_create_before_sig, self, args, nargs, kwnames, 0);
 }
+
+static tpy_sig block_create_after_sig = TPY_SIG(
+    "create_after(*arg_types: Type, arg_locs: Sequence[Location] | None = None) -> Block", NULL);
 
 static PyObject *block_create_after(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
-  return block_create_near(self, args, nargs, kwnames, 1);
+  return block_create_near(&block_create_after_sig, self, args, nargs, kwnames, 1);
 }
+
+static tpy_sig block_create_at_start_sig =
+    TPY_SIG("create_at_start(parent: Region, arg_types: Sequence[Type] = [], arg_locs: "
+            "Sequence[Location] | None = None) -> Block",
+            "A new first block of the region.");
 
 static PyObject *block_create_at_start(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"parent", "arg_types", "arg_locs", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("create_at_start", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  if (!tpy_fastargs(&block_create_at_start_sig, args, nargs, kwnames, a, 3)) return NULL;
   PyObject *parent = a[0], *types = a[1], *locs = a[2] ? a[2] : Py_None;
   tether_region *rh;
   MlirRegion rraw;
@@ -286,11 +307,14 @@ static PyObject *block_create_at_start(PyObject *cls, PyObject *const *args, Py_
   return b;
 }
 
+static tpy_sig block_append_to_sig =
+    TPY_SIG("append_to(region: Region) -> None",
+            "Appends this block to a region (moving it out of its region, if any).");
+
 static PyObject *block_append_to(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
-  static const char *const names[] = {"region", NULL};
   PyObject *region;
-  if (!tpy_fastargs("append_to", args, nargs, kwnames, names, 1, 1, &region)) return NULL;
+  if (!tpy_fastargs(&block_append_to_sig, args, nargs, kwnames, &region, 1)) return NULL;
   tether_region *rh;
   MlirRegion rraw;
   if (!tpy_arg_region(region, &rh, &rraw)) return NULL;
@@ -348,38 +372,37 @@ static PyObject *block_capsule(PyObject *self, void *c) {
 }
 
 static PyMethodDef block_methods[] = {
-    {"append", TPY_FASTFN(block_append), TPY_FAST,
-     "append(operation): appends an operation to the block (a detached one, or moves it "
-     "here)."},
-    {"add_argument", TPY_FASTFN(block_add_argument), TPY_FAST,
-     "add_argument(type, loc=None): a new argument; returns it."},
+    {"append", TPY_FASTFN(block_append), TPY_FAST, TPY_DOC(block_append_sig)},
+    {"add_argument", TPY_FASTFN(block_add_argument), TPY_FAST, TPY_DOC(block_add_argument_sig)},
     {"erase_argument", TPY_FASTFN(block_erase_argument), TPY_FAST,
-     "erase_argument(index): erases argument `index` (ValueError while it has uses)."},
-    {"create_before", TPY_FASTFN(block_create_before), TPY_FAST,
-     "create_before(*arg_types, arg_locs=None)"},
-    {"create_after", TPY_FASTFN(block_create_after), TPY_FAST,
-     "create_after(*arg_types, arg_locs=None)"},
+     TPY_DOC(block_erase_argument_sig)},
+    {"create_before", TPY_FASTFN(block_create_before), TPY_FAST, TPY_DOC(block_create_before_sig)},
+    {"create_after", TPY_FASTFN(block_create_after), TPY_FAST, TPY_DOC(block_create_after_sig)},
     {"create_at_start", TPY_FASTFN(block_create_at_start), TPY_FAST | METH_STATIC,
-     "create_at_start(parent, arg_types=[], arg_locs=None): a new first block of the region."},
-    {"append_to", TPY_FASTFN(block_append_to), TPY_FAST,
-     "append_to(region): appends this block to a region (moving it out of its region, if "
-     "any)."},
+     TPY_DOC(block_create_at_start_sig)},
+    {"append_to", TPY_FASTFN(block_append_to), TPY_FAST, TPY_DOC(block_append_to_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef block_getset[] = {
-    {"operations", block_operations, NULL, "The block's operations (OperationList).", NULL},
-    {"arguments", block_arguments, NULL, "The block's arguments (BlockArgumentList).", NULL},
-    {"owner", block_owner, NULL, "The operation owning the block's region, or None.", NULL},
-    {"region", block_region, NULL, "The containing region, or None.", NULL},
+    {"operations", block_operations, NULL,
+     TPY_PROP("OperationList", "The block's operations (OperationList)."), NULL},
+    {"arguments", block_arguments, NULL,
+     TPY_PROP("BlockArgumentList", "The block's arguments (BlockArgumentList)."), NULL},
+    {"owner", block_owner, NULL,
+     TPY_PROP("OpView | None", "The operation owning the block's region, or None."), NULL},
+    {"region", block_region, NULL, TPY_PROP("Region | None", "The containing region, or None."),
+     NULL},
 #if TETHER_MLIR_VERSION >= 22
     {"successors", block_successors, NULL,
-     "The blocks its terminator branches to (BlockSuccessors).", NULL},
+     TPY_PROP("BlockSuccessors", "The blocks its terminator branches to (BlockSuccessors)."), NULL},
     {"predecessors", block_predecessors, NULL,
-     "The blocks that branch to it (BlockPredecessors; None for a branch in no block).", NULL},
+     TPY_PROP("BlockPredecessors",
+              "The blocks that branch to it (BlockPredecessors; None for a branch in no block)."),
+     NULL},
 #endif
-    {"context", block_context, NULL, NULL, NULL},
-    {"_CAPIPtr", block_capsule, NULL, NULL, NULL},
+    {"context", block_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"_CAPIPtr", block_capsule, NULL, TPY_PROP("object", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -392,8 +415,7 @@ static PyType_Slot block_slots[] = {
     {Py_tp_iter, block_iter},
     {Py_tp_methods, block_methods},
     {Py_tp_getset, block_getset},
-    {Py_tp_doc, "A block. Block(arg_types=(), context=None, arg_locs=None) creates a detached one, "
-                "owned by this object until it is appended to a region."},
+    {Py_tp_doc, TPY_DOC(block_new_sig)},
     {0, NULL},
 };
 

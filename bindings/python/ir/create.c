@@ -427,14 +427,23 @@ static PyObject *fn_set_loc_traceback_fn(PyObject *m, PyObject *fn) {
 }
 #endif
 
-/* Operation.create(name, results=None, operands=None, attributes=None, successors=None,
- * regions=0, loc=None, ip=None, infer_type=False) */
+/* Operation.create: an Operation on MLIR 22, its OpView on 19 (as upstream's). */
+#if TETHER_MLIR_VERSION >= 22
+#define CREATED "Operation"
+#else
+#define CREATED "OpView"
+#endif
+tpy_sig tpy_op_create_sig = TPY_SIG(
+    "create(name: str, results: Sequence[Type] | None = None, "
+    "operands: Sequence[Value] | None = None, attributes: Mapping[str, Attribute] | None = None, "
+    "successors: Sequence[Block] | None = None, regions: int = 0, loc: Location | None = None, "
+    "ip: InsertionPoint | None = None, infer_type: bool = False) -> " CREATED,
+    NULL);
+
 PyObject *tpy_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"name",    "results", "operands", "attributes", "successors",
-                                      "regions", "loc",     "ip",       "infer_type", NULL};
   PyObject *x[9];
-  if (!tpy_fastargs("create", args, nargs, kwnames, names, 1, 9, x)) return NULL;
+  if (!tpy_fastargs(&tpy_op_create_sig, args, nargs, kwnames, x, 9)) return NULL;
   MlirStringRef name;
   if (!PyUnicode_Check(x[0])) return tpy_type_error("name", "a str", x[0]);
   if (!tpy_arg_str(x[0], "name", &name)) return NULL;
@@ -760,12 +769,18 @@ done:
   return r;
 }
 
+tpy_sig tpy_opview_build_generic_sig = TPY_SIG(
+    "build_generic(results: Sequence[Type] | None = None, "
+    "operands: Sequence[Value | Sequence[Value] | None] | None = None, "
+    "attributes: Mapping[str, Attribute] | None = None, successors: Sequence[Block] | None = None, "
+    "regions: int | None = None, loc: Location | None = None, ip: InsertionPoint | None = None) "
+    "-> Self",
+    "The operation of this class, from _ODS_* metadata.");
+
 PyObject *tpy_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-  static const char *const names[] = {"results", "operands", "attributes", "successors",
-                                      "regions", "loc",      "ip",         NULL};
   PyObject *x[7];
-  if (!tpy_fastargs("build_generic", args, nargs, kwnames, names, 0, 7, x)) return NULL;
+  if (!tpy_fastargs(&tpy_opview_build_generic_sig, args, nargs, kwnames, x, 7)) return NULL;
   /* The class's metadata, looked up by interned names (the type's attribute cache answers). */
   static PyObject *k_name, *k_oseg, *k_rseg, *k_regions;
   if (!k_regions && (!(k_name = PyUnicode_InternFromString("OPERATION_NAME")) ||
@@ -800,7 +815,9 @@ int tpy_opview_build(PyObject *const *x, tether_op **out) {
 
 static PyMethodDef create_functions[] = {
 #if TETHER_MLIR_VERSION >= 22
-    {"_set_loc_traceback_fn", fn_set_loc_traceback_fn, METH_O, NULL},
+    {"_set_loc_traceback_fn", fn_set_loc_traceback_fn, METH_O,
+     TPY_SIGDOC("_set_loc_traceback_fn(fn: Callable[[Context], Location] | None, /) -> None",
+                NULL)},
 #endif
     TPY_METHODS_END,
 };

@@ -22,15 +22,21 @@ static PyObject *ip_make(PyTypeObject *type, PyObject *block, PyObject *ref) {
 
 /* InsertionPoint(block) or InsertionPoint(beforeOperation), upstream's two constructors (the
  * keyword names which). */
+/* InsertionPoint(block) | InsertionPoint(beforeOperation); the argument by position is either
+ * (any_sig names it in messages). */
+static tpy_sig ip_before_sig = TPY_SIG("InsertionPoint(beforeOperation: _OperationBase)", NULL);
+static tpy_sig ip_new_sig = TPY_SIG_OR(
+    "InsertionPoint(block: Block)",
+    "Where new operations go: the end of a block, or before an operation.", &ip_before_sig);
+static tpy_sig ip_any_sig =
+    TPY_SIG("InsertionPoint(beforeOperation_or_block: Block | _OperationBase)", NULL);
+
 static PyObject *ip_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const block_names[] = {"block", NULL};
-  static const char *const op_names[] = {"beforeOperation", NULL};
-  static const char *const any_names[] = {"beforeOperation_or_block", NULL};
   int by_op = kw && PyDict_GetItemString(kw, "beforeOperation") != NULL;
   int by_block = kw && PyDict_GetItemString(kw, "block") != NULL;
-  const char *const *names = by_op ? op_names : by_block ? block_names : any_names;
   PyObject *x;
-  if (!tpy_args("InsertionPoint", args, kw, names, 1, 1, &x)) return NULL;
+  if (!tpy_args(by_op ? &ip_before_sig : by_block ? &ip_new_sig : &ip_any_sig, args, kw, &x, 1))
+    return NULL;
   if (by_op && !tpy_is(x, tpy.OperationBase))
     return tpy_type_error("beforeOperation", "an operation", x);
   if (by_block && !tpy_is(x, tpy.Block)) return tpy_type_error("block", "a Block", x);
@@ -101,13 +107,16 @@ static PyObject *ip_at_block_terminator(PyObject *cls, PyObject *block) {
 }
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig ip_after_sig =
+    TPY_SIG("after(operation: _OperationBase) -> InsertionPoint",
+            "Inserts right after the operation (before the one that follows it now).");
+
 /* InsertionPoint.after(operation): before the operation that follows it now, or at the end of its
  * block. */
 static PyObject *ip_after(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
-  static const char *const names[] = {"operation", NULL};
   PyObject *operation;
-  if (!tpy_fastargs("after", args, nargs, kwnames, names, 1, 1, &operation)) return NULL;
+  if (!tpy_fastargs(&ip_after_sig, args, nargs, kwnames, &operation, 1)) return NULL;
   tether_op *h;
   MlirOperation raw;
   if (!tpy_arg_op(operation, &h, &raw)) return NULL;
@@ -197,11 +206,13 @@ static PyObject *ip_enter(TpIP *self, PyObject *unused) {
   return Py_NewRef(self);
 }
 
+static tpy_sig ip_exit_sig =
+    TPY_SIG("__exit__(exc_type: object, exc_value: object, traceback: object) -> None", NULL);
+
 /* __exit__(exc_type, exc_value, traceback), upstream 22's names (19's took them positionally). */
 static PyObject *ip_exit(TpIP *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *const names[] = {"exc_type", "exc_value", "traceback", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("__exit__", args, nargs, kwnames, names, 3, 3, a)) return NULL;
+  if (!tpy_fastargs(&ip_exit_sig, args, nargs, kwnames, a, 3)) return NULL;
   if (tpy_current_pop(TPY_FRAME_IP, (PyObject *)self, "InsertionPoint") < 0) return NULL;
   Py_RETURN_NONE;
 }
@@ -229,23 +240,30 @@ static PyObject *ip_ref(TpIP *self, void *c) {
 
 static PyMethodDef ip_methods[] = {
     {"at_block_begin", (PyCFunction)ip_at_block_begin, METH_O | METH_CLASS,
-     "Inserts before the block's first operation (at its end when empty)."},
+     TPY_SIGDOC("at_block_begin(block: Block, /) -> InsertionPoint",
+                "Inserts before the block's first operation (at its end when empty).")},
     {"at_block_terminator", (PyCFunction)ip_at_block_terminator, METH_O | METH_CLASS,
-     "Inserts before the block's terminator; ValueError without one."},
+     TPY_SIGDOC("at_block_terminator(block: Block, /) -> InsertionPoint",
+                "Inserts before the block's terminator; ValueError without one.")},
 #if TETHER_MLIR_VERSION >= 22
-    {"after", TPY_FASTFN(ip_after), TPY_FAST | METH_CLASS,
-     "after(operation): inserts right after the operation (before the one that follows it now)."},
+    {"after", TPY_FASTFN(ip_after), TPY_FAST | METH_CLASS, TPY_DOC(ip_after_sig)},
 #endif
-    {"insert", (PyCFunction)ip_insert, METH_O, "Inserts a detached operation here."},
-    {"__enter__", (PyCFunction)ip_enter, METH_NOARGS, NULL},
-    {"__exit__", TPY_FASTFN(ip_exit), TPY_FAST, "__exit__(exc_type, exc_value, traceback)"},
+    {"insert", (PyCFunction)ip_insert, METH_O,
+     TPY_SIGDOC("insert(operation: _OperationBase, /) -> None",
+                "Inserts a detached operation here.")},
+    {"__enter__", (PyCFunction)ip_enter, METH_NOARGS,
+     TPY_SIGDOC("__enter__() -> InsertionPoint", NULL)},
+    {"__exit__", TPY_FASTFN(ip_exit), TPY_FAST, TPY_DOC(ip_exit_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef ip_getset[] = {
-    {"block", (getter)ip_block, NULL, "The block operations are inserted into.", NULL},
+    {"block", (getter)ip_block, NULL, TPY_PROP("Block", "The block operations are inserted into."),
+     NULL},
     {"ref_operation", (getter)ip_ref, NULL,
-     "The operation new operations go before, or None (the end of the block).", NULL},
+     TPY_PROP("_OperationBase | None",
+              "The operation new operations go before, or None (the end of the block)."),
+     NULL},
     TPY_GETSET_END,
 };
 
@@ -256,7 +274,7 @@ static PyType_Slot ip_slots[] = {
     {Py_tp_clear, ip_clear},
     {Py_tp_methods, ip_methods},
     {Py_tp_getset, ip_getset},
-    {Py_tp_doc, "Where new operations go: the end of a block, or before an operation."},
+    {Py_tp_doc, TPY_DOC(ip_new_sig)},
     {0, NULL},
 };
 

@@ -19,12 +19,17 @@ typedef struct {
   int shaped;                  /* InferShapedTypeOpInterface */
 } TpIface;
 
+static tpy_sig infer_type_new_sig =
+    TPY_SIG("InferTypeOpInterface(object: Any, context: Context | None = None)",
+            "An operation or OpView class.");
+static tpy_sig infer_shaped_new_sig =
+    TPY_SIG("InferShapedTypeOpInterface(object: Any, context: Context | None = None)", NULL);
+
 static PyObject *iface_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   int shaped = PyType_IsSubtype(type, tpy.InferShapedTypeOpInterface);
   const char *cls_name = shaped ? "InferShapedTypeOpInterface" : "InferTypeOpInterface";
-  static const char *const names[] = {"object", "context", NULL};
   PyObject *a[2];
-  if (!tpy_args(cls_name, args, kw, names, 1, 2, a)) return NULL;
+  if (!tpy_args(shaped ? &infer_shaped_new_sig : &infer_type_new_sig, args, kw, a, 2)) return NULL;
   PyObject *obj = a[0], *c = a[1] ? a[1] : Py_None;
   MlirTypeID iid =
       shaped ? mlirInferShapedTypeOpInterfaceTypeID() : mlirInferTypeOpInterfaceTypeID();
@@ -214,13 +219,22 @@ static void append_components(bool has_rank, intptr_t rank, const int64_t *shape
   Py_XDECREF(s);
 }
 
+/* inferReturnTypes and inferReturnTypeComponents: the same parameters. */
+#define INFER_PARAMS                                                                               \
+  "(operands: Sequence[Value] | None = None, attributes: Attribute | None = None, "                \
+  "properties: Any = None, regions: Sequence[Region] | None = None, "                              \
+  "context: Context | None = None, loc: Location | None = None)"
+static tpy_sig iface_infer_sig = TPY_SIG("inferReturnTypes" INFER_PARAMS " -> list[Type]",
+                                         "The result types the operation would have.");
+static tpy_sig iface_infer_shaped_sig =
+    TPY_SIG("inferReturnTypeComponents" INFER_PARAMS " -> list[ShapedTypeComponents]",
+            "ShapedTypeComponents of the results.");
+
 static PyObject *iface_infer(TpIface *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-  static const char *const names[] = {"operands", "attributes", "properties", "regions",
-                                      "context",  "loc",        NULL};
   PyObject *a[6];
-  if (!tpy_fastargs(self->shaped ? "inferReturnTypeComponents" : "inferReturnTypes", args, nargs,
-                    kwnames, names, 0, 6, a))
+  if (!tpy_fastargs(self->shaped ? &iface_infer_shaped_sig : &iface_infer_sig, args, nargs, kwnames,
+                    a, 6))
     return NULL;
   PyObject *ops = a[0] ? a[0] : Py_None, *attrs = a[1] ? a[1] : Py_None,
            *props = a[2] ? a[2] : Py_None, *regions = a[3] ? a[3] : Py_None,
@@ -321,22 +335,19 @@ done:
 }
 
 static PyMethodDef infer_type_methods[] = {
-    {"inferReturnTypes", TPY_FASTFN(iface_infer), TPY_FAST,
-     "inferReturnTypes(operands=None, attributes=None, properties=None, regions=None, "
-     "context=None, loc=None): the result types the operation would have."},
+    {"inferReturnTypes", TPY_FASTFN(iface_infer), TPY_FAST, TPY_DOC(iface_infer_sig)},
     TPY_METHODS_END,
 };
 
 static PyMethodDef infer_shaped_methods[] = {
     {"inferReturnTypeComponents", TPY_FASTFN(iface_infer), TPY_FAST,
-     "inferReturnTypeComponents(operands=None, attributes=None, regions=None, properties=None, "
-     "context=None, loc=None): ShapedTypeComponents of the results."},
+     TPY_DOC(iface_infer_shaped_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef iface_getset[] = {
-    {"operation", (getter)iface_operation, NULL, NULL, NULL},
-    {"opview", (getter)iface_opview, NULL, NULL, NULL},
+    {"operation", (getter)iface_operation, NULL, TPY_PROP("Operation", NULL), NULL},
+    {"opview", (getter)iface_opview, NULL, TPY_PROP("OpView", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -347,7 +358,7 @@ static PyType_Slot infer_type_slots[] = {
     {Py_tp_clear, iface_clear},
     {Py_tp_methods, infer_type_methods},
     {Py_tp_getset, iface_getset},
-    {Py_tp_doc, "InferTypeOpInterface(object, context=None): an operation or OpView class."},
+    {Py_tp_doc, TPY_DOC(infer_type_new_sig)},
     {0, NULL},
 };
 
@@ -358,7 +369,7 @@ static PyType_Slot infer_shaped_slots[] = {
     {Py_tp_clear, iface_clear},
     {Py_tp_methods, infer_shaped_methods},
     {Py_tp_getset, iface_getset},
-    {Py_tp_doc, "InferShapedTypeOpInterface(object, context=None)."},
+    {Py_tp_doc, TPY_DOC(infer_shaped_new_sig)},
     {0, NULL},
 };
 
@@ -385,19 +396,24 @@ static PyObject *components_make(PyObject *shape, PyObject *elt, PyObject *attr)
   return (PyObject *)c;
 }
 
+static tpy_sig components_get_sig1 =
+    TPY_SIG("get(shape: list[int], element_type: Type, attribute: Attribute | None = None) "
+            "-> ShapedTypeComponents",
+            NULL);
+static tpy_sig components_get_sig =
+    TPY_SIG_OR("get(element_type: Type) -> ShapedTypeComponents", NULL, &components_get_sig1);
+
 /* get(element_type) / get(shape, element_type) / get(shape, element_type, attribute) */
 static PyObject *components_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)cls;
-  static const char *const names1[] = {"element_type", NULL};
-  static const char *const names3[] = {"shape", "element_type", "attribute", NULL};
   PyObject *x[3];
   if (nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0) == 1) {
-    if (!tpy_fastargs("get", args, nargs, kwnames, names1, 1, 1, x)) return NULL;
+    if (!tpy_fastargs(&components_get_sig, args, nargs, kwnames, x, 1)) return NULL;
     if (!tpy_is(x[0], tpy.Type)) return tpy_type_error("element_type", "a Type", x[0]);
     return components_make(Py_None, x[0], Py_None);
   }
-  if (!tpy_fastargs("get", args, nargs, kwnames, names3, 2, 3, x)) return NULL;
+  if (!tpy_fastargs(&components_get_sig1, args, nargs, kwnames, x, 3)) return NULL;
   PyObject *a = x[0], *b = x[1], *d = x[2];
   if (!PyList_Check(a)) return tpy_type_error("shape", "a list", a);
   if (!tpy_is(b, tpy.Type)) return tpy_type_error("element_type", "a Type", b);
@@ -447,16 +463,15 @@ static PyObject *components_shape(TpComponents *self, void *c) {
 }
 
 static PyMethodDef components_methods[] = {
-    {"get", TPY_FASTFN(components_get), TPY_FAST | METH_STATIC,
-     "get(element_type) | get(shape, element_type) | get(shape, element_type, attribute)"},
+    {"get", TPY_FASTFN(components_get), TPY_FAST | METH_STATIC, TPY_DOC(components_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef components_getset[] = {
-    {"element_type", (getter)components_element_type, NULL, NULL, NULL},
-    {"has_rank", (getter)components_has_rank, NULL, NULL, NULL},
-    {"rank", (getter)components_rank, NULL, NULL, NULL},
-    {"shape", (getter)components_shape, NULL, NULL, NULL},
+    {"element_type", (getter)components_element_type, NULL, TPY_PROP("Type", NULL), NULL},
+    {"has_rank", (getter)components_has_rank, NULL, TPY_PROP("bool", NULL), NULL},
+    {"rank", (getter)components_rank, NULL, TPY_PROP("int", NULL), NULL},
+    {"shape", (getter)components_shape, NULL, TPY_PROP("list[int]", NULL), NULL},
     TPY_GETSET_END,
 };
 

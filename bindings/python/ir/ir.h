@@ -155,6 +155,7 @@ PyObject *tpy_op_successors(PyObject *self, void *closure);
 PyObject *tpy_opbase_new(PyTypeObject *type, PyObject *args, PyObject *kw);
 PyObject *tpy_operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames);
+extern tpy_sig tpy_operation_parse_sig;
 /* Operations and Module objects of arena a with a live Python object (operation.c, module.c);
  * append_to (may be NULL) receives their Operation objects. -1 with an exception. An operation
  * counts while its handle has the object as user pointer: not once it is erased (upstream drops it
@@ -177,6 +178,7 @@ PyObject *tpy_op_get_asm(PyObject *self, PyObject *const *args, Py_ssize_t nargs
 PyObject *tpy_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *tpy_op_write_bytecode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames);
+extern tpy_sig tpy_op_get_asm_sig, tpy_op_print_sig, tpy_op_write_bytecode_sig;
 PyObject *tpy_op_str(PyObject *self);
 MlirAsmState *tpy_arg_asm_state(PyObject *o);
 void tpy_asm_flags_for(void *handle, MlirOpPrintingFlags f);
@@ -184,6 +186,7 @@ void tpy_asm_flags_for(void *handle, MlirOpPrintingFlags f);
 PyObject *tpy_op_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *tpy_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames);
+extern tpy_sig tpy_op_create_sig, tpy_opview_build_generic_sig;
 #if TETHER_MLIR_VERSION >= 22
 /* OpView.__init__'s MLIR 22 form: build_generic's work from x = (name, opRegionSpec,
  * operandSegmentSpecObj, resultSegmentSpecObj, results, operands, attributes, successors,

@@ -48,13 +48,16 @@ static void module_dealloc(TpModule *self) {
   Py_DECREF(t);
 }
 
+static tpy_sig module_parse_sig = TPY_SIG(
+    "parse(asm: str | bytes, context: Context | None = None) -> Module", "MLIRError on bad input.");
+
 static PyObject *module_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
   MlirStringRef s;
   TpContext *ctx;
   tpy_errcap cap;
-  if (!tpy_parse_begin(args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
+  if (!tpy_parse_begin(&module_parse_sig, args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
   tether_op *op;
   int rc = tether_module_parse(ctx->arena, s.data, s.length, &op);
   if (rc == TETHER_EPARSE) return tpy_errcap_raise(&cap, "Unable to parse module assembly");
@@ -73,12 +76,14 @@ static int new_module(PyObject *lo, tether_op **op) {
   return 0;
 }
 
+static tpy_sig module_create_sig =
+    TPY_SIG("create(loc: Location | None = None) -> Module", "An empty module.");
+
 static PyObject *module_create(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"loc", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("create", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  if (!tpy_fastargs(&module_create_sig, args, nargs, kwnames, a, 1)) return NULL;
   PyObject *lo = tpy_creation_loc(a[0]);
   if (!lo) return NULL;
   tether_op *op;
@@ -121,6 +126,10 @@ static int not_one_op(PyObject *errors) {
   return 0;
 }
 
+static tpy_sig module_parse_file_sig =
+    TPY_SIG("parseFile(path: str, context: Context | None = None) -> Module",
+            "The module in a file; MLIRError on bad input.");
+
 /* Module.parseFile(path, context=None): the module in the file, its locations naming the file
  * (MLIR's parseSourceFile). The file is read once and parsed from memory, through the arena's
  * guarded parse, as a named operation: a builtin.module is the module; another operation goes
@@ -130,9 +139,8 @@ static int not_one_op(PyObject *errors) {
 static PyObject *module_parse_file(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"path", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("parseFile", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&module_parse_file_sig, args, nargs, kwnames, a, 2)) return NULL;
   if (!PyUnicode_Check(a[0])) return tpy_type_error("path", "a str", a[0]);
   TpContext *ctx = tpy_resolve_context(a[1]);
   if (!ctx) return NULL;
@@ -296,27 +304,29 @@ static PyObject *module_dump(PyObject *self, PyObject *unused) {
 }
 
 static PyMethodDef module_methods[] = {
-    {"parse", TPY_FASTFN(module_parse), TPY_FAST | METH_STATIC,
-     "parse(asm, context=None): MLIRError on bad input."},
-    {"create", TPY_FASTFN(module_create), TPY_FAST | METH_STATIC,
-     "create(loc=None): an empty module."},
+    {"parse", TPY_FASTFN(module_parse), TPY_FAST | METH_STATIC, TPY_DOC(module_parse_sig)},
+    {"create", TPY_FASTFN(module_create), TPY_FAST | METH_STATIC, TPY_DOC(module_create_sig)},
 #if TETHER_MLIR_VERSION >= 22
     {"parseFile", TPY_FASTFN(module_parse_file), TPY_FAST | METH_STATIC,
-     "parseFile(path, context=None): the module in a file; MLIRError on bad input."},
+     TPY_DOC(module_parse_file_sig)},
     {"_clear_mlir_module", (PyCFunction)module_clear_mlir_module, METH_NOARGS,
-     "Accepted for upstream 22's programs; does nothing (a Module from a capsule is the "
-     "module's own object)."},
+     TPY_SIGDOC("_clear_mlir_module() -> None",
+                "Accepted for upstream 22's programs; does nothing (a Module from a capsule is the "
+                "module's own object).")},
 #endif
-    {"_CAPICreate", (PyCFunction)module_from_capsule, METH_O | METH_STATIC, NULL},
-    {"dump", (PyCFunction)module_dump, METH_NOARGS, "Prints the module to stderr."},
+    {"_CAPICreate", (PyCFunction)module_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> Module", NULL)},
+    {"dump", (PyCFunction)module_dump, METH_NOARGS,
+     TPY_SIGDOC("dump() -> None", "Prints the module to stderr.")},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef module_getset[] = {
-    {"operation", module_operation, NULL, "The builtin.module operation.", NULL},
-    {"body", module_body, NULL, "The module's block.", NULL},
-    {"context", module_context, NULL, NULL, NULL},
-    {"_CAPIPtr", module_capsule, NULL, NULL, NULL},
+    {"operation", module_operation, NULL, TPY_PROP("Operation", "The builtin.module operation."),
+     NULL},
+    {"body", module_body, NULL, TPY_PROP("Block", "The module's block."), NULL},
+    {"context", module_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"_CAPIPtr", module_capsule, NULL, TPY_PROP("object", NULL), NULL},
     TPY_GETSET_END,
 };
 

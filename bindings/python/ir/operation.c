@@ -531,11 +531,13 @@ static int maybe_insert(tether_op *op, PyObject *ip) {
   return tpy_ip_insert(ip, op);
 }
 
+static tpy_sig op_clone_sig =
+    TPY_SIG("clone(ip: InsertionPoint | None = None) -> OpView", "A copy, inserted at ip.");
+
 static PyObject *op_clone(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
-  static const char *const names[] = {"ip", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("clone", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  if (!tpy_fastargs(&op_clone_sig, args, nargs, kwnames, a, 1)) return NULL;
   TPY_CHECK_OP(self);
   tether_op *c;
   TPY_CALL(tether_op_clone(TPY_OP(self)->h, &c), TPY_OP(self)->h);
@@ -586,11 +588,14 @@ static int walk_cb(tether_op *op, void *ud) {
   return 0;
 }
 
+static tpy_sig op_walk_sig = TPY_SIG("walk(callback: Callable[[Operation], WalkResult | None], "
+                                     "walk_order: WalkOrder = WalkOrder.POST_ORDER) -> None",
+                                     "callback(Operation) -> WalkResult.");
+
 static PyObject *op_walk(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
-  static const char *const names[] = {"callback", "walk_order", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("walk", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&op_walk_sig, args, nargs, kwnames, a, 2)) return NULL;
   if (!PyCallable_Check(a[0])) return tpy_type_error("callback", "callable", a[0]);
   long order = 1; /* upstream's default is POST_ORDER */
   if (a[1]) {
@@ -639,13 +644,17 @@ static int op_set_location(PyObject *self, PyObject *value, void *c) {
   return 0;
 }
 
+static tpy_sig op_is_before_in_block_sig =
+    TPY_SIG("is_before_in_block(other: _OperationBase) -> bool",
+            "Whether this operation comes before `other` in their block (ValueError when they are "
+            "not in the same block).");
+
 /* is_before_in_block(other): MLIR leaves operations of different blocks undefined (it reads the
  * order of one block only): ValueError. */
 static PyObject *op_is_before_in_block(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
-  static const char *const names[] = {"other", NULL};
   PyObject *other;
-  if (!tpy_fastargs("is_before_in_block", args, nargs, kwnames, names, 1, 1, &other)) return NULL;
+  if (!tpy_fastargs(&op_is_before_in_block_sig, args, nargs, kwnames, &other, 1)) return NULL;
   tether_op *oh;
   MlirOperation oraw;
   if (!tpy_arg_op(other, &oh, &oraw)) return NULL;
@@ -657,12 +666,15 @@ static PyObject *op_is_before_in_block(PyObject *self, PyObject *const *args, Py
   return PyBool_FromLong(mlirOperationIsBeforeInBlock(raw, oraw));
 }
 
+static tpy_sig op_replace_uses_of_with_sig =
+    TPY_SIG("replace_uses_of_with(of: Value, with_: Value) -> None",
+            "Replaces `of` with `with_` among this operation's operands.");
+
 /* replace_uses_of_with(of, with_): in this operation's own operands. */
 static PyObject *op_replace_uses_of_with(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                          PyObject *kwnames) {
-  static const char *const names[] = {"of", "with_", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("replace_uses_of_with", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&op_replace_uses_of_with_sig, args, nargs, kwnames, a, 2)) return NULL;
   tether_value *of, *with;
   MlirValue raw_of, raw_with;
   if (!tpy_arg_value(a[0], &of, &raw_of) || !tpy_arg_value(a[1], &with, &raw_with)) return NULL;
@@ -686,69 +698,61 @@ static PyObject *op_set_invalid(PyObject *self, PyObject *unused) {
 
 static PyMethodDef opbase_methods[] = {
 #if TETHER_MLIR_VERSION >= 22
-    {"get_asm", TPY_FASTFN(tpy_op_get_asm), TPY_FAST,
-     "get_asm(binary=False, large_elements_limit=None, large_resource_limit=None, "
-     "enable_debug_info=False, pretty_debug_info=False, print_generic_op_form=False, "
-     "use_local_scope=False, use_name_loc_as_prefix=False, assume_verified=False, "
-     "skip_regions=False): the operation's text (bytes when binary)."},
-    {"print", TPY_FASTFN(tpy_op_print), TPY_FAST,
-     "print(large_elements_limit=None, large_resource_limit=None, enable_debug_info=False, "
-     "pretty_debug_info=False, print_generic_op_form=False, use_local_scope=False, "
-     "use_name_loc_as_prefix=False, assume_verified=False, file=None, binary=False, "
-     "skip_regions=False), or print(state, file=None, binary=False). file: a file-like "
-     "object, None (sys.stdout) or the path of a file to write."},
+    {"get_asm", TPY_FASTFN(tpy_op_get_asm), TPY_FAST, TPY_DOC(tpy_op_get_asm_sig)},
+    {"print", TPY_FASTFN(tpy_op_print), TPY_FAST, TPY_DOC(tpy_op_print_sig)},
     {"is_before_in_block", TPY_FASTFN(op_is_before_in_block), TPY_FAST,
-     "is_before_in_block(other): whether this operation comes before `other` in their block "
-     "(ValueError when they are not in the same block)."},
+     TPY_DOC(op_is_before_in_block_sig)},
     {"replace_uses_of_with", TPY_FASTFN(op_replace_uses_of_with), TPY_FAST,
-     "replace_uses_of_with(of, with_): replaces `of` with `with_` among this operation's "
-     "operands."},
+     TPY_DOC(op_replace_uses_of_with_sig)},
     {"_set_invalid", (PyCFunction)op_set_invalid, METH_NOARGS,
-     "Accepted for upstream 22's programs; does nothing (tether invalidates the objects of erased "
-     "operations itself)."},
+     TPY_SIGDOC("_set_invalid() -> None",
+                "Accepted for upstream 22's programs; does nothing (tether invalidates the objects "
+                "of erased operations itself).")},
 #else
-    {"get_asm", TPY_FASTFN(tpy_op_get_asm), TPY_FAST,
-     "get_asm(binary=False, large_elements_limit=None, enable_debug_info=False, "
-     "pretty_debug_info=False, print_generic_op_form=False, use_local_scope=False, "
-     "assume_verified=False, skip_regions=False): the operation's text (bytes when binary)."},
-    {"print", TPY_FASTFN(tpy_op_print), TPY_FAST,
-     "print(large_elements_limit=None, enable_debug_info=False, pretty_debug_info=False, "
-     "print_generic_op_form=False, use_local_scope=False, assume_verified=False, file=None, "
-     "binary=False, skip_regions=False), or print(state, file=None, binary=False)."},
+    {"get_asm", TPY_FASTFN(tpy_op_get_asm), TPY_FAST, TPY_DOC(tpy_op_get_asm_sig)},
+    {"print", TPY_FASTFN(tpy_op_print), TPY_FAST, TPY_DOC(tpy_op_print_sig)},
 #endif
     {"write_bytecode", TPY_FASTFN(tpy_op_write_bytecode), TPY_FAST,
-     "write_bytecode(file, desired_version=None): MLIR bytecode into a binary file."},
-    {"verify", (PyCFunction)op_verify, METH_NOARGS, "True, or raises MLIRError with diagnostics."},
+     TPY_DOC(tpy_op_write_bytecode_sig)},
+    {"verify", (PyCFunction)op_verify, METH_NOARGS,
+     TPY_SIGDOC("verify() -> bool", "True, or raises MLIRError with diagnostics.")},
     {"erase", (PyCFunction)op_erase, METH_NOARGS,
-     "Erases the operation and everything in it now; their objects become invalid."},
+     TPY_SIGDOC("erase() -> None",
+                "Erases the operation and everything in it now; their objects become invalid.")},
     {"detach_from_parent", (PyCFunction)op_detach, METH_NOARGS,
-     "Removes the operation from its block; it becomes a root. Returns it."},
-    {"move_before", (PyCFunction)op_move_before, METH_O, NULL},
-    {"move_after", (PyCFunction)op_move_after, METH_O, NULL},
-    {"clone", TPY_FASTFN(op_clone), TPY_FAST, "clone(ip=None): a copy, inserted at ip."},
-    {"walk", TPY_FASTFN(op_walk), TPY_FAST,
-     "walk(callback, walk_order=WalkOrder.POST_ORDER): callback(Operation) -> WalkResult."},
+     TPY_SIGDOC("detach_from_parent() -> OpView",
+                "Removes the operation from its block; it becomes a root. Returns it.")},
+    {"move_before", (PyCFunction)op_move_before, METH_O,
+     TPY_SIGDOC("move_before(other: _OperationBase, /) -> None", NULL)},
+    {"move_after", (PyCFunction)op_move_after, METH_O,
+     TPY_SIGDOC("move_after(other: _OperationBase, /) -> None", NULL)},
+    {"clone", TPY_FASTFN(op_clone), TPY_FAST, TPY_DOC(op_clone_sig)},
+    {"walk", TPY_FASTFN(op_walk), TPY_FAST, TPY_DOC(op_walk_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef opbase_getset[] = {
-    {"name", op_name, NULL, "The operation name, e.g. 'arith.addi'.", NULL},
-    {"operands", op_operands, NULL, NULL, NULL},
-    {"results", op_results, NULL, NULL, NULL},
-    {"result", op_result, NULL, "The only result.", NULL},
-    {"regions", op_regions, NULL, NULL, NULL},
-    {"attributes", tpy_op_attributes, NULL, NULL, NULL},
-    {"parent", op_parent, NULL, "The parent operation, or None.", NULL},
-    {"block", op_block, NULL, "The containing block, or None when detached (tether).", NULL},
+    {"name", op_name, NULL, TPY_PROP("str", "The operation name, e.g. 'arith.addi'."), NULL},
+    {"operands", op_operands, NULL, TPY_PROP("OpOperandList", NULL), NULL},
+    {"results", op_results, NULL, TPY_PROP("OpResultList", NULL), NULL},
+    {"result", op_result, NULL, TPY_PROP("OpResult", "The only result."), NULL},
+    {"regions", op_regions, NULL, TPY_PROP("RegionSequence", NULL), NULL},
+    {"attributes", tpy_op_attributes, NULL, TPY_PROP("OpAttributeMap", NULL), NULL},
+    {"parent", op_parent, NULL, TPY_PROP("Operation | None", "The parent operation, or None."),
+     NULL},
+    {"block", op_block, NULL,
+     TPY_PROP("Block | None", "The containing block, or None when detached (tether)."), NULL},
 #if TETHER_MLIR_VERSION >= 22
-    {"location", op_location, op_set_location, "The operation's location (settable).", NULL},
-    {"attached", op_attached, NULL, "Whether the operation is in a block.", NULL},
+    {"location", op_location, op_set_location,
+     TPY_PROP("Location", "The operation's location (settable)."), NULL},
+    {"attached", op_attached, NULL, TPY_PROP("bool", "Whether the operation is in a block."), NULL},
 #else
-    {"location", op_location, NULL, NULL, NULL},
+    {"location", op_location, NULL, TPY_PROP("Location", "The operation's location (settable)."),
+     NULL},
 #endif
-    {"context", op_context, NULL, NULL, NULL},
-    {"is_valid", op_is_valid, NULL, "False once erased or removed.", NULL},
-    {"_CAPIPtr", op_capsule, NULL, NULL, NULL},
+    {"context", op_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"is_valid", op_is_valid, NULL, TPY_PROP("bool", "False once erased or removed."), NULL},
+    {"_CAPIPtr", op_capsule, NULL, TPY_PROP("object", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -815,19 +819,19 @@ static PyObject *operation_from_capsule(PyObject *cls, PyObject *cap) {
 }
 
 static PyMethodDef operation_methods[] = {
-    {"create", TPY_FASTFN(tpy_op_create), TPY_FAST | METH_STATIC,
-     "create(name, results=None, operands=None, attributes=None, successors=None, regions=0, "
-     "loc=None, ip=None, infer_type=False)"},
+    {"create", TPY_FASTFN(tpy_op_create), TPY_FAST | METH_STATIC, TPY_DOC(tpy_op_create_sig)},
     {"parse", TPY_FASTFN(tpy_operation_parse), TPY_FAST | METH_STATIC,
-     "parse(source, *, source_name='', context=None): one operation from text or bytecode."},
-    {"_CAPICreate", (PyCFunction)operation_from_capsule, METH_O | METH_STATIC, NULL},
+     TPY_DOC(tpy_operation_parse_sig)},
+    {"_CAPICreate", (PyCFunction)operation_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> Operation", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef operation_getset[] = {
-    {"operation", operation_operation, NULL, "The operation itself.", NULL},
-    {"opview", operation_opview, NULL, "The operation as its OpView class.", NULL},
-    {"successors", tpy_op_successors, NULL, NULL, NULL},
+    {"operation", operation_operation, NULL, TPY_PROP("Operation", "The operation itself."), NULL},
+    {"opview", operation_opview, NULL, TPY_PROP("OpView", "The operation as its OpView class."),
+     NULL},
+    {"successors", tpy_op_successors, NULL, TPY_PROP("OpSuccessors", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -844,12 +848,15 @@ static PyType_Spec tpy_operation_spec = {"tether.ir.Operation", sizeof(TpOp), 0,
 
 /* ---- Operation.parse ------------------------------------------------------------------------- */
 
+tpy_sig tpy_operation_parse_sig = TPY_SIG("parse(source: str | bytes, *, source_name: str = '', "
+                                          "context: Context | None = None) -> OpView",
+                                          "One operation from text or bytecode.");
+
 PyObject *tpy_operation_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"source", "source_name", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("parse", args, nargs, kwnames, names, 1, 1, a)) return NULL;
+  if (!tpy_fastargs(&tpy_operation_parse_sig, args, nargs, kwnames, a, 3)) return NULL;
   MlirStringRef s, name = {"", 0};
   if (!tpy_arg_str(a[0], "source", &s)) return NULL;
   if (a[1] && !tpy_arg_str(a[1], "source_name", &name)) return NULL;
@@ -913,15 +920,19 @@ static PyObject *context_clear_live_inside(PyObject *self, PyObject *op) {
 
 static PyMethodDef context_methods[] = {
     {"_get_live_operation_count", (PyCFunction)context_live_ops, METH_NOARGS,
-     "Operations of this context that have a live Python object."},
+     TPY_SIGDOC("_get_live_operation_count() -> int",
+                "Operations of this context that have a live Python object.")},
     {"_get_live_operation_objects", (PyCFunction)context_live_op_objects, METH_NOARGS,
-     "The Operation objects of this context's live operation objects."},
+     TPY_SIGDOC("_get_live_operation_objects() -> list[Operation]",
+                "The Operation objects of this context's live operation objects.")},
     {"_get_live_module_count", (PyCFunction)context_live_modules, METH_NOARGS,
-     "Module objects of this context alive."},
+     TPY_SIGDOC("_get_live_module_count() -> int", "Module objects of this context alive.")},
     {"_clear_live_operations", (PyCFunction)context_clear_live, METH_NOARGS,
-     "Forgets the identity of every live operation object (they stay valid: tether objects never "
-     "dangle); returns how many there were."},
-    {"_clear_live_operations_inside", (PyCFunction)context_clear_live_inside, METH_O, NULL},
+     TPY_SIGDOC("_clear_live_operations() -> int",
+                "Forgets the identity of every live operation object (they stay valid: tether "
+                "objects never dangle); returns how many there were.")},
+    {"_clear_live_operations_inside", (PyCFunction)context_clear_live_inside, METH_O,
+     TPY_SIGDOC("_clear_live_operations_inside(operation: _OperationBase, /) -> int", NULL)},
     TPY_METHODS_END,
 };
 

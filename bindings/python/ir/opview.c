@@ -85,12 +85,14 @@ PyObject *tpy_op_view_class(MlirOperation raw) {
   return cls ? cls : (PyObject *)tpy.OpView;
 }
 
+static tpy_sig fn_register_operation_class_sig = TPY_SIG(
+    "_register_operation_class(name: str, cls: type, replace: bool = False, /) -> None", NULL);
+
 static PyObject *fn_register_operation_class(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
-  static const char *const names[] = {"name", "cls", "replace", NULL};
   PyObject *a[3];
   int replace = 0;
-  if (!tpy_fastargs("_register_operation_class", args, nargs, NULL, names, 2, 3, a)) return NULL;
+  if (!tpy_fastargs(&fn_register_operation_class_sig, args, nargs, NULL, a, 3)) return NULL;
   if (!PyUnicode_Check(a[0])) return tpy_type_error("name", "a str", a[0]);
   if (a[2] && !tpy_arg_bool(a[2], &replace)) return NULL;
   PyObject *name = a[0], *cls = a[1];
@@ -114,8 +116,10 @@ static PyObject *fn_set_dialect_loader(PyObject *m, PyObject *fn) {
 }
 
 static PyMethodDef op_functions[] = {
-    {"_register_operation_class", TPY_FASTFN(fn_register_operation_class), METH_FASTCALL, NULL},
-    {"_set_dialect_loader", fn_set_dialect_loader, METH_O, NULL},
+    {"_register_operation_class", TPY_FASTFN(fn_register_operation_class), METH_FASTCALL,
+     TPY_DOC(fn_register_operation_class_sig)},
+    {"_set_dialect_loader", fn_set_dialect_loader, METH_O,
+     TPY_SIGDOC("_set_dialect_loader(loader: Callable[[str], Any], /) -> None", NULL)},
     TPY_METHODS_END,
 };
 
@@ -164,25 +168,26 @@ static int opview_view_of(PyObject *self, PyObject *operation) {
   return opview_attach(self, h, op);
 }
 
-static const char *const init_operation_names[] = {"operation", NULL};
+#if TETHER_MLIR_VERSION >= 22
+/* OpView(name, opRegionSpec, ...): what generated op classes call on MLIR 22; self becomes the
+ * view of the operation built as build_generic builds it. */
+static tpy_sig init_build_sig = TPY_SIG(
+    "OpView(name: str, opRegionSpec: tuple[int, bool], operandSegmentSpecObj: Any = None, "
+    "resultSegmentSpecObj: Any = None, results: Sequence[Type] | None = None, "
+    "operands: Sequence[Value | Sequence[Value] | None] | None = None, "
+    "attributes: Mapping[str, Attribute] | None = None, successors: Sequence[Block] | None = None, "
+    "regions: int | None = None, loc: Location | None = None, ip: InsertionPoint | None = None)",
+    NULL);
+#define INIT_BUILD (&init_build_sig)
+#else
+#define INIT_BUILD NULL
+#endif
+/* OpView(operation): the view of an operation (tp_init, and the __init__ method). */
+static tpy_sig init_sig = TPY_SIG_OR(
+    "OpView(operation: _OperationBase)",
+    "An operation seen through its dialect class; base of generated op classes.", INIT_BUILD);
 
 #if TETHER_MLIR_VERSION >= 22
-/* OpView(name, opRegionSpec, operandSegmentSpecObj=None, resultSegmentSpecObj=None, results=None,
- * operands=None, attributes=None, successors=None, regions=None, loc=None, ip=None): what
- * generated op classes call on MLIR 22; self becomes the view of the operation built as
- * build_generic builds it. */
-static const char *const init_build_names[] = {"name",
-                                               "opRegionSpec",
-                                               "operandSegmentSpecObj",
-                                               "resultSegmentSpecObj",
-                                               "results",
-                                               "operands",
-                                               "attributes",
-                                               "successors",
-                                               "regions",
-                                               "loc",
-                                               "ip",
-                                               NULL};
 
 static int opview_build(PyObject *self, PyObject *const *x) {
   tether_op *h;
@@ -202,11 +207,11 @@ static int opview_init(PyObject *self, PyObject *args, PyObject *kw) {
 #if TETHER_MLIR_VERSION >= 22
   Py_ssize_t nkw = kw ? PyDict_GET_SIZE(kw) : 0;
   if (PyTuple_GET_SIZE(args) + nkw != 1 || (nkw && !PyDict_GetItemString(kw, "operation"))) {
-    if (!tpy_args("OpView", args, kw, init_build_names, 2, 11, x)) return -1;
+    if (!tpy_args(&init_build_sig, args, kw, x, 11)) return -1;
     return opview_build(self, x);
   }
 #endif
-  if (!tpy_args("OpView", args, kw, init_operation_names, 1, 1, x)) return -1;
+  if (!tpy_args(&init_sig, args, kw, x, 1)) return -1;
   return opview_view_of(self, x[0]);
 }
 
@@ -220,11 +225,11 @@ static PyObject *opview_init_method(PyObject *self, PyObject *const *args, Py_ss
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   if (nargs + nkw != 1 ||
       (nkw && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "operation") != 0)) {
-    if (!tpy_fastargs("OpView", args, nargs, kwnames, init_build_names, 2, 11, x)) return NULL;
+    if (!tpy_fastargs(&init_build_sig, args, nargs, kwnames, x, 11)) return NULL;
     return opview_build(self, x) < 0 ? NULL : Py_NewRef(Py_None);
   }
 #endif
-  if (!tpy_fastargs("OpView", args, nargs, kwnames, init_operation_names, 1, 1, x)) return NULL;
+  if (!tpy_fastargs(&init_sig, args, nargs, kwnames, x, 1)) return NULL;
   return opview_view_of(self, x[0]) < 0 ? NULL : Py_NewRef(Py_None);
 }
 
@@ -246,6 +251,11 @@ static PyObject *opview_opview(PyObject *self, void *c) {
   (void)c;
   return Py_NewRef(self);
 }
+
+/* OpView.parse: Operation.parse's parser (by that name), the result checked. */
+static tpy_sig opview_parse_sig = TPY_SIG("parse(source: str | bytes, *, source_name: str = '', "
+                                          "context: Context | None = None) -> Self",
+                                          "One operation of this class.");
 
 static PyObject *opview_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
@@ -311,23 +321,22 @@ static PyObject *opview_init_subclass(PyObject *cls, PyObject *args, PyObject *k
 }
 
 static PyMethodDef opview_methods[] = {
-    {"__init__", TPY_FASTFN(opview_init_method), TPY_FAST | METH_COEXIST,
-     "Initialize self: OpView(operation), or (MLIR 22) OpView(name, opRegionSpec, ...)."},
+    {"__init__", TPY_FASTFN(opview_init_method), TPY_FAST | METH_COEXIST, TPY_DOC(init_sig)},
     {"__init_subclass__", (PyCFunction)(void (*)(void))opview_init_subclass,
      METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     "Makes op classes that add no instance state cheaper to instantiate (no GC header)."},
+     TPY_SIGDOC(
+         "__init_subclass__(**kwargs: Any) -> None",
+         "Makes op classes that add no instance state cheaper to instantiate (no GC header).")},
     {"build_generic", TPY_FASTFN(tpy_opview_build_generic), TPY_FAST | METH_CLASS,
-     "build_generic(results=None, operands=None, attributes=None, successors=None, "
-     "regions=None, loc=None, ip=None): the operation of this class, from _ODS_* metadata."},
-    {"parse", TPY_FASTFN(opview_parse), TPY_FAST | METH_CLASS,
-     "parse(source, *, source_name='', context=None): one operation of this class."},
+     TPY_DOC(tpy_opview_build_generic_sig)},
+    {"parse", TPY_FASTFN(opview_parse), TPY_FAST | METH_CLASS, TPY_DOC(opview_parse_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef opview_getset[] = {
-    {"operation", opview_operation, NULL, "The Operation object.", NULL},
-    {"opview", opview_opview, NULL, "The OpView itself.", NULL},
-    {"successors", tpy_op_successors, NULL, NULL, NULL},
+    {"operation", opview_operation, NULL, TPY_PROP("Operation", "The Operation object."), NULL},
+    {"opview", opview_opview, NULL, TPY_PROP("OpView", "The OpView itself."), NULL},
+    {"successors", tpy_op_successors, NULL, TPY_PROP("OpSuccessors", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -337,7 +346,7 @@ static PyType_Slot opview_slots[] = {
     {Py_tp_dealloc, tpy_op_dealloc},
     {Py_tp_methods, opview_methods},
     {Py_tp_getset, opview_getset},
-    {Py_tp_doc, "An operation seen through its dialect class; base of generated op classes."},
+    {Py_tp_doc, TPY_DOC(init_sig)},
     {0, NULL},
 };
 

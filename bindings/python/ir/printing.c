@@ -79,33 +79,38 @@ static int print_into(PyObject *self, print_opts *o, PyObject *state, tpy_strbuf
   return 1;
 }
 
-/* The keywords of get_asm and print (upstream's, in its order) and where each goes; NULL: an
- * option that is not a flag (an object: a limit, file). */
+/* get_asm's and print's options (upstream's, in its order). */
+#if TETHER_MLIR_VERSION >= 22
+#define LIMIT_OPTS                                                                                 \
+  "large_elements_limit: int | None = None, large_resource_limit: int | None = None, "
+#define NAME_LOC_OPT "use_name_loc_as_prefix: bool = False, "
+#else
+#define LIMIT_OPTS "large_elements_limit: int | None = None, "
+#define NAME_LOC_OPT ""
+#endif
+#define FLAG_OPTS                                                                                  \
+  "enable_debug_info: bool = False, pretty_debug_info: bool = False, "                             \
+  "print_generic_op_form: bool = False, use_local_scope: bool = False, " NAME_LOC_OPT              \
+  "assume_verified: bool = False, "
+static tpy_sig get_asm_bytes_sig = TPY_SIG("get_asm(binary: Literal[True], " LIMIT_OPTS FLAG_OPTS
+                                           "skip_regions: bool = False) -> bytes",
+                                           NULL);
+tpy_sig tpy_op_get_asm_sig =
+    TPY_SIG_OR("get_asm(binary: Literal[False] = False, " LIMIT_OPTS FLAG_OPTS
+               "skip_regions: bool = False) -> str",
+               "The operation's text (bytes when binary).", &get_asm_bytes_sig);
+static tpy_sig print_state_sig =
+    TPY_SIG("print(state: AsmState, file: Any = None, binary: bool = False) -> None", NULL);
+tpy_sig tpy_op_print_sig =
+    TPY_SIG_OR("print(" LIMIT_OPTS FLAG_OPTS "file: Any = None, binary: bool = False, "
+               "skip_regions: bool = False) -> None",
+               "file: a file-like object, None (sys.stdout) or the path of a file to write.",
+               &print_state_sig);
+
+/* Where each of those goes (the parameters in order); NULL: an option that is not a flag (an
+ * object: a limit, file). */
 #define OPT_FLAGS(o) &(o).debug, &(o).pretty, &(o).generic, &(o).local
 #if TETHER_MLIR_VERSION >= 22
-static const char *const get_asm_names[] = {"binary",
-                                            "large_elements_limit",
-                                            "large_resource_limit",
-                                            "enable_debug_info",
-                                            "pretty_debug_info",
-                                            "print_generic_op_form",
-                                            "use_local_scope",
-                                            "use_name_loc_as_prefix",
-                                            "assume_verified",
-                                            "skip_regions",
-                                            NULL};
-static const char *const print_names[] = {"large_elements_limit",
-                                          "large_resource_limit",
-                                          "enable_debug_info",
-                                          "pretty_debug_info",
-                                          "print_generic_op_form",
-                                          "use_local_scope",
-                                          "use_name_loc_as_prefix",
-                                          "assume_verified",
-                                          "file",
-                                          "binary",
-                                          "skip_regions",
-                                          NULL};
 enum { N_GET_ASM = 10, N_PRINT = 11, PRINT_FILE = 8 };
 #define GET_ASM_FLAGS(o)                                                                           \
   { &(o).binary, NULL, NULL, OPT_FLAGS(o), &(o).name_loc, &(o).assume, &(o).skip_regions }
@@ -114,25 +119,6 @@ enum { N_GET_ASM = 10, N_PRINT = 11, PRINT_FILE = 8 };
 #define GET_ASM_LIMITS(a) (a)[1], (a)[2]
 #define PRINT_LIMITS(a) (a)[0], (a)[1]
 #else
-static const char *const get_asm_names[] = {"binary",
-                                            "large_elements_limit",
-                                            "enable_debug_info",
-                                            "pretty_debug_info",
-                                            "print_generic_op_form",
-                                            "use_local_scope",
-                                            "assume_verified",
-                                            "skip_regions",
-                                            NULL};
-static const char *const print_names[] = {"large_elements_limit",
-                                          "enable_debug_info",
-                                          "pretty_debug_info",
-                                          "print_generic_op_form",
-                                          "use_local_scope",
-                                          "assume_verified",
-                                          "file",
-                                          "binary",
-                                          "skip_regions",
-                                          NULL};
 enum { N_GET_ASM = 8, N_PRINT = 9, PRINT_FILE = 6 };
 #define GET_ASM_FLAGS(o)                                                                           \
   { &(o).binary, NULL, OPT_FLAGS(o), &(o).assume, &(o).skip_regions }
@@ -152,7 +138,7 @@ static int read_flags(PyObject *const *a, int *const *flags, int n) {
 PyObject *tpy_op_get_asm(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames) {
   PyObject *a[N_GET_ASM];
-  if (!tpy_fastargs("get_asm", args, nargs, kwnames, get_asm_names, 0, N_GET_ASM, a)) return NULL;
+  if (!tpy_fastargs(&tpy_op_get_asm_sig, args, nargs, kwnames, a, N_GET_ASM)) return NULL;
   print_opts o = {GET_ASM_LIMITS(a), 0, 0, 0, 0, 0, 0, 0, 0};
   int *flags[N_GET_ASM] = GET_ASM_FLAGS(o);
   if (!read_flags(a, flags, N_GET_ASM)) return NULL;
@@ -209,9 +195,8 @@ static PyObject *write_to(PyObject *file, PyObject *text) {
 PyObject *tpy_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
   /* print(state, file=None, binary=False) or print(large_elements_limit=None, ...). */
   if (nargs >= 1 && tpy_is(args[0], tpy.AsmState)) {
-    static const char *const names[] = {"state", "file", "binary", NULL};
     PyObject *a[3];
-    if (!tpy_fastargs("print", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+    if (!tpy_fastargs(&print_state_sig, args, nargs, kwnames, a, 3)) return NULL;
     int binary = a[2] ? PyObject_IsTrue(a[2]) : 0;
     if (binary < 0) return NULL;
     tpy_strbuf b = {0};
@@ -229,7 +214,7 @@ PyObject *tpy_op_print(PyObject *self, PyObject *const *args, Py_ssize_t nargs, 
     Py_RETURN_NONE;
   }
   PyObject *a[N_PRINT];
-  if (!tpy_fastargs("print", args, nargs, kwnames, print_names, 0, N_PRINT, a)) return NULL;
+  if (!tpy_fastargs(&tpy_op_print_sig, args, nargs, kwnames, a, N_PRINT)) return NULL;
   print_opts o = {PRINT_LIMITS(a), 0, 0, 0, 0, 0, 0, 0, 0};
   int *flags[N_PRINT] = PRINT_FLAGS(o);
   if (!read_flags(a, flags, N_PRINT)) return NULL;
@@ -257,11 +242,14 @@ PyObject *tpy_op_str(PyObject *self) {
   return tpy_strbuf_finish(&b);
 }
 
+tpy_sig tpy_op_write_bytecode_sig =
+    TPY_SIG("write_bytecode(file: Any, desired_version: int | None = None) -> None",
+            "MLIR bytecode into a binary file.");
+
 PyObject *tpy_op_write_bytecode(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
-  static const char *const names[] = {"file", "desired_version", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("write_bytecode", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&tpy_op_write_bytecode_sig, args, nargs, kwnames, a, 2)) return NULL;
   int64_t version = -1;
   if (a[1] && a[1] != Py_None && !tpy_arg_int64(a[1], "desired_version", &version)) return NULL;
   TPY_SELF_OP(self, raw);
@@ -323,11 +311,14 @@ void tpy_asm_flags_for(void *handle, MlirOpPrintingFlags f) {
   }
 }
 
+static tpy_sig asmstate_new_sig =
+    TPY_SIG("AsmState(value: Value | _OperationBase, use_local_scope: bool = False)",
+            "Printing state for names (value: a Value or an operation).");
+
 static PyObject *asmstate_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"value", "use_local_scope", NULL};
   PyObject *a[2];
   int local = 0;
-  if (!tpy_args("AsmState", args, kw, names, 1, 2, a) || (a[1] && !tpy_arg_bool(a[1], &local)))
+  if (!tpy_args(&asmstate_new_sig, args, kw, a, 2) || (a[1] && !tpy_arg_bool(a[1], &local)))
     return NULL;
   PyObject *o = a[0];
   MlirOpPrintingFlags f = mlirOpPrintingFlagsCreate();
@@ -381,8 +372,7 @@ static void asmstate_dealloc(TpAsmState *self) {
 static PyType_Slot asmstate_slots[] = {
     {Py_tp_new, asmstate_new},
     {Py_tp_dealloc, asmstate_dealloc},
-    {Py_tp_doc, "AsmState(value, use_local_scope=False): printing state for names (value: a "
-                "Value or an operation)."},
+    {Py_tp_doc, TPY_DOC(asmstate_new_sig)},
     {0, NULL},
 };
 

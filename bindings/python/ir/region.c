@@ -8,10 +8,14 @@
 
 PyObject *tpy_wrap_region(tether_region *h) { return tpy_wrap_handle(tpy.Region, h); }
 
+static tpy_sig region_new_sig =
+    TPY_SIG("Region(context: Context | None = None)",
+            "A region. A new one is detached, owned by this object until it is given to "
+            "Operation.create.");
+
 static PyObject *region_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"context", NULL};
   PyObject *c;
-  if (!tpy_args("Region", args, kw, names, 0, 1, &c)) return NULL;
+  if (!tpy_args(&region_new_sig, args, kw, &c, 1)) return NULL;
   TpContext *ctx = tpy_resolve_context(c);
   if (!ctx) return NULL;
   tether_region *r;
@@ -49,9 +53,11 @@ static PyObject *region_iter(PyObject *self) {
 }
 
 static PyGetSetDef region_getset[] = {
-    {"blocks", region_blocks, NULL, "The region's blocks (BlockList).", NULL},
-    {"owner", region_owner, NULL, "The operation owning the region, or None if detached.", NULL},
-    {"context", region_context, NULL, NULL, NULL},
+    {"blocks", region_blocks, NULL, TPY_PROP("BlockList", "The region's blocks (BlockList)."),
+     NULL},
+    {"owner", region_owner, NULL,
+     TPY_PROP("OpView | None", "The operation owning the region, or None if detached."), NULL},
+    {"context", region_context, NULL, TPY_PROP("Context", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -62,8 +68,7 @@ static PyType_Slot region_slots[] = {
     {Py_tp_hash, tpy_handle_hash},
     {Py_tp_iter, region_iter},
     {Py_tp_getset, region_getset},
-    {Py_tp_doc, "A region. Region(context=None) creates a detached one, owned by this object "
-                "until it is given to Operation.create."},
+    {Py_tp_doc, TPY_DOC(region_new_sig)},
     {0, NULL},
 };
 

@@ -305,6 +305,13 @@ PyObject *tpy_list_iter(PyObject *lo) {
   return PySeqIter_New(lo);
 }
 
+static tpy_sig list_append_block_sig = TPY_SIG("append(block: Block, /) -> Block", NULL);
+static tpy_sig list_append_sig =
+    TPY_SIG_OR("append(*arg_types: Type, arg_locs: Sequence[Location] | None = None) -> Block",
+               "region.blocks: a new block at the end of the region, or a detached block moved "
+               "there.",
+               &list_append_block_sig);
+
 /* region.blocks.append(*arg_types, arg_locs=None): a new block at the end of the region; or
  * region.blocks.append(block) with a detached Block: the block moves into the region. */
 static PyObject *list_append(TpList *l, PyObject *const *args, Py_ssize_t nargs,
@@ -327,9 +334,8 @@ static PyObject *list_append(TpList *l, PyObject *const *args, Py_ssize_t nargs,
     if (rc != TETHER_OK) return TPY_RAISE_RC(rc, rh);
     return Py_NewRef(args[0]);
   }
-  static const char *const names[] = {"arg_locs", NULL};
   PyObject *locs;
-  if (!tpy_fastargs_star("append", args, nargs, kwnames, names, &locs)) return NULL;
+  if (!tpy_fastargs_star(&list_append_sig, args, nargs, kwnames, &locs, 1)) return NULL;
   PyObject *ctx = tpy_context_of(tether_handle_arena(rh));
   if (!ctx) return NULL;
   PyObject *types = tpy_tuple_of(args, nargs), *cur_locs = NULL, *cur;
@@ -376,14 +382,15 @@ static PyObject *list_owner(TpList *l, void *c) {
 }
 
 static PyMethodDef list_methods[] = {
-    {"append", TPY_FASTFN(list_append), TPY_FAST,
-     "region.blocks.append(*arg_types, arg_locs=None) or .append(detached_block)"},
+    {"append", TPY_FASTFN(list_append), TPY_FAST, TPY_DOC(list_append_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef list_getset[] = {
-    {"types", (getter)list_types_get, NULL, "The types of the values (value lists).", NULL},
-    {"owner", (getter)list_owner, NULL, "The object the list belongs to.", NULL},
+    {"types", (getter)list_types_get, NULL,
+     TPY_PROP("list[Type]", "The types of the values (value lists)."), NULL},
+    {"owner", (getter)list_owner, NULL, TPY_PROP("object", "The object the list belongs to."),
+     NULL},
     TPY_GETSET_END,
 };
 

@@ -39,10 +39,12 @@ static int table_of(TpSymbolTable *self, tether_op **h, MlirSymbolTable *out) {
   return 1;
 }
 
+static tpy_sig symtab_new_sig = TPY_SIG("SymbolTable(symbol_table: _OperationBase)",
+                                        "The symbols of an operation with the SymbolTable trait.");
+
 static PyObject *symtab_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"symbol_table", NULL};
   PyObject *op;
-  if (!tpy_args("SymbolTable", args, kw, names, 1, 1, &op)) return NULL;
+  if (!tpy_args(&symtab_new_sig, args, kw, &op, 1)) return NULL;
   tether_op *h;
   MlirOperation raw;
   if (!tpy_arg_op(op, &h, &raw) || !one_block(raw)) return NULL;
@@ -198,12 +200,15 @@ static PyObject *symtab_get_symbol_name(PyObject *cls, PyObject *op) {
   return tpy_wrap_attr_a(tether_handle_arena(h), a);
 }
 
+static tpy_sig symtab_set_symbol_name_sig =
+    TPY_SIG("set_symbol_name(symbol: _OperationBase, name: str) -> None",
+            "Sets the symbol's name (a str or StringAttr).");
+
 static PyObject *symtab_set_symbol_name(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                         PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"symbol", "name", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("set_symbol_name", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&symtab_set_symbol_name_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *op = a[0], *name = a[1];
   MlirStringRef s;
   if (!tpy_arg_str(name, "name", &s)) return NULL;
@@ -231,12 +236,15 @@ static PyObject *symtab_get_visibility(PyObject *cls, PyObject *op) {
   return tpy_wrap_attr_a(tether_handle_arena(h), a);
 }
 
+static tpy_sig symtab_set_visibility_sig =
+    TPY_SIG("set_visibility(symbol: _OperationBase, visibility: str) -> None",
+            "Sets the symbol's visibility (a str: public, private or nested).");
+
 static PyObject *symtab_set_visibility(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"symbol", "visibility", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("set_visibility", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&symtab_set_visibility_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *op = a[0], *vis = a[1];
   MlirStringRef s;
   if (!tpy_arg_str(vis, "visibility", &s)) return NULL;
@@ -256,12 +264,15 @@ static PyObject *symtab_set_visibility(PyObject *cls, PyObject *const *args, Py_
   Py_RETURN_NONE;
 }
 
+static tpy_sig symtab_replace_uses_sig = TPY_SIG(
+    "replace_all_symbol_uses(old_symbol: str, new_symbol: str, from_op: _OperationBase) -> None",
+    "Renames every use of old_symbol to new_symbol in from_op's regions.");
+
 static PyObject *symtab_replace_uses(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"old_symbol", "new_symbol", "from_op", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("replace_all_symbol_uses", args, nargs, kwnames, names, 3, 3, a)) return NULL;
+  if (!tpy_fastargs(&symtab_replace_uses_sig, args, nargs, kwnames, a, 3)) return NULL;
   PyObject *o = a[0], *n = a[1], *from = a[2];
   MlirStringRef os, ns;
   if (!tpy_arg_str(o, "old_symbol", &os) || !tpy_arg_str(n, "new_symbol", &ns)) return NULL;
@@ -321,14 +332,17 @@ static void walk_tables_cb(MlirOperation op, bool visible, void *user) {
   w->n++;
 }
 
+static tpy_sig symtab_walk_sig = TPY_SIG(
+    "walk_symbol_tables(from_op: _OperationBase, all_sym_uses_visible: bool, callback: "
+    "Callable[[Operation, bool], None]) -> None",
+    "Calls callback(op, all_sym_uses_visible) for every symbol table operation from from_op down.");
+
 static PyObject *symtab_walk(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"from_op", "all_sym_uses_visible", "callback", NULL};
   PyObject *a[3];
   int visible;
-  if (!tpy_fastargs("walk_symbol_tables", args, nargs, kwnames, names, 3, 3, a) ||
-      !tpy_arg_bool(a[1], &visible))
+  if (!tpy_fastargs(&symtab_walk_sig, args, nargs, kwnames, a, 3) || !tpy_arg_bool(a[1], &visible))
     return NULL;
   PyObject *from = a[0], *cb = a[2];
   if (!PyCallable_Check(cb)) return tpy_type_error("callback", "callable", cb);
@@ -372,24 +386,22 @@ done:
 
 static PyMethodDef symtab_methods[] = {
     {"insert", (PyCFunction)symtab_insert, METH_O,
-     "Inserts a symbol operation (moving it into the table), renaming it if its name is taken; "
-     "returns its name (StringAttr)."},
-    {"erase", (PyCFunction)symtab_erase, METH_O, "Erases a symbol operation of the table."},
+     TPY_SIGDOC("insert(operation: _OperationBase, /) -> StringAttr",
+                "Inserts a symbol operation (moving it into the table), renaming it if its name is "
+                "taken; returns its name (StringAttr).")},
+    {"erase", (PyCFunction)symtab_erase, METH_O,
+     TPY_SIGDOC("erase(operation: _OperationBase, /) -> None",
+                "Erases a symbol operation of the table.")},
     {"get_symbol_name", (PyCFunction)symtab_get_symbol_name, METH_O | METH_STATIC,
-     "get_symbol_name(symbol, /): the symbol's name (StringAttr)."},
-    {"set_symbol_name", KW(symtab_set_symbol_name),
-     "set_symbol_name(symbol, name): sets the symbol's name (a str or StringAttr)."},
+     TPY_SIGDOC("get_symbol_name(symbol: _OperationBase, /) -> StringAttr",
+                "The symbol's name (StringAttr).")},
+    {"set_symbol_name", KW(symtab_set_symbol_name), TPY_DOC(symtab_set_symbol_name_sig)},
     {"get_visibility", (PyCFunction)symtab_get_visibility, METH_O | METH_STATIC,
-     "get_visibility(symbol, /): the symbol's visibility (StringAttr)."},
-    {"set_visibility", KW(symtab_set_visibility),
-     "set_visibility(symbol, visibility): sets the symbol's visibility (a str: public, private "
-     "or nested)."},
-    {"replace_all_symbol_uses", KW(symtab_replace_uses),
-     "replace_all_symbol_uses(old_symbol, new_symbol, from_op): renames every use of "
-     "old_symbol to new_symbol in from_op's regions."},
-    {"walk_symbol_tables", KW(symtab_walk),
-     "walk_symbol_tables(from_op, all_sym_uses_visible, callback): calls callback(op, "
-     "all_sym_uses_visible) for every symbol table operation from from_op down."},
+     TPY_SIGDOC("get_visibility(symbol: _OperationBase, /) -> StringAttr",
+                "The symbol's visibility (StringAttr).")},
+    {"set_visibility", KW(symtab_set_visibility), TPY_DOC(symtab_set_visibility_sig)},
+    {"replace_all_symbol_uses", KW(symtab_replace_uses), TPY_DOC(symtab_replace_uses_sig)},
+    {"walk_symbol_tables", KW(symtab_walk), TPY_DOC(symtab_walk_sig)},
     TPY_METHODS_END,
 };
 
@@ -402,8 +414,7 @@ static PyType_Slot symtab_slots[] = {
     {Py_mp_ass_subscript, symtab_ass},
     {Py_sq_contains, symtab_contains},
     {Py_tp_methods, symtab_methods},
-    {Py_tp_doc,
-     "SymbolTable(symbol_table): the symbols of an operation with the SymbolTable trait."},
+    {Py_tp_doc, TPY_DOC(symtab_new_sig)},
     {0, NULL},
 };
 
@@ -412,11 +423,13 @@ static PyType_Spec symtab_spec = {"tether.ir.SymbolTable", sizeof(TpSymbolTable)
 
 /* ---- _GlobalDebug ---------------------------------------------------------------------------- */
 
+static tpy_sig fn_debug_flag_sig =
+    TPY_SIG("_debug_flag(enabled: bool | None = None, /) -> bool", NULL);
+
 static PyObject *fn_debug_flag(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
-  static const char *const names[] = {"enabled", NULL};
   PyObject *v;
-  if (!tpy_fastargs("_debug_flag", args, nargs, NULL, names, 0, 1, &v)) return NULL;
+  if (!tpy_fastargs(&fn_debug_flag_sig, args, nargs, NULL, &v, 1)) return NULL;
   if (v && v != Py_None) {
     int on = PyObject_IsTrue(v);
     if (on < 0) return NULL;
@@ -458,8 +471,9 @@ static PyObject *fn_debug_set_types(PyObject *m, PyObject *types) {
 }
 
 static PyMethodDef symbol_functions[] = {
-    {"_debug_flag", TPY_FASTFN(fn_debug_flag), METH_FASTCALL, NULL},
-    {"_debug_set_types", fn_debug_set_types, METH_O, NULL},
+    {"_debug_flag", TPY_FASTFN(fn_debug_flag), METH_FASTCALL, TPY_DOC(fn_debug_flag_sig)},
+    {"_debug_set_types", fn_debug_set_types, METH_O,
+     TPY_SIGDOC("_debug_set_types(types: str | Sequence[str], /) -> None", NULL)},
     TPY_METHODS_END,
 };
 

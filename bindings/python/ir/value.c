@@ -54,11 +54,18 @@ static PyObject *value_cast(PyObject *v) {
   return tpy_call_caster(caster, v);
 }
 
+static tpy_sig value_new_sig =
+    TPY_SIG("Value(value: Value)", "An SSA value: an OpResult or a BlockArgument.");
+static tpy_sig opresult_new_sig = TPY_SIG("OpResult(value: Value)", "A result of an operation.");
+static tpy_sig blockarg_new_sig = TPY_SIG("BlockArgument(value: Value)", "An argument of a block.");
+
 static PyObject *value_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"value", NULL};
   PyObject *v;
   if (type == tpy.Value || type == tpy.OpResult || type == tpy.BlockArgument) {
-    if (!tpy_args(_PyType_Name(type), args, kw, names, 1, 1, &v)) return NULL;
+    tpy_sig *sig = type == tpy.Value      ? &value_new_sig
+                   : type == tpy.OpResult ? &opresult_new_sig
+                                          : &blockarg_new_sig;
+    if (!tpy_args(sig, args, kw, &v, 1)) return NULL;
   } else {
     /* A Python subclass: its __init__ takes its own arguments; the value is the first. */
     if (PyTuple_GET_SIZE(args) < 1)
@@ -126,11 +133,13 @@ static PyObject *value_rauw(PyObject *self, PyObject *with) {
   Py_RETURN_NONE;
 }
 
+static tpy_sig value_set_type_sig =
+    TPY_SIG("set_type(type: Type) -> None", "Changes the value's type in place.");
+
 static PyObject *value_set_type(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
-  static const char *const names[] = {"type", NULL};
   PyObject *type;
-  if (!tpy_fastargs("set_type", args, nargs, kwnames, names, 1, 1, &type)) return NULL;
+  if (!tpy_fastargs(&value_set_type_sig, args, nargs, kwnames, &type, 1)) return NULL;
   MlirType t;
   PyObject *tctx;
   if (!tpy_arg_type(type, &t, &tctx)) return NULL;
@@ -170,8 +179,10 @@ static int operand_clear(TpOpOperand *self) {
 }
 
 static PyGetSetDef operand_getset[] = {
-    {"owner", (getter)operand_owner, NULL, "The operation using the value.", NULL},
-    {"operand_number", (getter)operand_number, NULL, "The operand's number in its owner.", NULL},
+    {"owner", (getter)operand_owner, NULL, TPY_PROP("OpView", "The operation using the value."),
+     NULL},
+    {"operand_number", (getter)operand_number, NULL,
+     TPY_PROP("int", "The operand's number in its owner."), NULL},
     TPY_GETSET_END,
 };
 
@@ -253,6 +264,17 @@ fail:
   return NULL;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+static tpy_sig value_get_name_state_sig = TPY_SIG("get_name(state: AsmState) -> str", NULL);
+static tpy_sig value_get_name_sig = TPY_SIG_OR(
+    "get_name(use_local_scope: bool = False, use_name_loc_as_prefix: bool = False) -> str",
+    "The value's name as an operand (%0).", &value_get_name_state_sig);
+#else
+static tpy_sig value_get_name_sig =
+    TPY_SIG("get_name(use_local_scope: bool = False, state: AsmState | None = None) -> str",
+            "The value's name as an operand (%0).");
+#endif
+
 /* get_name(use_local_scope=False, state=None) on MLIR 19; on 22 get_name(use_local_scope=False,
  * use_name_loc_as_prefix=False) or get_name(state) (a first argument that is not a bool, or
  * `state=`, is the state). */
@@ -262,19 +284,16 @@ static PyObject *value_get_name(PyObject *self, PyObject *const *args, Py_ssize_
   PyObject *state = Py_None;
 #if TETHER_MLIR_VERSION >= 22
   if ((nargs >= 1 && !PyBool_Check(args[0])) || tpy_kwarg(args, nargs, kwnames, "state")) {
-    static const char *const names[] = {"state", NULL};
-    if (!tpy_fastargs("get_name", args, nargs, kwnames, names, 1, 1, &state)) return NULL;
+    if (!tpy_fastargs(&value_get_name_state_sig, args, nargs, kwnames, &state, 1)) return NULL;
   } else {
-    static const char *const names[] = {"use_local_scope", "use_name_loc_as_prefix", NULL};
     PyObject *a[2];
-    if (!tpy_fastargs("get_name", args, nargs, kwnames, names, 0, 2, a)) return NULL;
+    if (!tpy_fastargs(&value_get_name_sig, args, nargs, kwnames, a, 2)) return NULL;
     if ((a[0] && !tpy_arg_bool(a[0], &local)) || (a[1] && !tpy_arg_bool(a[1], &name_loc)))
       return NULL;
   }
 #else
-  static const char *const names[] = {"use_local_scope", "state", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get_name", args, nargs, kwnames, names, 0, 2, a)) return NULL;
+  if (!tpy_fastargs(&value_get_name_sig, args, nargs, kwnames, a, 2)) return NULL;
   if (a[0] && !tpy_arg_bool(a[0], &local)) return NULL;
   if (a[1]) state = a[1];
 #endif
@@ -407,13 +426,18 @@ static PyObject *value_location(PyObject *self, void *c) {
   return tpy_wrap_loc_a(tether_handle_arena(TPY_H(self)), mlirValueGetLocation(raw));
 }
 
+static tpy_sig value_replace_all_uses_except_sig =
+    TPY_SIG("replace_all_uses_except(with_: Value, exceptions: _OperationBase | "
+            "Sequence[_OperationBase]) -> None",
+            "Replaces every use of this value with `with_` except the uses by `exceptions` (an "
+            "operation or a list of operations).");
+
 /* replace_all_uses_except(with_, exceptions): every use of this value becomes `with_` except the
  * uses by `exceptions`, an operation or a sequence of operations. */
 static PyObject *value_replace_all_uses_except(PyObject *self, PyObject *const *args,
                                                Py_ssize_t nargs, PyObject *kwnames) {
-  static const char *const names[] = {"with_", "exceptions", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("replace_all_uses_except", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&value_replace_all_uses_except_sig, args, nargs, kwnames, a, 2)) return NULL;
   tether_value *with;
   MlirValue wraw;
   if (!tpy_arg_value(a[0], &with, &wraw)) return NULL;
@@ -448,11 +472,13 @@ done:
   return r;
 }
 
+static tpy_sig blockarg_set_location_sig =
+    TPY_SIG("set_location(loc: Location | None) -> None", "Sets the argument's location.");
+
 static PyObject *blockarg_set_location(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
-  static const char *const names[] = {"loc", NULL};
   PyObject *loc;
-  if (!tpy_fastargs("set_location", args, nargs, kwnames, names, 1, 1, &loc)) return NULL;
+  if (!tpy_fastargs(&blockarg_set_location_sig, args, nargs, kwnames, &loc, 1)) return NULL;
   MlirLocation l;
   PyObject *lctx;
   if (!tpy_arg_loc(loc, &l, &lctx)) return NULL;
@@ -468,40 +494,44 @@ static PyObject *blockarg_set_location(PyObject *self, PyObject *const *args, Py
 
 static PyMethodDef value_methods[] = {
     {"replace_all_uses_with", (PyCFunction)value_rauw, METH_O,
-     "Replaces every use of this value with another one."},
-    {"set_type", TPY_FASTFN(value_set_type), TPY_FAST,
-     "set_type(type): changes the value's type in place."},
+     TPY_SIGDOC("replace_all_uses_with(with_: Value, /) -> None",
+                "Replaces every use of this value with another one.")},
+    {"set_type", TPY_FASTFN(value_set_type), TPY_FAST, TPY_DOC(value_set_type_sig)},
 #if TETHER_MLIR_VERSION >= 22
-    {"get_name", TPY_FASTFN(value_get_name), TPY_FAST,
-     "get_name(use_local_scope=False, use_name_loc_as_prefix=False), or get_name(state): the "
-     "value's name as an operand (%0)."},
+    {"get_name", TPY_FASTFN(value_get_name), TPY_FAST, TPY_DOC(value_get_name_sig)},
     {"replace_all_uses_except", TPY_FASTFN(value_replace_all_uses_except), TPY_FAST,
-     "replace_all_uses_except(with_, exceptions): replaces every use of this value with `with_` "
-     "except the uses by `exceptions` (an operation or a list of operations)."},
+     TPY_DOC(value_replace_all_uses_except_sig)},
 #else
-    {"get_name", TPY_FASTFN(value_get_name), TPY_FAST,
-     "get_name(use_local_scope=False, state=None): the value's name as an operand (%0)."},
+    {"get_name", TPY_FASTFN(value_get_name), TPY_FAST, TPY_DOC(value_get_name_sig)},
 #endif
-    {"dump", (PyCFunction)value_dump, METH_NOARGS, "Prints the value to stderr."},
-    {"maybe_downcast", (PyCFunction)value_maybe_downcast, METH_NOARGS, NULL},
-    {"_CAPICreate", (PyCFunction)value_from_capsule, METH_O | METH_STATIC, NULL},
-    {"isinstance", (PyCFunction)value_isinstance, METH_O | METH_CLASS, NULL},
+    {"dump", (PyCFunction)value_dump, METH_NOARGS,
+     TPY_SIGDOC("dump() -> None", "Prints the value to stderr.")},
+    {"maybe_downcast", (PyCFunction)value_maybe_downcast, METH_NOARGS,
+     TPY_SIGDOC("maybe_downcast() -> Value", NULL)},
+    {"_CAPICreate", (PyCFunction)value_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> Value", NULL)},
+    {"isinstance", (PyCFunction)value_isinstance, METH_O | METH_CLASS,
+     TPY_SIGDOC("isinstance(other: Value, /) -> bool", NULL)},
 #if TETHER_MLIR_VERSION >= 22
     {"__class_getitem__", Py_GenericAlias, METH_O | METH_CLASS,
-     "Value[T]: a Value whose type is T (typing only; upstream 22's Value is generic)."},
+     TPY_SIGDOC(
+         "__class_getitem__(item: Any, /) -> Any",
+         "Value[T]: a Value whose type is T (typing only; upstream 22's Value is generic).")},
 #endif
     TPY_METHODS_END,
 };
 
 static PyGetSetDef value_getset[] = {
-    {"type", value_type, NULL, NULL, NULL},
-    {"owner", value_owner, NULL, "The defining operation, or the owning Block.", NULL},
-    {"uses", value_uses, NULL, "The uses of the value: an iterator of OpOperand.", NULL},
-    {"context", value_context, NULL, NULL, NULL},
+    {"type", value_type, NULL, TPY_PROP("Type", NULL), NULL},
+    {"owner", value_owner, NULL,
+     TPY_PROP("OpView | Block", "The defining operation, or the owning Block."), NULL},
+    {"uses", value_uses, NULL,
+     TPY_PROP("Iterator[OpOperand]", "The uses of the value: an iterator of OpOperand."), NULL},
+    {"context", value_context, NULL, TPY_PROP("Context", NULL), NULL},
 #if TETHER_MLIR_VERSION >= 22
-    {"location", value_location, NULL, "The value's location.", NULL},
+    {"location", value_location, NULL, TPY_PROP("Location", "The value's location."), NULL},
 #endif
-    {"_CAPIPtr", value_capsule, NULL, NULL, NULL},
+    {"_CAPIPtr", value_capsule, NULL, TPY_PROP("object", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -514,7 +544,7 @@ static PyType_Slot value_slots[] = {
     {Py_tp_hash, tpy_handle_hash},
     {Py_tp_methods, value_methods},
     {Py_tp_getset, value_getset},
-    {Py_tp_doc, "An SSA value: an OpResult or a BlockArgument."},
+    {Py_tp_doc, TPY_DOC(value_new_sig)},
     {0, NULL},
 };
 
@@ -522,13 +552,13 @@ static PyType_Spec tpy_value_spec = {"tether.ir.Value", sizeof(TpHandle), 0,
                                      Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, value_slots};
 
 static PyGetSetDef opresult_getset[] = {
-    {"result_number", value_index, NULL, NULL, NULL},
+    {"result_number", value_index, NULL, TPY_PROP("int", NULL), NULL},
     TPY_GETSET_END,
 };
 
 static PyType_Slot opresult_slots[] = {
     {Py_tp_getset, opresult_getset},
-    {Py_tp_doc, "A result of an operation."},
+    {Py_tp_doc, TPY_DOC(opresult_new_sig)},
     {0, NULL},
 };
 
@@ -536,14 +566,14 @@ static PyType_Spec tpy_opresult_spec = {"tether.ir.OpResult", sizeof(TpHandle), 
                                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, opresult_slots};
 
 static PyGetSetDef blockarg_getset[] = {
-    {"arg_number", value_index, NULL, NULL, NULL},
+    {"arg_number", value_index, NULL, TPY_PROP("int", NULL), NULL},
     TPY_GETSET_END,
 };
 
 #if TETHER_MLIR_VERSION >= 22
 static PyMethodDef blockarg_methods[] = {
     {"set_location", TPY_FASTFN(blockarg_set_location), TPY_FAST,
-     "set_location(loc): sets the argument's location."},
+     TPY_DOC(blockarg_set_location_sig)},
     TPY_METHODS_END,
 };
 #endif
@@ -553,7 +583,7 @@ static PyType_Slot blockarg_slots[] = {
     {Py_tp_methods, blockarg_methods},
 #endif
     {Py_tp_getset, blockarg_getset},
-    {Py_tp_doc, "An argument of a block."},
+    {Py_tp_doc, TPY_DOC(blockarg_new_sig)},
     {0, NULL},
 };
 

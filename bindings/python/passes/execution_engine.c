@@ -25,21 +25,20 @@ static int engine_alive(TpEngine *e) {
   return 0;
 }
 
-static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  /* enable_pic: MLIR 22's (upstream 22's keyword); a 19 build keeps upstream 19's signature. */
-  static const char *const names[] = {
-    "module",
-    "opt_level",
-    "shared_libs",
-    "enable_object_dump",
+/* enable_pic: MLIR 22's (upstream 22's keyword); a 19 build keeps upstream 19's signature. */
 #if TETHER_MLIR_VERSION >= 22
-    "enable_pic",
+#define ENGINE_PIC ", enable_pic: bool = False"
+#else
+#define ENGINE_PIC ""
 #endif
-    NULL
-  };
+static tpy_sig engine_new_sig = TPY_SIG(
+    "ExecutionEngine(module: Module, opt_level: int = 2, "
+    "shared_libs: Sequence[str] | None = None, enable_object_dump: bool = True" ENGINE_PIC ")",
+    "MLIR's JIT over a module of LLVM-translatable dialects.");
+
+static PyObject *engine_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   PyObject *a[5] = {NULL};
-  if (!tpy_args("ExecutionEngine", args, kw, names, 1, TETHER_MLIR_VERSION >= 22 ? 5 : 4, a))
-    return NULL;
+  if (!tpy_args(&engine_new_sig, args, kw, a, TETHER_MLIR_VERSION >= 22 ? 5 : 4)) return NULL;
   PyObject *module = a[0], *libs = a[2] ? a[2] : Py_None;
   int opt = 2, dump = 1, pic = 0;
   if ((a[1] && !tpy_arg_int(a[1], "opt_level", &opt)) || (a[3] && !tpy_arg_bool(a[3], &dump)) ||
@@ -110,21 +109,27 @@ static int engine_traverse(TpEngine *self, visitproc visit, void *arg) {
   return 0;
 }
 
+static tpy_sig engine_raw_lookup_sig =
+    TPY_SIG("raw_lookup(func_name: str) -> int | None",
+            "The address of the packed wrapper of a function (0: none).");
+
 static PyObject *engine_raw_lookup(TpEngine *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-  static const char *const names[] = {"func_name", NULL};
   PyObject *name;
-  if (!tpy_fastargs("raw_lookup", args, nargs, kwnames, names, 1, 1, &name)) return NULL;
+  if (!tpy_fastargs(&engine_raw_lookup_sig, args, nargs, kwnames, &name, 1)) return NULL;
   MlirStringRef s;
   if (!engine_alive(self) || !tpy_arg_str(name, "func_name", &s)) return NULL;
   return PyLong_FromVoidPtr(mlirExecutionEngineLookupPacked(self->jit, s));
 }
 
+static tpy_sig engine_raw_register_sig =
+    TPY_SIG("raw_register_runtime(name: str, callback: Any) -> None",
+            "`callback` (a ctypes pointer) as symbol `name`.");
+
 static PyObject *engine_raw_register(TpEngine *self, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames) {
-  static const char *const names[] = {"name", "callback", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("raw_register_runtime", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&engine_raw_register_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *name = a[0], *cb = a[1];
   MlirStringRef s;
   if (!engine_alive(self) || !tpy_arg_str(name, "name", &s)) return NULL;
@@ -142,11 +147,13 @@ static PyObject *engine_raw_register(TpEngine *self, PyObject *const *args, Py_s
   Py_RETURN_NONE;
 }
 
+static tpy_sig engine_dump_sig =
+    TPY_SIG("dump_to_object_file(file_name: str) -> None", "The compiled object code into a file.");
+
 static PyObject *engine_dump(TpEngine *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-  static const char *const names[] = {"file_name", NULL};
   PyObject *name;
-  if (!tpy_fastargs("dump_to_object_file", args, nargs, kwnames, names, 1, 1, &name)) return NULL;
+  if (!tpy_fastargs(&engine_dump_sig, args, nargs, kwnames, &name, 1)) return NULL;
   MlirStringRef s;
   if (!engine_alive(self) || !tpy_arg_str(name, "file_name", &s)) return NULL;
   mlirExecutionEngineDumpToObjectFile(self->jit, s);
@@ -189,24 +196,23 @@ static PyObject *engine_from_capsule(PyObject *cls, PyObject *cap) {
 
 static PyMethodDef engine_methods[] = {
     {"_CAPICreate", (PyCFunction)engine_from_capsule, METH_O | METH_CLASS,
-     "The ExecutionEngine a _CAPIPtr capsule came from."},
-    {"raw_lookup", TPY_FASTFN(engine_raw_lookup), TPY_FAST,
-     "raw_lookup(func_name): the address of the packed wrapper of a function (0: none)."},
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> ExecutionEngine",
+                "The ExecutionEngine a _CAPIPtr capsule came from.")},
+    {"raw_lookup", TPY_FASTFN(engine_raw_lookup), TPY_FAST, TPY_DOC(engine_raw_lookup_sig)},
     {"raw_register_runtime", TPY_FASTFN(engine_raw_register), TPY_FAST,
-     "raw_register_runtime(name, callback): `callback` (a ctypes pointer) as symbol `name`."},
-    {"dump_to_object_file", TPY_FASTFN(engine_dump), TPY_FAST,
-     "dump_to_object_file(file_name): the compiled object code into a file."},
+     TPY_DOC(engine_raw_register_sig)},
+    {"dump_to_object_file", TPY_FASTFN(engine_dump), TPY_FAST, TPY_DOC(engine_dump_sig)},
 #if TETHER_MLIR_VERSION >= 22
     {"initialize", (PyCFunction)engine_initialize, METH_NOARGS,
-     "initialize(): run the module's global constructors (once)."},
+     TPY_SIGDOC("initialize() -> None", "Run the module's global constructors (once).")},
 #endif
     {"_testing_release", (PyCFunction)engine_release, METH_NOARGS,
-     "Releases (leaks) the backing engine (for tests)."},
+     TPY_SIGDOC("_testing_release() -> None", "Releases (leaks) the backing engine (for tests).")},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef engine_getset[] = {
-    {"_CAPIPtr", (getter)engine_capsule, NULL, NULL, NULL},
+    {"_CAPIPtr", (getter)engine_capsule, NULL, TPY_PROP("object", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -217,8 +223,7 @@ static PyType_Slot engine_slots[] = {
     {Py_tp_traverse, engine_traverse},
     {Py_tp_methods, engine_methods},
     {Py_tp_getset, engine_getset},
-    {Py_tp_doc, "ExecutionEngine(module, opt_level=2, shared_libs=None, enable_object_dump=True): "
-                "MLIR's JIT over a module of LLVM-translatable dialects."},
+    {Py_tp_doc, TPY_DOC(engine_new_sig)},
     {0, NULL},
 };
 
@@ -227,7 +232,7 @@ static PyType_Spec engine_spec = {"tether.ir.ExecutionEngine", sizeof(TpEngine),
                                   engine_slots};
 
 int tpy_init_execution_engine(PyObject *m) {
-  PyObject *t = PyType_FromSpec(&engine_spec);
+  PyObject *t = tpy_type_from_spec(NULL, &engine_spec, NULL);
   if (!t) return -1;
   if (PyModule_AddObject(m, "_ExecutionEngine", t) < 0) {
     Py_DECREF(t);

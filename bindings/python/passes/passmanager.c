@@ -37,10 +37,12 @@ static PyObject *pm_make(PyTypeObject *type, TpContext *ctx, MlirPassManager pm)
   return (PyObject *)self;
 }
 
+static tpy_sig pm_new_sig =
+    TPY_SIG("PassManager(anchor_op: str = 'any', context: Context | None = None)", NULL);
+
 static PyObject *pm_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"anchor_op", "context", NULL};
   PyObject *a[2];
-  if (!tpy_args("PassManager", args, kw, names, 0, 2, a)) return NULL;
+  if (!tpy_args(&pm_new_sig, args, kw, a, 2)) return NULL;
   PyObject *anchor = a[0], *c = a[1] ? a[1] : Py_None;
   MlirStringRef on = mlirStringRefCreateFromCString("any");
   if (anchor && !tpy_arg_str(anchor, "anchor_op", &on)) return NULL;
@@ -97,11 +99,14 @@ static int pm_pipeline(TpPassManager *self, PyObject *pipeline,
   return 1;
 }
 
+static tpy_sig pm_parse_sig =
+    TPY_SIG("parse(pipeline: str, context: Context | None = None) -> PassManager",
+            "A pass manager from a textual pipeline (ValueError).");
+
 static PyObject *pm_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
-  static const char *const names[] = {"pipeline", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("parse", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&pm_parse_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *pipeline = a[0], *c = a[1] ? a[1] : Py_None;
   TpContext *ctx = tpy_resolve_context(c);
   if (!ctx) return NULL;
@@ -151,7 +156,8 @@ static PyObject *ext_signal_failure(TpExternalPass *self, PyObject *unused) {
 
 static PyMethodDef ext_methods[] = {
     {"signal_pass_failure", (PyCFunction)ext_signal_failure, METH_NOARGS,
-     "Fails the pass (and the pipeline), as MLIR's Pass::signalPassFailure."},
+     TPY_SIGDOC("signal_pass_failure() -> None",
+                "Fails the pass (and the pipeline), as MLIR's Pass::signalPassFailure.")},
     TPY_METHODS_END,
 };
 
@@ -273,12 +279,16 @@ static int arg_str_or_none(PyObject *o, const char *what, MlirStringRef *out) {
 }
 
 /* add(run, name=None, argument="", description="", op_name=""): a pass written in Python. */
+static tpy_sig pm_add_python_sig =
+    TPY_SIG("add(run: Callable[[Operation, ExternalPass], None], name: str | None = None, "
+            "argument: str = '', description: str = '', op_name: str = '') -> None",
+            NULL);
+
 static PyObject *pm_add_python(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
-  static const char *const names[] = {"run", "name", "argument", "description", "op_name", NULL};
   static MlirTypeIDAllocator ids; /* the passes' TypeIDs live as long as the process */
   PyObject *a[5];
-  if (!tpy_fastargs("add", args, nargs, kwnames, names, 1, 5, a) || !pm_check_idle(self))
+  if (!tpy_fastargs(&pm_add_python_sig, args, nargs, kwnames, a, 5) || !pm_check_idle(self))
     return NULL;
   if (!PyCallable_Check(a[0]))
     return tpy_type_error("add() argument 'run'", "a pipeline (str) or a callable", a[0]);
@@ -326,15 +336,22 @@ out:
   return r;
 }
 
+static tpy_sig pm_add_sig = TPY_SIG_OR(
+    "add(pipeline: str) -> None",
+    "add(pipeline) appends a textual pipeline, e.g. 'canonicalize,cse'; add(run, name=None, "
+    "argument='', description='', op_name='') appends a pass written in Python: run(op, pass_) "
+    "may change op through tether and call pass_.signal_pass_failure(); an exception it raises "
+    "fails the pass and comes out of run().",
+    &pm_add_python_sig);
+
 /* add(pipeline) | add(run, name=None, argument="", description="", op_name=""), as upstream 22's
  * two overloads. */
 static PyObject *pm_add(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames) {
   PyObject *first = nargs ? args[0] : tpy_kwarg(args, nargs, kwnames, "pipeline");
   if (first && PyUnicode_Check(first)) {
-    static const char *const names[] = {"pipeline", NULL};
     PyObject *pipeline;
-    if (!tpy_fastargs("add", args, nargs, kwnames, names, 1, 1, &pipeline) ||
+    if (!tpy_fastargs(&pm_add_sig, args, nargs, kwnames, &pipeline, 1) ||
         !pm_pipeline(self, pipeline, mlirOpPassManagerAddPipeline))
       return NULL;
     Py_RETURN_NONE;
@@ -350,12 +367,15 @@ static PyObject *pm_enable_timing(TpPassManager *self, PyObject *unused) {
   Py_RETURN_NONE;
 }
 
+static tpy_sig pm_enable_statistics_sig =
+    TPY_SIG("enable_statistics(displayMode: PassDisplayMode = PassDisplayMode.PIPELINE) -> None",
+            "Enable pass statistics.");
+
 /* enable_statistics(displayMode=PassDisplayMode.PIPELINE). */
 static PyObject *pm_enable_statistics(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
-  static const char *const names[] = {"displayMode", NULL};
   PyObject *mode = NULL;
-  if (!tpy_fastargs("enable_statistics", args, nargs, kwnames, names, 0, 1, &mode) ||
+  if (!tpy_fastargs(&pm_enable_statistics_sig, args, nargs, kwnames, &mode, 1) ||
       !pm_check_idle(self))
     return NULL;
   long long m = MLIR_PASS_DISPLAY_MODE_PIPELINE;
@@ -391,12 +411,14 @@ static PyObject *pm_str(TpPassManager *self) {
   return tpy_strbuf_finish(&b);
 }
 
+static tpy_sig pm_enable_verifier_sig =
+    TPY_SIG("enable_verifier(enable: bool) -> None", "Verify after each pass.");
+
 static PyObject *pm_enable_verifier(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
-  static const char *const names[] = {"enable", NULL};
   PyObject *enable;
   int on;
-  if (!tpy_fastargs("enable_verifier", args, nargs, kwnames, names, 1, 1, &enable) ||
+  if (!tpy_fastargs(&pm_enable_verifier_sig, args, nargs, kwnames, &enable, 1) ||
       !tpy_arg_bool(enable, &on))
     return NULL;
   if (!pm_check_idle(self)) return NULL;
@@ -447,25 +469,22 @@ static int pm_apply_printing(TpPassManager *self, MlirPassManager pm, TpContext 
 }
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig pm_enable_ir_printing_sig = TPY_SIG(
+    "enable_ir_printing(print_before_all: bool = False, print_after_all: bool = True, "
+    "print_module_scope: bool = False, print_after_change: bool = False, print_after_failure: bool "
+    "= False, large_elements_limit: int | None = None, large_resource_limit: int | None = None, "
+    "enable_debug_info: bool = False, print_generic_op_form: bool = False, tree_printing_dir_path: "
+    "str | None = None) -> None",
+    "Print the IR around passes.");
+
 /* enable_ir_printing(print_before_all=False, print_after_all=True, print_module_scope=False,
  * print_after_change=False, print_after_failure=False, large_elements_limit=None,
  * large_resource_limit=None, enable_debug_info=False, print_generic_op_form=False,
  * tree_printing_dir_path=None), as upstream 22. */
 static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
-  static const char *const names[] = {"print_before_all",
-                                      "print_after_all",
-                                      "print_module_scope",
-                                      "print_after_change",
-                                      "print_after_failure",
-                                      "large_elements_limit",
-                                      "large_resource_limit",
-                                      "enable_debug_info",
-                                      "print_generic_op_form",
-                                      "tree_printing_dir_path",
-                                      NULL};
   PyObject *x[10];
-  if (!tpy_fastargs("enable_ir_printing", args, nargs, kwnames, names, 0, 10, x) ||
+  if (!tpy_fastargs(&pm_enable_ir_printing_sig, args, nargs, kwnames, x, 10) ||
       !pm_check_idle(self))
     return NULL;
   TpIRPrinting o = {false, true, false, false, false, false, false, -1, -1, NULL};
@@ -479,7 +498,8 @@ static PyObject *pm_enable_ir_printing(TpPassManager *self, PyObject *const *arg
   }
   intptr_t *limits[] = {&o.elements_limit, &o.resource_limit};
   for (int i = 0; i < 2; i++)
-    if (x[5 + i] && x[5 + i] != Py_None && !tpy_arg_intptr(x[5 + i], names[5 + i], limits[i]))
+    if (x[5 + i] && x[5 + i] != Py_None &&
+        !tpy_arg_intptr(x[5 + i], pm_enable_ir_printing_sig.info->names[5 + i], limits[i]))
       return NULL;
   if (x[9] && x[9] != Py_None) {
     MlirStringRef dir;
@@ -604,6 +624,16 @@ static int pm_run_passes(TpPassManager *self, TpContext *ctx, tether_op *h, Mlir
   return rc;
 }
 
+#if TETHER_MLIR_VERSION >= 22
+#define RUN_PARAMS "operation: _OperationBase | Module, *, "
+#else
+#define RUN_PARAMS "operation: _OperationBase | Module, invalidate_ops: bool = True, *, "
+#endif
+static tpy_sig pm_run_sig =
+    TPY_SIG("run(" RUN_PARAMS "verify_input: bool = True) -> None",
+            "MLIRError on failure (also when the input does not verify; verify_input=False trusts "
+            "it). On IR of another context, the same pipeline built in that context runs.");
+
 /* run(operation, *, verify_input=True) on MLIR 22 (upstream 22's run(operation)); on MLIR 19
  * run(operation, invalidate_ops=True, *, verify_input=True), where invalidate_ops is accepted for
  * upstream 19's signature: tether invalidates precisely what the passes removed. The arena refuses
@@ -612,14 +642,12 @@ static int pm_run_passes(TpPassManager *self, TpContext *ctx, tether_op *h, Mlir
 static PyObject *pm_run(TpPassManager *self, PyObject *const *args, Py_ssize_t nargs,
                         PyObject *kwnames) {
 #if TETHER_MLIR_VERSION >= 22
-  static const char *const names[] = {"operation", "verify_input", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("run", args, nargs, kwnames, names, 1, 1, a)) return NULL;
+  if (!tpy_fastargs(&pm_run_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *verify_arg = a[1];
 #else
-  static const char *const names[] = {"operation", "invalidate_ops", "verify_input", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("run", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&pm_run_sig, args, nargs, kwnames, a, 3)) return NULL;
   PyObject *verify_arg = a[2];
 #endif
   PyObject *opo = a[0];
@@ -714,48 +742,40 @@ static PyObject *pm_release(TpPassManager *self, PyObject *unused) {
 }
 
 static PyMethodDef pm_methods[] = {
-    {"parse", TPY_FASTFN(pm_parse), TPY_FAST | METH_CLASS,
-     "parse(pipeline, context=None): a pass manager from a textual pipeline (ValueError)."},
+    {"parse", TPY_FASTFN(pm_parse), TPY_FAST | METH_CLASS, TPY_DOC(pm_parse_sig)},
 #if TETHER_MLIR_VERSION >= 22
-    {"add", TPY_FASTFN(pm_add), TPY_FAST,
-     "add(pipeline) appends a textual pipeline, e.g. 'canonicalize,cse'; add(run, name=None, "
-     "argument='', description='', op_name='') appends a pass written in Python: run(op, pass_) "
-     "may change op through tether and call pass_.signal_pass_failure(); an exception it raises "
-     "fails the pass and comes out of run()."},
-    {"run", TPY_FASTFN(pm_run), TPY_FAST,
-     "run(operation, *, verify_input=True): MLIRError on failure (also when the input does not "
-     "verify; verify_input=False trusts it). On IR of another context, the same pipeline built in "
-     "that context runs."},
-    {"enable_timing", (PyCFunction)pm_enable_timing, METH_NOARGS, "Enable pass timing."},
+    {"add", TPY_FASTFN(pm_add), TPY_FAST, TPY_DOC(pm_add_sig)},
+    {"run", TPY_FASTFN(pm_run), TPY_FAST, TPY_DOC(pm_run_sig)},
+    {"enable_timing", (PyCFunction)pm_enable_timing, METH_NOARGS,
+     TPY_SIGDOC("enable_timing() -> None", "Enable pass timing.")},
     {"enable_statistics", TPY_FASTFN(pm_enable_statistics), TPY_FAST,
-     "enable_statistics(displayMode=PassDisplayMode.PIPELINE): enable pass statistics."},
-    {"_set_enums", (PyCFunction)pm_set_enums, METH_O | METH_STATIC, NULL},
+     TPY_DOC(pm_enable_statistics_sig)},
+    {"_set_enums", (PyCFunction)pm_set_enums, METH_O | METH_STATIC,
+     TPY_SIGDOC("_set_enums(display_mode: type, /) -> None", NULL)},
 #else
-    {"add", (PyCFunction)pm_add, METH_O, "Appends a textual pipeline, e.g. 'canonicalize,cse'."},
-    {"run", TPY_FASTFN(pm_run), TPY_FAST,
-     "run(operation, invalidate_ops=True, *, verify_input=True): MLIRError on failure (also when "
-     "the input does not verify; verify_input=False trusts it). On IR of another context, the "
-     "same pipeline built in that context runs."},
+    {"add", (PyCFunction)pm_add, METH_O,
+     TPY_SIGDOC("add(pipeline: str, /) -> None",
+                "Appends a textual pipeline, e.g. 'canonicalize,cse'.")},
+    {"run", TPY_FASTFN(pm_run), TPY_FAST, TPY_DOC(pm_run_sig)},
 #endif
-    {"enable_verifier", TPY_FASTFN(pm_enable_verifier), TPY_FAST,
-     "enable_verifier(enable): verify after each pass."},
+    {"enable_verifier", TPY_FASTFN(pm_enable_verifier), TPY_FAST, TPY_DOC(pm_enable_verifier_sig)},
 #if TETHER_MLIR_VERSION >= 22
     {"enable_ir_printing", TPY_FASTFN(pm_enable_ir_printing), TPY_FAST,
-     "enable_ir_printing(print_before_all=False, print_after_all=True, print_module_scope=False, "
-     "print_after_change=False, print_after_failure=False, large_elements_limit=None, "
-     "large_resource_limit=None, enable_debug_info=False, print_generic_op_form=False, "
-     "tree_printing_dir_path=None): print the IR around passes."},
+     TPY_DOC(pm_enable_ir_printing_sig)},
 #else
-    {"enable_ir_printing", (PyCFunction)pm_enable_ir_printing, METH_NOARGS, NULL},
+    {"enable_ir_printing", (PyCFunction)pm_enable_ir_printing, METH_NOARGS,
+     TPY_SIGDOC("enable_ir_printing() -> None", NULL)},
 #endif
-    {"_CAPICreate", (PyCFunction)pm_from_capsule, METH_O | METH_STATIC, NULL},
-    {"_testing_release", (PyCFunction)pm_release, METH_NOARGS, NULL},
+    {"_CAPICreate", (PyCFunction)pm_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> PassManager", NULL)},
+    {"_testing_release", (PyCFunction)pm_release, METH_NOARGS,
+     TPY_SIGDOC("_testing_release() -> None", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef pm_getset[] = {
-    {"context", (getter)pm_context, NULL, NULL, NULL},
-    {"_CAPIPtr", (getter)pm_capsule, NULL, NULL, NULL},
+    {"context", (getter)pm_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"_CAPIPtr", (getter)pm_capsule, NULL, TPY_PROP("object", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -765,7 +785,7 @@ static PyType_Slot pm_slots[] = {
     {Py_tp_str, pm_str},
     {Py_tp_methods, pm_methods},
     {Py_tp_getset, pm_getset},
-    {Py_tp_doc, "PassManager(anchor_op='any', context=None)"},
+    {Py_tp_doc, TPY_DOC(pm_new_sig)},
     {0, NULL},
 };
 

@@ -164,11 +164,13 @@ static PyObject *rewrite_status(int rc, tether_op *h, const char *what) {
   }
 }
 
+static tpy_sig rewriter_erase_op_sig =
+    TPY_SIG("erase_op(op: _OperationBase) -> None", "Erases op, whose results must be unused.");
+
 static PyObject *rewriter_erase_op(TpRewriter *self, PyObject *const *args, Py_ssize_t nargs,
                                    PyObject *kwnames) {
-  static const char *const names[] = {"op", NULL};
   PyObject *o;
-  if (!tpy_fastargs("erase_op", args, nargs, kwnames, names, 1, 1, &o)) return NULL;
+  if (!tpy_fastargs(&rewriter_erase_op_sig, args, nargs, kwnames, &o, 1)) return NULL;
   tether_scope *s = rewriter_scope(self);
   tether_op *h;
   MlirOperation raw;
@@ -176,15 +178,21 @@ static PyObject *rewriter_erase_op(TpRewriter *self, PyObject *const *args, Py_s
   return rewrite_status(tether_rewriter_erase_op(s, h), h, "erase the operation");
 }
 
+static tpy_sig replace_op_values_sig =
+    TPY_SIG("replace_op(op: _OperationBase, values: Sequence[Value]) -> None", NULL);
+static tpy_sig rewriter_replace_op_sig = TPY_SIG_OR(
+    "replace_op(op: _OperationBase, new_op: _OperationBase) -> None",
+    "Replaces op's results and erases it; its objects raise InvalidatedError afterwards.",
+    &replace_op_values_sig);
+
 /* replace_op(op, new_op) | replace_op(op, values), as upstream 22's two overloads. */
 static PyObject *rewriter_replace_op(TpRewriter *self, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames) {
   PyObject *second = nargs > 1 ? args[1] : tpy_kwarg(args, nargs, kwnames, "new_op");
-  const char *const op_names[] = {"op", "new_op", NULL};
-  const char *const value_names[] = {"op", "values", NULL};
   bool with_op = second && tpy_is(second, tpy.OperationBase);
   PyObject *a[2];
-  if (!tpy_fastargs("replace_op", args, nargs, kwnames, with_op ? op_names : value_names, 2, 2, a))
+  if (!tpy_fastargs(with_op ? &rewriter_replace_op_sig : &replace_op_values_sig, args, nargs,
+                    kwnames, a, 2))
     return NULL;
   tether_scope *s = rewriter_scope(self);
   tether_op *h;
@@ -226,16 +234,14 @@ out:
 }
 
 static PyMethodDef rewriter_methods[] = {
-    {"replace_op", TPY_FASTFN(rewriter_replace_op), TPY_FAST,
-     "replace_op(op, new_op) | replace_op(op, values): replaces op's results and erases it; its "
-     "objects raise InvalidatedError afterwards."},
-    {"erase_op", TPY_FASTFN(rewriter_erase_op), TPY_FAST,
-     "erase_op(op): erases op, whose results must be unused."},
+    {"replace_op", TPY_FASTFN(rewriter_replace_op), TPY_FAST, TPY_DOC(rewriter_replace_op_sig)},
+    {"erase_op", TPY_FASTFN(rewriter_erase_op), TPY_FAST, TPY_DOC(rewriter_erase_op_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef rewriter_getset[] = {
-    {"ip", (getter)rewriter_ip, NULL, "The current insertion point of the PatternRewriter.", NULL},
+    {"ip", (getter)rewriter_ip, NULL,
+     TPY_PROP("InsertionPoint", "The current insertion point of the PatternRewriter."), NULL},
     TPY_GETSET_END,
 };
 
@@ -304,10 +310,12 @@ typedef struct {
   uint64_t id;                             /* of the frozen set its patterns go to */
 } TpPatternSet;
 
+static tpy_sig pset_new_sig = TPY_SIG("RewritePatternSet(context: Context | None = None)",
+                                      "Rewrite patterns written in Python.");
+
 static PyObject *pset_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"context", NULL};
   PyObject *c = NULL;
-  if (!tpy_args("RewritePatternSet", args, kw, names, 0, 1, &c)) return NULL;
+  if (!tpy_args(&pset_new_sig, args, kw, &c, 1)) return NULL;
   TpContext *ctx = tpy_resolve_context(c);
   if (!ctx) return NULL;
   TpPatternSet *self = (TpPatternSet *)type->tp_alloc(type, 0);
@@ -327,12 +335,18 @@ static void pset_dealloc(TpPatternSet *self) {
   Py_DECREF(t);
 }
 
+static tpy_sig pset_add_sig =
+    TPY_SIG("add(root: type[OpView] | str, fn: Callable[[Any, PatternRewriter], Any], benefit: int "
+            "= 1) -> None",
+            "A pattern on operations named root (an OpView class or a name): fn(op, rewriter) "
+            "rewrites op through the PatternRewriter and returns something false (None) when it "
+            "matched, something true when it did not.");
+
 /* add(root, fn, benefit=1): root an OpView class (its OPERATION_NAME) or an operation name. */
 static PyObject *pset_add(TpPatternSet *self, PyObject *const *args, Py_ssize_t nargs,
                           PyObject *kwnames) {
-  static const char *const names[] = {"root", "fn", "benefit", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("add", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  if (!tpy_fastargs(&pset_add_sig, args, nargs, kwnames, a, 3)) return NULL;
   unsigned benefit = 1;
   if (a[2] && !tpy_arg_uint_in(a[2], "benefit", &benefit)) return NULL;
   if (!PyCallable_Check(a[1])) return tpy_type_error("add() argument 'fn'", "a callable", a[1]);
@@ -386,12 +400,10 @@ static PyObject *pset_freeze(TpPatternSet *self, PyObject *unused) {
 }
 
 static PyMethodDef pset_methods[] = {
-    {"add", TPY_FASTFN(pset_add), TPY_FAST,
-     "add(root, fn, benefit=1): a pattern on operations named root (an OpView class or a name): "
-     "fn(op, rewriter) rewrites op through the PatternRewriter and returns something false (None) "
-     "when it matched, something true when it did not."},
+    {"add", TPY_FASTFN(pset_add), TPY_FAST, TPY_DOC(pset_add_sig)},
     {"freeze", (PyCFunction)pset_freeze, METH_NOARGS,
-     "The patterns as a FrozenRewritePatternSet (the set is empty afterwards)."},
+     TPY_SIGDOC("freeze() -> FrozenRewritePatternSet",
+                "The patterns as a FrozenRewritePatternSet (the set is empty afterwards).")},
     TPY_METHODS_END,
 };
 
@@ -399,7 +411,7 @@ static PyType_Slot pset_slots[] = {
     {Py_tp_new, pset_new},
     {Py_tp_dealloc, pset_dealloc},
     {Py_tp_methods, pset_methods},
-    {Py_tp_doc, "RewritePatternSet(context=None): rewrite patterns written in Python."},
+    {Py_tp_doc, TPY_DOC(pset_new_sig)},
     {0, NULL},
 };
 
@@ -477,8 +489,9 @@ static PyObject *results_append(TpResultList *self, PyObject *o) {
 
 static PyMethodDef results_methods[] = {
     {"append", (PyCFunction)results_append, METH_O,
-     "append(x): the next result (a Value, an operation, a Type or an Attribute, of the kind the "
-     "patterns declare)."},
+     TPY_SIGDOC("append(x: Value | _OperationBase | Type | Attribute, /) -> None",
+                "The next result (a Value, an operation, a Type or an Attribute, of the kind the "
+                "patterns declare).")},
     TPY_METHODS_END,
 };
 
@@ -718,17 +731,19 @@ static int config_set(TpConfig *self, PyObject *v, void *closure) {
   }
 }
 
-#define CONFIG_PROP(name, id, doc)                                                                 \
-  { name, (getter)config_get, (setter)config_set, doc, (void *)(intptr_t)(id) }
+#define CONFIG_PROP(name, id, type, doc)                                                           \
+  { name, (getter)config_get, (setter)config_set, TPY_PROP(type, doc), (void *)(intptr_t)(id) }
 
 static PyGetSetDef config_getset[] = {
-    CONFIG_PROP("max_iterations", C_MAX_ITERATIONS, "Maximum number of iterations"),
-    CONFIG_PROP("max_num_rewrites", C_MAX_NUM_REWRITES, "Maximum number of rewrites per iteration"),
-    CONFIG_PROP("use_top_down_traversal", C_TOP_DOWN, "Whether to use top-down traversal"),
-    CONFIG_PROP("enable_folding", C_FOLDING, "Enable or disable folding"),
-    CONFIG_PROP("strictness", C_STRICTNESS, "Rewrite strictness level"),
-    CONFIG_PROP("region_simplification_level", C_REGION_LEVEL, "Region simplification level"),
-    CONFIG_PROP("enable_constant_cse", C_CONSTANT_CSE, "Enable or disable constant CSE"),
+    CONFIG_PROP("max_iterations", C_MAX_ITERATIONS, "int", "Maximum number of iterations"),
+    CONFIG_PROP("max_num_rewrites", C_MAX_NUM_REWRITES, "int",
+                "Maximum number of rewrites per iteration"),
+    CONFIG_PROP("use_top_down_traversal", C_TOP_DOWN, "bool", "Whether to use top-down traversal"),
+    CONFIG_PROP("enable_folding", C_FOLDING, "bool", "Enable or disable folding"),
+    CONFIG_PROP("strictness", C_STRICTNESS, "GreedyRewriteStrictness", "Rewrite strictness level"),
+    CONFIG_PROP("region_simplification_level", C_REGION_LEVEL, "GreedySimplifyRegionLevel",
+                "Region simplification level"),
+    CONFIG_PROP("enable_constant_cse", C_CONSTANT_CSE, "bool", "Enable or disable constant CSE"),
     TPY_GETSET_END,
 };
 
@@ -736,7 +751,8 @@ static PyType_Slot config_slots[] = {
     {Py_tp_new, config_new},
     {Py_tp_dealloc, config_dealloc},
     {Py_tp_getset, config_getset},
-    {Py_tp_doc, "GreedyRewriteConfig(): the greedy driver's configuration, MLIR's defaults first."},
+    {Py_tp_doc, TPY_SIGDOC("GreedyRewriteConfig()",
+                           "The greedy driver's configuration, MLIR's defaults first.")},
     {0, NULL},
 };
 
@@ -757,14 +773,15 @@ static PyObject *set_enums(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef functions[] = {
     {"_set_enums", (PyCFunction)(void (*)(void))set_enums, METH_FASTCALL,
-     "_set_enums(GreedyRewriteStrictness, GreedySimplifyRegionLevel): the classes of "
-     "tether/rewrite.py."},
+     TPY_SIGDOC("_set_enums(GreedyRewriteStrictness: type, GreedySimplifyRegionLevel: type, /) "
+                "-> None",
+                "The classes of tether/rewrite.py.")},
     TPY_METHODS_END,
 };
 
 /* Adds a class from spec to the submodule sub; *out keeps a reference for the process. */
 static int add_class(PyObject *sub, PyType_Spec *spec, PyTypeObject **out) {
-  PyObject *t = PyType_FromSpec(spec);
+  PyObject *t = tpy_type_from_spec(NULL, spec, NULL);
   if (!t) return -1;
   const char *dot = strrchr(spec->name, '.');
   if (PyModule_AddObjectRef(sub, dot + 1, t) < 0) {

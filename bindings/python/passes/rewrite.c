@@ -168,14 +168,18 @@ static PyObject *set_context(TpFrozenSet *self, void *c) {
 
 static PyMethodDef set_methods[] = {
     {"_CAPICreate", (PyCFunction)set_from_capsule, METH_O | METH_STATIC,
-     "_CAPICreate(capsule): the FrozenRewritePatternSet whose _CAPIPtr made the capsule."},
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> FrozenRewritePatternSet",
+                "The FrozenRewritePatternSet whose _CAPIPtr made the capsule.")},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef set_getset[] = {
     {"_CAPIPtr", (getter)set_capsule, NULL,
-     "A capsule of the MlirFrozenRewritePatternSet; it keeps this object alive.", NULL},
-    {"context", (getter)set_context, NULL, "The Context the patterns belong to (tether's).", NULL},
+     TPY_PROP("object",
+              "A capsule of the MlirFrozenRewritePatternSet; it keeps this object alive."),
+     NULL},
+    {"context", (getter)set_context, NULL,
+     TPY_PROP("Context", "The Context the patterns belong to (tether's)."), NULL},
     TPY_GETSET_END,
 };
 
@@ -241,13 +245,17 @@ static void pdl_dealloc(TpPDLModule *self) {
   Py_DECREF(t);
 }
 
+static tpy_sig pdl_new_sig = TPY_SIG(
+    "PDLModule(module: Module | _OperationBase)",
+    "The PDL patterns (pdl.pattern operations) of a Module. MLIR gets a verified copy: the module "
+    "stays yours, unchanged.");
+
 #if TETHER_MLIR_VERSION >= 22
 /* PDLModule(module): a verified copy of the module's patterns, compiled at each freeze() with the
  * native functions registered by then. */
 static PyObject *pdl_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"module", NULL};
   PyObject *module;
-  if (!tpy_args("PDLModule", args, kw, names, 1, 1, &module)) return NULL;
+  if (!tpy_args(&pdl_new_sig, args, kw, &module, 1)) return NULL;
   tether_op *h, *copy;
   if (!arg_module(module, "module", &h)) return NULL;
   PyObject *ctx = tpy_context_of(tether_handle_arena(h));
@@ -275,14 +283,11 @@ static PyObject *pdl_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
   return (PyObject *)self;
 }
 
-static PyObject *pdl_register(TpPDLModule *self, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames, bool rewrite) {
-  static const char *const names[] = {"name", "fn", NULL};
+static PyObject *pdl_register(tpy_sig *sig, TpPDLModule *self, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames, bool rewrite) {
   PyObject *a[2];
   MlirStringRef name;
-  if (!tpy_fastargs(rewrite ? "register_rewrite_function" : "register_constraint_function", args,
-                    nargs, kwnames, names, 2, 2, a) ||
-      !tpy_arg_str(a[0], "name", &name))
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 2) || !tpy_arg_str(a[0], "name", &name))
     return NULL;
   if (!PyUnicode_Check(a[0])) return tpy_type_error("name", "a str", a[0]);
   if (!PyCallable_Check(a[1])) return tpy_type_error("fn", "a callable", a[1]);
@@ -294,14 +299,26 @@ static PyObject *pdl_register(TpPDLModule *self, PyObject *const *args, Py_ssize
   Py_RETURN_NONE;
 }
 
+static tpy_sig pdl_register_rewrite_sig =
+    TPY_SIG("register_rewrite_function(name: str, fn: Callable[[PatternRewriter, PDLResultList, "
+            "list[Any]], Any]) -> None",
+            "fn(rewriter, results, values) is the native rewrite `name`; it appends its results to "
+            "`results` and returns something false on success.");
+
 static PyObject *pdl_register_rewrite(TpPDLModule *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
-  return pdl_register(self, args, nargs, kwnames, true);
+  return pdl_register(&pdl_register_rewrite_sig, self, args, nargs, kwnames, true);
 }
+
+static tpy_sig pdl_register_constraint_sig =
+    TPY_SIG("register_constraint_function(name: str, fn: Callable[[PatternRewriter, PDLResultList, "
+            "list[Any]], Any]) -> None",
+            "fn(rewriter, results, values) is the native constraint `name`; it returns something "
+            "false when the constraint holds.");
 
 static PyObject *pdl_register_constraint(TpPDLModule *self, PyObject *const *args, Py_ssize_t nargs,
                                          PyObject *kwnames) {
-  return pdl_register(self, args, nargs, kwnames, false);
+  return pdl_register(&pdl_register_constraint_sig, self, args, nargs, kwnames, false);
 }
 
 /* freeze(): the patterns, compiled with the native functions registered so far. */
@@ -356,21 +373,19 @@ out:
 
 static PyMethodDef pdl_methods[] = {
     {"freeze", (PyCFunction)pdl_freeze, METH_NOARGS,
-     "The patterns as a FrozenRewritePatternSet, compiled with the native functions registered "
-     "so far (each call compiles them anew)."},
+     TPY_SIGDOC("freeze() -> FrozenRewritePatternSet",
+                "The patterns as a FrozenRewritePatternSet, compiled with the native functions "
+                "registered so far (each call compiles them anew).")},
     {"register_rewrite_function", TPY_FASTFN(pdl_register_rewrite), TPY_FAST,
-     "register_rewrite_function(name, fn): fn(rewriter, results, values) is the native rewrite "
-     "`name`; it appends its results to `results` and returns something false on success."},
+     TPY_DOC(pdl_register_rewrite_sig)},
     {"register_constraint_function", TPY_FASTFN(pdl_register_constraint), TPY_FAST,
-     "register_constraint_function(name, fn): fn(rewriter, results, values) is the native "
-     "constraint `name`; it returns something false when the constraint holds."},
+     TPY_DOC(pdl_register_constraint_sig)},
     TPY_METHODS_END,
 };
 #else
 static PyObject *pdl_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"module", NULL};
   PyObject *module;
-  if (!tpy_args("PDLModule", args, kw, names, 1, 1, &module)) return NULL;
+  if (!tpy_args(&pdl_new_sig, args, kw, &module, 1)) return NULL;
   tether_op *h;
   if (!arg_module(module, "module", &h)) return NULL;
   PyObject *ctx = tpy_context_of(tether_handle_arena(h));
@@ -411,8 +426,9 @@ static PyObject *pdl_freeze(TpPDLModule *self, PyObject *unused) {
 
 static PyMethodDef pdl_methods[] = {
     {"freeze", (PyCFunction)pdl_freeze, METH_NOARGS,
-     "The patterns as a FrozenRewritePatternSet. As upstream's, only the first call gives them; "
-     "later calls give a set that matches nothing."},
+     TPY_SIGDOC("freeze() -> FrozenRewritePatternSet",
+                "The patterns as a FrozenRewritePatternSet, compiled with the native functions "
+                "registered so far (each call compiles them anew).")},
     TPY_METHODS_END,
 };
 #endif
@@ -421,8 +437,7 @@ static PyType_Slot pdl_slots[] = {
     {Py_tp_new, pdl_new},
     {Py_tp_dealloc, pdl_dealloc},
     {Py_tp_methods, pdl_methods},
-    {Py_tp_doc, "PDLModule(module): the PDL patterns (pdl.pattern operations) of a Module. MLIR "
-                "gets a verified copy: the module stays yours, unchanged."},
+    {Py_tp_doc, TPY_DOC(pdl_new_sig)},
     {0, NULL},
 };
 
@@ -511,19 +526,29 @@ static PyObject *apply(tether_op *h, TpFrozenSet *set, tether_driver driver,
 }
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig apply_greedily_op_sig =
+    TPY_SIG("apply_patterns_and_fold_greedily(op: _OperationBase, set: FrozenRewritePatternSet, "
+            "config: GreedyRewriteConfig | None = None) -> None",
+            NULL);
+static tpy_sig apply_greedily_sig = TPY_SIG_OR(
+    "apply_patterns_and_fold_greedily(module: Module, set: FrozenRewritePatternSet, "
+    "config: GreedyRewriteConfig | None = None) -> None",
+    "Applies the patterns to what the module or operation holds, greedily, folding as it goes; "
+    "RuntimeError when that does not converge. Objects of IR the rewrites removed raise "
+    "InvalidatedError afterwards, the others keep their identity.",
+    &apply_greedily_op_sig);
+
 /* apply_patterns_and_fold_greedily(module, set, config=None) |
  * apply_patterns_and_fold_greedily(op, set, config=None), as upstream 22's two overloads: a Module,
  * or any operation (the patterns apply to what is nested in it). */
 static PyObject *apply_greedily(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)m;
-  static const char *const module_names[] = {"module", "set", "config", NULL};
-  static const char *const op_names[] = {"op", "set", "config", NULL};
   PyObject *first = nargs ? args[0] : tpy_kwarg(args, nargs, kwnames, "module");
   bool module = first && (nargs ? tpy_is(first, tpy.Module) : true);
   PyObject *a[3];
-  if (!tpy_fastargs("apply_patterns_and_fold_greedily", args, nargs, kwnames,
-                    module ? module_names : op_names, 2, 3, a))
+  if (!tpy_fastargs(module ? &apply_greedily_sig : &apply_greedily_op_sig, args, nargs, kwnames, a,
+                    3))
     return NULL;
   tether_op *h;
   MlirOperation raw;
@@ -538,13 +563,16 @@ static PyObject *apply_greedily(PyObject *m, PyObject *const *args, Py_ssize_t n
   return apply(h, set, TETHER_DRIVER_GREEDY, config);
 }
 
+static tpy_sig walk_and_apply_sig =
+    TPY_SIG("walk_and_apply_patterns(op: _OperationBase, set: FrozenRewritePatternSet) -> None",
+            "Applies the patterns in one walk of what op holds, without folding.");
+
 /* walk_and_apply_patterns(op, set): MLIR's walk driver (one walk, no folding). */
 static PyObject *walk_and_apply(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)m;
-  static const char *const names[] = {"op", "set", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("walk_and_apply_patterns", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&walk_and_apply_sig, args, nargs, kwnames, a, 2)) return NULL;
   tether_op *h;
   MlirOperation raw;
   if (!tpy_is(a[0], tpy.Module) && !tpy_is(a[0], tpy.OperationBase))
@@ -557,23 +585,22 @@ static PyObject *walk_and_apply(PyObject *m, PyObject *const *args, Py_ssize_t n
 
 static PyMethodDef functions[] = {
     {"apply_patterns_and_fold_greedily", TPY_FASTFN(apply_greedily), TPY_FAST,
-     "apply_patterns_and_fold_greedily(module | op, set, config=None): applies the patterns to "
-     "what the module or operation holds, greedily, folding as it goes; RuntimeError when that "
-     "does not converge. Objects of IR the rewrites removed raise InvalidatedError afterwards, "
-     "the others keep their identity."},
-    {"walk_and_apply_patterns", TPY_FASTFN(walk_and_apply), TPY_FAST,
-     "walk_and_apply_patterns(op, set): applies the patterns in one walk of what op holds, "
-     "without folding."},
+     TPY_DOC(apply_greedily_sig)},
+    {"walk_and_apply_patterns", TPY_FASTFN(walk_and_apply), TPY_FAST, TPY_DOC(walk_and_apply_sig)},
     TPY_METHODS_END,
 };
 #else
+static tpy_sig apply_greedily_sig = TPY_SIG(
+    "apply_patterns_and_fold_greedily(module: Module, set: FrozenRewritePatternSet) -> None",
+    "Applies the patterns to the module greedily, folding as it goes; ValueError when "
+    "that does not converge. Objects of IR the rewrites removed raise InvalidatedError "
+    "afterwards, the others keep their identity.");
+
 static PyObject *apply_greedily(PyObject *m, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)m;
-  static const char *const names[] = {"module", "set", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("apply_patterns_and_fold_greedily", args, nargs, kwnames, names, 2, 2, a))
-    return NULL;
+  if (!tpy_fastargs(&apply_greedily_sig, args, nargs, kwnames, a, 2)) return NULL;
   tether_op *h;
   if (!arg_module(a[0], "module", &h)) return NULL;
   TpFrozenSet *set = arg_set(a[1]);
@@ -583,9 +610,7 @@ static PyObject *apply_greedily(PyObject *m, PyObject *const *args, Py_ssize_t n
 
 static PyMethodDef functions[] = {
     {"apply_patterns_and_fold_greedily", TPY_FASTFN(apply_greedily), TPY_FAST,
-     "apply_patterns_and_fold_greedily(module, set): applies the patterns to the module greedily, "
-     "folding as it goes; ValueError when that does not converge. Objects of IR the rewrites "
-     "removed raise InvalidatedError afterwards, the others keep their identity."},
+     TPY_DOC(apply_greedily_sig)},
     TPY_METHODS_END,
 };
 #endif
@@ -593,8 +618,8 @@ static PyMethodDef functions[] = {
 int tpy_init_rewrite(PyObject *m) {
   PyObject *sub = PyModule_New("_rewrite");
   if (!sub) return -1;
-  PyObject *pdl = PyType_FromModuleAndSpec(m, &pdl_spec, NULL);
-  PyObject *set = pdl ? PyType_FromModuleAndSpec(m, &set_spec, NULL) : NULL;
+  PyObject *pdl = tpy_type_from_spec(m, &pdl_spec, NULL);
+  PyObject *set = pdl ? tpy_type_from_spec(m, &set_spec, NULL) : NULL;
   if (!set || PyModule_AddObjectRef(sub, "PDLModule", pdl) < 0 ||
       PyModule_AddObjectRef(sub, "FrozenRewritePatternSet", set) < 0 ||
       PyModule_AddFunctions(sub, functions) < 0 || PyModule_AddObject(m, "_rewrite", sub) < 0) {

@@ -76,11 +76,12 @@ static int set_single(PyObject *self, PyObject *v, void *c) {
 
 static PyGetSetDef options_getset[] = {
     {"expensive_checks", get_expensive, set_expensive,
-     "Whether the interpreter checks that handles are not used after the payload they point to "
-     "was changed (MLIR's default: True).",
+     TPY_PROP("bool", "Whether the interpreter checks that handles are not used after the payload "
+                      "they point to was changed (MLIR's default: True)."),
      NULL},
     {"enforce_single_top_level_transform_op", get_single, set_single,
-     "Whether a script may have only one top-level transform operation (MLIR's default: True).",
+     TPY_PROP("bool", "Whether a script may have only one top-level transform operation (MLIR's "
+                      "default: True)."),
      NULL},
     TPY_GETSET_END,
 };
@@ -89,8 +90,8 @@ static PyType_Slot options_slots[] = {
     {Py_tp_new, options_new},
     {Py_tp_dealloc, options_dealloc},
     {Py_tp_getset, options_getset},
-    {Py_tp_doc, "TransformOptions(): options of the transform interpreter (MLIR's "
-                "TransformOptions)."},
+    {Py_tp_doc, TPY_SIGDOC("TransformOptions()",
+                           "Options of the transform interpreter (MLIR's TransformOptions).")},
     {0, NULL},
 };
 
@@ -110,13 +111,16 @@ static PyObject *raise_status(int rc, tpy_errcap *cap, tether_op *h, const char 
   return TPY_RAISE_RC(rc, h);
 }
 
+static tpy_sig apply_named_sequence_sig = TPY_SIG(
+    "apply_named_sequence(payload_root: _OperationBase, transform_root: _OperationBase, "
+    "transform_module: _OperationBase, transform_options: TransformOptions | None = None) -> None",
+    "Operations only (the Python module unpacks op views).");
+
 static PyObject *apply_named_sequence(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
   (void)self;
-  static const char *const names[] = {"payload_root", "transform_root", "transform_module",
-                                      "transform_options", NULL};
   PyObject *a[4];
-  if (!tpy_fastargs("apply_named_sequence", args, nargs, kwnames, names, 3, 4, a)) return NULL;
+  if (!tpy_fastargs(&apply_named_sequence_sig, args, nargs, kwnames, a, 4)) return NULL;
   tether_op *h[3];
   MlirOperation raw;
   for (int i = 0; i < 3; i++)
@@ -150,13 +154,15 @@ static PyObject *apply_named_sequence(PyObject *self, PyObject *const *args, Py_
   return r;
 }
 
+static tpy_sig copy_symbols_sig =
+    TPY_SIG("copy_symbols_and_merge_into(target: _OperationBase, other: _OperationBase) -> None",
+            "Operations only.");
+
 static PyObject *copy_symbols(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)self;
-  static const char *const names[] = {"target", "other", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("copy_symbols_and_merge_into", args, nargs, kwnames, names, 2, 2, a))
-    return NULL;
+  if (!tpy_fastargs(&copy_symbols_sig, args, nargs, kwnames, a, 2)) return NULL;
   tether_op *h[2];
   MlirOperation raw;
   for (int i = 0; i < 2; i++)
@@ -183,17 +189,15 @@ static PyObject *copy_symbols(PyObject *self, PyObject *const *args, Py_ssize_t 
 
 static PyMethodDef functions[] = {
     {"apply_named_sequence", TPY_FASTFN(apply_named_sequence), TPY_FAST,
-     "apply_named_sequence(payload_root, transform_root, transform_module, "
-     "transform_options=None): operations only (the Python module unpacks op views)."},
-    {"copy_symbols_and_merge_into", TPY_FASTFN(copy_symbols), TPY_FAST,
-     "copy_symbols_and_merge_into(target, other): operations only."},
+     TPY_DOC(apply_named_sequence_sig)},
+    {"copy_symbols_and_merge_into", TPY_FASTFN(copy_symbols), TPY_FAST, TPY_DOC(copy_symbols_sig)},
     TPY_METHODS_END,
 };
 
 int tpy_init_transform_interpreter(PyObject *m) {
   PyObject *sub = PyModule_New("_transform_interpreter");
   if (!sub) return -1;
-  PyObject *cls = PyType_FromModuleAndSpec(m, &options_spec, NULL);
+  PyObject *cls = tpy_type_from_spec(m, &options_spec, NULL);
   if (!cls || PyModule_AddObjectRef(sub, "TransformOptions", cls) < 0 ||
       PyModule_AddFunctions(sub, functions) < 0 ||
       PyModule_AddObject(m, "_transform_interpreter", sub) < 0) {

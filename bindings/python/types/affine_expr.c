@@ -188,11 +188,10 @@ static PyObject *expr_dump(PyObject *self, PyObject *unused) {
 }
 
 /* AffineExpr.get_add(lhs, rhs) & co.: an AffineExpr and an AffineExpr or int, either side. */
-static PyObject *static_binary(PyObject *const *args, Py_ssize_t nargs, int kind,
-                               const char *name) {
-  static const char *const names[] = {"lhs", "rhs", NULL};
+static PyObject *static_binary(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs, int kind) {
   PyObject *ab[2];
-  if (!tpy_fastargs(name, args, nargs, NULL, names, 2, 2, ab)) return NULL;
+  if (!tpy_fastargs(sig, args, nargs, NULL, ab, 2)) return NULL;
+  const char *name = sig->info->name;
   PyObject *a = ab[0], *b = ab[1];
   if (!tpy_is(a, tpy.AffineExpr) && !tpy_is(b, tpy.AffineExpr))
     return PyErr_Format(PyExc_TypeError, "%s() needs at least one AffineExpr", name);
@@ -204,23 +203,27 @@ static PyObject *static_binary(PyObject *const *args, Py_ssize_t nargs, int kind
   return r;
 }
 
-#define STATIC_BIN(fn, kind, name)                                                                 \
+#define STATIC_BIN(fn, kind, result)                                                               \
+  static tpy_sig fn##_sig =                                                                        \
+      TPY_SIG(#fn "(lhs: AffineExpr | int, rhs: AffineExpr | int, /) -> " result, NULL);           \
   static PyObject *fn(PyObject *cls, PyObject *const *args, Py_ssize_t nargs) {                    \
     (void)cls;                                                                                     \
-    return static_binary(args, nargs, kind, name);                                                 \
+    return static_binary(&fn##_sig, args, nargs, kind);                                            \
   }
-STATIC_BIN(get_add, C_ADD, "get_add")
-STATIC_BIN(get_mul, C_MUL, "get_mul")
-STATIC_BIN(get_mod, C_MOD, "get_mod")
-STATIC_BIN(get_floor_div, C_FLOOR, "get_floor_div")
-STATIC_BIN(get_ceil_div, C_CEIL, "get_ceil_div")
+STATIC_BIN(get_add, C_ADD, "AffineAddExpr")
+STATIC_BIN(get_mul, C_MUL, "AffineMulExpr")
+STATIC_BIN(get_mod, C_MOD, "AffineModExpr")
+STATIC_BIN(get_floor_div, C_FLOOR, "AffineFloorDivExpr")
+STATIC_BIN(get_ceil_div, C_CEIL, "AffineCeilDivExpr")
+
+static tpy_sig get_constant_sig =
+    TPY_SIG("get_constant(value: int, context: Context | None = None) -> AffineConstantExpr", NULL);
 
 static PyObject *get_constant(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get_constant", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&get_constant_sig, args, nargs, kwnames, a, 2)) return NULL;
   int64_t v;
   if (!tpy_arg_int64(a[0], "value", &v)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
@@ -228,12 +231,10 @@ static PyObject *get_constant(PyObject *cls, PyObject *const *args, Py_ssize_t n
   return tpy_wrap_affine_expr(ctx, mlirAffineConstantExprGet(tpy_ctx_raw(ctx), v));
 }
 
-static PyObject *get_position(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                              int symbol) {
-  static const char *const names[] = {"position", "context", NULL};
+static PyObject *get_position(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, int symbol) {
   PyObject *a[2];
-  if (!tpy_fastargs(symbol ? "get_symbol" : "get_dim", args, nargs, kwnames, names, 1, 2, a))
-    return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 2)) return NULL;
   intptr_t p;
   if (!tpy_arg_intptr(a[0], "position", &p)) return NULL;
   if (p < 0 || p > UINT32_MAX) return PyErr_Format(PyExc_ValueError, "position must be >= 0");
@@ -244,14 +245,20 @@ static PyObject *get_position(PyObject *const *args, Py_ssize_t nargs, PyObject 
                               symbol ? mlirAffineSymbolExprGet(c, p) : mlirAffineDimExprGet(c, p));
 }
 
+static tpy_sig get_dim_sig =
+    TPY_SIG("get_dim(position: int, context: Context | None = None) -> AffineDimExpr", NULL);
+
 static PyObject *get_dim(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   (void)cls;
-  return get_position(args, nargs, kw, 0);
+  return get_position(&get_dim_sig, args, nargs, kw, 0);
 }
+
+static tpy_sig get_symbol_sig =
+    TPY_SIG("get_symbol(position: int, context: Context | None = None) -> AffineSymbolExpr", NULL);
 
 static PyObject *get_symbol(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   (void)cls;
-  return get_position(args, nargs, kw, 1);
+  return get_position(&get_symbol_sig, args, nargs, kw, 1);
 }
 
 static PyObject *expr_from_capsule(PyObject *cls, PyObject *cap) {
@@ -282,15 +289,12 @@ PyObject *tpy_affine_new_refused(PyTypeObject *t, PyObject *args, PyObject *kw) 
  * builds a replacement for each of the first num positions; positions the expression does not use
  * change nothing, so only those up to the largest it uses are asked for (the result is the same,
  * without a table of 2**32 expressions). */
-static PyObject *expr_shift(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+static PyObject *expr_shift(tpy_sig *sig, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames, int dims) {
-  static const char *const dim_names[] = {"num_dims", "shift", "offset", NULL};
-  static const char *const sym_names[] = {"num_symbols", "shift", "offset", NULL};
-  const char *const *names = dims ? dim_names : sym_names;
   PyObject *a[3];
   unsigned n, shift, offset = 0;
-  if (!tpy_fastargs(dims ? "shift_dims" : "shift_symbols", args, nargs, kwnames, names, 2, 3, a) ||
-      !tpy_arg_uint_in(a[0], names[0], &n) || !tpy_arg_uint_in(a[1], "shift", &shift) ||
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 3) ||
+      !tpy_arg_uint_in(a[0], sig->info->names[0], &n) || !tpy_arg_uint_in(a[1], "shift", &shift) ||
       (a[2] && !tpy_arg_uint_in(a[2], "offset", &offset)))
     return NULL;
   MlirAffineExpr e = {TPY_PTR(self)};
@@ -304,15 +308,27 @@ static PyObject *expr_shift(PyObject *self, PyObject *const *args, Py_ssize_t na
                                                  : mlirAffineExprShiftSymbols(e, n, shift, offset));
 }
 
+static tpy_sig expr_shift_dims_sig =
+    TPY_SIG("shift_dims(num_dims: int, shift: int, offset: int = 0) -> AffineExpr",
+            "Dimensions offset..num_dims-1 moved by shift.");
+
 static PyObject *expr_shift_dims(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
-  return expr_shift(self, args, nargs, kwnames, 1);
+  return expr_shift(&expr_shift_dims_sig, self, args, nargs, kwnames, 1);
 }
+
+static tpy_sig expr_shift_symbols_sig =
+    TPY_SIG("shift_symbols(num_symbols: int, shift: int, offset: int = 0) -> AffineExpr",
+            "Symbols offset..num_symbols-1 moved by shift.");
 
 static PyObject *expr_shift_symbols(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
-  return expr_shift(self, args, nargs, kwnames, 0);
+  return expr_shift(&expr_shift_symbols_sig, self, args, nargs, kwnames, 0);
 }
+
+static tpy_sig expr_simplify_sig =
+    TPY_SIG("simplify_affine_expr(expr: AffineExpr, num_dims: int, num_symbols: int) -> AffineExpr",
+            "The expression simplified.");
 
 /* AffineExpr.simplify_affine_expr(expr, num_dims, num_symbols): MLIR's flattening indexes a row
  * of num_dims + num_symbols entries by the positions the expression uses, for each node: the
@@ -320,11 +336,10 @@ static PyObject *expr_shift_symbols(PyObject *self, PyObject *const *args, Py_ss
 static PyObject *expr_simplify(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"expr", "num_dims", "num_symbols", NULL};
   PyObject *a[3];
   unsigned nd, ns;
   MlirAffineExpr e;
-  if (!tpy_fastargs("simplify_affine_expr", args, nargs, kwnames, names, 3, 3, a) ||
+  if (!tpy_fastargs(&expr_simplify_sig, args, nargs, kwnames, a, 3) ||
       !tpy_arg_affine_expr(a[0], NULL, &e) || !tpy_arg_uint_in(a[1], "num_dims", &nd) ||
       !tpy_arg_uint_in(a[2], "num_symbols", &ns))
     return NULL;
@@ -351,37 +366,36 @@ static PyObject *expr_maybe_downcast(PyObject *self, PyObject *unused) {
 
 static PyMethodDef expr_methods[] = {
 #if TETHER_MLIR_VERSION >= 22
-    {"shift_dims", TPY_FASTFN(expr_shift_dims), TPY_FAST,
-     "shift_dims(num_dims, shift, offset=0): dimensions offset..num_dims-1 moved by shift."},
-    {"shift_symbols", TPY_FASTFN(expr_shift_symbols), TPY_FAST,
-     "shift_symbols(num_symbols, shift, offset=0): symbols offset..num_symbols-1 moved by "
-     "shift."},
+    {"shift_dims", TPY_FASTFN(expr_shift_dims), TPY_FAST, TPY_DOC(expr_shift_dims_sig)},
+    {"shift_symbols", TPY_FASTFN(expr_shift_symbols), TPY_FAST, TPY_DOC(expr_shift_symbols_sig)},
     {"simplify_affine_expr", TPY_FASTFN(expr_simplify), TPY_FAST | METH_STATIC,
-     "simplify_affine_expr(expr, num_dims, num_symbols): the expression simplified."},
+     TPY_DOC(expr_simplify_sig)},
     {"maybe_downcast", (PyCFunction)expr_maybe_downcast, METH_NOARGS,
-     "The expression as its subclass."},
+     TPY_SIGDOC("maybe_downcast() -> AffineExpr", "The expression as its subclass.")},
 #endif
-    {"compose", (PyCFunction)expr_compose, METH_O, "The expression composed with an AffineMap."},
-    {"get_add", TPY_FASTFN(get_add), METH_FASTCALL | METH_STATIC, "get_add(lhs, rhs)"},
-    {"get_mul", TPY_FASTFN(get_mul), METH_FASTCALL | METH_STATIC, "get_mul(lhs, rhs)"},
-    {"get_mod", TPY_FASTFN(get_mod), METH_FASTCALL | METH_STATIC, "get_mod(lhs, rhs)"},
+    {"compose", (PyCFunction)expr_compose, METH_O,
+     TPY_SIGDOC("compose(affine_map: AffineMap, /) -> AffineExpr",
+                "The expression composed with an AffineMap.")},
+    {"get_add", TPY_FASTFN(get_add), METH_FASTCALL | METH_STATIC, TPY_DOC(get_add_sig)},
+    {"get_mul", TPY_FASTFN(get_mul), METH_FASTCALL | METH_STATIC, TPY_DOC(get_mul_sig)},
+    {"get_mod", TPY_FASTFN(get_mod), METH_FASTCALL | METH_STATIC, TPY_DOC(get_mod_sig)},
     {"get_floor_div", TPY_FASTFN(get_floor_div), METH_FASTCALL | METH_STATIC,
-     "get_floor_div(lhs, rhs)"},
+     TPY_DOC(get_floor_div_sig)},
     {"get_ceil_div", TPY_FASTFN(get_ceil_div), METH_FASTCALL | METH_STATIC,
-     "get_ceil_div(lhs, rhs)"},
-    {"get_constant", TPY_FASTFN(get_constant), TPY_FAST | METH_STATIC,
-     "get_constant(value, context=None)"},
-    {"get_dim", TPY_FASTFN(get_dim), TPY_FAST | METH_STATIC, "get_dim(position, context=None)"},
-    {"get_symbol", TPY_FASTFN(get_symbol), TPY_FAST | METH_STATIC,
-     "get_symbol(position, context=None)"},
-    {"_CAPICreate", (PyCFunction)expr_from_capsule, METH_O | METH_STATIC, NULL},
-    {"dump", (PyCFunction)expr_dump, METH_NOARGS, "Prints the expression to stderr."},
+     TPY_DOC(get_ceil_div_sig)},
+    {"get_constant", TPY_FASTFN(get_constant), TPY_FAST | METH_STATIC, TPY_DOC(get_constant_sig)},
+    {"get_dim", TPY_FASTFN(get_dim), TPY_FAST | METH_STATIC, TPY_DOC(get_dim_sig)},
+    {"get_symbol", TPY_FASTFN(get_symbol), TPY_FAST | METH_STATIC, TPY_DOC(get_symbol_sig)},
+    {"_CAPICreate", (PyCFunction)expr_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> AffineExpr", NULL)},
+    {"dump", (PyCFunction)expr_dump, METH_NOARGS,
+     TPY_SIGDOC("dump() -> None", "Prints the expression to stderr.")},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef expr_getset[] = {
-    {"context", tpy_ctxobj_context, NULL, NULL, NULL},
-    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, NULL, "mlir.ir.AffineExpr._CAPIPtr"},
+    {"context", tpy_ctxobj_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, TPY_PROP("object", NULL), "mlir.ir.AffineExpr._CAPIPtr"},
     TPY_GETSET_END,
 };
 
@@ -406,6 +420,10 @@ static PyType_Spec expr_spec = {"tether.ir.AffineExpr", sizeof(TpCtxObj), 0,
                                 Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, expr_slots};
 
 /* The subclasses. */
+
+/* AffineConstantExpr.get: get_constant (by that name in its messages). */
+static tpy_sig const_get_sig =
+    TPY_SIG("get(value: int, context: Context | None = None) -> AffineConstantExpr", NULL);
 
 static PyObject *const_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   return get_constant(cls, args, nargs, kw);
@@ -436,35 +454,43 @@ static PyObject *bin_rhs(PyObject *self, void *c) {
   return tpy_wrap_affine_expr(TPY_CTX(self), mlirAffineBinaryOpExprGetRHS(E(self)));
 }
 
+static tpy_sig bin_get_sig =
+    TPY_SIG("get(lhs: AffineExpr | int, rhs: AffineExpr | int, /) -> Self", NULL);
+
 /* X.get(lhs, rhs) for the binary subclasses (def->data: the kind). */
 static PyObject *bin_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs) {
   tpy_class_def *d = tpy_class_def_of((PyTypeObject *)cls);
   int kind = d ? (int)(intptr_t)d->data : C_ADD;
-  return static_binary(args, nargs, kind, "get");
+  return static_binary(&bin_get_sig, args, nargs, kind);
 }
 
 static PyMethodDef const_methods[] = {
-    {"get", TPY_FASTFN(const_get), TPY_FAST | METH_STATIC, "get(value, context=None)"},
+    {"get", TPY_FASTFN(const_get), TPY_FAST | METH_STATIC, TPY_DOC(const_get_sig)},
     TPY_METHODS_END,
 };
 static PyMethodDef dim_methods[] = {
-    {"get", TPY_FASTFN(get_dim), TPY_FAST | METH_STATIC, "get(position, context=None)"},
+    {"get", TPY_FASTFN(get_dim), TPY_FAST | METH_STATIC,
+     TPY_SIGDOC("get(position: int, context: Context | None = None) -> AffineDimExpr", NULL)},
     TPY_METHODS_END,
 };
 static PyMethodDef sym_methods[] = {
-    {"get", TPY_FASTFN(get_symbol), TPY_FAST | METH_STATIC, "get(position, context=None)"},
+    {"get", TPY_FASTFN(get_symbol), TPY_FAST | METH_STATIC,
+     TPY_SIGDOC("get(position: int, context: Context | None = None) -> AffineSymbolExpr", NULL)},
     TPY_METHODS_END,
 };
 static PyMethodDef bin_methods[] = {
-    {"get", TPY_FASTFN(bin_get), METH_FASTCALL | METH_CLASS, "get(lhs, rhs)"},
+    {"get", TPY_FASTFN(bin_get), METH_FASTCALL | METH_CLASS, TPY_DOC(bin_get_sig)},
     TPY_METHODS_END,
 };
-static PyGetSetDef const_getset[] = {{"value", const_value, NULL, NULL, NULL}, TPY_GETSET_END};
-static PyGetSetDef dim_getset[] = {{"position", dim_position, NULL, NULL, NULL}, TPY_GETSET_END};
-static PyGetSetDef sym_getset[] = {{"position", sym_position, NULL, NULL, NULL}, TPY_GETSET_END};
+static PyGetSetDef const_getset[] = {{"value", const_value, NULL, TPY_PROP("int", NULL), NULL},
+                                     TPY_GETSET_END};
+static PyGetSetDef dim_getset[] = {{"position", dim_position, NULL, TPY_PROP("int", NULL), NULL},
+                                   TPY_GETSET_END};
+static PyGetSetDef sym_getset[] = {{"position", sym_position, NULL, TPY_PROP("int", NULL), NULL},
+                                   TPY_GETSET_END};
 static PyGetSetDef bin_getset[] = {
-    {"lhs", bin_lhs, NULL, NULL, NULL},
-    {"rhs", bin_rhs, NULL, NULL, NULL},
+    {"lhs", bin_lhs, NULL, TPY_PROP("AffineExpr", NULL), NULL},
+    {"rhs", bin_rhs, NULL, TPY_PROP("AffineExpr", NULL), NULL},
     TPY_GETSET_END,
 };
 

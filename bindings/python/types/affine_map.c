@@ -105,11 +105,15 @@ static PyObject *map_str(PyObject *self) {
 
 static PyObject *map_repr(PyObject *self) { return tpy_ctxobj_repr(self, "AffineMap"); }
 
+static tpy_sig map_get_sig =
+    TPY_SIG("get(dim_count: int, symbol_count: int, exprs: Sequence[AffineExpr], context: Context "
+            "| None = None) -> AffineMap",
+            NULL);
+
 static PyObject *map_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   (void)cls;
-  static const char *const names[] = {"dim_count", "symbol_count", "exprs", "context", NULL};
   PyObject *a[4];
-  if (!tpy_fastargs("get", args, nargs, kw, names, 3, 4, a)) return NULL;
+  if (!tpy_fastargs(&map_get_sig, args, nargs, kw, a, 4)) return NULL;
   intptr_t nd, ns, n;
   if (!tpy_affine_arg_count(a[0], "dim_count", &nd) ||
       !tpy_affine_arg_count(a[1], "symbol_count", &ns))
@@ -124,12 +128,14 @@ static PyObject *map_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
   return tpy_wrap_affine_map(ctx, m);
 }
 
+static tpy_sig map_get_constant_sig =
+    TPY_SIG("get_constant(value: int, context: Context | None = None) -> AffineMap", NULL);
+
 static PyObject *map_get_constant(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kw) {
   (void)cls;
-  static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get_constant", args, nargs, kw, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&map_get_constant_sig, args, nargs, kw, a, 2)) return NULL;
   int64_t v;
   if (!tpy_arg_int64(a[0], "value", &v)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
@@ -137,23 +143,27 @@ static PyObject *map_get_constant(PyObject *cls, PyObject *const *args, Py_ssize
   return tpy_wrap_affine_map(ctx, mlirAffineMapConstantGet(tpy_ctx_raw(ctx), v));
 }
 
+static tpy_sig map_get_empty_sig =
+    TPY_SIG("get_empty(context: Context | None = None) -> AffineMap", NULL);
+
 static PyObject *map_get_empty(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kw) {
   (void)cls;
-  static const char *const names[] = {"context", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("get_empty", args, nargs, kw, names, 0, 1, a)) return NULL;
+  if (!tpy_fastargs(&map_get_empty_sig, args, nargs, kw, a, 1)) return NULL;
   PyObject *ctx = tpy_context_arg(a[0]);
   if (!ctx) return NULL;
   return tpy_wrap_affine_map(ctx, mlirAffineMapEmptyGet(tpy_ctx_raw(ctx)));
 }
 
+static tpy_sig map_get_identity_sig =
+    TPY_SIG("get_identity(n_dims: int, context: Context | None = None) -> AffineMap", NULL);
+
 static PyObject *map_get_identity(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kw) {
   (void)cls;
-  static const char *const names[] = {"n_dims", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get_identity", args, nargs, kw, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&map_get_identity_sig, args, nargs, kw, a, 2)) return NULL;
   intptr_t n;
   if (!tpy_affine_arg_count(a[0], "n_dims", &n)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
@@ -161,12 +171,15 @@ static PyObject *map_get_identity(PyObject *cls, PyObject *const *args, Py_ssize
   return tpy_wrap_affine_map(ctx, mlirAffineMapMultiDimIdentityGet(tpy_ctx_raw(ctx), n));
 }
 
+static tpy_sig map_get_minor_identity_sig = TPY_SIG(
+    "get_minor_identity(n_dims: int, n_results: int, context: Context | None = None) -> AffineMap",
+    NULL);
+
 static PyObject *map_get_minor_identity(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                         PyObject *kw) {
   (void)cls;
-  static const char *const names[] = {"n_dims", "n_results", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("get_minor_identity", args, nargs, kw, names, 2, 3, a)) return NULL;
+  if (!tpy_fastargs(&map_get_minor_identity_sig, args, nargs, kw, a, 3)) return NULL;
   intptr_t nd, nr;
   if (!tpy_affine_arg_count(a[0], "n_dims", &nd) || !tpy_affine_arg_count(a[1], "n_results", &nr))
     return NULL;
@@ -176,12 +189,15 @@ static PyObject *map_get_minor_identity(PyObject *cls, PyObject *const *args, Py
   return tpy_wrap_affine_map(ctx, mlirAffineMapMinorIdentityGet(tpy_ctx_raw(ctx), nd, nr));
 }
 
+static tpy_sig map_get_permutation_sig = TPY_SIG(
+    "get_permutation(permutation: Sequence[int], context: Context | None = None) -> AffineMap",
+    NULL);
+
 static PyObject *map_get_permutation(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kw) {
   (void)cls;
-  static const char *const names[] = {"permutation", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get_permutation", args, nargs, kw, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&map_get_permutation_sig, args, nargs, kw, a, 2)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *f = tpy_seq_fast(a[0], "permutation must be a sequence of int");
@@ -256,12 +272,14 @@ static PyObject *map_get_minor_submap(PyObject *self, PyObject *o) {
   return map_major_minor(self, o, 0);
 }
 
+static tpy_sig map_replace_sig = TPY_SIG("replace(expr: AffineExpr, replacement: AffineExpr, "
+                                         "n_result_dims: int, n_result_syms: int) -> AffineMap",
+                                         NULL);
+
 static PyObject *map_replace(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
-  static const char *const names[] = {"expr", "replacement", "n_result_dims", "n_result_syms",
-                                      NULL};
   PyObject *a[4];
-  if (!tpy_fastargs("replace", args, nargs, kwnames, names, 4, 4, a)) return NULL;
+  if (!tpy_fastargs(&map_replace_sig, args, nargs, kwnames, a, 4)) return NULL;
   PyObject *e = a[0], *r = a[1], *nd_o = a[2], *ns_o = a[3];
   MlirAffineExpr ee, re;
   intptr_t nd, ns;
@@ -297,12 +315,16 @@ static void compress_cb(void *user, intptr_t idx, MlirAffineMap m) {
   PyList_SET_ITEM(o->list, idx, x);
 }
 
+static tpy_sig map_compress_sig =
+    TPY_SIG("compress_unused_symbols(affine_maps: Sequence[AffineMap], context: Context | None = "
+            "None) -> list[AffineMap]",
+            NULL);
+
 static PyObject *map_compress(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kw) {
   (void)cls;
-  static const char *const names[] = {"affine_maps", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("compress_unused_symbols", args, nargs, kw, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&map_compress_sig, args, nargs, kw, a, 2)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *f = tpy_seq_fast(a[0], "affine_maps must be a list of AffineMap");
@@ -386,38 +408,42 @@ static PyObject *map_from_capsule(PyObject *cls, PyObject *cap) {
 }
 
 static PyMethodDef map_methods[] = {
-    {"get", TPY_FASTFN(map_get), TPY_FAST | METH_STATIC,
-     "get(dim_count, symbol_count, exprs, context=None)"},
+    {"get", TPY_FASTFN(map_get), TPY_FAST | METH_STATIC, TPY_DOC(map_get_sig)},
     {"get_constant", TPY_FASTFN(map_get_constant), TPY_FAST | METH_STATIC,
-     "get_constant(value, context=None)"},
-    {"get_empty", TPY_FASTFN(map_get_empty), TPY_FAST | METH_STATIC, "get_empty(context=None)"},
+     TPY_DOC(map_get_constant_sig)},
+    {"get_empty", TPY_FASTFN(map_get_empty), TPY_FAST | METH_STATIC, TPY_DOC(map_get_empty_sig)},
     {"get_identity", TPY_FASTFN(map_get_identity), TPY_FAST | METH_STATIC,
-     "get_identity(n_dims, context=None)"},
+     TPY_DOC(map_get_identity_sig)},
     {"get_minor_identity", TPY_FASTFN(map_get_minor_identity), TPY_FAST | METH_STATIC,
-     "get_minor_identity(n_dims, n_results, context=None)"},
+     TPY_DOC(map_get_minor_identity_sig)},
     {"get_permutation", TPY_FASTFN(map_get_permutation), TPY_FAST | METH_STATIC,
-     "get_permutation(permutation, context=None)"},
+     TPY_DOC(map_get_permutation_sig)},
     {"compress_unused_symbols", TPY_FASTFN(map_compress), TPY_FAST | METH_STATIC,
-     "compress_unused_symbols(affine_maps, context=None)"},
-    {"get_submap", (PyCFunction)map_get_submap, METH_O, "get_submap(result_positions)"},
-    {"get_major_submap", (PyCFunction)map_get_major_submap, METH_O, "get_major_submap(n_results)"},
-    {"get_minor_submap", (PyCFunction)map_get_minor_submap, METH_O, "get_minor_submap(n_results)"},
-    {"replace", TPY_FASTFN(map_replace), TPY_FAST,
-     "replace(expr, replacement, n_result_dims, n_result_syms)"},
-    {"_CAPICreate", (PyCFunction)map_from_capsule, METH_O | METH_STATIC, NULL},
-    {"dump", (PyCFunction)map_dump, METH_NOARGS, "Prints the map to stderr."},
+     TPY_DOC(map_compress_sig)},
+    {"get_submap", (PyCFunction)map_get_submap, METH_O,
+     TPY_SIGDOC("get_submap(result_positions: Sequence[int], /) -> AffineMap", NULL)},
+    {"get_major_submap", (PyCFunction)map_get_major_submap, METH_O,
+     TPY_SIGDOC("get_major_submap(n_results: int, /) -> AffineMap", NULL)},
+    {"get_minor_submap", (PyCFunction)map_get_minor_submap, METH_O,
+     TPY_SIGDOC("get_minor_submap(n_results: int, /) -> AffineMap", NULL)},
+    {"replace", TPY_FASTFN(map_replace), TPY_FAST, TPY_DOC(map_replace_sig)},
+    {"_CAPICreate", (PyCFunction)map_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> AffineMap", NULL)},
+    {"dump", (PyCFunction)map_dump, METH_NOARGS,
+     TPY_SIGDOC("dump() -> None", "Prints the map to stderr.")},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef map_getset[] = {
-    {"context", tpy_ctxobj_context, NULL, NULL, NULL},
-    {"n_dims", map_n_dims, NULL, NULL, NULL},
-    {"n_inputs", map_n_inputs, NULL, NULL, NULL},
-    {"n_symbols", map_n_symbols, NULL, NULL, NULL},
-    {"is_permutation", map_is_permutation, NULL, NULL, NULL},
-    {"is_projected_permutation", map_is_projected, NULL, NULL, NULL},
-    {"results", map_results, NULL, "The result expressions (AffineExprList).", NULL},
-    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, NULL, "mlir.ir.AffineMap._CAPIPtr"},
+    {"context", tpy_ctxobj_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"n_dims", map_n_dims, NULL, TPY_PROP("int", NULL), NULL},
+    {"n_inputs", map_n_inputs, NULL, TPY_PROP("int", NULL), NULL},
+    {"n_symbols", map_n_symbols, NULL, TPY_PROP("int", NULL), NULL},
+    {"is_permutation", map_is_permutation, NULL, TPY_PROP("bool", NULL), NULL},
+    {"is_projected_permutation", map_is_projected, NULL, TPY_PROP("bool", NULL), NULL},
+    {"results", map_results, NULL,
+     TPY_PROP("AffineExprList", "The result expressions (AffineExprList)."), NULL},
+    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, TPY_PROP("object", NULL), "mlir.ir.AffineMap._CAPIPtr"},
     TPY_GETSET_END,
 };
 
@@ -454,12 +480,13 @@ static PyObject *map_attr_value(PyObject *self, void *c) {
 }
 
 static PyMethodDef map_attr_methods[] = {
-    {"get", (PyCFunction)map_attr_get, METH_O | METH_STATIC, "get(affine_map)"},
+    {"get", (PyCFunction)map_attr_get, METH_O | METH_STATIC,
+     TPY_SIGDOC("get(affine_map: AffineMap, /) -> AffineMapAttr", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef map_attr_getset[] = {
-    {"value", map_attr_value, NULL, "The AffineMap.", NULL},
+    {"value", map_attr_value, NULL, TPY_PROP("AffineMap", "The AffineMap."), NULL},
     TPY_GETSET_END,
 };
 

@@ -81,8 +81,8 @@ static PyObject *named_attr(TpNamedAttr *self, void *c) {
 }
 
 static PyGetSetDef named_getset[] = {
-    {"name", (getter)named_name, NULL, "The name (a str).", NULL},
-    {"attr", (getter)named_attr, NULL, "The attribute.", NULL},
+    {"name", (getter)named_name, NULL, TPY_PROP("str", "The name (a str)."), NULL},
+    {"attr", (getter)named_attr, NULL, TPY_PROP("Attribute", "The attribute."), NULL},
     TPY_GETSET_END,
 };
 
@@ -102,10 +102,11 @@ static PyType_Spec named_spec = {
 
 /* ---- Attribute ------------------------------------------------------------------------------- */
 
+static tpy_sig attr_new_sig = TPY_SIG("Attribute(cast_from_type: Attribute)", "An MLIR attribute.");
+
 static PyObject *attr_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"cast_from_type", NULL};
   PyObject *other;
-  if (!tpy_args("Attribute", args, kw, names, 1, 1, &other)) return NULL;
+  if (!tpy_args(&attr_new_sig, args, kw, &other, 1)) return NULL;
   if (!tpy_is(other, tpy.Attribute)) return tpy_type_error("cast_from_type", "an Attribute", other);
   return tpy_ctxobj_new(type, TPY_CTX(other), TPY_PTR(other));
 }
@@ -124,13 +125,17 @@ static PyObject *attr_repr(PyObject *self) {
   return r;
 }
 
+static tpy_sig attr_parse_sig =
+    TPY_SIG("parse(asm: str, context: Context | None = None) -> Attribute",
+            "Parses an attribute; MLIRError on bad input.");
+
 static PyObject *attr_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
   MlirStringRef s;
   TpContext *ctx;
   tpy_errcap cap;
-  if (!tpy_parse_begin(args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
+  if (!tpy_parse_begin(&attr_parse_sig, args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
   MlirContext raw = tether_arena_context(ctx->arena);
   MlirAttribute at = {NULL};
   if (tether_parse_check(raw, TETHER_PARSE_ATTRIBUTE, s.data, s.length) == TETHER_OK)
@@ -184,20 +189,24 @@ static PyObject *attr_from_capsule(PyObject *cls, PyObject *cap) {
 }
 
 static PyMethodDef attr_methods[] = {
-    {"parse", TPY_FASTFN(attr_parse), TPY_FAST | METH_STATIC,
-     "parse(asm, context=None): parses an attribute; MLIRError on bad input."},
-    {"_CAPICreate", (PyCFunction)attr_from_capsule, METH_O | METH_STATIC, NULL},
-    {"maybe_downcast", (PyCFunction)attr_maybe_downcast, METH_NOARGS, NULL},
-    {"dump", (PyCFunction)attr_dump, METH_NOARGS, "Prints the attribute to stderr."},
-    {"get_named", (PyCFunction)attr_get_named, METH_O, "A NamedAttribute of this attribute."},
+    {"parse", TPY_FASTFN(attr_parse), TPY_FAST | METH_STATIC, TPY_DOC(attr_parse_sig)},
+    {"_CAPICreate", (PyCFunction)attr_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> Attribute", NULL)},
+    {"maybe_downcast", (PyCFunction)attr_maybe_downcast, METH_NOARGS,
+     TPY_SIGDOC("maybe_downcast() -> Attribute", NULL)},
+    {"dump", (PyCFunction)attr_dump, METH_NOARGS,
+     TPY_SIGDOC("dump() -> None", "Prints the attribute to stderr.")},
+    {"get_named", (PyCFunction)attr_get_named, METH_O,
+     TPY_SIGDOC("get_named(name: str, /) -> NamedAttribute",
+                "A NamedAttribute of this attribute.")},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef attr_getset[] = {
-    {"context", tpy_ctxobj_context, NULL, NULL, NULL},
-    {"type", attr_type, NULL, "The attribute's type.", NULL},
-    {"typeid", attr_typeid, NULL, NULL, NULL},
-    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, NULL, "mlir.ir.Attribute._CAPIPtr"},
+    {"context", tpy_ctxobj_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"type", attr_type, NULL, TPY_PROP("Type", "The attribute's type."), NULL},
+    {"typeid", attr_typeid, NULL, TPY_PROP("TypeID", NULL), NULL},
+    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, TPY_PROP("object", NULL), "mlir.ir.Attribute._CAPIPtr"},
     TPY_GETSET_END,
 };
 
@@ -211,7 +220,7 @@ static PyType_Slot attr_slots[] = {
     {Py_tp_hash, tpy_ctxobj_hash},
     {Py_tp_methods, attr_methods},
     {Py_tp_getset, attr_getset},
-    {Py_tp_doc, "An MLIR attribute."},
+    {Py_tp_doc, TPY_DOC(attr_new_sig)},
     {0, NULL},
 };
 
@@ -238,12 +247,13 @@ TPY_ISA(MlirAttribute, mlirAttributeIsAStridedLayout)
 /* IntegerAttr, set at init: IntegerAttr.get gives one, as upstream's (navigation and parsing
  * give the most specific class: `true` is a BoolAttr there). */
 
+static tpy_sig int_attr_get_sig = TPY_SIG("get(type: Type, value: int) -> IntegerAttr", NULL);
+
 static PyObject *int_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"type", "value", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&int_attr_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirType t;
   PyObject *ctx;
   int64_t v;
@@ -269,12 +279,12 @@ static PyObject *int_attr_value(PyObject *self, void *c) {
 static PyObject *int_attr_int(PyObject *self) { return int_attr_value(self, NULL); }
 
 static PyMethodDef int_attr_methods[] = {
-    {"get", TPY_FASTFN(int_attr_get), TPY_FAST | METH_STATIC, "get(type, value)"},
+    {"get", TPY_FASTFN(int_attr_get), TPY_FAST | METH_STATIC, TPY_DOC(int_attr_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef int_attr_getset[] = {
-    {"value", int_attr_value, NULL, NULL, NULL},
+    {"value", int_attr_value, NULL, TPY_PROP("int", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -295,14 +305,10 @@ static int arg_double(PyObject *o, double *out) {
 /* FloatAttr.get(type, value, loc=None), and on MLIR 22 get_unchecked(type, value, context=None)
  * (`unchecked`), which tether checks as well (MLIR asserts on a type that is not a float type),
  * at the unknown location of the context. */
-static PyObject *float_attr_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                                 int unchecked) {
-  static const char *const names[] = {"type", "value", "loc", NULL};
-  static const char *const names_unchecked[] = {"type", "value", "context", NULL};
+static PyObject *float_attr_make(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames, int unchecked) {
   PyObject *a[3];
-  if (!tpy_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
-                    unchecked ? names_unchecked : names, 2, 3, a))
-    return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 3)) return NULL;
   MlirType t;
   double v;
   if (!tpy_arg_type(a[0], &t, NULL) || !arg_double(a[1], &v)) return NULL;
@@ -330,25 +336,30 @@ static PyObject *float_attr_make(PyObject *const *args, Py_ssize_t nargs, PyObje
   return tpy_wrap_attr(ctx, r);
 }
 
+static tpy_sig float_attr_get_sig =
+    TPY_SIG("get(type: Type, value: float, loc: Location | None = None) -> FloatAttr", NULL);
+
 static PyObject *float_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)cls;
-  return float_attr_make(args, nargs, kwnames, 0);
+  return float_attr_make(&float_attr_get_sig, args, nargs, kwnames, 0);
 }
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig float_attr_get_unchecked_sig = TPY_SIG(
+    "get_unchecked(type: Type, value: float, context: Context | None = None) -> FloatAttr", NULL);
+
 static PyObject *float_attr_get_unchecked(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                           PyObject *kwnames) {
   (void)cls;
-  return float_attr_make(args, nargs, kwnames, 1);
+  return float_attr_make(&float_attr_get_unchecked_sig, args, nargs, kwnames, 1);
 }
 #endif
 
-static PyObject *float_attr_get_typed(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                                      MlirType (*get)(MlirContext), const char *fname) {
-  static const char *const names[] = {"value", "context", NULL};
+static PyObject *float_attr_get_typed(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames, MlirType (*get)(MlirContext)) {
   PyObject *a[2];
-  if (!tpy_fastargs(fname, args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 2)) return NULL;
   double v;
   if (!arg_double(a[0], &v)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
@@ -357,16 +368,22 @@ static PyObject *float_attr_get_typed(PyObject *const *args, Py_ssize_t nargs, P
   return tpy_wrap_attr(ctx, mlirFloatAttrDoubleGet(c, get(c), v));
 }
 
+static tpy_sig float_attr_get_f32_sig =
+    TPY_SIG("get_f32(value: float, context: Context | None = None) -> FloatAttr", NULL);
+
 static PyObject *float_attr_get_f32(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
   (void)cls;
-  return float_attr_get_typed(args, nargs, kwnames, mlirF32TypeGet, "get_f32");
+  return float_attr_get_typed(&float_attr_get_f32_sig, args, nargs, kwnames, mlirF32TypeGet);
 }
+
+static tpy_sig float_attr_get_f64_sig =
+    TPY_SIG("get_f64(value: float, context: Context | None = None) -> FloatAttr", NULL);
 
 static PyObject *float_attr_get_f64(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                     PyObject *kwnames) {
   (void)cls;
-  return float_attr_get_typed(args, nargs, kwnames, mlirF64TypeGet, "get_f64");
+  return float_attr_get_typed(&float_attr_get_f64_sig, args, nargs, kwnames, mlirF64TypeGet);
 }
 
 static PyObject *float_attr_value(PyObject *self, void *c) {
@@ -377,20 +394,20 @@ static PyObject *float_attr_value(PyObject *self, void *c) {
 static PyObject *float_attr_float(PyObject *self) { return float_attr_value(self, NULL); }
 
 static PyMethodDef float_attr_methods[] = {
-    {"get", TPY_FASTFN(float_attr_get), TPY_FAST | METH_STATIC, "get(type, value, loc=None)"},
+    {"get", TPY_FASTFN(float_attr_get), TPY_FAST | METH_STATIC, TPY_DOC(float_attr_get_sig)},
 #if TETHER_MLIR_VERSION >= 22
     {"get_unchecked", TPY_FASTFN(float_attr_get_unchecked), TPY_FAST | METH_STATIC,
-     "get_unchecked(type, value, context=None)"},
+     TPY_DOC(float_attr_get_unchecked_sig)},
 #endif
     {"get_f32", TPY_FASTFN(float_attr_get_f32), TPY_FAST | METH_STATIC,
-     "get_f32(value, context=None)"},
+     TPY_DOC(float_attr_get_f32_sig)},
     {"get_f64", TPY_FASTFN(float_attr_get_f64), TPY_FAST | METH_STATIC,
-     "get_f64(value, context=None)"},
+     TPY_DOC(float_attr_get_f64_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef float_attr_getset[] = {
-    {"value", float_attr_value, NULL, NULL, NULL},
+    {"value", float_attr_value, NULL, TPY_PROP("float", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -401,12 +418,14 @@ static PyType_Slot float_attr_slots[] = {
 
 /* BoolAttr */
 
+static tpy_sig bool_attr_get_sig =
+    TPY_SIG("get(value: bool, context: Context | None = None) -> BoolAttr", NULL);
+
 /* Its own class, as upstream (BoolAttr shares IntegerAttr's TypeID). */
 static PyObject *bool_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
-  static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&bool_attr_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   if (!PyBool_Check(a[0])) return tpy_type_error("value", "a bool", a[0]);
   PyObject *ctx = tpy_context_arg(a[1]);
   if (!ctx) return NULL;
@@ -422,12 +441,12 @@ static PyObject *bool_attr_value(PyObject *self, void *c) {
 static int bool_attr_bool(PyObject *self) { return mlirBoolAttrGetValue(A(self)); }
 
 static PyMethodDef bool_attr_methods[] = {
-    {"get", TPY_FASTFN(bool_attr_get), TPY_FAST | METH_CLASS, "get(value, context=None)"},
+    {"get", TPY_FASTFN(bool_attr_get), TPY_FAST | METH_CLASS, TPY_DOC(bool_attr_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef bool_attr_getset[] = {
-    {"value", bool_attr_value, NULL, NULL, NULL},
+    {"value", bool_attr_value, NULL, TPY_PROP("bool", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -438,12 +457,14 @@ static PyType_Slot bool_attr_slots[] = {
 
 /* StringAttr */
 
+static tpy_sig string_attr_get_sig =
+    TPY_SIG("get(value: str | bytes, context: Context | None = None) -> StringAttr", NULL);
+
 static PyObject *string_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&string_attr_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirStringRef s;
   if (!tpy_arg_str(a[0], "value", &s)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
@@ -451,12 +472,14 @@ static PyObject *string_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_
   return tpy_wrap_attr(ctx, mlirStringAttrGet(tpy_ctx_raw(ctx), s));
 }
 
+static tpy_sig string_attr_get_typed_sig =
+    TPY_SIG("get_typed(type: Type, value: str) -> StringAttr", NULL);
+
 static PyObject *string_attr_get_typed(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"type", "value", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get_typed", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&string_attr_get_typed_sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirType t;
   PyObject *ctx;
   MlirStringRef s;
@@ -476,26 +499,28 @@ static PyObject *string_attr_bytes(PyObject *self, void *c) {
 }
 
 static PyMethodDef string_attr_methods[] = {
-    {"get", TPY_FASTFN(string_attr_get), TPY_FAST | METH_STATIC, "get(value, context=None)"},
+    {"get", TPY_FASTFN(string_attr_get), TPY_FAST | METH_STATIC, TPY_DOC(string_attr_get_sig)},
     {"get_typed", TPY_FASTFN(string_attr_get_typed), TPY_FAST | METH_STATIC,
-     "get_typed(type, value)"},
+     TPY_DOC(string_attr_get_typed_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef string_attr_getset[] = {
-    {"value", string_attr_value, NULL, "The value as a str.", NULL},
-    {"value_bytes", string_attr_bytes, NULL, "The value as bytes.", NULL},
+    {"value", string_attr_value, NULL, TPY_PROP("str", "The value as a str."), NULL},
+    {"value_bytes", string_attr_bytes, NULL, TPY_PROP("bytes", "The value as bytes."), NULL},
     TPY_GETSET_END,
 };
 
 /* TypeAttr */
 
+static tpy_sig type_attr_get_sig =
+    TPY_SIG("get(value: Type, context: Context | None = None) -> TypeAttr", NULL);
+
 static PyObject *type_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&type_attr_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirType t;
   PyObject *ctx;
   if (!tpy_arg_type(a[0], &t, &ctx)) return NULL;
@@ -508,41 +533,44 @@ static PyObject *type_attr_value(PyObject *self, void *c) {
 }
 
 static PyMethodDef type_attr_methods[] = {
-    {"get", TPY_FASTFN(type_attr_get), TPY_FAST | METH_STATIC, "get(value, context=None)"},
+    {"get", TPY_FASTFN(type_attr_get), TPY_FAST | METH_STATIC, TPY_DOC(type_attr_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef type_attr_getset[] = {
-    {"value", type_attr_value, NULL, NULL, NULL},
+    {"value", type_attr_value, NULL, TPY_PROP("Type", NULL), NULL},
     TPY_GETSET_END,
 };
 
 /* UnitAttr */
 
+static tpy_sig unit_attr_get_sig = TPY_SIG("get(context: Context | None = None) -> UnitAttr", NULL);
+
 static PyObject *unit_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"context", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  if (!tpy_fastargs(&unit_attr_get_sig, args, nargs, kwnames, a, 1)) return NULL;
   PyObject *ctx = tpy_context_arg(a[0]);
   if (!ctx) return NULL;
   return tpy_wrap_attr(ctx, mlirUnitAttrGet(tpy_ctx_raw(ctx)));
 }
 
 static PyMethodDef unit_attr_methods[] = {
-    {"get", TPY_FASTFN(unit_attr_get), TPY_FAST | METH_STATIC, "get(context=None)"},
+    {"get", TPY_FASTFN(unit_attr_get), TPY_FAST | METH_STATIC, TPY_DOC(unit_attr_get_sig)},
     TPY_METHODS_END,
 };
 
 /* ArrayAttr */
 
+static tpy_sig array_attr_get_sig = TPY_SIG(
+    "get(attributes: Sequence[Attribute], context: Context | None = None) -> ArrayAttr", NULL);
+
 static PyObject *array_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"attributes", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&array_attr_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *f = tpy_seq_fast(a[0], "attributes must be a sequence of Attribute");
@@ -595,7 +623,7 @@ static PyObject *array_concat(PyObject *self, PyObject *other) {
 }
 
 static PyMethodDef array_attr_methods[] = {
-    {"get", TPY_FASTFN(array_attr_get), TPY_FAST | METH_STATIC, "get(attributes, context=None)"},
+    {"get", TPY_FASTFN(array_attr_get), TPY_FAST | METH_STATIC, TPY_DOC(array_attr_get_sig)},
     TPY_METHODS_END,
 };
 
@@ -613,12 +641,14 @@ static PyType_Slot array_attr_slots[] = {
 
 /* DictAttr */
 
+static tpy_sig dict_attr_get_sig = TPY_SIG(
+    "get(value: Mapping[str, Attribute] = {}, context: Context | None = None) -> DictAttr", NULL);
+
 static PyObject *dict_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 0, 2, a)) return NULL;
+  if (!tpy_fastargs(&dict_attr_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *d = a[0] ? a[0] : Py_None;
@@ -684,7 +714,7 @@ static int dict_contains(PyObject *self, PyObject *key) {
 }
 
 static PyMethodDef dict_attr_methods[] = {
-    {"get", TPY_FASTFN(dict_attr_get), TPY_FAST | METH_STATIC, "get(value={}, context=None)"},
+    {"get", TPY_FASTFN(dict_attr_get), TPY_FAST | METH_STATIC, TPY_DOC(dict_attr_get_sig)},
     TPY_METHODS_END,
 };
 
@@ -698,13 +728,15 @@ static PyType_Slot dict_attr_slots[] = {
 
 /* FlatSymbolRefAttr / SymbolRefAttr */
 
+static tpy_sig flat_symbol_get_sig =
+    TPY_SIG("get(value: str, context: Context | None = None) -> FlatSymbolRefAttr", NULL);
+
 /* As upstream: the constructor gives its own class (FlatSymbolRefAttr shares SymbolRefAttr's
  * TypeID, so casting would give a SymbolRefAttr). */
 static PyObject *flat_symbol_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
-  static const char *const names[] = {"value", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&flat_symbol_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirStringRef s;
   if (!tpy_arg_str(a[0], "value", &s)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
@@ -719,21 +751,23 @@ static PyObject *flat_symbol_value(PyObject *self, void *c) {
 }
 
 static PyMethodDef flat_symbol_methods[] = {
-    {"get", TPY_FASTFN(flat_symbol_get), TPY_FAST | METH_CLASS, "get(value, context=None)"},
+    {"get", TPY_FASTFN(flat_symbol_get), TPY_FAST | METH_CLASS, TPY_DOC(flat_symbol_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef flat_symbol_getset[] = {
-    {"value", flat_symbol_value, NULL, NULL, NULL},
+    {"value", flat_symbol_value, NULL, TPY_PROP("str", NULL), NULL},
     TPY_GETSET_END,
 };
+
+static tpy_sig symbol_ref_get_sig =
+    TPY_SIG("get(symbols: Sequence[str], context: Context | None = None) -> SymbolRefAttr", NULL);
 
 static PyObject *symbol_ref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"symbols", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&symbol_ref_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
   if (!ctx) return NULL;
   PyObject *f = tpy_seq_fast(a[0], "symbols must be a sequence of str");
@@ -792,23 +826,27 @@ static PyObject *symbol_ref_value(PyObject *self, void *c) {
 }
 
 static PyMethodDef symbol_ref_methods[] = {
-    {"get", TPY_FASTFN(symbol_ref_get), TPY_FAST | METH_STATIC, "get(symbols, context=None)"},
+    {"get", TPY_FASTFN(symbol_ref_get), TPY_FAST | METH_STATIC, TPY_DOC(symbol_ref_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef symbol_ref_getset[] = {
-    {"value", symbol_ref_value, NULL, "The root and nested references, as a list of str.", NULL},
+    {"value", symbol_ref_value, NULL,
+     TPY_PROP("list[str]", "The root and nested references, as a list of str."), NULL},
     TPY_GETSET_END,
 };
 
 /* OpaqueAttr */
 
+static tpy_sig opaque_attr_get_sig = TPY_SIG("get(dialect_namespace: str, buffer: bytes, type: "
+                                             "Type, context: Context | None = None) -> OpaqueAttr",
+                                             NULL);
+
 static PyObject *opaque_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"dialect_namespace", "buffer", "type", "context", NULL};
   PyObject *a[4];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 3, 4, a)) return NULL;
+  if (!tpy_fastargs(&opaque_attr_get_sig, args, nargs, kwnames, a, 4)) return NULL;
   MlirStringRef ns;
   if (!tpy_arg_str(a[0], "dialect_namespace", &ns)) return NULL;
   PyObject *ctx = tpy_context_arg(a[3]);
@@ -835,25 +873,27 @@ static PyObject *opaque_attr_data(PyObject *self, void *c) {
 }
 
 static PyMethodDef opaque_attr_methods[] = {
-    {"get", TPY_FASTFN(opaque_attr_get), TPY_FAST | METH_STATIC,
-     "get(dialect_namespace, buffer, type, context=None)"},
+    {"get", TPY_FASTFN(opaque_attr_get), TPY_FAST | METH_STATIC, TPY_DOC(opaque_attr_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef opaque_attr_getset[] = {
-    {"dialect_namespace", opaque_attr_namespace, NULL, NULL, NULL},
-    {"data", opaque_attr_data, NULL, NULL, NULL},
+    {"dialect_namespace", opaque_attr_namespace, NULL, TPY_PROP("str", NULL), NULL},
+    {"data", opaque_attr_data, NULL, TPY_PROP("bytes", NULL), NULL},
     TPY_GETSET_END,
 };
 
 /* StridedLayoutAttr */
 
+static tpy_sig strided_get_sig = TPY_SIG(
+    "get(offset: int, strides: Sequence[int], context: Context | None = None) -> StridedLayoutAttr",
+    NULL);
+
 static PyObject *strided_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"offset", "strides", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  if (!tpy_fastargs(&strided_get_sig, args, nargs, kwnames, a, 3)) return NULL;
   int64_t off;
   if (!tpy_arg_int64(a[0], "offset", &off)) return NULL;
   PyObject *ctx = tpy_context_arg(a[2]);
@@ -878,12 +918,14 @@ static PyObject *strided_get(PyObject *cls, PyObject *const *args, Py_ssize_t na
   return tpy_wrap_attr(ctx, r);
 }
 
+static tpy_sig strided_fully_dynamic_sig = TPY_SIG(
+    "get_fully_dynamic(rank: int, context: Context | None = None) -> StridedLayoutAttr", NULL);
+
 static PyObject *strided_fully_dynamic(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                        PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"rank", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get_fully_dynamic", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&strided_fully_dynamic_sig, args, nargs, kwnames, a, 2)) return NULL;
   intptr_t rank;
   if (!tpy_arg_intptr(a[0], "rank", &rank)) return NULL;
   if (rank < 0 || rank > (1 << 20)) return PyErr_Format(PyExc_ValueError, "invalid rank");
@@ -913,15 +955,15 @@ static PyObject *strided_strides(PyObject *self, void *c) {
 }
 
 static PyMethodDef strided_methods[] = {
-    {"get", TPY_FASTFN(strided_get), TPY_FAST | METH_STATIC, "get(offset, strides, context=None)"},
+    {"get", TPY_FASTFN(strided_get), TPY_FAST | METH_STATIC, TPY_DOC(strided_get_sig)},
     {"get_fully_dynamic", TPY_FASTFN(strided_fully_dynamic), TPY_FAST | METH_STATIC,
-     "get_fully_dynamic(rank, context=None)"},
+     TPY_DOC(strided_fully_dynamic_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef strided_getset[] = {
-    {"offset", strided_offset, NULL, NULL, NULL},
-    {"strides", strided_strides, NULL, NULL, NULL},
+    {"offset", strided_offset, NULL, TPY_PROP("int", NULL), NULL},
+    {"strides", strided_strides, NULL, TPY_PROP("list[int]", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -983,7 +1025,7 @@ static PyObject *loc_attr(PyObject *self, void *c) {
 }
 
 static PyGetSetDef location_getset[] = {
-    {"attr", loc_attr, NULL, "The location as an attribute.", NULL},
+    {"attr", loc_attr, NULL, TPY_PROP("Attribute", "The location as an attribute."), NULL},
     TPY_GETSET_END,
 };
 

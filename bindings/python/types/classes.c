@@ -104,12 +104,26 @@ static PyObject *concrete_repr(PyObject *self) {
 #if TETHER_MLIR_VERSION < 22
 static PyMethodDef concrete_methods[] = {
     {"isinstance", concrete_isinstance, METH_O | METH_CLASS,
-     "Whether the value is an instance of this class."},
+     TPY_SIGDOC("isinstance(other: object, /) -> bool",
+                "Whether the value is an instance of this class.")},
     TPY_METHODS_END,
 };
 #else
 static PyMethodDef concrete_methods[] = {TPY_METHODS_END};
 #endif
+
+/* The constructor of the concrete classes of each family, X(v) (concrete_new): the class's
+ * docstring begins with it, named after the class. */
+static tpy_sig type_cast_sig = TPY_SIG("Type(cast_from_type: Type, /)", NULL);
+static tpy_sig attr_cast_sig = TPY_SIG("Attribute(cast_from_attr: Attribute, /)", NULL);
+static tpy_sig expr_cast_sig = TPY_SIG("AffineExpr(expr: AffineExpr, /)", NULL);
+
+static tpy_sig *cast_sig_of(PyTypeObject *family) {
+  return family == tpy.Type         ? &type_cast_sig
+         : family == tpy.Attribute  ? &attr_cast_sig
+         : family == tpy.AffineExpr ? &expr_cast_sig
+                                    : NULL;
+}
 
 static PyObject *add_methods(PyObject *cls, PyMethodDef *defs) {
   for (PyMethodDef *d = defs; d && d->ml_name; d++) {
@@ -150,15 +164,22 @@ int tpy_define_classes(PyObject *m, PyTypeObject *family, tpy_class_def *defs, P
     slots[k++] = (PyType_Slot){Py_tp_repr, concrete_repr};
     slots[k++] = (PyType_Slot){Py_tp_dealloc, tpy_ctxobj_dealloc};
     if (d->getset) slots[k++] = (PyType_Slot){Py_tp_getset, d->getset};
-    if (d->doc) slots[k++] = (PyType_Slot){Py_tp_doc, (void *)d->doc};
-    for (PyType_Slot *s = d->slots; s && s->slot && k < 30; s++) slots[k++] = *s;
-    slots[k] = (PyType_Slot){0, NULL};
     char name[128];
     snprintf(name, sizeof name, "tether.ir.%s", d->name);
+    tpy_sig *cast = cast_sig_of(family);
+    char *doc = cast ? tpy_sig_class_doc(cast, name, d->doc) : NULL;
+    if (cast && !doc) return -1;
+    if (doc || d->doc) slots[k++] = (PyType_Slot){Py_tp_doc, doc ? doc : (void *)d->doc};
+    for (PyType_Slot *s = d->slots; s && s->slot && k < 30; s++) slots[k++] = *s;
+    slots[k] = (PyType_Slot){0, NULL};
     PyType_Spec spec = {name, (int)sizeof(TpCtxObj), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
                         slots};
     PyObject *cls = PyType_FromModuleAndSpec(m, &spec, (PyObject *)base);
-    if (!cls) return -1;
+    PyMem_Free(doc); /* the class has its copy */
+    if (!cls || (cast && tpy_sig_add_ctor((PyTypeObject *)cls, cast) < 0)) {
+      Py_XDECREF(cls);
+      return -1;
+    }
     if (!add_methods(cls, concrete_methods) || !add_methods(cls, d->methods)) {
       Py_DECREF(cls);
       return -1;
@@ -299,14 +320,18 @@ PyObject *tpy_wrap_cast(PyObject *casters, PyTypeObject *base, PyObject *ctx, co
   return obj ? cast_with(caster, obj) : NULL;
 }
 
+static tpy_sig fn_register_caster_sig =
+    TPY_SIG("_register_caster(kind: int, typeid: TypeID, caster: Callable[[Any], Any], replace: "
+            "bool, /) -> None",
+            NULL);
+
 /* _register_caster(kind, typeid, caster, replace): kind 0 types, 1 attributes, 2 values. The
  * decorators (register_type_caster, ...) are in tether/ir.py. */
 static PyObject *fn_register_caster(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
   (void)m;
-  static const char *const names[] = {"kind", "typeid", "caster", "replace", NULL};
   PyObject *a[4];
   int kind, replace;
-  if (!tpy_fastargs("_register_caster", args, nargs, NULL, names, 4, 4, a) ||
+  if (!tpy_fastargs(&fn_register_caster_sig, args, nargs, NULL, a, 4) ||
       !tpy_arg_int(a[0], "kind", &kind) || !tpy_arg_bool(a[3], &replace))
     return NULL;
   PyObject *id = a[1], *caster = a[2];
@@ -380,9 +405,12 @@ static PyObject *fn_plain_class_getattr(PyObject *m, PyObject *meta) {
 }
 
 static PyMethodDef class_functions[] = {
-    {"_plain_class_getattr", fn_plain_class_getattr, METH_O, NULL},
-    {"_register_caster", TPY_FASTFN(fn_register_caster), METH_FASTCALL, NULL},
-    {"_capsule_prefix", TPY_FASTFN(tpy_fn_capsule_prefix), METH_FASTCALL, NULL},
+    {"_plain_class_getattr", fn_plain_class_getattr, METH_O,
+     TPY_SIGDOC("_plain_class_getattr(metaclass: type, /) -> None", NULL)},
+    {"_register_caster", TPY_FASTFN(fn_register_caster), METH_FASTCALL,
+     TPY_DOC(fn_register_caster_sig)},
+    {"_capsule_prefix", TPY_FASTFN(tpy_fn_capsule_prefix), METH_FASTCALL,
+     TPY_SIGDOC("_capsule_prefix(prefix: str | None = None, /) -> str", NULL)},
     TPY_METHODS_END,
 };
 

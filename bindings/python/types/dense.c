@@ -291,6 +291,15 @@ done:
   return result;
 }
 
+static tpy_sig dense_get_sig1 = TPY_SIG("get(attrs: Sequence[Attribute], type: Type | None = None, "
+                                        "context: Context | None = None) -> DenseElementsAttr",
+                                        NULL);
+static tpy_sig dense_get_sig = TPY_SIG_OR(
+    "get(array: Any, signless: bool = True, type: Type | None = None, shape: Sequence[int] | None "
+    "= None, context: Context | None = None) -> DenseElementsAttr",
+    "From a buffer (a numpy array, array.array, memoryview, ...), or from a list of attributes.",
+    &dense_get_sig1);
+
 /* get(array, signless=True, type=None, shape=None, context=None) from a buffer, or
  * get(attrs, type=None, context=None) from a list of attributes (upstream's two overloads). */
 static PyObject *dense_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
@@ -299,15 +308,13 @@ static PyObject *dense_get(PyObject *cls, PyObject *const *args, Py_ssize_t narg
   PyObject *first = nargs ? args[0] : tpy_kwarg(args, nargs, kwnames, "array");
   if (!first) first = tpy_kwarg(args, nargs, kwnames, "attrs");
   if (first && !PyObject_CheckBuffer(first) && PyList_Check(first)) {
-    static const char *const names[] = {"attrs", "type", "context", NULL};
     PyObject *a[3];
-    if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+    if (!tpy_fastargs(&dense_get_sig1, args, nargs, kwnames, a, 3)) return NULL;
     if (!PyList_Check(a[0])) return tpy_type_error("attrs", "a list", a[0]);
     return dense_from_list(a[0], a[1] ? a[1] : Py_None, a[2] ? a[2] : Py_None);
   }
-  static const char *const names[] = {"array", "signless", "type", "shape", "context", NULL};
   PyObject *a[5];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 5, a)) return NULL;
+  if (!tpy_fastargs(&dense_get_sig, args, nargs, kwnames, a, 5)) return NULL;
   int signless = 1;
   if (a[1] && !tpy_arg_bool(a[1], &signless)) return NULL;
   if (!PyObject_CheckBuffer(a[0]))
@@ -316,12 +323,14 @@ static PyObject *dense_get(PyObject *cls, PyObject *const *args, Py_ssize_t narg
                            a[4] ? a[4] : Py_None);
 }
 
+static tpy_sig dense_get_splat_sig =
+    TPY_SIG("get_splat(shaped_type: Type, element_attr: Attribute) -> DenseElementsAttr", NULL);
+
 static PyObject *dense_get_splat(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"shaped_type", "element_attr", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get_splat", args, nargs, kwnames, names, 2, 2, a)) return NULL;
+  if (!tpy_fastargs(&dense_get_splat_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *t = a[0], *e = a[1];
   MlirType st;
   PyObject *ctx;
@@ -458,18 +467,16 @@ static void dense_releasebuffer(PyObject *self, Py_buffer *view) {
 }
 
 static PyMethodDef dense_methods[] = {
-    {"get", TPY_FASTFN(dense_get), TPY_FAST | METH_STATIC,
-     "get(array, signless=True, type=None, shape=None, context=None) from a buffer (a numpy array, "
-     "array.array, memoryview, ...), or get(attrs, type=None, context=None) from a list of "
-     "attributes."},
+    {"get", TPY_FASTFN(dense_get), TPY_FAST | METH_STATIC, TPY_DOC(dense_get_sig)},
     {"get_splat", TPY_FASTFN(dense_get_splat), TPY_FAST | METH_STATIC,
-     "get_splat(shaped_type, element_attr)"},
-    {"get_splat_value", (PyCFunction)dense_splat_value, METH_NOARGS, NULL},
+     TPY_DOC(dense_get_splat_sig)},
+    {"get_splat_value", (PyCFunction)dense_splat_value, METH_NOARGS,
+     TPY_SIGDOC("get_splat_value() -> Attribute", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef dense_getset[] = {
-    {"is_splat", dense_is_splat, NULL, NULL, NULL},
+    {"is_splat", dense_is_splat, NULL, TPY_PROP("bool", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -536,13 +543,16 @@ static void resource_deleter(void *user, const void *data, size_t size, size_t a
   PyGILState_Release(g);
 }
 
+static tpy_sig resource_get_sig = TPY_SIG(
+    "get_from_buffer(array: Any, name: str, type: Type, alignment: int | None = None, is_mutable: "
+    "bool = False, context: Context | None = None) -> DenseResourceElementsAttr",
+    "An attribute over the buffer's memory (kept acquired while MLIR uses it).");
+
 static PyObject *resource_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"array",      "name",    "type", "alignment",
-                                      "is_mutable", "context", NULL};
   PyObject *a[6];
-  if (!tpy_fastargs("get_from_buffer", args, nargs, kwnames, names, 3, 6, a)) return NULL;
+  if (!tpy_fastargs(&resource_get_sig, args, nargs, kwnames, a, 6)) return NULL;
   PyObject *array = a[0], *name = a[1], *type = a[2], *align_o = a[3] ? a[3] : Py_None,
            *c = a[5] ? a[5] : Py_None;
   int mut = 0;
@@ -609,8 +619,7 @@ fail:
 
 static PyMethodDef resource_methods[] = {
     {"get_from_buffer", TPY_FASTFN(resource_get), TPY_FAST | METH_STATIC,
-     "get_from_buffer(array, name, type, alignment=None, is_mutable=False, context=None): an "
-     "attribute over the buffer's memory (kept acquired while MLIR uses it)."},
+     TPY_DOC(resource_get_sig)},
     TPY_METHODS_END,
 };
 
@@ -757,17 +766,32 @@ static PyObject *array_make(PyObject *ctx, int k, MlirAttribute old, PyObject *v
   return tpy_wrap_attr(ctx, r);
 }
 
-static PyObject *array_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+/* X.get(values, context=None) of the dense array classes: one spec per element type. */
+static PyObject *array_get(tpy_sig *sig, PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames) {
-  static const char *const names[] = {"values", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 2)) return NULL;
   int k = kind_of_class(cls);
   if (k < 0) return PyErr_Format(PyExc_TypeError, "not a dense array class");
   PyObject *ctx = tpy_context_arg(a[1]);
   if (!ctx) return NULL;
   return array_make(ctx, k, (MlirAttribute){NULL}, a[0]);
 }
+
+#define ARRAY_GET(elt)                                                                             \
+  static tpy_sig elt##_array_get_sig =                                                             \
+      TPY_SIG("get(values: Sequence[" #elt "], context: Context | None = None) -> Self", NULL);    \
+  static PyObject *elt##_array_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,         \
+                                   PyObject *kwnames) {                                            \
+    return array_get(&elt##_array_get_sig, cls, args, nargs, kwnames);                             \
+  }                                                                                                \
+  static PyMethodDef elt##_array_methods[] = {                                                     \
+      {"get", TPY_FASTFN(elt##_array_get), TPY_FAST | METH_CLASS, TPY_DOC(elt##_array_get_sig)},   \
+      TPY_METHODS_END,                                                                             \
+  };
+ARRAY_GET(bool)
+ARRAY_GET(int)
+ARRAY_GET(float)
 
 static Py_ssize_t array_len(PyObject *self) { return mlirDenseArrayGetNumElements(A(self)); }
 
@@ -818,11 +842,6 @@ static int array_iter_clear(TpArrayIter *it) {
   return 0;
 }
 
-static PyMethodDef array_methods[] = {
-    {"get", TPY_FASTFN(array_get), TPY_FAST | METH_CLASS, "get(values, context=None)"},
-    TPY_METHODS_END,
-};
-
 static PyType_Slot array_slots[] = {
     {Py_sq_length, array_len},
     {Py_sq_item, array_item},
@@ -845,8 +864,8 @@ TPY_ISA(MlirAttribute, mlirAttributeIsADenseI64Array)
 TPY_ISA(MlirAttribute, mlirAttributeIsADenseF32Array)
 TPY_ISA(MlirAttribute, mlirAttributeIsADenseF64Array)
 
-#define ARRAY(k, isa)                                                                              \
-  { array_names[k], NULL, isa, NULL, array_methods, NULL, array_slots, NULL, NULL, NULL }
+#define ARRAY(k, isa, methods)                                                                     \
+  { array_names[k], NULL, isa, NULL, methods, NULL, array_slots, NULL, NULL, NULL }
 
 static tpy_class_def dense_defs[] = {
     {"DenseElementsAttr", NULL, isa_mlirAttributeIsADenseElements, NULL, dense_methods,
@@ -858,13 +877,13 @@ static tpy_class_def dense_defs[] = {
      NULL, dense_fp_slots, NULL, NULL, NULL},
     {"DenseResourceElementsAttr", NULL, isa_mlirAttributeIsADenseResourceElements, NULL,
      resource_methods, NULL, NULL, NULL, NULL, NULL},
-    ARRAY(K_BOOL, isa_mlirAttributeIsADenseBoolArray),
-    ARRAY(K_I8, isa_mlirAttributeIsADenseI8Array),
-    ARRAY(K_I16, isa_mlirAttributeIsADenseI16Array),
-    ARRAY(K_I32, isa_mlirAttributeIsADenseI32Array),
-    ARRAY(K_I64, isa_mlirAttributeIsADenseI64Array),
-    ARRAY(K_F32, isa_mlirAttributeIsADenseF32Array),
-    ARRAY(K_F64, isa_mlirAttributeIsADenseF64Array),
+    ARRAY(K_BOOL, isa_mlirAttributeIsADenseBoolArray, bool_array_methods),
+    ARRAY(K_I8, isa_mlirAttributeIsADenseI8Array, int_array_methods),
+    ARRAY(K_I16, isa_mlirAttributeIsADenseI16Array, int_array_methods),
+    ARRAY(K_I32, isa_mlirAttributeIsADenseI32Array, int_array_methods),
+    ARRAY(K_I64, isa_mlirAttributeIsADenseI64Array, int_array_methods),
+    ARRAY(K_F32, isa_mlirAttributeIsADenseF32Array, float_array_methods),
+    ARRAY(K_F64, isa_mlirAttributeIsADenseF64Array, float_array_methods),
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 

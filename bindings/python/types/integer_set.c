@@ -42,8 +42,8 @@ static PyObject *constraint_is_eq(TpConstraint *c, void *u) {
 }
 
 static PyGetSetDef constraint_getset[] = {
-    {"expr", (getter)constraint_expr, NULL, NULL, NULL},
-    {"is_eq", (getter)constraint_is_eq, NULL, NULL, NULL},
+    {"expr", (getter)constraint_expr, NULL, TPY_PROP("AffineExpr", NULL), NULL},
+    {"is_eq", (getter)constraint_is_eq, NULL, TPY_PROP("bool", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -84,12 +84,15 @@ static PyObject *set_str(PyObject *self) {
 
 static PyObject *set_repr(PyObject *self) { return tpy_ctxobj_repr(self, "IntegerSet"); }
 
+static tpy_sig set_get_sig =
+    TPY_SIG("get(num_dims: int, num_symbols: int, exprs: Sequence[AffineExpr], eq_flags: "
+            "Sequence[bool], context: Context | None = None) -> IntegerSet",
+            NULL);
+
 static PyObject *set_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
   (void)cls;
-  static const char *const names[] = {"num_dims", "num_symbols", "exprs",
-                                      "eq_flags", "context",     NULL};
   PyObject *a[5];
-  if (!tpy_fastargs("get", args, nargs, kw, names, 4, 5, a)) return NULL;
+  if (!tpy_fastargs(&set_get_sig, args, nargs, kw, a, 5)) return NULL;
   intptr_t nd, ns, n;
   if (!tpy_affine_arg_count(a[0], "num_dims", &nd) ||
       !tpy_affine_arg_count(a[1], "num_symbols", &ns))
@@ -135,12 +138,15 @@ done:
   return r;
 }
 
+static tpy_sig set_get_empty_sig = TPY_SIG(
+    "get_empty(num_dims: int, num_symbols: int, context: Context | None = None) -> IntegerSet",
+    NULL);
+
 static PyObject *set_get_empty(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kw) {
   (void)cls;
-  static const char *const names[] = {"num_dims", "num_symbols", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("get_empty", args, nargs, kw, names, 2, 3, a)) return NULL;
+  if (!tpy_fastargs(&set_get_empty_sig, args, nargs, kw, a, 3)) return NULL;
   intptr_t nd, ns;
   if (!tpy_affine_arg_count(a[0], "num_dims", &nd) ||
       !tpy_affine_arg_count(a[1], "num_symbols", &ns))
@@ -150,12 +156,15 @@ static PyObject *set_get_empty(PyObject *cls, PyObject *const *args, Py_ssize_t 
   return wrap_set(ctx, mlirIntegerSetEmptyGet(tpy_ctx_raw(ctx), nd, ns));
 }
 
+static tpy_sig set_get_replaced_sig =
+    TPY_SIG("get_replaced(dim_exprs: Sequence[AffineExpr], symbol_exprs: Sequence[AffineExpr], "
+            "num_result_dims: int, num_result_symbols: int) -> IntegerSet",
+            NULL);
+
 static PyObject *set_get_replaced(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames) {
-  static const char *const names[] = {"dim_exprs", "symbol_exprs", "num_result_dims",
-                                      "num_result_symbols", NULL};
   PyObject *a[4];
-  if (!tpy_fastargs("get_replaced", args, nargs, kwnames, names, 4, 4, a)) return NULL;
+  if (!tpy_fastargs(&set_get_replaced_sig, args, nargs, kwnames, a, 4)) return NULL;
   PyObject *de = a[0], *se = a[1], *nd_o = a[2], *ns_o = a[3];
   intptr_t nd, ns, n1, n2;
   if (!tpy_affine_arg_count(nd_o, "num_result_dims", &nd) ||
@@ -243,27 +252,26 @@ static PyObject *set_from_capsule(PyObject *cls, PyObject *cap) {
 }
 
 static PyMethodDef set_methods[] = {
-    {"get", TPY_FASTFN(set_get), TPY_FAST | METH_STATIC,
-     "get(num_dims, num_symbols, exprs, eq_flags, context=None)"},
-    {"get_empty", TPY_FASTFN(set_get_empty), TPY_FAST | METH_STATIC,
-     "get_empty(num_dims, num_symbols, context=None)"},
-    {"get_replaced", TPY_FASTFN(set_get_replaced), TPY_FAST,
-     "get_replaced(dim_exprs, symbol_exprs, num_result_dims, num_result_symbols)"},
-    {"_CAPICreate", (PyCFunction)set_from_capsule, METH_O | METH_STATIC, NULL},
-    {"dump", (PyCFunction)set_dump, METH_NOARGS, "Prints the set to stderr."},
+    {"get", TPY_FASTFN(set_get), TPY_FAST | METH_STATIC, TPY_DOC(set_get_sig)},
+    {"get_empty", TPY_FASTFN(set_get_empty), TPY_FAST | METH_STATIC, TPY_DOC(set_get_empty_sig)},
+    {"get_replaced", TPY_FASTFN(set_get_replaced), TPY_FAST, TPY_DOC(set_get_replaced_sig)},
+    {"_CAPICreate", (PyCFunction)set_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> IntegerSet", NULL)},
+    {"dump", (PyCFunction)set_dump, METH_NOARGS,
+     TPY_SIGDOC("dump() -> None", "Prints the set to stderr.")},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef set_getset[] = {
-    {"context", tpy_ctxobj_context, NULL, NULL, NULL},
-    {"is_canonical_empty", set_canonical_empty, NULL, NULL, NULL},
-    {"n_dims", set_n_dims, NULL, NULL, NULL},
-    {"n_symbols", set_n_symbols, NULL, NULL, NULL},
-    {"n_inputs", set_n_inputs, NULL, NULL, NULL},
-    {"n_equalities", set_n_eq, NULL, NULL, NULL},
-    {"n_inequalities", set_n_ineq, NULL, NULL, NULL},
-    {"constraints", set_constraints, NULL, NULL, NULL},
-    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, NULL, "mlir.ir.IntegerSet._CAPIPtr"},
+    {"context", tpy_ctxobj_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"is_canonical_empty", set_canonical_empty, NULL, TPY_PROP("bool", NULL), NULL},
+    {"n_dims", set_n_dims, NULL, TPY_PROP("int", NULL), NULL},
+    {"n_symbols", set_n_symbols, NULL, TPY_PROP("int", NULL), NULL},
+    {"n_inputs", set_n_inputs, NULL, TPY_PROP("int", NULL), NULL},
+    {"n_equalities", set_n_eq, NULL, TPY_PROP("int", NULL), NULL},
+    {"n_inequalities", set_n_ineq, NULL, TPY_PROP("int", NULL), NULL},
+    {"constraints", set_constraints, NULL, TPY_PROP("IntegerSetConstraintList", NULL), NULL},
+    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, TPY_PROP("object", NULL), "mlir.ir.IntegerSet._CAPIPtr"},
     TPY_GETSET_END,
 };
 
@@ -288,20 +296,21 @@ static PyType_Spec set_spec = {"tether.ir.IntegerSet", sizeof(TpCtxObj), 0, Py_T
 #if TETHER_MLIR_VERSION >= 22
 TPY_ISA(MlirAttribute, mlirAttributeIsAIntegerSet)
 
+static tpy_sig set_attr_get_sig = TPY_SIG("get(integer_set: IntegerSet) -> IntegerSetAttr",
+                                          "The attribute holding an IntegerSet.");
+
 /* IntegerSetAttr.get(integer_set): the set's context is the attribute's. */
 static PyObject *set_attr_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"integer_set", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 1, a)) return NULL;
+  if (!tpy_fastargs(&set_attr_get_sig, args, nargs, kwnames, a, 1)) return NULL;
   if (!tpy_is(a[0], tpy.IntegerSet)) return tpy_type_error("integer_set", "an IntegerSet", a[0]);
   return tpy_wrap_attr(TPY_CTX(a[0]), mlirIntegerSetAttrGet(S(a[0])));
 }
 
 static PyMethodDef set_attr_methods[] = {
-    {"get", TPY_FASTFN(set_attr_get), TPY_FAST | METH_STATIC,
-     "get(integer_set): the attribute holding an IntegerSet."},
+    {"get", TPY_FASTFN(set_attr_get), TPY_FAST | METH_STATIC, TPY_DOC(set_attr_get_sig)},
     TPY_METHODS_END,
 };
 

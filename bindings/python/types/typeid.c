@@ -36,12 +36,13 @@ static PyObject *typeid_new(PyTypeObject *t, PyObject *a, PyObject *k) {
 }
 
 static PyMethodDef typeid_methods[] = {
-    {"_CAPICreate", typeid_from_capsule, METH_O | METH_STATIC, NULL},
+    {"_CAPICreate", typeid_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> TypeID", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef typeid_getset[] = {
-    {"_CAPIPtr", typeid_capsule, NULL, NULL, NULL},
+    {"_CAPIPtr", typeid_capsule, NULL, TPY_PROP("object", NULL), NULL},
     TPY_GETSET_END,
 };
 

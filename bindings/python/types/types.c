@@ -58,10 +58,12 @@ static int loc_ctx_begin(PyObject *where, int unchecked, PyObject *elt, tpy_errc
 
 /* ---- Type ------------------------------------------------------------------------------------ */
 
+static tpy_sig type_new_sig = TPY_SIG("Type(cast_from_type: Type)",
+                                      "An MLIR type. Type(t) copies, IntegerType(t) & co. cast.");
+
 static PyObject *type_new(PyTypeObject *type, PyObject *args, PyObject *kw) {
-  static const char *const names[] = {"cast_from_type", NULL};
   PyObject *other;
-  if (!tpy_args("Type", args, kw, names, 1, 1, &other)) return NULL;
+  if (!tpy_args(&type_new_sig, args, kw, &other, 1)) return NULL;
   if (!tpy_is(other, tpy.Type)) return tpy_type_error("cast_from_type", "a Type", other);
   return tpy_ctxobj_new(type, TPY_CTX(other), TPY_PTR(other));
 }
@@ -80,13 +82,16 @@ static PyObject *type_repr(PyObject *self) {
   return r;
 }
 
+static tpy_sig type_parse_sig = TPY_SIG("parse(asm: str, context: Context | None = None) -> Type",
+                                        "Parses a type; MLIRError on bad input.");
+
 static PyObject *type_parse(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
   MlirStringRef s;
   TpContext *ctx;
   tpy_errcap cap;
-  if (!tpy_parse_begin(args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
+  if (!tpy_parse_begin(&type_parse_sig, args, nargs, kwnames, &s, &ctx, &cap)) return NULL;
   MlirContext raw = tether_arena_context(ctx->arena);
   MlirType t = {NULL};
   if (tether_parse_check(raw, TETHER_PARSE_TYPE, s.data, s.length) == TETHER_OK)
@@ -129,19 +134,20 @@ static PyObject *type_from_capsule(PyObject *cls, PyObject *cap) {
 }
 
 static PyMethodDef type_methods[] = {
-    {"parse", TPY_FASTFN(type_parse), TPY_FAST | METH_STATIC,
-     "parse(asm, context=None): parses a type; MLIRError on bad input."},
-    {"_CAPICreate", (PyCFunction)type_from_capsule, METH_O | METH_STATIC, NULL},
+    {"parse", TPY_FASTFN(type_parse), TPY_FAST | METH_STATIC, TPY_DOC(type_parse_sig)},
+    {"_CAPICreate", (PyCFunction)type_from_capsule, METH_O | METH_STATIC,
+     TPY_SIGDOC("_CAPICreate(capsule: object, /) -> Type", NULL)},
     {"maybe_downcast", (PyCFunction)type_maybe_downcast, METH_NOARGS,
-     "The type as the class registered for its TypeID."},
-    {"dump", (PyCFunction)type_dump, METH_NOARGS, "Prints the type to stderr."},
+     TPY_SIGDOC("maybe_downcast() -> Type", "The type as the class registered for its TypeID.")},
+    {"dump", (PyCFunction)type_dump, METH_NOARGS,
+     TPY_SIGDOC("dump() -> None", "Prints the type to stderr.")},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef type_getset[] = {
-    {"context", tpy_ctxobj_context, NULL, NULL, NULL},
-    {"typeid", type_typeid, NULL, "The TypeID of the type's class.", NULL},
-    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, NULL, "mlir.ir.Type._CAPIPtr"},
+    {"context", tpy_ctxobj_context, NULL, TPY_PROP("Context", NULL), NULL},
+    {"typeid", type_typeid, NULL, TPY_PROP("TypeID", "The TypeID of the type's class."), NULL},
+    {"_CAPIPtr", tpy_ctxobj_capsule, NULL, TPY_PROP("object", NULL), "mlir.ir.Type._CAPIPtr"},
     TPY_GETSET_END,
 };
 
@@ -155,7 +161,7 @@ static PyType_Slot type_slots[] = {
     {Py_tp_hash, tpy_ctxobj_hash},
     {Py_tp_methods, type_methods},
     {Py_tp_getset, type_getset},
-    {Py_tp_doc, "An MLIR type. Type(t) copies, IntegerType(t) & co. cast."},
+    {Py_tp_doc, TPY_DOC(type_new_sig)},
     {0, NULL},
 };
 
@@ -197,12 +203,13 @@ TPY_ISA(MlirType, mlirTypeIsATuple)
 TPY_ISA(MlirType, mlirTypeIsAFunction)
 TPY_ISA(MlirType, mlirTypeIsAOpaque)
 
+static tpy_sig simple_get_sig = TPY_SIG("get(context: Context | None = None) -> Self", "The type.");
+
 /* cls.get(context=None) for types that need nothing but a context (def->data: the getter). */
 static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
-  static const char *const names[] = {"context", NULL};
   PyObject *a[1];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 0, 1, a)) return NULL;
+  if (!tpy_fastargs(&simple_get_sig, args, nargs, kwnames, a, 1)) return NULL;
   tpy_class_def *def = tpy_class_def_of((PyTypeObject *)cls);
   PyObject *ctx = tpy_context_arg(a[0]);
   if (!ctx || !def || !def->data) return NULL;
@@ -211,17 +218,16 @@ static PyObject *simple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nar
 }
 
 static PyMethodDef simple_methods[] = {
-    {"get", TPY_FASTFN(simple_get), TPY_FAST | METH_CLASS, "get(context=None): the type."},
+    {"get", TPY_FASTFN(simple_get), TPY_FAST | METH_CLASS, TPY_DOC(simple_get_sig)},
     TPY_METHODS_END,
 };
 
 /* ---- IntegerType ----------------------------------------------------------------------------- */
 
-static PyObject *int_get(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                         MlirType (*get)(MlirContext, unsigned), const char *fname) {
-  static const char *const names[] = {"width", "context", NULL};
+static PyObject *int_get(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                         MlirType (*get)(MlirContext, unsigned)) {
   PyObject *a[2];
-  if (!tpy_fastargs(fname, args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 2)) return NULL;
   unsigned w;
   if (!tpy_arg_uint(a[0], "width", &w)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
@@ -233,10 +239,12 @@ static PyObject *int_get(PyObject *const *args, Py_ssize_t nargs, PyObject *kwna
 }
 
 #define INT_GET(name, fn)                                                                          \
+  static tpy_sig name##_sig =                                                                      \
+      TPY_SIG(#name "(width: int, context: Context | None = None) -> IntegerType", NULL);          \
   static PyObject *name(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,                    \
                         PyObject *kwnames) {                                                       \
     (void)cls;                                                                                     \
-    return int_get(args, nargs, kwnames, fn, #name);                                               \
+    return int_get(&name##_sig, args, nargs, kwnames, fn);                                         \
   }
 INT_GET(get_signless, mlirIntegerTypeGet)
 INT_GET(get_signed, mlirIntegerTypeSignedGet)
@@ -255,13 +263,17 @@ static PyObject *signedness_enum(void) {
   return e;
 }
 
+static tpy_sig int_get_any_sig =
+    TPY_SIG("get(width: int, signedness: IntegerType.Signedness = IntegerType.Signedness.SIGNLESS, "
+            "context: Context | None = None) -> IntegerType",
+            NULL);
+
 /* IntegerType.get(width, signedness=Signedness.SIGNLESS, context=None) (MLIR 22). */
 static PyObject *int_get_any(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"width", "signedness", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 1, 3, a)) return NULL;
+  if (!tpy_fastargs(&int_get_any_sig, args, nargs, kwnames, a, 3)) return NULL;
   long which = 0;
   if (a[1]) {
     PyObject *e = signedness_enum();
@@ -280,11 +292,12 @@ static PyObject *int_get_any(PyObject *cls, PyObject *const *args, Py_ssize_t na
     }
   }
   PyObject *rest[2] = {a[0], a[2] ? a[2] : Py_None};
-  return int_get(rest, 2, NULL,
+  /* int_get reads the width and the context, given by position. */
+  static tpy_sig rest_sig = TPY_SIG("get(width: int, context: Context | None = None)", NULL);
+  return int_get(&rest_sig, rest, 2, NULL,
                  which == 0   ? mlirIntegerTypeGet
                  : which == 1 ? mlirIntegerTypeSignedGet
-                              : mlirIntegerTypeUnsignedGet,
-                 "get");
+                              : mlirIntegerTypeUnsignedGet);
 }
 
 static PyObject *int_signedness(PyObject *self, void *c) {
@@ -316,26 +329,23 @@ static PyObject *int_unsigned(PyObject *self, void *c) {
 }
 
 static PyMethodDef int_methods[] = {
-    {"get_signless", TPY_FASTFN(get_signless), TPY_FAST | METH_STATIC,
-     "get_signless(width, context=None)"},
-    {"get_signed", TPY_FASTFN(get_signed), TPY_FAST | METH_STATIC,
-     "get_signed(width, context=None)"},
-    {"get_unsigned", TPY_FASTFN(get_unsigned), TPY_FAST | METH_STATIC,
-     "get_unsigned(width, context=None)"},
+    {"get_signless", TPY_FASTFN(get_signless), TPY_FAST | METH_STATIC, TPY_DOC(get_signless_sig)},
+    {"get_signed", TPY_FASTFN(get_signed), TPY_FAST | METH_STATIC, TPY_DOC(get_signed_sig)},
+    {"get_unsigned", TPY_FASTFN(get_unsigned), TPY_FAST | METH_STATIC, TPY_DOC(get_unsigned_sig)},
 #if TETHER_MLIR_VERSION >= 22
-    {"get", TPY_FASTFN(int_get_any), TPY_FAST | METH_STATIC,
-     "get(width, signedness=IntegerType.SIGNLESS, context=None)"},
+    {"get", TPY_FASTFN(int_get_any), TPY_FAST | METH_STATIC, TPY_DOC(int_get_any_sig)},
 #endif
     TPY_METHODS_END,
 };
 
 static PyGetSetDef int_getset[] = {
-    {"width", int_width, NULL, "The bit width.", NULL},
-    {"is_signless", int_signless, NULL, NULL, NULL},
-    {"is_signed", int_signed, NULL, NULL, NULL},
-    {"is_unsigned", int_unsigned, NULL, NULL, NULL},
+    {"width", int_width, NULL, TPY_PROP("int", "The bit width."), NULL},
+    {"is_signless", int_signless, NULL, TPY_PROP("bool", NULL), NULL},
+    {"is_signed", int_signed, NULL, TPY_PROP("bool", NULL), NULL},
+    {"is_unsigned", int_unsigned, NULL, TPY_PROP("bool", NULL), NULL},
 #if TETHER_MLIR_VERSION >= 22
-    {"signedness", int_signedness, NULL, "An IntegerType.Signedness.", NULL},
+    {"signedness", int_signedness, NULL,
+     TPY_PROP("IntegerType.Signedness", "An IntegerType.Signedness."), NULL},
 #endif
     TPY_GETSET_END,
 };
@@ -348,7 +358,7 @@ static PyObject *float_width(PyObject *self, void *c) {
 }
 
 static PyGetSetDef float_getset[] = {
-    {"width", float_width, NULL, "The bit width.", NULL},
+    {"width", float_width, NULL, TPY_PROP("int", "The bit width."), NULL},
     TPY_GETSET_END,
 };
 
@@ -376,12 +386,13 @@ static PyObject *complex_element(PyObject *self, void *c) {
 }
 
 static PyMethodDef complex_methods[] = {
-    {"get", (PyCFunction)complex_get, METH_O | METH_STATIC, "get(element_type)"},
+    {"get", (PyCFunction)complex_get, METH_O | METH_STATIC,
+     TPY_SIGDOC("get(element_type: Type, /) -> ComplexType", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef complex_getset[] = {
-    {"element_type", complex_element, NULL, NULL, NULL},
+    {"element_type", complex_element, NULL, TPY_PROP("Type", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -488,28 +499,35 @@ static PyObject *shaped_dynamic_stride(PyObject *cls, PyObject *unused) {
 }
 
 static PyMethodDef shaped_methods[] = {
-    {"is_dynamic_dim", (PyCFunction)shaped_is_dynamic_dim, METH_O, NULL},
-    {"get_dim_size", (PyCFunction)shaped_get_dim_size, METH_O, NULL},
-    {"is_dynamic_size", (PyCFunction)shaped_is_dynamic_size, METH_O | METH_STATIC, NULL},
+    {"is_dynamic_dim", (PyCFunction)shaped_is_dynamic_dim, METH_O,
+     TPY_SIGDOC("is_dynamic_dim(dim: int, /) -> bool", NULL)},
+    {"get_dim_size", (PyCFunction)shaped_get_dim_size, METH_O,
+     TPY_SIGDOC("get_dim_size(dim: int, /) -> int", NULL)},
+    {"is_dynamic_size", (PyCFunction)shaped_is_dynamic_size, METH_O | METH_STATIC,
+     TPY_SIGDOC("is_dynamic_size(dim_size: int, /) -> bool", NULL)},
     {"is_dynamic_stride_or_offset", (PyCFunction)shaped_is_dynamic_stride, METH_O | METH_STATIC,
-     NULL},
-    {"get_dynamic_size", (PyCFunction)shaped_dynamic_size, METH_NOARGS | METH_STATIC, NULL},
+     TPY_SIGDOC("is_dynamic_stride_or_offset(value: int, /) -> bool", NULL)},
+    {"get_dynamic_size", (PyCFunction)shaped_dynamic_size, METH_NOARGS | METH_STATIC,
+     TPY_SIGDOC("get_dynamic_size() -> int", NULL)},
     {"get_dynamic_stride_or_offset", (PyCFunction)shaped_dynamic_stride, METH_NOARGS | METH_STATIC,
-     NULL},
+     TPY_SIGDOC("get_dynamic_stride_or_offset() -> int", NULL)},
 #if TETHER_MLIR_VERSION >= 22
-    {"is_static_dim", (PyCFunction)shaped_is_static_dim, METH_O, NULL},
-    {"is_static_size", (PyCFunction)shaped_is_static_size, METH_O | METH_STATIC, NULL},
-    {"is_static_stride_or_offset", (PyCFunction)shaped_is_static_stride, METH_O, NULL},
+    {"is_static_dim", (PyCFunction)shaped_is_static_dim, METH_O,
+     TPY_SIGDOC("is_static_dim(dim: int, /) -> bool", NULL)},
+    {"is_static_size", (PyCFunction)shaped_is_static_size, METH_O | METH_STATIC,
+     TPY_SIGDOC("is_static_size(dim_size: int, /) -> bool", NULL)},
+    {"is_static_stride_or_offset", (PyCFunction)shaped_is_static_stride, METH_O,
+     TPY_SIGDOC("is_static_stride_or_offset(value: int, /) -> bool", NULL)},
 #endif
     TPY_METHODS_END,
 };
 
 static PyGetSetDef shaped_getset[] = {
-    {"element_type", shaped_element_type, NULL, NULL, NULL},
-    {"has_rank", shaped_has_rank, NULL, NULL, NULL},
-    {"rank", shaped_rank, NULL, NULL, NULL},
-    {"has_static_shape", shaped_has_static_shape, NULL, NULL, NULL},
-    {"shape", shaped_shape, NULL, NULL, NULL},
+    {"element_type", shaped_element_type, NULL, TPY_PROP("Type", NULL), NULL},
+    {"has_rank", shaped_has_rank, NULL, TPY_PROP("bool", NULL), NULL},
+    {"rank", shaped_rank, NULL, TPY_PROP("int", NULL), NULL},
+    {"has_static_shape", shaped_has_static_shape, NULL, TPY_PROP("bool", NULL), NULL},
+    {"shape", shaped_shape, NULL, TPY_PROP("list[int]", NULL), NULL},
     TPY_GETSET_END,
 };
 
@@ -537,16 +555,10 @@ static int shape_of(PyObject *seq, intptr_t *n, int64_t **out) {
 
 /* ---- VectorType ------------------------------------------------------------------------------ */
 
-static PyObject *vector_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                             int unchecked) {
-  static const char *const names[] = {"shape",         "element_type", "scalable",
-                                      "scalable_dims", "loc",          NULL};
-  static const char *const names_unchecked[] = {"shape",         "element_type", "scalable",
-                                                "scalable_dims", "context",      NULL};
+static PyObject *vector_make(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames, int unchecked) {
   PyObject *a[5];
-  if (!tpy_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
-                    unchecked ? names_unchecked : names, 2, 2, a))
-    return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 5)) return NULL;
   MlirType elt;
   if (!tpy_arg_type(a[1], &elt, NULL)) return NULL;
   intptr_t rank;
@@ -610,17 +622,28 @@ static PyObject *vector_make(PyObject *const *args, Py_ssize_t nargs, PyObject *
   return checked(&cap, ctx, t);
 }
 
+static tpy_sig vector_get_sig = TPY_SIG(
+    "get(shape: Sequence[int], element_type: Type, *, scalable: Sequence[bool] | None = None, "
+    "scalable_dims: Sequence[int] | None = None, loc: Location | None = None) -> VectorType",
+    NULL);
+
 static PyObject *vector_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
-  return vector_make(args, nargs, kwnames, 0);
+  return vector_make(&vector_get_sig, args, nargs, kwnames, 0);
 }
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig vector_get_unchecked_sig =
+    TPY_SIG("get_unchecked(shape: Sequence[int], element_type: Type, *, scalable: Sequence[bool] | "
+            "None = None, scalable_dims: Sequence[int] | None = None, context: Context | None = "
+            "None) -> VectorType",
+            NULL);
+
 static PyObject *vector_get_unchecked(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
   (void)cls;
-  return vector_make(args, nargs, kwnames, 1);
+  return vector_make(&vector_get_unchecked_sig, args, nargs, kwnames, 1);
 }
 #endif
 
@@ -639,32 +662,26 @@ static PyObject *vector_scalable_dims(PyObject *self, void *c) {
 }
 
 static PyMethodDef vector_methods[] = {
-    {"get", TPY_FASTFN(vector_get), TPY_FAST | METH_STATIC,
-     "get(shape, element_type, *, scalable=None, scalable_dims=None, loc=None)"},
+    {"get", TPY_FASTFN(vector_get), TPY_FAST | METH_STATIC, TPY_DOC(vector_get_sig)},
 #if TETHER_MLIR_VERSION >= 22
     {"get_unchecked", TPY_FASTFN(vector_get_unchecked), TPY_FAST | METH_STATIC,
-     "get_unchecked(shape, element_type, *, scalable=None, scalable_dims=None, context=None)"},
+     TPY_DOC(vector_get_unchecked_sig)},
 #endif
     TPY_METHODS_END,
 };
 
 static PyGetSetDef vector_getset[] = {
-    {"scalable", vector_scalable, NULL, NULL, NULL},
-    {"scalable_dims", vector_scalable_dims, NULL, NULL, NULL},
+    {"scalable", vector_scalable, NULL, TPY_PROP("bool", NULL), NULL},
+    {"scalable_dims", vector_scalable_dims, NULL, TPY_PROP("list[bool]", NULL), NULL},
     TPY_GETSET_END,
 };
 
 /* ---- RankedTensorType / UnrankedTensorType --------------------------------------------------- */
 
-static PyObject *tensor_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                             int unchecked) {
-  static const char *const names[] = {"shape", "element_type", "encoding", "loc", NULL};
-  static const char *const names_unchecked[] = {"shape", "element_type", "encoding", "context",
-                                                NULL};
+static PyObject *tensor_make(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames, int unchecked) {
   PyObject *a[4];
-  if (!tpy_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
-                    unchecked ? names_unchecked : names, 2, unchecked ? 4 : 3, a))
-    return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 4)) return NULL;
   MlirType elt;
   if (!tpy_arg_type(a[1], &elt, NULL)) return NULL;
   MlirAttribute enc = mlirAttributeGetNull();
@@ -689,17 +706,27 @@ static PyObject *tensor_make(PyObject *const *args, Py_ssize_t nargs, PyObject *
   return checked(&cap, ctx, t);
 }
 
+static tpy_sig tensor_get_sig =
+    TPY_SIG("get(shape: Sequence[int], element_type: Type, encoding: Attribute | None = None, *, "
+            "loc: Location | None = None) -> RankedTensorType",
+            NULL);
+
 static PyObject *tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
-  return tensor_make(args, nargs, kwnames, 0);
+  return tensor_make(&tensor_get_sig, args, nargs, kwnames, 0);
 }
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig tensor_get_unchecked_sig =
+    TPY_SIG("get_unchecked(shape: Sequence[int], element_type: Type, encoding: Attribute | None = "
+            "None, context: Context | None = None) -> RankedTensorType",
+            NULL);
+
 static PyObject *tensor_get_unchecked(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
   (void)cls;
-  return tensor_make(args, nargs, kwnames, 1);
+  return tensor_make(&tensor_get_unchecked_sig, args, nargs, kwnames, 1);
 }
 #endif
 
@@ -710,28 +737,23 @@ static PyObject *tensor_encoding(PyObject *self, void *c) {
 }
 
 static PyMethodDef tensor_methods[] = {
-    {"get", TPY_FASTFN(tensor_get), TPY_FAST | METH_STATIC,
-     "get(shape, element_type, encoding=None, loc=None)"},
+    {"get", TPY_FASTFN(tensor_get), TPY_FAST | METH_STATIC, TPY_DOC(tensor_get_sig)},
 #if TETHER_MLIR_VERSION >= 22
     {"get_unchecked", TPY_FASTFN(tensor_get_unchecked), TPY_FAST | METH_STATIC,
-     "get_unchecked(shape, element_type, encoding=None, context=None)"},
+     TPY_DOC(tensor_get_unchecked_sig)},
 #endif
     TPY_METHODS_END,
 };
 
 static PyGetSetDef tensor_getset[] = {
-    {"encoding", tensor_encoding, NULL, NULL, NULL},
+    {"encoding", tensor_encoding, NULL, TPY_PROP("Attribute | None", NULL), NULL},
     TPY_GETSET_END,
 };
 
-static PyObject *unranked_tensor_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                                      int unchecked) {
-  static const char *const names[] = {"element_type", "loc", NULL};
-  static const char *const names_unchecked[] = {"element_type", "context", NULL};
+static PyObject *unranked_tensor_make(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames, int unchecked) {
   PyObject *a[2];
-  if (!tpy_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
-                    unchecked ? names_unchecked : names, 1, 2, a))
-    return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 2)) return NULL;
   MlirType elt;
   if (!tpy_arg_type(a[0], &elt, NULL)) return NULL;
   tpy_errcap cap;
@@ -741,41 +763,43 @@ static PyObject *unranked_tensor_make(PyObject *const *args, Py_ssize_t nargs, P
   return checked(&cap, ctx, mlirUnrankedTensorTypeGetChecked(l, elt));
 }
 
+static tpy_sig unranked_tensor_get_sig =
+    TPY_SIG("get(element_type: Type, loc: Location | None = None) -> UnrankedTensorType", NULL);
+
 static PyObject *unranked_tensor_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames) {
   (void)cls;
-  return unranked_tensor_make(args, nargs, kwnames, 0);
+  return unranked_tensor_make(&unranked_tensor_get_sig, args, nargs, kwnames, 0);
 }
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig unranked_tensor_get_unchecked_sig = TPY_SIG(
+    "get_unchecked(element_type: Type, context: Context | None = None) -> UnrankedTensorType",
+    NULL);
+
 static PyObject *unranked_tensor_get_unchecked(PyObject *cls, PyObject *const *args,
                                                Py_ssize_t nargs, PyObject *kwnames) {
   (void)cls;
-  return unranked_tensor_make(args, nargs, kwnames, 1);
+  return unranked_tensor_make(&unranked_tensor_get_unchecked_sig, args, nargs, kwnames, 1);
 }
 #endif
 
 static PyMethodDef unranked_tensor_methods[] = {
-    {"get", TPY_FASTFN(unranked_tensor_get), TPY_FAST | METH_STATIC, "get(element_type, loc=None)"},
+    {"get", TPY_FASTFN(unranked_tensor_get), TPY_FAST | METH_STATIC,
+     TPY_DOC(unranked_tensor_get_sig)},
 #if TETHER_MLIR_VERSION >= 22
     {"get_unchecked", TPY_FASTFN(unranked_tensor_get_unchecked), TPY_FAST | METH_STATIC,
-     "get_unchecked(element_type, context=None)"},
+     TPY_DOC(unranked_tensor_get_unchecked_sig)},
 #endif
     TPY_METHODS_END,
 };
 
 /* ---- MemRefType / UnrankedMemRefType --------------------------------------------------------- */
 
-static PyObject *memref_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                             int unchecked) {
-  static const char *const names[] = {"shape",        "element_type", "layout",
-                                      "memory_space", "loc",          NULL};
-  static const char *const names_unchecked[] = {"shape",        "element_type", "layout",
-                                                "memory_space", "context",      NULL};
+static PyObject *memref_make(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames, int unchecked) {
   PyObject *a[5];
-  if (!tpy_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
-                    unchecked ? names_unchecked : names, 2, unchecked ? 5 : 4, a))
-    return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 5)) return NULL;
   MlirType elt;
   if (!tpy_arg_type(a[1], &elt, NULL)) return NULL;
   MlirAttribute layout = mlirAttributeGetNull(), space = mlirAttributeGetNull();
@@ -815,17 +839,27 @@ static PyObject *memref_make(PyObject *const *args, Py_ssize_t nargs, PyObject *
   return checked(&cap, ctx, t);
 }
 
+static tpy_sig memref_get_sig =
+    TPY_SIG("get(shape: Sequence[int], element_type: Type, layout: Attribute | None = None, "
+            "memory_space: Attribute | None = None, *, loc: Location | None = None) -> MemRefType",
+            NULL);
+
 static PyObject *memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
-  return memref_make(args, nargs, kwnames, 0);
+  return memref_make(&memref_get_sig, args, nargs, kwnames, 0);
 }
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig memref_get_unchecked_sig = TPY_SIG(
+    "get_unchecked(shape: Sequence[int], element_type: Type, layout: Attribute | None = None, "
+    "memory_space: Attribute | None = None, context: Context | None = None) -> MemRefType",
+    NULL);
+
 static PyObject *memref_get_unchecked(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                       PyObject *kwnames) {
   (void)cls;
-  return memref_make(args, nargs, kwnames, 1);
+  return memref_make(&memref_get_unchecked_sig, args, nargs, kwnames, 1);
 }
 #endif
 
@@ -864,31 +898,27 @@ static PyObject *memref_strides_and_offset(PyObject *self, PyObject *unused) {
 }
 
 static PyMethodDef memref_methods[] = {
-    {"get", TPY_FASTFN(memref_get), TPY_FAST | METH_STATIC,
-     "get(shape, element_type, layout=None, memory_space=None, loc=None)"},
+    {"get", TPY_FASTFN(memref_get), TPY_FAST | METH_STATIC, TPY_DOC(memref_get_sig)},
 #if TETHER_MLIR_VERSION >= 22
     {"get_unchecked", TPY_FASTFN(memref_get_unchecked), TPY_FAST | METH_STATIC,
-     "get_unchecked(shape, element_type, layout=None, memory_space=None, context=None)"},
+     TPY_DOC(memref_get_unchecked_sig)},
 #endif
-    {"get_strides_and_offset", (PyCFunction)memref_strides_and_offset, METH_NOARGS, NULL},
+    {"get_strides_and_offset", (PyCFunction)memref_strides_and_offset, METH_NOARGS,
+     TPY_SIGDOC("get_strides_and_offset() -> tuple[list[int], int]", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef memref_getset[] = {
-    {"layout", memref_layout, NULL, NULL, NULL},
-    {"affine_map", memref_affine_map, NULL, NULL, NULL},
-    {"memory_space", memref_memory_space, NULL, NULL, NULL},
+    {"layout", memref_layout, NULL, TPY_PROP("Attribute", NULL), NULL},
+    {"affine_map", memref_affine_map, NULL, TPY_PROP("AffineMap", NULL), NULL},
+    {"memory_space", memref_memory_space, NULL, TPY_PROP("Attribute | None", NULL), NULL},
     TPY_GETSET_END,
 };
 
-static PyObject *unranked_memref_make(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                                      int unchecked) {
-  static const char *const names[] = {"element_type", "memory_space", "loc", NULL};
-  static const char *const names_unchecked[] = {"element_type", "memory_space", "context", NULL};
+static PyObject *unranked_memref_make(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs,
+                                      PyObject *kwnames, int unchecked) {
   PyObject *a[3];
-  if (!tpy_fastargs(unchecked ? "get_unchecked" : "get", args, nargs, kwnames,
-                    unchecked ? names_unchecked : names, 2, unchecked ? 3 : 2, a))
-    return NULL;
+  if (!tpy_fastargs(sig, args, nargs, kwnames, a, 3)) return NULL;
   MlirType elt;
   if (!tpy_arg_type(a[0], &elt, NULL)) return NULL;
   MlirAttribute space = mlirAttributeGetNull();
@@ -904,43 +934,55 @@ static PyObject *unranked_memref_make(PyObject *const *args, Py_ssize_t nargs, P
   return checked(&cap, ctx, mlirUnrankedMemRefTypeGetChecked(l, elt, space));
 }
 
+static tpy_sig unranked_memref_get_sig =
+    TPY_SIG("get(element_type: Type, memory_space: Attribute | None, *, loc: Location | None = "
+            "None) -> UnrankedMemRefType",
+            NULL);
+
 static PyObject *unranked_memref_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames) {
   (void)cls;
-  return unranked_memref_make(args, nargs, kwnames, 0);
+  return unranked_memref_make(&unranked_memref_get_sig, args, nargs, kwnames, 0);
 }
 
 #if TETHER_MLIR_VERSION >= 22
+static tpy_sig unranked_memref_get_unchecked_sig =
+    TPY_SIG("get_unchecked(element_type: Type, memory_space: Attribute | None, context: Context | "
+            "None = None) -> UnrankedMemRefType",
+            NULL);
+
 static PyObject *unranked_memref_get_unchecked(PyObject *cls, PyObject *const *args,
                                                Py_ssize_t nargs, PyObject *kwnames) {
   (void)cls;
-  return unranked_memref_make(args, nargs, kwnames, 1);
+  return unranked_memref_make(&unranked_memref_get_unchecked_sig, args, nargs, kwnames, 1);
 }
 #endif
 
 static PyMethodDef unranked_memref_methods[] = {
     {"get", TPY_FASTFN(unranked_memref_get), TPY_FAST | METH_STATIC,
-     "get(element_type, memory_space, loc=None)"},
+     TPY_DOC(unranked_memref_get_sig)},
 #if TETHER_MLIR_VERSION >= 22
     {"get_unchecked", TPY_FASTFN(unranked_memref_get_unchecked), TPY_FAST | METH_STATIC,
-     "get_unchecked(element_type, memory_space, context=None)"},
+     TPY_DOC(unranked_memref_get_unchecked_sig)},
 #endif
     TPY_METHODS_END,
 };
 
 static PyGetSetDef unranked_memref_getset[] = {
-    {"memory_space", memref_memory_space, NULL, NULL, NULL},
+    {"memory_space", memref_memory_space, NULL, TPY_PROP("Attribute | None", NULL), NULL},
     TPY_GETSET_END,
 };
 
 /* ---- TupleType ------------------------------------------------------------------------------- */
 
+static tpy_sig tuple_get_sig = TPY_SIG(
+    "get_tuple(elements: Sequence[Type], context: Context | None = None) -> TupleType", NULL);
+
 static PyObject *tuple_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"elements", "context", NULL};
   PyObject *a[2];
-  if (!tpy_fastargs("get_tuple", args, nargs, kwnames, names, 1, 2, a)) return NULL;
+  if (!tpy_fastargs(&tuple_get_sig, args, nargs, kwnames, a, 2)) return NULL;
   PyObject *ctx = tpy_context_arg(a[1]);
   if (!ctx) return NULL;
   intptr_t n;
@@ -965,25 +1007,28 @@ static PyObject *tuple_num_types(PyObject *self, void *c) {
 }
 
 static PyMethodDef tuple_methods[] = {
-    {"get_tuple", TPY_FASTFN(tuple_get), TPY_FAST | METH_STATIC,
-     "get_tuple(elements, context=None)"},
-    {"get_type", (PyCFunction)tuple_get_type, METH_O, "get_type(pos)"},
+    {"get_tuple", TPY_FASTFN(tuple_get), TPY_FAST | METH_STATIC, TPY_DOC(tuple_get_sig)},
+    {"get_type", (PyCFunction)tuple_get_type, METH_O,
+     TPY_SIGDOC("get_type(pos: int, /) -> Type", NULL)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef tuple_getset[] = {
-    {"num_types", tuple_num_types, NULL, NULL, NULL},
+    {"num_types", tuple_num_types, NULL, TPY_PROP("int", NULL), NULL},
     TPY_GETSET_END,
 };
 
 /* ---- FunctionType ---------------------------------------------------------------------------- */
 
+static tpy_sig function_get_sig = TPY_SIG("get(inputs: Sequence[Type], results: Sequence[Type], "
+                                          "context: Context | None = None) -> FunctionType",
+                                          NULL);
+
 static PyObject *function_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"inputs", "results", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  if (!tpy_fastargs(&function_get_sig, args, nargs, kwnames, a, 3)) return NULL;
   PyObject *ctx = tpy_context_arg(a[2]);
   if (!ctx) return NULL;
   intptr_t ni, nr;
@@ -1024,24 +1069,26 @@ static PyObject *function_results(PyObject *self, void *c) {
 }
 
 static PyMethodDef function_methods[] = {
-    {"get", TPY_FASTFN(function_get), TPY_FAST | METH_STATIC, "get(inputs, results, context=None)"},
+    {"get", TPY_FASTFN(function_get), TPY_FAST | METH_STATIC, TPY_DOC(function_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef function_getset[] = {
-    {"inputs", function_inputs, NULL, NULL, NULL},
-    {"results", function_results, NULL, NULL, NULL},
+    {"inputs", function_inputs, NULL, TPY_PROP("list[Type]", NULL), NULL},
+    {"results", function_results, NULL, TPY_PROP("list[Type]", NULL), NULL},
     TPY_GETSET_END,
 };
 
 /* ---- OpaqueType ------------------------------------------------------------------------------ */
 
+static tpy_sig opaque_get_sig = TPY_SIG(
+    "get(dialect_namespace: str, buffer: str, context: Context | None = None) -> OpaqueType", NULL);
+
 static PyObject *opaque_get(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames) {
   (void)cls;
-  static const char *const names[] = {"dialect_namespace", "buffer", "context", NULL};
   PyObject *a[3];
-  if (!tpy_fastargs("get", args, nargs, kwnames, names, 2, 3, a)) return NULL;
+  if (!tpy_fastargs(&opaque_get_sig, args, nargs, kwnames, a, 3)) return NULL;
   MlirStringRef ns, data;
   if (!tpy_arg_str(a[0], "dialect_namespace", &ns) || !tpy_arg_str(a[1], "buffer", &data))
     return NULL;
@@ -1060,14 +1107,13 @@ static PyObject *opaque_data(PyObject *self, void *c) {
 }
 
 static PyMethodDef opaque_methods[] = {
-    {"get", TPY_FASTFN(opaque_get), TPY_FAST | METH_STATIC,
-     "get(dialect_namespace, buffer, context=None)"},
+    {"get", TPY_FASTFN(opaque_get), TPY_FAST | METH_STATIC, TPY_DOC(opaque_get_sig)},
     TPY_METHODS_END,
 };
 
 static PyGetSetDef opaque_getset[] = {
-    {"dialect_namespace", opaque_namespace, NULL, NULL, NULL},
-    {"data", opaque_data, NULL, NULL, NULL},
+    {"dialect_namespace", opaque_namespace, NULL, TPY_PROP("str", NULL), NULL},
+    {"data", opaque_data, NULL, TPY_PROP("str", NULL), NULL},
     TPY_GETSET_END,
 };
 
