@@ -13,7 +13,7 @@
 // InferTypeOpInterface or InferShapedTypeOpInterface; the caller keeps everything it passed.
 //
 // Whether a block ends in a terminator (tether__block_has_terminator): the trait looked up once
-// per name, not per insertion.
+// per name (a few names cached), not per insertion.
 //
 // Never instantiate TypeID::get of a template (an op trait like OpTrait::IsTerminator, whose
 // TypeID is resolved by its type's name) in this file: gcc spells that name differently from the
@@ -24,8 +24,8 @@
 // Operation creation (tether__operation_create, for create.c): mlirOperationCreate frees the
 // state's arrays (the caller must copy them first), looks the name up every time and uniques an
 // attribute dictionary that an op with properties takes apart again; this one borrows the arrays,
-// keeps the last registered name of the arena and puts inherent attributes straight into the
-// properties.
+// keeps the registered names the arena created last (a few) and puts inherent attributes straight
+// into the properties.
 #include "mlir_ext.h"
 
 #include <memory>
@@ -175,13 +175,25 @@ extern "C" void tether__opname_cache_clear(tether__opname_cache *cache) {
   }
 }
 
+// The cache slot of an operation name: its length and three of its bytes (names differ there:
+// arith.constant, arith.addi, func.return ...).
+static inline unsigned opnameSlot(StringRef name) {
+  size_t n = name.size();
+  if (!n) return 0;
+  unsigned h = static_cast<unsigned>(n) * 31u + static_cast<unsigned char>(name[n - 1]) * 7u +
+               static_cast<unsigned char>(name[n / 2]) * 131u +
+               static_cast<unsigned char>(name[n - 2 < n ? n - 2 : 0]);
+  return (h ^ (h >> 5)) % TETHER__OPNAMES;
+}
+
 extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
                                                   tether__opname_cache *cache) {
   MLIRContext *ctx = unwrap(mlirLocationGetContext(st->location));
   StringRef name = unwrap(st->name);
   std::optional<OperationName> opName;
-  if (cache->opaque && cache->len == name.size() && !memcmp(cache->name, name.data(), name.size()))
-    opName = OperationName::getFromOpaquePointer(cache->opaque);
+  auto &slot = cache->names[opnameSlot(name)];
+  if (slot.opaque && slot.len == name.size() && !memcmp(slot.name, name.data(), name.size()))
+    opName = OperationName::getFromOpaquePointer(slot.opaque);
   else {
     // Load the op's dialect first, so that a registered op is not created as an unregistered one.
     size_t dot = name.find('.');
@@ -189,10 +201,10 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
     opName = OperationName(name, ctx);
     // Only registered names are kept: an unregistered one may become registered when a dialect
     // is added to the context later.
-    if (opName->isRegistered() && name.size() <= sizeof cache->name) {
-      memcpy(cache->name, name.data(), name.size());
-      cache->len = name.size();
-      cache->opaque = opName->getAsOpaquePointer();
+    if (opName->isRegistered() && name.size() <= sizeof slot.name) {
+      memcpy(slot.name, name.data(), name.size());
+      slot.len = name.size();
+      slot.opaque = opName->getAsOpaquePointer();
     }
   }
   // Operation::create(const OperationState &) builds an attribute dictionary (uniqued: a hash
@@ -246,12 +258,13 @@ extern "C" bool tether__block_has_terminator(MlirBlock block, tether__terminator
   if (b->empty()) return false;
   Operation &last = b->back();
   void *name = last.getName().getAsOpaquePointer();
-  if (name != cache->name) {
-    cache->name = name;
+  auto &e = cache->names[(reinterpret_cast<uintptr_t>(name) >> 4) % TETHER__TERMINATORS];
+  if (name != e.name) {
+    e.name = name;
     // Through the C API, not hasTrait<OpTrait::IsTerminator>() here: see the note at the top.
-    cache->is_terminator = !mlirOperationIsNull(mlirBlockGetTerminator(block));
+    e.is_terminator = !mlirOperationIsNull(mlirBlockGetTerminator(block));
   }
-  return cache->is_terminator;
+  return e.is_terminator;
 }
 
 // The shape of an operation for the verifier-crash cache (crash_guards.c, suspect trees): what

@@ -838,6 +838,12 @@ void tether_pool_unpin(tether_pin_pool *p, intptr_t slot);
 /// the main program links libtether_capi.so or has tether linked in: its data may hold handles.
 void tether_skip_program_data(void);
 
+/// The same for a shared library, named by the address of anything in it (a function, a
+/// variable): its static data holds no handle or arena, and collections skip it (a binding's own
+/// extension module, whose statics are caches of its language's objects: 160 KB for the Python
+/// binding's, scanned at every collection before). Up to 8 libraries; ignored for libtether.
+void tether_skip_library_data(const void *addr);
+
 /// Safe point for arena a (NULL: only what needs no arena): runs queued finalizations and destroys
 /// the unreachable IR of a, and of arenas that are themselves unreachable. Cheap when nothing is
 /// queued. May destroy IR.
