@@ -80,25 +80,29 @@ private:
 
 } // namespace
 
-extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
-                                                const MlirValue *operands,
-                                                const MlirRegion *regions, MlirTypesCallback types,
+extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c, void *opname,
+                                                MlirTypesCallback types,
                                                 MlirShapedTypeComponentsCallback components,
                                                 void *user) {
   MLIRContext *ctx = unwrap(c->ctx);
-  std::optional<RegisteredOperationName> info =
-      RegisteredOperationName::lookup(unwrap(c->name), ctx);
+  std::optional<RegisteredOperationName> info;
+  if (opname)
+    info = OperationName::getFromOpaquePointer(opname).getRegisteredInfo();
+  else
+    info = RegisteredOperationName::lookup(unwrap(c->name), ctx);
   if (!info) return mlirLogicalResultFailure();
   Location loc = unwrap(c->location);
 
-  // operands and regions come padded with nulls after their n entries (crash_guards.c: reads past
-  // the end are deterministic); the ranges themselves hold exactly n.
-  SmallVector<Value> vals;
-  vals.reserve(static_cast<size_t>(c->n_operands));
-  for (intptr_t i = 0; i < c->n_operands; i++) vals.push_back(unwrap(operands[i]));
-  SmallVector<Region *> regs;
-  regs.reserve(static_cast<size_t>(c->n_regions));
-  for (intptr_t i = 0; i < c->n_regions; i++) regs.push_back(unwrap(regions[i]));
+  // The operands and regions copied with nulls after their n entries: generated inference that
+  // reads past the operands it was given (arith.addi given none reads operands[0]) reads a null,
+  // and crashes the same way in a trial's process and here, instead of depending on what an
+  // earlier call left in the copies' storage (crash_guards.c). The ranges hold exactly n.
+  constexpr size_t kPad = 16;
+  size_t nops = static_cast<size_t>(c->n_operands), nregs = static_cast<size_t>(c->n_regions);
+  SmallVector<Value, 32> vals(nops + kPad);
+  for (size_t i = 0; i < nops; i++) vals[i] = unwrap(c->operands[i]);
+  SmallVector<Region *, 20> regs(nregs + kPad, nullptr);
+  for (size_t i = 0; i < nregs; i++) regs[i] = unwrap(c->regions[i]);
 
   DictionaryAttr attrs;
   if (!mlirAttributeIsNull(c->attributes))
@@ -112,8 +116,9 @@ extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
     auto *iface = info->getInterface<InferTypeOpInterface>();
     if (!iface) return mlirLogicalResultFailure();
     SmallVector<Type> inferred;
-    if (failed(iface->inferReturnTypes(ctx, loc, ValueRange(vals), attrs, props.get(),
-                                       RegionRange(ArrayRef<Region *>(regs)), inferred)))
+    if (failed(iface->inferReturnTypes(
+            ctx, loc, ValueRange(ArrayRef<Value>(vals.data(), nops)), attrs, props.get(),
+            RegionRange(ArrayRef<Region *>(regs.data(), nregs)), inferred)))
       return mlirLogicalResultFailure();
     SmallVector<MlirType> out;
     out.reserve(inferred.size());
@@ -125,9 +130,9 @@ extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
   auto *iface = info->getInterface<InferShapedTypeOpInterface>();
   if (!iface) return mlirLogicalResultFailure();
   SmallVector<ShapedTypeComponents> inferred;
-  if (failed(iface->inferReturnTypeComponents(ctx, loc, ValueShapeRange(ValueRange(vals)), attrs,
-                                              props.get(), RegionRange(ArrayRef<Region *>(regs)),
-                                              inferred)))
+  if (failed(iface->inferReturnTypeComponents(
+          ctx, loc, ValueShapeRange(ValueRange(ArrayRef<Value>(vals.data(), nops))), attrs,
+          props.get(), RegionRange(ArrayRef<Region *>(regs.data(), nregs)), inferred)))
     return mlirLogicalResultFailure();
   for (const ShapedTypeComponents &t : inferred) {
     if (t.hasRank())
@@ -205,6 +210,7 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
       memcpy(slot.name, name.data(), name.size());
       slot.len = name.size();
       slot.opaque = opName->getAsOpaquePointer();
+      slot.infers = -1;
     }
   }
   // Operation::create(const OperationState &) builds an attribute dictionary (uniqued: a hash
@@ -245,12 +251,36 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
     if (!discardable.empty()) op->setDiscardableAttrs(DictionaryAttr::get(ctx, discardable));
   }
   // As OperationState's regions: their blocks move into the op's, the detached regions are freed.
-  for (intptr_t i = 0; i < st->nRegions; i++) {
+  // Without regions given (null), the op keeps the empty ones Operation::create made.
+  for (intptr_t i = 0; st->regions && i < st->nRegions; i++) {
     Region *r = unwrap(st->regions[i]);
     op->getRegion(static_cast<unsigned>(i)).takeBody(*r);
     delete r;
   }
   return wrap(op);
+}
+
+extern "C" void *tether__opname_infers(MlirContext mctx, MlirStringRef mname,
+                                       tether__opname_cache *cache) {
+  MLIRContext *ctx = unwrap(mctx);
+  StringRef name = unwrap(mname);
+  auto &slot = cache->names[opnameSlot(name)];
+  if (!(slot.opaque && slot.len == name.size() && !memcmp(slot.name, name.data(), name.size()))) {
+    size_t dot = name.find('.');
+    if (dot != StringRef::npos) ctx->getOrLoadDialect(name.take_front(dot));
+    OperationName opName(name, ctx);
+    if (!opName.isRegistered()) return nullptr; // not cached: a dialect added later may have it
+    if (name.size() > sizeof slot.name)
+      return opName.hasInterface<InferTypeOpInterface>() ? opName.getAsOpaquePointer() : nullptr;
+    memcpy(slot.name, name.data(), name.size());
+    slot.len = name.size();
+    slot.opaque = opName.getAsOpaquePointer();
+    slot.infers = -1;
+  }
+  if (slot.infers < 0)
+    slot.infers =
+        OperationName::getFromOpaquePointer(slot.opaque).hasInterface<InferTypeOpInterface>();
+  return slot.infers ? slot.opaque : nullptr;
 }
 
 extern "C" bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cache) {

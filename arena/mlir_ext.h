@@ -18,7 +18,8 @@ typedef struct {
   struct {
     void *opaque; /* NULL: empty */
     size_t len;
-    char name[48];
+    char name[47];
+    signed char infers; /* implements InferTypeOpInterface: 1, 0, or -1 not yet asked */
   } names[TETHER__OPNAMES];
   /* Default properties of the last few registered operation names created (malloc, made by the
    * op's own initialization): a new operation's properties are copied from these, so ODS defaults
@@ -34,16 +35,21 @@ typedef struct {
 void tether__opname_cache_clear(tether__opname_cache *cache);
 
 /* mlir_ext.cc: the inference call as mlirOperationCreate makes it (properties built from the
- * attributes, the real regions), without taking anything from the caller. operands and regions are
- * c's, padded with nulls past their counts. */
-MlirLogicalResult tether__infer_call(const tether_infer_call *c, const MlirValue *operands,
-                                     const MlirRegion *regions, MlirTypesCallback types,
+ * attributes, the real regions), without taking anything from the caller; its copies of the
+ * operands and regions are padded with nulls past their counts. opname: the operation's
+ * OperationName (opaque pointer), or NULL to look it up by c->name. */
+MlirLogicalResult tether__infer_call(const tether_infer_call *c, void *opname,
+                                     MlirTypesCallback types,
                                      MlirShapedTypeComponentsCallback components, void *user);
+/* mlir_ext.cc: the OperationName (opaque pointer) of `name` in ctx, its dialect loaded first, when
+ * it is registered and implements InferTypeOpInterface, else NULL; answered from the cache of
+ * operation names after the first time. */
+void *tether__opname_infers(MlirContext ctx, MlirStringRef name, tether__opname_cache *cache);
 /* mlir_ext.cc: whether op is a registered operation (O(1)). */
 bool tether__op_is_registered(MlirOperation op);
 /* mlir_ext.cc: mlirOperationCreate without taking the state's arrays (regions are taken, as
- * there), the dialect loaded first, the name looked up once (tether__opname_cache). No
- * result-type inference. */
+ * there; regions null: nRegions new empty ones), the dialect loaded first, the name looked up once
+ * (tether__opname_cache). No result-type inference. */
 MlirOperation tether__operation_create(const MlirOperationState *state,
                                        tether__opname_cache *cache);
 /* Whether an operation name is a terminator: the names asked about, per arena, by their

@@ -211,7 +211,9 @@ int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out);
 /// Creates an operation from a full MlirOperationState. Operands must be values of IR alive in
 /// this arena, successors blocks alive in this arena. Regions in the state must be detached
 /// regions created by tether_region_create; ownership of them moves to the new operation and their
-/// handles now refer to its regions. The new operation is a root. TETHER_ECONTEXT when anything
+/// handles now refer to its regions. state->regions NULL with nRegions > 0: the operation gets that
+/// many new empty regions (no detached region made and merged for each). The new operation is a
+/// root. TETHER_ECONTEXT when anything
 /// belongs to another context; TETHER_EARG when a region is not a detached tether region or
 /// result types could not be inferred (diagnostics in tether_arena_last_error).
 int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out);

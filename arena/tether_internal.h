@@ -525,9 +525,13 @@ bool tether__verifier_gap_mentioned(const char *text, size_t len);
 /* Return-type inference of c tried in the trial helper (calls with regions are declined):
  * TETHER__TRIAL_RETURNED, DIED, HUNG, or -1 for no verdict. */
 int tether__trial_infer(const tether_infer_call *c, int timeout_ms);
-/* crash_guards.c: the inference tether_infer tries, made deterministically, its result dropped
- * (in a trial child or the helper). */
+/* crash_guards.c: the inference tether_infer tries, made deterministically, the types it gives
+ * read (a garbage type crashes the trial; in a trial child or the helper). */
 void tether__infer_try(const tether_infer_call *c);
+/* crash_guards.c: tether_infer, with the operation's OperationName (opaque pointer) when the caller
+ * has it (NULL: looked up by c->name). */
+int tether__infer(const tether_infer_call *c, void *opname, MlirTypesCallback types,
+                  MlirShapedTypeComponentsCallback components, void *user);
 
 /* ---- crash_guards.c ------------------------------------------------------------------------- */
 
