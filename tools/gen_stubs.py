@@ -252,8 +252,14 @@ ROUTINE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.MethodDesc
                  types.ClassMethodDescriptorType, types.WrapperDescriptorType, types.MethodType)
 
 
+def is_ods_builder(o):
+    """An op class's builder run in C (tether.ir._OdsBuilder, issue 37): a method whose signature
+    (__signature__) is the generated function's."""
+    return type(o).__name__ == "_OdsBuilder"
+
+
 def is_routine(o):
-    return isinstance(o, ROUTINE_TYPES)
+    return isinstance(o, ROUTINE_TYPES) or is_ods_builder(o)
 
 
 def instance_attributes(cls):
@@ -723,7 +729,7 @@ class ModuleStub:
         self/cls; source: 'doc', 'inspect', 'flags', 'flags-o' (one positional argument, name
         unknown), or None (nothing known)."""
         if name == "__init__":
-            if isinstance(f, types.FunctionType):
+            if isinstance(f, types.FunctionType) or is_ods_builder(f):
                 return [params_of_signature(inspect.signature(f))[1:]], "inspect"
             owner = getattr(f, "__self__", None) if type(f).__name__ == \
                 "builtin_function_or_method" else getattr(f, "__objclass__", None)

@@ -28,6 +28,7 @@ static int (*const file_inits[])(PyObject *m) = {
     tpy_init_operation,
     tpy_init_opview,
     tpy_init_create,
+    tpy_init_ods_builder,
     tpy_init_module,
     tpy_init_attrmap,
     tpy_init_printing,
