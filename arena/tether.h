@@ -211,7 +211,9 @@ int tether_module_create(tether_arena *a, tether_loc *loc, tether_op **out);
 /// Creates an operation from a full MlirOperationState. Operands must be values of IR alive in
 /// this arena, successors blocks alive in this arena. Regions in the state must be detached
 /// regions created by tether_region_create; ownership of them moves to the new operation and their
-/// handles now refer to its regions. The new operation is a root. TETHER_ECONTEXT when anything
+/// handles now refer to its regions. state->regions NULL with nRegions > 0: the operation gets that
+/// many new empty regions (no detached region made and merged for each). The new operation is a
+/// root. TETHER_ECONTEXT when anything
 /// belongs to another context; TETHER_EARG when a region is not a detached tether region or
 /// result types could not be inferred (diagnostics in tether_arena_last_error).
 int tether_op_create(tether_arena *a, const MlirOperationState *state, tether_op **out);
@@ -838,6 +840,12 @@ void tether_pool_unpin(tether_pin_pool *p, intptr_t slot);
 /// imported) calls this once: collections then skip that data (1.4 MB for CPython). Ignored when
 /// the main program links libtether_capi.so or has tether linked in: its data may hold handles.
 void tether_skip_program_data(void);
+
+/// The same for a shared library, named by the address of anything in it (a function, a
+/// variable): its static data holds no handle or arena, and collections skip it (a binding's own
+/// extension module, whose statics are caches of its language's objects: 160 KB for the Python
+/// binding's, scanned at every collection before). Up to 8 libraries; ignored for libtether.
+void tether_skip_library_data(const void *addr);
 
 /// Safe point for arena a (NULL: only what needs no arena): runs queued finalizations and destroys
 /// the unreachable IR of a, and of arenas that are themselves unreachable. Cheap when nothing is

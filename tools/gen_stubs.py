@@ -169,8 +169,14 @@ ROUTINE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.MethodDesc
                  types.ClassMethodDescriptorType, types.WrapperDescriptorType, types.MethodType)
 
 
+def is_ods_builder(o):
+    """An op class's builder run in C (tether.ir._OdsBuilder, issue 37): a method whose signature
+    (__signature__) is the generated function's."""
+    return type(o).__name__ == "_OdsBuilder"
+
+
 def is_routine(o):
-    return isinstance(o, ROUTINE_TYPES)
+    return isinstance(o, ROUTINE_TYPES) or is_ods_builder(o)
 
 
 def instance_attributes(cls):
@@ -639,7 +645,7 @@ class ModuleStub:
         Python (or a slot wrapper), without self/cls; source: 'inspect', or None (nothing known:
         the extension's members are typed by their signatures, signature() takes them)."""
         if name == "__init__":
-            if isinstance(f, types.FunctionType):
+            if isinstance(f, types.FunctionType) or is_ods_builder(f):
                 return [params_of_signature(inspect.signature(f))[1:]], "inspect"
             return None, None
         if isinstance(f, types.FunctionType) or (

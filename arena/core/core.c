@@ -5,9 +5,10 @@
  * queue: the collector runs them on demand (GC_set_finalize_on_demand), and they do nothing but
  * link a tree into its arena's pending list, or an arena into the global list of dead arenas.
  */
-#define _GNU_SOURCE /* dl_iterate_phdr */
+#define _GNU_SOURCE /* dl_iterate_phdr, dladdr */
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <gc/gc_mark.h>
 #include <link.h>
 #include <stdlib.h>
@@ -20,7 +21,6 @@ atomic_int tether__is_shutdown;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_key_t thread_key;
 static void (*user_notifier)(void);
-enum { INITIAL_HEAP = 4 << 20 };
 static size_t pressure_limit = (size_t)1 << 20; /* IR pressure (below) */
 static void pressure_reset(void);
 static long gc_stress_every; /* TETHER_GC_STRESS=N: a full collection every N allocations */
@@ -92,10 +92,20 @@ static void at_exit(void) { tether_shutdown(); }
  * interpreter's 1.4 MB of data hold only pointers to malloc memory). */
 static atomic_int skip_program_data;
 
+/* Libraries a binding said keep no handle in their static data (tether_skip_library_data): their
+ * paths, as dl_iterate_phdr names them. Written before any collection reads them (a slot is
+ * published by the count). */
+enum { MAX_SKIPPED_LIBS = 8 };
+static const char *skipped_libs[MAX_SKIPPED_LIBS];
+static atomic_int skipped_count;
+
 static int scan_static_data(const char *path, void *start, size_t size) {
   (void)start;
   (void)size;
   if (path && !*path) return !atomic_load_explicit(&skip_program_data, memory_order_relaxed);
+  int n = atomic_load_explicit(&skipped_count, memory_order_acquire);
+  for (int i = 0; path && i < n; i++)
+    if (!strcmp(path, skipped_libs[i])) return 0;
   static const char *const skip[] = {"libLLVM", "libMLIR", "libclang", "libz3.",
                                      "libicu",  "libxml2", "libstdc++"};
   const char *base = path ? strrchr(path, '/') : NULL;
@@ -137,6 +147,25 @@ static int program_uses_tether_cb(struct dl_phdr_info *info, size_t size, void *
   return 1; /* the first object only */
 }
 
+void tether_skip_library_data(const void *addr) {
+  Dl_info info;
+  if (!addr || !dladdr(addr, &info) || !info.dli_fname || !*info.dli_fname) return;
+  /* Never tether's own data: its statics hold the dead arenas. */
+  Dl_info self;
+  if (dladdr((const void *)tether_skip_library_data, &self) && self.dli_fbase == info.dli_fbase)
+    return;
+  pthread_mutex_lock(&dead_lock);
+  int n = atomic_load(&skipped_count);
+  int known = 0;
+  for (int i = 0; i < n; i++) known |= !strcmp(skipped_libs[i], info.dli_fname);
+  char *copy = !known && n < MAX_SKIPPED_LIBS ? strdup(info.dli_fname) : NULL;
+  if (copy) {
+    skipped_libs[n] = copy;
+    atomic_store_explicit(&skipped_count, n + 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&dead_lock);
+}
+
 void tether_skip_program_data(void) {
   int uses = 0;
   dl_iterate_phdr(program_uses_tether_cb, &uses);
@@ -155,16 +184,19 @@ static void init(void) {
   GC_set_finalize_on_demand(1);
   GC_set_java_finalization(1);
   GC_set_finalizer_notifier(notify);
-  /* bdwgc starts with a heap of a few hundred KiB and collects each time a fraction of it has
-   * been allocated: building a module of a few thousand operations then marks it over and over
-   * (a third of the handle's cost when creating operations). Start at 4 MiB instead (address
-   * space; pages are touched as they are used), unless the user sized the heap. */
-  if (!getenv("GC_INITIAL_HEAP_SIZE")) {
-    size_t have = GC_get_heap_size();
-    if (have < INITIAL_HEAP) GC_expand_hp(INITIAL_HEAP - have);
-  }
+  /* The collector's heap: what is allocated between two collections, and what is live. Most of
+   * what the arena allocates is handles that nothing holds a moment later (one per operation made
+   * and per result taken: weak.c lets the collector take them), so the heap is sized by how often
+   * it collects. bdwgc collects when its heap is full and it has allocated a third of what it had
+   * to scan since the last collection (often well under 100 KiB here: the roots are small); a
+   * collection costs about 50 us however little is live, so at least 512 KiB between two (every
+   * 8,000 operations of a build loop, 6 ns each) for a heap of about a MiB. (The heap started at 4
+   * MiB before the tables were weak, when building a module kept every handle alive: a larger
+   * heap only touches more pages now.) */
+  GC_set_min_bytes_allocd((size_t)512 << 10);
   /* Handles tag their tree pointer with 4 low bits. */
   for (int i = 1; i < 16; i++) GC_register_displacement(i);
+  tether__weak_init();
   pthread_key_create(&thread_key, thread_exit);
   pthread_atfork(fork_prepare, fork_parent, fork_child);
   /* Any collection (the collector's own too) starts the IR pressure count again. */
@@ -221,10 +253,32 @@ void tether__ir_pressure(size_t bytes) {
   atomic_store(&tether__finalizers_queued, 1);
 }
 
-void *tether__alloc(size_t size) {
+static inline void stress_point(void) {
   if (gc_stress_every > 0 && atomic_fetch_add(&alloc_count, 1) % gc_stress_every == 0)
     GC_gcollect();
+}
+
+void *tether__alloc(size_t size) {
+  stress_point();
   return GC_MALLOC(size);
+}
+
+/* Handles are most of what the arena allocates (one per operation made, one per result taken):
+ * each arena keeps a list of free handle-sized objects (GC_malloc_many, linked through their first
+ * word), refilled a heap block's worth at a time; popping one is a few instructions where
+ * GC_malloc's thread-local path is about a hundred. The list hangs from the arena (GC memory), so
+ * its objects stay allocated. Under TETHER_GC_STRESS every handle goes through tether__alloc, which
+ * collects. */
+void *tether__handle_alloc(tether_arena *a) {
+  if (gc_stress_every > 0) return tether__alloc(TETHER__HANDLE_BYTES);
+  void *h = a->handle_pool;
+  if (!h) {
+    h = GC_malloc_many(TETHER__HANDLE_BYTES);
+    if (!h) return NULL;
+  }
+  a->handle_pool = GC_NEXT(h);
+  GC_NEXT(h) = NULL;
+  return h;
 }
 
 void tether__keep_alive(const void *handle) { GC_reachable_here(handle); }

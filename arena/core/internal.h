@@ -22,6 +22,8 @@ extern TETHER__HIDDEN atomic_int tether__is_shutdown;
 void tether__thread_setup(void);
 void tether__safepoint_slow(tether_arena *a);
 void *tether__alloc(size_t size);
+/* The memory of a new (not region) handle of arena a, uninitialized. */
+void *tether__handle_alloc(tether_arena *a);
 /* Points tether_pin's slot at another object (a tree's hold moving to the tree it merged into). */
 void tether__repin(intptr_t slot, void *obj);
 /* IR of about `bytes` made behind few handles (parse, clone): may collect (core.c). Call before
@@ -40,6 +42,17 @@ static inline void tether__enter(tether_arena *a) {
       (a && __atomic_load_n(&a->pending, __ATOMIC_ACQUIRE)))
     tether__safepoint_slow(a);
 }
+
+/* ---- weak.c --------------------------------------------------------------------------------- */
+
+void tether__weak_init(void);
+/* An intern table of nslots slots (zeroed; malloc memory, read by the collector while its tree is
+ * registered), and its free. */
+void *tether__table_alloc(size_t nslots);
+void tether__table_free(void *slots);
+/* A tree is registered while it has a table (weak.c). */
+int tether__weak_register(tether__tree *t);
+void tether__weak_unregister(tether__tree *t);
 
 /* ---- table.c -------------------------------------------------------------------------------- */
 

@@ -2,7 +2,9 @@
  * first of libtether's layers (each folder of arena/ is one; tether.h, the whole public API, and
  * tether.hpp, the C++ bindings' header, are above them at arena/'s root):
  *   core/     the object model and its life: collector set-up, threads, pins, safe points,
- *             finalizers (core.c), intern tables and the table of roots (table.c), trees:
+ *             finalizers (core.c), intern tables and the table of roots (table.c), which handles
+ *             a table keeps alive (weak.c: held ones; the others' entries become tombstones
+ *             when the collector takes them), trees:
  *             interning, merging, moving, dependencies, invalidating, destroying, revalidating
  *             (tree.c), arenas, diagnostics and context-owned objects (context.c), the binding's
  *             callbacks while MLIR runs (callbacks.c); core/internal.h declares them
@@ -24,9 +26,12 @@
  *
  * The object graph the collector sees (-> is a pointer it traces):
  *   user's handle -> tree -> arena          every IR handle keeps its tree and its arena alive
- *   tree -> intern table -> handles         a tree keeps every handle into it alive: handle memory
- *                                           lives exactly as long as its tree, so the table never
- *                                           holds a pointer to freed memory
+ *   tree -> intern table => held handles    a tree keeps the handles into it that are held (or
+ *                                           have a user pointer) alive; the others live while
+ *                                           anything else reaches them, and their entries become
+ *                                           tombstones before the collector reclaims them
+ *                                           (weak.c), so the table never holds a pointer to freed
+ *                                           memory
  *   tree -> deps (other trees)              a tree whose IR uses values or blocks of another tree
  *   arena -> pending trees                  queued by finalizers, destroyed at safe points
  * Trees and arenas are finalizable without order (GC_register_finalizer_no_order, with Java-style
@@ -80,6 +85,11 @@ typedef struct tether__handle {
 #define TETHER__HANDLE_BYTES (offsetof(tether__handle, reason) + sizeof(uint16_t))
 _Static_assert(TETHER__HANDLE_BYTES < 32, "a handle and the collector's extra byte fit 32 bytes");
 
+/* A table entry that stands for a handle the collector took (weak.c): no key matches it, it is
+ * invalid and has no holds and no user pointer. */
+extern tether__handle tether__tomb;
+#define TETHER__TOMB (&tether__tomb)
+
 /* Region handles also remember their parent operation: the C API cannot ask a region for it. */
 typedef struct tether__region_handle {
   tether__handle h;
@@ -121,17 +131,19 @@ enum { TETHER__TREE_LIVE, TETHER__TREE_PENDING, TETHER__TREE_MERGED, TETHER__TRE
 
 struct tether__tree {
   tether_arena *arena;
-  void *root;                /* raw root object: an MlirOperation, MlirRegion or MlirBlock */
-  tether__handle **slots;    /* intern table (GC memory: keeps the handles alive) */
-  tether__tree **deps;       /* trees whose IR this tree uses (GC memory) */
-  tether__tree *merged_into; /* state MERGED: the tree that absorbed this one */
-  tether__tree *next;        /* link in the arena's pending or stuck list */
-  uint32_t cap, used;        /* intern table capacity (power of two) and entries */
+  void *root;                  /* raw root object: an MlirOperation, MlirRegion or MlirBlock */
+  tether__handle **slots;      /* intern table (malloc; weak.c keeps its held handles alive) */
+  tether__handle **next_slots; /* the table being filled while slots is rehashed, else NULL */
+  tether__tree **deps;         /* trees whose IR this tree uses (GC memory) */
+  tether__tree *merged_into;   /* state MERGED: the tree that absorbed this one */
+  tether__tree *next;          /* link in the arena's pending or stuck list */
+  uint32_t cap, used;          /* intern table capacity (power of two) and entries */
   uint32_t ndeps, capdeps;
-  intptr_t counts[TETHER_KIND_COUNT];
+  uint32_t counts[TETHER_KIND_COUNT]; /* valid handles by kind (those taken too, until rehash) */
   uint64_t verified_epoch; /* the arena's epoch when this tree was last known to verify */
   uint32_t held;           /* the holds of the handles in its table (tether_handle_hold) */
   int32_t hold_pin;        /* 1 + its pin slot while held > 0, else 0 */
+  uint32_t weak_slot;      /* 1 + its index in weak.c's registry, or 0 */
   uint8_t suspect;         /* an edit that may crash MLIR's verifier (tether__verifier_crashes) */
   uint8_t root_kind;       /* TETHER_KIND_OP / REGION / BLOCK */
   uint8_t state;
@@ -185,14 +197,15 @@ struct tether_arena {
   pthread_t run_thread; /* the thread that made running > 0 */
   uint8_t fork_mt; /* its threads were stopped for a fork in progress (core.c, fork handlers) */
   void *fork_pool; /* the thread pool it had then */
-  tether__opname_cache opname; /* the last registered operation name created (mlir/mlir_ext.cc) */
-  tether__terminator_cache terminator; /* the last name asked whether it is a terminator */
+  tether__opname_cache opname;         /* registered operation names created (mlir/mlir_ext.cc) */
+  tether__terminator_cache terminator; /* names asked whether they are terminators */
   /* Shapes of operations (tether__op_shape) verified in a child without crashing: a suspect tree
    * made only of such shapes needs no child (guards/ir_guards.c). malloc, open addressing, 0 =
    * empty.
    */
   uint64_t *safe_shapes;
   uint32_t safe_cap, safe_used;
+  void *handle_pool; /* free handle-sized objects (tether__handle_alloc) */
 };
 
 typedef struct tether__ctxobj {

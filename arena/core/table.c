@@ -1,10 +1,12 @@
 /* table.c: the intern table of a tree and the table of roots of an arena.
  *
  * Intern table: open addressing with linear probing over handle pointers, keyed by the handle's
- * (raw, kind); deletion shifts entries back, so there are no tombstones. It lives in GC memory and
- * is what keeps a tree's handles alive; every entry is a valid handle of that tree, or an invalid
- * one still held (tether_handle_hold), keyed by its own address, which no lookup by raw pointer
- * finds. Capacity is a power of two, load at most 7/8 after an insert.
+ * (raw, kind); deletion shifts entries back. It lives in GC memory (malloc: weak.c keeps the held
+ * handles alive, the others are the collector's to take); every entry is a valid handle of
+ * that tree, an invalid one still held (tether_handle_hold), keyed by its own address, which no
+ * lookup by raw pointer finds, or TETHER__TOMB, where the collector took a handle (it counts as an
+ * entry: probe runs stay intact; rehashing drops them). Capacity is a power of two, load (entries
+ * and tombstones) at most 7/8 after an insert.
  *
  * Roots table: the same scheme over (raw root -> tree) pairs in malloc memory. It is an index the
  * collector must not see (it would keep every tree alive); entries are removed when a tree is
@@ -54,34 +56,55 @@ static void place(tether__handle **slots, size_t mask, tether__handle *h) {
   slots[i] = h;
 }
 
-/* Rehashes t into a table of ncap slots (a power of two, larger than used). */
-static int grow_to(tether__tree *t, uint32_t ncap) {
-  /* A table that doubles will soon hold that many more handles. If the heap has no room for them,
-   * grow it now: otherwise the allocations that fill the table trigger collection after
-   * collection, each marking every handle made so far. */
-  size_t need = (size_t)(ncap - t->cap) * (32 + sizeof(tether__handle *));
-  if (ncap >= 65536 && GC_get_free_bytes() < need) GC_expand_hp(need - GC_get_free_bytes());
-  tether__handle **n = tether__alloc((size_t)ncap * sizeof *n);
-  if (!n) return TETHER_ENOMEM;
-  tether__handle **old = t->slots;
+/* Rehashes t without its tombstones, with room for `extra` more entries at a load of at most 1/2.
+ * A table keeps its size while that fits (it fills with the handles made between two collections,
+ * which become tombstones, again and again: doubling and halving each time would copy every entry
+ * thrice), and halves when a quarter of it would do. The new table is swept while the entries are
+ * copied into it (tether__tree.next_slots): a collection meanwhile, from any thread, would
+ * otherwise take the handles copied so far unseen. */
+static int rehash(tether__tree *t, int long_run, uint32_t extra) {
+  uint32_t live = 0;
   for (uint32_t i = 0; i < t->cap; i++)
-    if (old[i]) place(n, ncap - 1, old[i]);
-  t->slots = n;
+    if (t->slots[i] && t->slots[i] != TETHER__TOMB) live++;
+  /* A long run (tether__table_probe) in a table a quarter full of handles doubles it; runs of
+   * tombstones only need them dropped. */
+  uint32_t min_cap = long_run && (size_t)live * 4 > t->cap ? t->cap * 2 : 0;
+  uint32_t ncap = 8;
+  while ((size_t)(live + extra) * 2 > ncap && ncap < ((uint32_t)1 << 31)) ncap *= 2;
+  if (ncap < t->cap) ncap = (size_t)ncap * 4 <= t->cap ? t->cap / 2 : t->cap;
+  if (ncap < min_cap) ncap = min_cap;
+  tether__handle **n = tether__table_alloc(ncap); /* may collect: entries become tombstones */
+  if (!n) return TETHER_ENOMEM;
+  __atomic_store_n(&t->next_slots, n, __ATOMIC_RELAXED);
+  tether__handle **old = t->slots;
+  uint32_t counts[TETHER_KIND_COUNT] = {0}, used = 0;
+  for (uint32_t i = 0; i < t->cap; i++) {
+    tether__handle *h = old[i];
+    if (!h || h == TETHER__TOMB) continue;
+    place(n, ncap - 1, h);
+    used++;
+    if (tether__valid(h)) counts[tether__kind(h)]++;
+  }
+  __atomic_store_n(&t->slots, n, __ATOMIC_RELAXED);
   t->cap = ncap;
-  /* Nothing else holds the old table (every reader goes through t->slots): freed now, its pages
-   * serve the handles that fill the new one instead of waiting for a collection. */
-  if (old) GC_FREE(old);
+  t->used = used;
+  __atomic_store_n(&t->next_slots, NULL, __ATOMIC_RELAXED);
+  /* The handles the collector took leave the counts now. */
+  for (int k = 0; k < TETHER_KIND_COUNT; k++) {
+    if (t->arena) t->arena->stats.handles[k] -= (intptr_t)t->counts[k] - (intptr_t)counts[k];
+    t->counts[k] = counts[k];
+  }
+  tether__table_free(old); /* nothing else holds it: every reader goes through t->slots */
   return TETHER_OK;
 }
 
 int tether__table_reserve(tether__tree *t, uint32_t extra) {
   if ((size_t)(t->used + extra) * 8 <= (size_t)t->cap * 7) return TETHER_OK;
-  uint32_t ncap = t->cap ? t->cap : 8;
-  while ((size_t)(t->used + extra) * 8 > (size_t)ncap * 7) ncap *= 2;
-  return grow_to(t, ncap);
+  return rehash(t, 0, extra);
 }
 
-/* An insert that had to walk this far, in a table at least a quarter full, doubles the table.
+/* An insert that had to walk this far, in a table at least a quarter full, rehashes the table:
+ * doubled when a quarter of it is handles (not tombstones, weak.c).
  * IR that spans more address space than the table has slots wraps around it, and MLIR's
  * allocation stride then sends the wraps to the same residues: runs merge into clusters. Measured
  * while a tree grows to 1M operations: 40-300 slots per insert at 2^17-2^20 slots before this
@@ -96,8 +119,8 @@ tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32
       tether__handle *h = t->slots[i];
       if (!h) {
         if (((i - home) & mask) > LONG_RUN && (size_t)t->used * 4 > t->cap &&
-            t->cap < ((uint32_t)1 << 31) && grow_to(t, t->cap * 2) == TETHER_OK)
-          break; /* probe again in the larger table */
+            t->cap < ((uint32_t)1 << 31) && rehash(t, 1, 1) == TETHER_OK)
+          break; /* probe again in the rehashed table */
         *slot = (uint32_t)i;
         return NULL;
       }

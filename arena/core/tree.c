@@ -196,7 +196,11 @@ tether__tree *tether__tree_new(tether_arena *a, int root_kind, void *root) {
   t->root = root;
   t->root_kind = (uint8_t)root_kind;
   t->state = TETHER__TREE_LIVE;
-  if (tether__roots_put(a, root, t) != TETHER_OK) return NULL;
+  if (tether__weak_register(t) != TETHER_OK) return NULL;
+  if (tether__roots_put(a, root, t) != TETHER_OK) {
+    tether__weak_unregister(t);
+    return NULL;
+  }
   GC_register_finalizer_no_order(t, tether__tree_finalizer, NULL, NULL, NULL);
   a->stats.roots++;
   return t;
@@ -228,6 +232,13 @@ static void held_settle(tether__tree *t) {
     tether_unpin(t->hold_pin - 1);
     t->hold_pin = 0;
   }
+  /* A dead tree's table holds only held handles: with the last released, it goes. */
+  if (!t->held && t->state == TETHER__TREE_DEAD && t->slots) {
+    tether__weak_unregister(t);
+    tether__table_free(t->slots);
+    t->slots = NULL;
+    t->cap = t->used = 0;
+  }
 }
 
 int tether_handle_hold(void *handle) {
@@ -239,12 +250,16 @@ int tether_handle_hold(void *handle) {
   if (!t) {
     /* Invalid and not held: in no table. A tree of its own (no arena, no IR) holds it. */
     t = tether__alloc(sizeof *t);
-    tether__handle **slots = t ? tether__alloc(sizeof *slots) : NULL;
+    tether__handle **slots = t ? tether__table_alloc(1) : NULL;
     if (!slots) return TETHER_ENOMEM;
     t->state = TETHER__TREE_DEAD;
     t->slots = slots;
     t->cap = t->used = 1;
     slots[0] = h;
+    if (tether__weak_register(t) != TETHER_OK) {
+      tether__table_free(slots);
+      return TETHER_ENOMEM;
+    }
     set_tree(h, t);
   }
   if (hold_pin(t) != TETHER_OK) return TETHER_ENOMEM;
@@ -260,8 +275,19 @@ void tether_handle_release(void *handle) {
   h->holds--;
   t->held--;
   if (!h->holds && !tether__valid(h)) {
-    /* Nothing keeps it now: out of its live tree's table (a dead tree's goes with the tree). */
-    if (t->state == TETHER__TREE_LIVE) tether__table_remove(t, h);
+    /* Nothing keeps it now: out of its tree's table. A dead tree's is a plain array of its held
+     * handles (tether__tree_destroy), of weak.c's kind, which must not point to a handle the
+     * collector may take. */
+    if (t->state == TETHER__TREE_LIVE) {
+      tether__table_remove(t, h);
+    } else if (t->state == TETHER__TREE_DEAD) {
+      for (uint32_t i = 0; i < t->used; i++)
+        if (t->slots[i] == h) {
+          t->slots[i] = t->slots[--t->used];
+          t->slots[t->used] = NULL;
+          break;
+        }
+    }
     h->bits &= TETHER__KIND_MASK | TETHER__INVALID;
   }
   held_settle(t);
@@ -280,9 +306,10 @@ tether__handle *tether__intern_with(tether__tree *t, int kind, void *raw, void *
     if (kind == TETHER_KIND_REGION && parent) tether__set_region_parent(h, parent);
     return h;
   }
-  /* The allocation may collect, but collections never touch the table: the slot stays right. */
-  h = tether__alloc(kind == TETHER_KIND_REGION ? sizeof(tether__region_handle)
-                                               : TETHER__HANDLE_BYTES);
+  /* The allocation may collect, which may turn entries into tombstones but never fills an empty
+   * slot (weak.c): the slot stays right. */
+  h = kind == TETHER_KIND_REGION ? tether__alloc(sizeof(tether__region_handle))
+                                 : tether__handle_alloc(t->arena);
   if (!h) return NULL;
   tether__set_raw(h, raw);
   h->bits = (uintptr_t)t | (uintptr_t)kind;
@@ -673,7 +700,7 @@ void tether__merge(tether__tree *from, tether__tree *into) {
   if (tether__table_reserve(into, from->used) != TETHER_OK) return;
   for (uint32_t i = 0; i < from->cap; i++) {
     tether__handle *h = from->slots[i];
-    if (!h) continue;
+    if (!h || h == TETHER__TOMB) continue;
     set_tree(h, into);
     tether__table_insert(into, h);
   }
@@ -693,7 +720,8 @@ void tether__merge(tether__tree *from, tether__tree *into) {
   tether__roots_remove(a, from->root);
   from->state = TETHER__TREE_MERGED;
   from->merged_into = into;
-  GC_FREE(from->slots); /* every handle in it is in into's table now */
+  tether__weak_unregister(from);   /* before its table goes: nothing reads freed memory */
+  tether__table_free(from->slots); /* every handle in it is in into's table now */
   from->slots = NULL;
   from->deps = NULL;
   from->cap = from->used = from->ndeps = from->capdeps = 0;
@@ -829,7 +857,11 @@ void tether__tree_destroy(tether__tree *t, int reason) {
     memset(t->slots + n, 0, (size_t)(t->cap - n) * sizeof *t->slots);
     t->used = n;
     t->arena = NULL; /* nothing reads it now: the arena is not kept for them */
+    /* It stays registered (weak.c marks the held handles) until the last is released, which
+     * frees it (held_settle); a released one leaves it (tether_handle_release). */
   } else {
+    tether__weak_unregister(t);
+    tether__table_free(t->slots);
     t->slots = NULL;
     t->cap = t->used = 0;
   }
@@ -910,7 +942,9 @@ void tether__tree_revalidate(tether__tree *t) {
       h->bits &= ~TETHER__SEEN;
       continue;
     }
-    if (!gone) gone = malloc((size_t)t->used * sizeof *gone);
+    /* In GC memory: the handles listed stay alive (a collection meanwhile would take those that
+     * nothing else reaches, weak.c). */
+    if (!gone) gone = tether__alloc((size_t)t->used * sizeof *gone);
     if (!gone) return; /* out of memory: the handles stay; the next revalidation retries */
     gone[ngone++] = h;
   }
@@ -923,7 +957,7 @@ void tether__tree_revalidate(tether__tree *t) {
     tether__handle_invalidate(h, TETHER_REASON_REMOVED);
     if (h->holds) tether__table_keep(t, h);
   }
-  free(gone);
+  tether_keep_alive(gone);
 }
 
 void tether__tree_set_root(tether__tree *t, void *root) {

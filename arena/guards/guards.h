@@ -31,12 +31,18 @@ void tether__child_answer(int answer);
 #define TETHER__PROBE_TIMEOUT_MS 5000
 #define TETHER__VERIFY_TIMEOUT_MS 30000
 
-/* A key: words, each trial's own key space first. */
+/* A key: words, each trial's own key space first. In its own storage while it fits (an inference's
+ * key is a dozen words), else malloc; TETHER__KEY_INIT before use, tether__key_free after (the
+ * verdict functions below free it themselves). */
+enum { TETHER__KEY_SMALL = 32 };
 typedef struct {
   uintptr_t *w;
   size_t n, cap;
   int oom;
+  uintptr_t small[TETHER__KEY_SMALL];
 } tether__key;
+#define TETHER__KEY_INIT(k) ((k).w = (k).small, (k).n = 0, (k).cap = TETHER__KEY_SMALL, (k).oom = 0)
+void tether__key_free(tether__key *k);
 void tether__key_put(tether__key *k, uintptr_t x);
 void tether__key_put_str(tether__key *k, MlirStringRef s);
 /* The verdict for key k (freed here): cached, else the trial helper's (helper(ud), when given and
@@ -107,8 +113,12 @@ bool tether__verifier_gap_mentioned(const char *text, size_t len);
 /* Return-type inference of c tried in the trial helper (calls with regions are declined):
  * TETHER__TRIAL_RETURNED, DIED, HUNG, or -1 for no verdict. */
 int tether__trial_infer(const tether_infer_call *c, int timeout_ms);
-/* verdicts.c: the inference tether_infer tries, made deterministically, its result dropped
- * (in a trial child or the helper). */
+/* verdicts.c: the inference tether_infer tries, made deterministically, the types it gives read (a
+ * garbage type crashes the trial; in a trial child or the helper). */
 void tether__infer_try(const tether_infer_call *c);
+/* verdicts.c: tether_infer, with the operation's OperationName (opaque pointer) when the caller has
+ * it (NULL: looked up by c->name). */
+int tether__infer(const tether_infer_call *c, void *opname, MlirTypesCallback types,
+                  MlirShapedTypeComponentsCallback components, void *user);
 
 #endif

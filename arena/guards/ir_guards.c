@@ -94,7 +94,8 @@ int tether__orphan_verify_crashes(MlirOperation op) {
   if ((name.length == 14 && !memcmp(name.data, "builtin.module", 14)) ||
       !mlirContextIsRegisteredOperation(mlirOperationGetContext(op), name))
     return 0;
-  tether__key k = {NULL, 0, 0, 0};
+  tether__key k;
+  TETHER__KEY_INIT(k);
   tether__key_put(&k, 0x6f727068616eull); /* "orphan": another key space than inference's */
   tether__key_put_str(&k, name);
   int r = tether__cached_verdict(&k, orphan_by_helper, verify_in_child, &op);

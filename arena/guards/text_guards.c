@@ -360,7 +360,8 @@ int tether_parse_check(MlirContext ctx, tether_parse_kind kind, const char *text
   key[0] = (char)('0' + kind);
   if (len) memcpy(key + 1, text, len);
   parse_call c = {ctx, {text, len}, kind};
-  tether__key k = {NULL, 0, 0, 0};
+  tether__key k;
+  TETHER__KEY_INIT(k);
   tether__key_put(&k, 0x70726f6265ull); /* tether_probe's key space: the same verdicts */
   tether__key_put_str(&k, (MlirStringRef){key, klen});
   free(key);

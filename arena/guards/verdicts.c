@@ -54,31 +54,38 @@
 
 /* ---- keys and the process-wide cache of verdicts --------------------------------------------- */
 
+void tether__key_free(tether__key *k) {
+  if (k->w != k->small) free(k->w);
+}
+
 void tether__key_put(tether__key *k, uintptr_t x) {
   if (k->oom) return;
   if (k->n == k->cap) {
-    size_t ncap = k->cap ? k->cap * 2 : 32;
-    uintptr_t *p = realloc(k->w, ncap * sizeof *p);
+    size_t ncap = k->cap * 2;
+    uintptr_t *p = malloc(ncap * sizeof *p);
     if (!p) {
       k->oom = 1;
       return;
     }
+    memcpy(p, k->w, k->n * sizeof *p);
+    tether__key_free(k);
     k->w = p;
     k->cap = ncap;
   }
   k->w[k->n++] = x;
 }
 
+/* The length, then the bytes a word at a time (the last one zero-padded). */
 void tether__key_put_str(tether__key *k, MlirStringRef s) {
   tether__key_put(k, s.length);
-  uintptr_t x = 0;
-  for (size_t i = 0; i < s.length; i++) {
-    x = (x << 8) | (unsigned char)s.data[i];
-    if (i % sizeof x == sizeof x - 1) {
-      tether__key_put(k, x);
-      x = 0;
-    }
+  size_t i = 0;
+  for (; i + sizeof(uintptr_t) <= s.length; i += sizeof(uintptr_t)) {
+    uintptr_t x;
+    memcpy(&x, s.data + i, sizeof x);
+    tether__key_put(k, x);
   }
+  uintptr_t x = 0;
+  if (s.length > i) memcpy(&x, s.data + i, s.length - i);
   tether__key_put(k, x);
 }
 
@@ -151,7 +158,7 @@ out:
  * cached; 2 (hung) and -1 (no child, or no memory for the key) are not. */
 int tether__cached_verdict(tether__key *k, int (*helper)(void *), void (*fn)(void *), void *ud) {
   if (k->oom) {
-    free(k->w);
+    tether__key_free(k);
     return -1;
   }
   uint64_t h = hash_key(k->w, k->n);
@@ -162,7 +169,7 @@ int tether__cached_verdict(tether__key *k, int (*helper)(void *), void (*fn)(voi
     if (r == TETHER__TRIAL_FAILED) r = TETHER__TRIAL_RETURNED; /* a verifier that returned */
     if (r == 0 || r == 1) cache_put(h, k->w, k->n, r);
   }
-  free(k->w);
+  tether__key_free(k);
   return r;
 }
 
@@ -221,7 +228,10 @@ static void make_infer_key(tether__key *k, const tether_infer_call *c) {
       mlirAttributeIsNull(c->attributes) ? 0 : mlirDictionaryAttrGetNumElements(c->attributes);
   tether__key_put(k, (uintptr_t)na);
   if (na) {
-    MlirNamedAttribute *v = malloc((size_t)na * sizeof *v);
+    /* A dictionary's elements are sorted by name already; sorted again all the same (what the key
+     * holds must not depend on it), in place when few. */
+    MlirNamedAttribute few[8];
+    MlirNamedAttribute *v = na <= 8 ? few : malloc((size_t)na * sizeof *v);
     if (!v) {
       k->oom = 1;
       return;
@@ -232,62 +242,49 @@ static void make_infer_key(tether__key *k, const tether_infer_call *c) {
       tether__key_put_str(k, mlirIdentifierStr(v[i].name));
       tether__key_put(k, (uintptr_t)mlirAttributeGetTypeID(v[i].attribute).ptr);
     }
-    free(v);
+    if (v != few) free(v);
   }
   tether__key_put(k, (uintptr_t)c->n_regions);
   for (intptr_t i = 0; i < c->n_regions; i++) put_region(k, c->regions[i]);
 }
 
-static void ignore_types(intptr_t n, MlirType *t, void *ud) {
-  (void)n;
-  (void)t;
-  (void)ud;
+/* What a trial does with the inferred types: reads each one's context. Generated inference casts
+ * an operand's type to what the op expects without checking it (async.runtime.load's result is
+ * `cast<ValueType>(storage's type).getValueType()`): given another type, it returns no crash but a
+ * garbage type, which crashes whatever reads it later. Reading it here crashes the trial instead
+ * (or, when the garbage happens to point to readable memory, finds another context: abort), and
+ * the call is refused. */
+static void check_type(MlirContext ctx, MlirType t) {
+  if (!mlirTypeIsNull(t) && !mlirContextEqual(mlirTypeGetContext(t), ctx)) abort();
 }
 
-static void ignore_components(bool has_rank, intptr_t rank, const int64_t *shape, MlirType element,
-                              MlirAttribute attr, void *ud) {
+static void check_types(intptr_t n, MlirType *t, void *ud) {
+  const tether_infer_call *c = ud;
+  for (intptr_t i = 0; i < n; i++) check_type(c->ctx, t[i]);
+}
+
+static void check_components(bool has_rank, intptr_t rank, const int64_t *shape, MlirType element,
+                             MlirAttribute attr, void *ud) {
   (void)has_rank;
   (void)rank;
   (void)shape;
-  (void)element;
   (void)attr;
-  (void)ud;
+  check_type(((const tether_infer_call *)ud)->ctx, element);
 }
 
-/* The call, made deterministic. Generated inference that reads past the operands it was given
- * reads what lies after them: in our arrays (padded with nulls) or in the C API's own copy on the
- * stack (a SmallVector's inline storage: whatever an earlier call left there). Both are zeroed
- * first, so such a read finds a null and crashes the same way in the child and here, instead of
- * depending on leftovers that differ between the two. */
-#define PAD 16
-
-/* Not instrumented: AddressSanitizer would put redzones around the array, left unzeroed. 8 KiB
- * cover the C API's frame and the generated inference's below it; memset with a compiler barrier
- * (about 0.2 us, where a volatile byte loop over 32 KiB took 15 us per call). */
-__attribute__((noinline, no_sanitize_address)) static void scrub_stack(void) {
-  char below[8192];
-  memset(below, 0, sizeof below);
-  __asm__ volatile("" : : "r"(below) : "memory");
-}
-
-static MlirLogicalResult infer(const tether_infer_call *c, MlirTypesCallback types,
+/* The call, made deterministic: generated inference that reads past the operands it was given
+ * reads what lies after them in tether__infer_call's copies, which are padded with nulls, so such a
+ * read finds a null and crashes the same way in the trial's process and here, instead of depending
+ * on what an earlier call left there. (The copies are the only arrays it reads: the C API's own,
+ * whose inline storage kept what earlier calls left, is not used; an 8 KiB memset of the stack
+ * below made up for it before, 40% of an inferred creation's time.) */
+static MlirLogicalResult infer(const tether_infer_call *c, void *opname, MlirTypesCallback types,
                                MlirShapedTypeComponentsCallback comps, void *ud) {
-  MlirValue *vals = calloc((size_t)c->n_operands + PAD, sizeof *vals);
-  MlirRegion *regs = calloc((size_t)c->n_regions + PAD, sizeof *regs);
-  MlirLogicalResult r = mlirLogicalResultFailure();
-  if (vals && regs) {
-    if (c->n_operands) memcpy(vals, c->operands, (size_t)c->n_operands * sizeof *vals);
-    if (c->n_regions) memcpy(regs, c->regions, (size_t)c->n_regions * sizeof *regs);
-    scrub_stack();
-    r = tether__infer_call(c, vals, regs, types, comps, ud);
-  }
-  free(vals);
-  free(regs);
-  return r;
+  return tether__infer_call(c, opname, types, comps, ud);
 }
 
 void tether__infer_try(const tether_infer_call *c) {
-  infer(c, ignore_types, ignore_components, NULL);
+  infer(c, NULL, check_types, check_components, (void *)c);
 }
 
 static void infer_in_child(void *c) { tether__infer_try(c); }
@@ -298,36 +295,45 @@ static bool infer_is_safe(const tether_infer_call *c) {
   static int no_probe = -1; /* read once */
   if (no_probe < 0) no_probe = getenv("TETHER_NO_INFER_PROBE") != NULL;
   if (no_probe) return true;
-  tether__key k = {NULL, 0, 0, 0};
+  tether__key k;
+  TETHER__KEY_INIT(k);
   make_infer_key(&k, c);
   if (k.oom) {
-    free(k.w);
+    tether__key_free(&k);
     return false;
   }
   int r = tether__cached_verdict(&k, infer_by_helper, infer_in_child, (void *)c);
   return r == 1 || r < 0; /* no child: made untried */
 }
 
-int tether_infer(const tether_infer_call *c, MlirTypesCallback types,
-                 MlirShapedTypeComponentsCallback components, void *user) {
+int tether__infer(const tether_infer_call *c, void *opname, MlirTypesCallback types,
+                  MlirShapedTypeComponentsCallback components, void *user) {
   if (!c || !c->name.data || mlirContextIsNull(c->ctx) || mlirLocationIsNull(c->location) ||
       (c->n_operands && !c->operands) || (c->n_regions && !c->regions) || c->n_operands < 0 ||
       c->n_regions < 0 || (c->shaped ? !components : !types))
     return TETHER_EARG;
   if (!infer_is_safe(c)) {
     mlirEmitError(c->location, "tether: inferring the result types of this operation crashes with "
-                               "these operands, attributes and regions (too few operands, or a "
-                               "missing attribute or region?)");
+                               "these operands, attributes and regions (too few operands, an "
+                               "operand of a type it does not take, or a missing attribute or "
+                               "region?)");
     return TETHER_EARG;
   }
-  return mlirLogicalResultIsSuccess(infer(c, types, components, user)) ? TETHER_OK : TETHER_EVERIFY;
+  return mlirLogicalResultIsSuccess(infer(c, opname, types, components, user)) ? TETHER_OK
+                                                                               : TETHER_EVERIFY;
+}
+
+int tether_infer(const tether_infer_call *c, MlirTypesCallback types,
+                 MlirShapedTypeComponentsCallback components, void *user) {
+  return tether__infer(c, NULL, types, components, user);
 }
 
 /* ---- probes ---------------------------------------------------------------------------------- */
 
 int tether_probe(const void *key, size_t key_len, void (*fn)(void *), void *user) {
   if ((!key && key_len) || !fn) return -1;
-  tether__key k = {NULL, 0, 0, 0};
+  tether__key k;
+  TETHER__KEY_INIT(k);
   tether__key_put(&k, 0x70726f6265ull); /* "probe": its own key space */
   tether__key_put_str(&k, (MlirStringRef){(const char *)key, key_len});
   int r = tether__cached_trial(&k, fn, user);

@@ -11,7 +11,6 @@
 #include "../guards/guards.h"
 
 #include <mlir-c/BuiltinAttributes.h>
-#include <mlir-c/Interfaces.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,9 +168,9 @@ static int check_state(tether_arena *a, const MlirOperationState *state) {
   if (mlirLocationIsNull(state->location)) return TETHER_EARG;
   if (tether__check_ctx(a, mlirLocationGetContext(state->location))) return TETHER_ECONTEXT;
   if ((state->nResults && !state->results) || (state->nOperands && !state->operands) ||
-      (state->nRegions && !state->regions) || (state->nSuccessors && !state->successors) ||
-      (state->nAttributes && !state->attributes) || state->nResults < 0 || state->nOperands < 0 ||
-      state->nRegions < 0 || state->nSuccessors < 0 || state->nAttributes < 0)
+      (state->nSuccessors && !state->successors) || (state->nAttributes && !state->attributes) ||
+      state->nResults < 0 || state->nOperands < 0 || state->nRegions < 0 ||
+      state->nSuccessors < 0 || state->nAttributes < 0)
     return TETHER_EARG;
   for (intptr_t i = 0; i < state->nResults; i++) {
     if (mlirTypeIsNull(state->results[i])) return TETHER_EARG;
@@ -186,8 +185,13 @@ static int check_state(tether_arena *a, const MlirOperationState *state) {
   return TETHER_OK;
 }
 
-/* The trees of the state's operands, successors and regions, in that order, into trees[]: each
- * alive in the arena (TETHER_EARG otherwise), each region a detached one of its own. */
+/* The regions a state gives (none when its regions are new ones: state->regions NULL). */
+static inline intptr_t given_regions(const MlirOperationState *state) {
+  return state->regions ? state->nRegions : 0;
+}
+
+/* The trees of the state's operands, successors and given regions, in that order, into trees[]:
+ * each alive in the arena (TETHER_EARG otherwise), each region a detached one of its own. */
 static int find_trees(tether_arena *a, const MlirOperationState *state, tether__handle *const *hv,
                       tether__tree *into, MlirBlock blk, tether__tree **trees) {
   intptr_t k = 0;
@@ -215,7 +219,7 @@ static int find_trees(tether_arena *a, const MlirOperationState *state, tether__
                   : tether__find_tree(a, TETHER_KIND_BLOCK, (void *)state->successors[i].ptr);
     if (!trees[k]) return TETHER_EARG;
   }
-  for (intptr_t i = 0; i < state->nRegions; i++, k++) {
+  for (intptr_t i = 0; i < given_regions(state); i++, k++) {
     tether__tree *rt = tether__roots_get(a, (void *)state->regions[i].ptr);
     if (!rt || rt->root_kind != TETHER_KIND_REGION) return TETHER_EARG; /* not a detached region */
     for (intptr_t j = state->nOperands + state->nSuccessors; j < k; j++)
@@ -239,12 +243,11 @@ static void collect_types(intptr_t n, MlirType *types, void *ud) {
  * registered op is not taken for an unregistered one. */
 static int infer_result_types(tether_arena *a, MlirOperationState *st) {
   MlirContext ctx = a->ctx;
-  const char *dot = memchr(st->name.data, '.', st->name.length);
-  if (dot)
-    mlirContextGetOrLoadDialect(ctx, (MlirStringRef){st->name.data, (size_t)(dot - st->name.data)});
   tether__diag_begin(a);
-  if (!mlirContextIsRegisteredOperation(ctx, st->name) ||
-      !mlirOperationImplementsInterfaceStatic(st->name, ctx, mlirInferTypeOpInterfaceTypeID())) {
+  /* Registered and implementing InferTypeOpInterface (its dialect loaded first), known from the
+   * cache of operation names after the first time. */
+  void *opname = tether__opname_infers(ctx, st->name, &a->opname);
+  if (!opname) {
     tether__diag_end(a);
     return TETHER_EARG;
   }
@@ -253,7 +256,7 @@ static int infer_result_types(tether_arena *a, MlirOperationState *st) {
                             dict, st->nRegions, st->regions,  false};
   st->results = NULL;
   st->nResults = 0;
-  int irc = tether_infer(&call, collect_types, NULL, st);
+  int irc = tether__infer(&call, opname, collect_types, NULL, st);
   tether__diag_end(a);
   if (irc != TETHER_OK || (st->nResults && !st->results)) {
     free(st->results);
@@ -265,21 +268,35 @@ static int infer_result_types(tether_arena *a, MlirOperationState *st) {
 
 /* The operation the state describes, its result types inferred first when the state asks (a copy
  * of the state only then: this is the path of every Operation.create). Creating an operation
- * emits no diagnostics: no handler is attached for it. */
+ * emits no diagnostics: no handler is attached for it. New regions (state->regions NULL) are made
+ * by the creation; inference, which reads regions, is given new empty ones, which the operation
+ * then takes. */
 static int make_op(tether_arena *a, const MlirOperationState *state, MlirOperation *op) {
   const MlirOperationState *use = state;
   MlirOperationState st;
   MlirType *inferred = NULL;
+  MlirRegion *fresh = NULL;
   if (state->enableResultTypeInference) {
     st = *state;
     st.enableResultTypeInference = false;
+    if (!st.regions && st.nRegions) {
+      fresh = malloc((size_t)st.nRegions * sizeof *fresh);
+      if (!fresh) return TETHER_ENOMEM;
+      for (intptr_t i = 0; i < st.nRegions; i++) fresh[i] = mlirRegionCreate();
+      st.regions = fresh;
+    }
     int rc = infer_result_types(a, &st);
-    if (rc != TETHER_OK) return rc;
+    if (rc != TETHER_OK) {
+      for (intptr_t i = 0; fresh && i < st.nRegions; i++) mlirRegionDestroy(fresh[i]);
+      free(fresh);
+      return rc;
+    }
     inferred = st.results;
     use = &st;
   }
-  *op = tether__operation_create(use, &a->opname);
+  *op = tether__operation_create(use, &a->opname); /* takes the regions given */
   free(inferred);
+  free(fresh);
   return mlirOperationIsNull(*op) ? TETHER_EARG : TETHER_OK;
 }
 
@@ -289,7 +306,7 @@ static int make_op(tether_arena *a, const MlirOperationState *state, MlirOperati
 static void absorb_trees(tether__tree *t, MlirOperation op, const MlirOperationState *state,
                          tether__tree **trees) {
   intptr_t nuses = state->nOperands + state->nSuccessors;
-  for (intptr_t i = 0; i < state->nRegions; i++) {
+  for (intptr_t i = 0; i < given_regions(state); i++) {
     tether__tree *rt = trees[nuses + i];
     tether__handle *rh = tether__table_find(rt, rt->root, TETHER_KIND_REGION);
     if (rh) {
@@ -325,7 +342,7 @@ static int creation_failed(tether_arena *a, tether__tree *t, tether__tree *into,
     mark_built_by_hand(into, op, state->name);
     return TETHER_ENOMEM;
   }
-  for (intptr_t i = 0; i < state->nRegions; i++) {
+  for (intptr_t i = 0; i < given_regions(state); i++) {
     tether__tree *rt = trees[state->nOperands + state->nSuccessors + i];
     tether__roots_remove(a, rt->root);
     rt->root = NULL; /* tether__tree_destroy then destroys no IR */
@@ -349,7 +366,7 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
   int rc = check_state(a, state);
   if (rc != TETHER_OK) return rc;
   /* Trees this op will use or absorb, kept in GC memory so none can be finalized meanwhile. */
-  intptr_t ntrees = state->nOperands + state->nSuccessors + state->nRegions;
+  intptr_t ntrees = state->nOperands + state->nSuccessors + given_regions(state);
   tether__tree *few[16]; /* on the stack, which the collector scans, for the common case */
   tether__tree **trees =
       ntrees <= 16 ? few : tether__alloc((size_t)(ntrees ? ntrees : 1) * sizeof *trees);
@@ -365,7 +382,7 @@ static int create_impl(tether_arena *a, const MlirOperationState *state, tether_
    * deep as they already are. */
   int above = state->nRegions ? 1 + (into ? tether__ops_above(blk) : 0) : 0;
   if (above > TETHER_MAX_NESTING) rc = TETHER_EDEPTH;
-  for (intptr_t i = 0; rc == TETHER_OK && i < state->nRegions; i++)
+  for (intptr_t i = 0; rc == TETHER_OK && i < given_regions(state); i++)
     if (tether__region_nesting_exceeded(state->regions[i], above)) rc = TETHER_EDEPTH;
   MlirOperation op = {NULL};
   if (rc == TETHER_OK) rc = make_op(a, state, &op);
@@ -415,8 +432,8 @@ static int create_at(tether_arena *a, const MlirOperationState *state, tether__h
   }
   /* A region given to the op must not be the one holding the block (the op would contain
    * itself). */
-  for (intptr_t i = 0; i < state->nRegions; i++) {
-    if (!state->regions || mlirRegionIsNull(state->regions[i])) return TETHER_EARG;
+  for (intptr_t i = 0; i < given_regions(state); i++) {
+    if (mlirRegionIsNull(state->regions[i])) return TETHER_EARG;
     if (tether__tree_resolve(tether__roots_get(a, (void *)state->regions[i].ptr)) == bt)
       return TETHER_EARG;
   }

@@ -1,8 +1,8 @@
 // mlir_ext.cc: what the arena needs from MLIR that its C API cannot give. C++ because MLIR
 // forces it; each function is the C API's own version with the one thing it lacks.
 //
-// Return-type inference (tether__infer_call, for tether_infer in crash_guards.c): LLVM 19's C-API
-// inference functions (mlirInferTypeOpInterfaceInferReturnTypes and its shaped twin) take the
+// Return-type inference (tether__infer_call, for tether_infer in guards/verdicts.c): LLVM 19's
+// C-API inference functions (mlirInferTypeOpInterfaceInferReturnTypes and its shaped twin) take the
 // operation's properties as an opaque pointer the C API gives no way to build, and hand the
 // inference null regions (their region list is released before the call). Operations whose
 // inherent attributes are properties (shape.const_shape, most ops of MLIR 19) then infer from
@@ -13,7 +13,7 @@
 // InferTypeOpInterface or InferShapedTypeOpInterface; the caller keeps everything it passed.
 //
 // Whether a block ends in a terminator (tether__block_has_terminator): the trait looked up once
-// per name, not per insertion.
+// per name (a few names cached), not per insertion.
 //
 // Never instantiate TypeID::get of a template (an op trait like OpTrait::IsTerminator, whose
 // TypeID is resolved by its type's name) in this file: gcc spells that name differently from the
@@ -24,8 +24,8 @@
 // Operation creation (tether__operation_create, for create.c): mlirOperationCreate frees the
 // state's arrays (the caller must copy them first), looks the name up every time and uniques an
 // attribute dictionary that an op with properties takes apart again; this one borrows the arrays,
-// keeps the last registered name of the arena and puts inherent attributes straight into the
-// properties.
+// keeps the registered names the arena created last (a few) and puts inherent attributes straight
+// into the properties.
 #include "mlir_ext.h"
 
 #include <memory>
@@ -80,25 +80,29 @@ private:
 
 } // namespace
 
-extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
-                                                const MlirValue *operands,
-                                                const MlirRegion *regions, MlirTypesCallback types,
+extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c, void *opname,
+                                                MlirTypesCallback types,
                                                 MlirShapedTypeComponentsCallback components,
                                                 void *user) {
   MLIRContext *ctx = unwrap(c->ctx);
-  std::optional<RegisteredOperationName> info =
-      RegisteredOperationName::lookup(unwrap(c->name), ctx);
+  std::optional<RegisteredOperationName> info;
+  if (opname)
+    info = OperationName::getFromOpaquePointer(opname).getRegisteredInfo();
+  else
+    info = RegisteredOperationName::lookup(unwrap(c->name), ctx);
   if (!info) return mlirLogicalResultFailure();
   Location loc = unwrap(c->location);
 
-  // operands and regions come padded with nulls after their n entries (crash_guards.c: reads past
-  // the end are deterministic); the ranges themselves hold exactly n.
-  SmallVector<Value> vals;
-  vals.reserve(static_cast<size_t>(c->n_operands));
-  for (intptr_t i = 0; i < c->n_operands; i++) vals.push_back(unwrap(operands[i]));
-  SmallVector<Region *> regs;
-  regs.reserve(static_cast<size_t>(c->n_regions));
-  for (intptr_t i = 0; i < c->n_regions; i++) regs.push_back(unwrap(regions[i]));
+  // The operands and regions copied with nulls after their n entries: generated inference that
+  // reads past the operands it was given (arith.addi given none reads operands[0]) reads a null,
+  // and crashes the same way in a trial's process and here, instead of depending on what an
+  // earlier call left in the copies' storage (guards/verdicts.c). The ranges hold exactly n.
+  constexpr size_t kPad = 16;
+  size_t nops = static_cast<size_t>(c->n_operands), nregs = static_cast<size_t>(c->n_regions);
+  SmallVector<Value, 32> vals(nops + kPad);
+  for (size_t i = 0; i < nops; i++) vals[i] = unwrap(c->operands[i]);
+  SmallVector<Region *, 20> regs(nregs + kPad, nullptr);
+  for (size_t i = 0; i < nregs; i++) regs[i] = unwrap(c->regions[i]);
 
   DictionaryAttr attrs;
   if (!mlirAttributeIsNull(c->attributes))
@@ -112,8 +116,9 @@ extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
     auto *iface = info->getInterface<InferTypeOpInterface>();
     if (!iface) return mlirLogicalResultFailure();
     SmallVector<Type> inferred;
-    if (failed(iface->inferReturnTypes(ctx, loc, ValueRange(vals), attrs, props.get(),
-                                       RegionRange(ArrayRef<Region *>(regs)), inferred)))
+    if (failed(iface->inferReturnTypes(
+            ctx, loc, ValueRange(ArrayRef<Value>(vals.data(), nops)), attrs, props.get(),
+            RegionRange(ArrayRef<Region *>(regs.data(), nregs)), inferred)))
       return mlirLogicalResultFailure();
     SmallVector<MlirType> out;
     out.reserve(inferred.size());
@@ -125,9 +130,9 @@ extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c,
   auto *iface = info->getInterface<InferShapedTypeOpInterface>();
   if (!iface) return mlirLogicalResultFailure();
   SmallVector<ShapedTypeComponents> inferred;
-  if (failed(iface->inferReturnTypeComponents(ctx, loc, ValueShapeRange(ValueRange(vals)), attrs,
-                                              props.get(), RegionRange(ArrayRef<Region *>(regs)),
-                                              inferred)))
+  if (failed(iface->inferReturnTypeComponents(
+          ctx, loc, ValueShapeRange(ValueRange(ArrayRef<Value>(vals.data(), nops))), attrs,
+          props.get(), RegionRange(ArrayRef<Region *>(regs.data(), nregs)), inferred)))
     return mlirLogicalResultFailure();
   for (const ShapedTypeComponents &t : inferred) {
     if (t.hasRank())
@@ -175,13 +180,25 @@ extern "C" void tether__opname_cache_clear(tether__opname_cache *cache) {
   }
 }
 
+// The cache slot of an operation name: its length and three of its bytes (names differ there:
+// arith.constant, arith.addi, func.return ...).
+static inline unsigned opnameSlot(StringRef name) {
+  size_t n = name.size();
+  if (!n) return 0;
+  unsigned h = static_cast<unsigned>(n) * 31u + static_cast<unsigned char>(name[n - 1]) * 7u +
+               static_cast<unsigned char>(name[n / 2]) * 131u +
+               static_cast<unsigned char>(name[n - 2 < n ? n - 2 : 0]);
+  return (h ^ (h >> 5)) % TETHER__OPNAMES;
+}
+
 extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
                                                   tether__opname_cache *cache) {
   MLIRContext *ctx = unwrap(mlirLocationGetContext(st->location));
   StringRef name = unwrap(st->name);
   std::optional<OperationName> opName;
-  if (cache->opaque && cache->len == name.size() && !memcmp(cache->name, name.data(), name.size()))
-    opName = OperationName::getFromOpaquePointer(cache->opaque);
+  auto &slot = cache->names[opnameSlot(name)];
+  if (slot.opaque && slot.len == name.size() && !memcmp(slot.name, name.data(), name.size()))
+    opName = OperationName::getFromOpaquePointer(slot.opaque);
   else {
     // Load the op's dialect first, so that a registered op is not created as an unregistered one.
     size_t dot = name.find('.');
@@ -189,10 +206,11 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
     opName = OperationName(name, ctx);
     // Only registered names are kept: an unregistered one may become registered when a dialect
     // is added to the context later.
-    if (opName->isRegistered() && name.size() <= sizeof cache->name) {
-      memcpy(cache->name, name.data(), name.size());
-      cache->len = name.size();
-      cache->opaque = opName->getAsOpaquePointer();
+    if (opName->isRegistered() && name.size() <= sizeof slot.name) {
+      memcpy(slot.name, name.data(), name.size());
+      slot.len = name.size();
+      slot.opaque = opName->getAsOpaquePointer();
+      slot.infers = -1;
     }
   }
   // Operation::create(const OperationState &) builds an attribute dictionary (uniqued: a hash
@@ -233,7 +251,8 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
     if (!discardable.empty()) op->setDiscardableAttrs(DictionaryAttr::get(ctx, discardable));
   }
   // As OperationState's regions: their blocks move into the op's, the detached regions are freed.
-  for (intptr_t i = 0; i < st->nRegions; i++) {
+  // Without regions given (null), the op keeps the empty ones Operation::create made.
+  for (intptr_t i = 0; st->regions && i < st->nRegions; i++) {
     Region *r = unwrap(st->regions[i]);
     op->getRegion(static_cast<unsigned>(i)).takeBody(*r);
     delete r;
@@ -241,20 +260,44 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
   return wrap(op);
 }
 
+extern "C" void *tether__opname_infers(MlirContext mctx, MlirStringRef mname,
+                                       tether__opname_cache *cache) {
+  MLIRContext *ctx = unwrap(mctx);
+  StringRef name = unwrap(mname);
+  auto &slot = cache->names[opnameSlot(name)];
+  if (!(slot.opaque && slot.len == name.size() && !memcmp(slot.name, name.data(), name.size()))) {
+    size_t dot = name.find('.');
+    if (dot != StringRef::npos) ctx->getOrLoadDialect(name.take_front(dot));
+    OperationName opName(name, ctx);
+    if (!opName.isRegistered()) return nullptr; // not cached: a dialect added later may have it
+    if (name.size() > sizeof slot.name)
+      return opName.hasInterface<InferTypeOpInterface>() ? opName.getAsOpaquePointer() : nullptr;
+    memcpy(slot.name, name.data(), name.size());
+    slot.len = name.size();
+    slot.opaque = opName.getAsOpaquePointer();
+    slot.infers = -1;
+  }
+  if (slot.infers < 0)
+    slot.infers =
+        OperationName::getFromOpaquePointer(slot.opaque).hasInterface<InferTypeOpInterface>();
+  return slot.infers ? slot.opaque : nullptr;
+}
+
 extern "C" bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cache) {
   Block *b = unwrap(block);
   if (b->empty()) return false;
   Operation &last = b->back();
   void *name = last.getName().getAsOpaquePointer();
-  if (name != cache->name) {
-    cache->name = name;
+  auto &e = cache->names[(reinterpret_cast<uintptr_t>(name) >> 4) % TETHER__TERMINATORS];
+  if (name != e.name) {
+    e.name = name;
     // Through the C API, not hasTrait<OpTrait::IsTerminator>() here: see the note at the top.
-    cache->is_terminator = !mlirOperationIsNull(mlirBlockGetTerminator(block));
+    e.is_terminator = !mlirOperationIsNull(mlirBlockGetTerminator(block));
   }
-  return cache->is_terminator;
+  return e.is_terminator;
 }
 
-// The shape of an operation for the verifier-crash cache (crash_guards.c, suspect trees): what
+// The shape of an operation for the verifier-crash cache (guards/ir_guards.c, suspect trees): what
 // MLIR's verifiers assume about an operation's structure. Types by TypeID (and rank, through the C
 // API: no TypeID::get of an interface here), attributes by name and kind, regions by block count,
 // and per block its argument count and last operation's name. Values (a constant's number, a

@@ -9,12 +9,18 @@
 extern "C" {
 #endif
 
-/* The last registered operation name an arena created, so the next creation of the same name needs
- * no lookup (an OperationName's opaque pointer lives as long as the context). */
+/* Registered operation names an arena created, so the next creation of the same name needs no
+ * lookup (an OperationName's opaque pointer lives as long as the context): a few, by a hash of the
+ * name's text, as a frontend alternates between a handful of names (constant, addi, constant...).
+ */
+enum { TETHER__OPNAMES = 16 };
 typedef struct {
-  void *opaque;
-  size_t len;
-  char name[48];
+  struct {
+    void *opaque; /* NULL: empty */
+    size_t len;
+    char name[47];
+    signed char infers; /* implements InferTypeOpInterface: 1, 0, or -1 not yet asked */
+  } names[TETHER__OPNAMES];
   /* Default properties of the last few registered operation names created (malloc, made by the
    * op's own initialization): a new operation's properties are copied from these, so ODS defaults
    * that are uniqued attributes (arith's overflow flags) are not looked up again every time. */
@@ -29,26 +35,35 @@ typedef struct {
 void tether__opname_cache_clear(tether__opname_cache *cache);
 
 /* mlir_ext.cc: the inference call as mlirOperationCreate makes it (properties built from the
- * attributes, the real regions), without taking anything from the caller. operands and regions are
- * c's, padded with nulls past their counts. */
-MlirLogicalResult tether__infer_call(const tether_infer_call *c, const MlirValue *operands,
-                                     const MlirRegion *regions, MlirTypesCallback types,
+ * attributes, the real regions), without taking anything from the caller; its copies of the
+ * operands and regions are padded with nulls past their counts. opname: the operation's
+ * OperationName (opaque pointer), or NULL to look it up by c->name. */
+MlirLogicalResult tether__infer_call(const tether_infer_call *c, void *opname,
+                                     MlirTypesCallback types,
                                      MlirShapedTypeComponentsCallback components, void *user);
+/* mlir_ext.cc: the OperationName (opaque pointer) of `name` in ctx, its dialect loaded first, when
+ * it is registered and implements InferTypeOpInterface, else NULL; answered from the cache of
+ * operation names after the first time. */
+void *tether__opname_infers(MlirContext ctx, MlirStringRef name, tether__opname_cache *cache);
 /* mlir_ext.cc: whether op is a registered operation (O(1)). */
 bool tether__op_is_registered(MlirOperation op);
 /* mlir_ext.cc: mlirOperationCreate without taking the state's arrays (regions are taken, as
- * there), the dialect loaded first, the name looked up once per run of same-named creations. No
- * result-type inference. */
+ * there; regions null: nRegions new empty ones), the dialect loaded first, the name looked up once
+ * (tether__opname_cache). No result-type inference. */
 MlirOperation tether__operation_create(const MlirOperationState *state,
                                        tether__opname_cache *cache);
-/* Whether an operation name is a terminator: the last name asked about, per arena. */
+/* Whether an operation name is a terminator: the names asked about, per arena, by their
+ * OperationName's pointer (which lives as long as the context). */
+enum { TETHER__TERMINATORS = 16 };
 typedef struct {
-  void *name; /* an OperationName's opaque pointer (lives as long as the context) */
-  bool is_terminator;
+  struct {
+    void *name; /* an OperationName's opaque pointer, or NULL */
+    bool is_terminator;
+  } names[TETHER__TERMINATORS];
 } tether__terminator_cache;
 
 /* mlir_ext.cc: mlirBlockGetTerminator's answer (the last op has the IsTerminator trait), the
- * trait looked up once per run of same-named last ops. */
+ * trait looked up once per name of last op. */
 bool tether__block_has_terminator(MlirBlock block, tether__terminator_cache *cache);
 /* mlir_ext.cc: a hash of the structure of op that MLIR's verifiers rely on (name, operand and
  * result counts and kinds of types, attribute names and kinds, regions' blocks); never 0. */

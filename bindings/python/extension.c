@@ -29,6 +29,7 @@ static int (*const file_inits[])(PyObject *m) = {
     tpy_init_operation,
     tpy_init_opview,
     tpy_init_create,
+    tpy_init_ods_builder,
     tpy_init_module,
     tpy_init_attrmap,
     tpy_init_printing,
@@ -61,8 +62,10 @@ static int exec_module(PyObject *m) {
     PyErr_SetString(PyExc_ImportError, "tether._tether can be loaded once per process");
     return -1;
   }
-  /* The interpreter's static data holds no tether object (wrappers pin theirs). */
+  /* The interpreter's static data holds no tether object (wrappers pin theirs), nor does this
+   * extension's (its caches hold Python objects and MLIR pointers). */
   tether_skip_program_data();
+  tether_skip_library_data((const void *)&tpy);
   /* Every wrapper's pin: the GIL serializes them, so the pool needs no lock of its own. */
   if (!(tpy_pins = tether_pin_pool_new())) {
     PyErr_NoMemory();

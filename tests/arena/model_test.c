@@ -5,8 +5,9 @@
  * branching into an op's block: erase and passes refused while it lives) / pass pipelines, each on
  * a fresh arena, checked after
  * every step against a reference model: which handles are valid (and why not), every operation's
- * parent, identity (one handle per operation for as long as it lives), and the number of live
- * roots.
+ * parent, identity (one handle per operation for as long as the handle lives: the model holds it
+ * weakly, so a handle nothing reaches any more may be taken by the collector, and the operation's
+ * next handle is a new one), and the number of live roots.
  *
  * Usage: model_test [SEED [SEQUENCES [STEPS]]]; defaults 1, 1000, 100 (100,000 steps). Seeded and
  * reproducible: a failure prints the seed, sequence and step.
@@ -28,7 +29,10 @@ typedef struct {
   int state;
   int *kids;
   int nkids, capkids;
-  tether_op *handle; /* the one handle seen for this op (compared, never dereferenced) */
+  /* The one handle seen for this op while it lives: a cell (malloc, never moved) that is a
+   * disappearing link, cleared by the collector when it takes the handle. Compared, never
+   * dereferenced. */
+  tether_op **handle;
 } mop;
 
 static mop *ops;
@@ -180,12 +184,23 @@ static void set_id(MlirOperation raw, int id) {
                                   mlirIntegerAttrGet(mlirIntegerTypeGet(ctx, 64), id));
 }
 
-/* Records (or checks) the one handle of model op k. */
+/* Records (or checks) the one handle of model op k: while the handle seen before lives, h must
+ * be it. */
 static void see(int k, tether_op *h) {
   MCHECK(h != NULL);
   MCHECK(id_of(h) == k);
-  if (ops[k].handle) MCHECK(ops[k].handle == h);
-  ops[k].handle = h;
+  tether_op **cell = ops[k].handle;
+  if (!cell) {
+    cell = ops[k].handle = malloc(sizeof *cell);
+    MCHECK(cell != NULL);
+    *cell = NULL;
+  }
+  if (*cell) {
+    MCHECK(*cell == h);
+    return;
+  }
+  *cell = h;
+  MCHECK(GC_general_register_disappearing_link((void **)cell, h) == GC_SUCCESS);
 }
 
 static void add_slot(int k, tether_op *h) {
@@ -394,9 +409,10 @@ static void raw_erase_and_revalidate(int x, tether_op *hx) {
   int p = ops[x].parent;
   MlirOperation raw;
   MOK(tether_op_get(hx, &raw));
+  tether_op *hp;
+  MOK(tether_op_parent(hx, &hp));
+  see(p, hp);
   mlirOperationDestroy(raw);
-  tether_op *hp = ops[p].handle;
-  MCHECK(hp != NULL);
   MOK(tether_revalidate(hp));
   kid_remove(x);
   mark_subtree(x, REMOVED, REMOVED);
@@ -534,7 +550,13 @@ static void one_step(tether_arena *a) {
 }
 
 static void reset_model(void) {
-  for (int k = 0; k < nops; k++) free(ops[k].kids);
+  for (int k = 0; k < nops; k++) {
+    free(ops[k].kids);
+    if (ops[k].handle) {
+      GC_unregister_disappearing_link((void **)ops[k].handle);
+      free(ops[k].handle);
+    }
+  }
   nops = 0;
   for (int u = 0; u < MAXUSERS; u++) users[u] = NULL;
   nusers = 0;

@@ -8,6 +8,16 @@
  *                   mlirOperationCreate + mlirBlockAppendOwnedOperation, building arith.constant
  *                   (a result type, a `value` attribute) and arith.addi (two operands from an
  *                   earlier result) at the end of a module's block, as the Operation.create rows;
+ *   buildloop       per op, the build loop of issue 37: an arith.constant with a `value` (its
+ *                   name made an identifier each time, as from an attribute dict) and an
+ *                   arith.addi of the previous result and the constant's, each appended at the
+ *                   end of the block and its result taken (mlirOperationGetResult)
+ *   odsconstant     mlirIntegerAttrGet(i32, k & 63) + the constant row  (arith.ConstantOp(i32, v))
+ *   odsaddi         the addi row with its result taken               (arith.AddIOp(a, b).result)
+ *   funcop          func.func with sym_name (a StringAttr) and function_type (a TypeAttr of
+ *                   (i32, i32) -> i32) and one empty region           (func.FuncOp(name, type))
+ *   forop           scf.for of three index operands with one region, and its body block (an
+ *                   index argument) appended to it                    (scf.ForOp(lb, ub, step))
  *   inttype         mlirIntegerTypeGet(ctx, 32)                  (IntegerType.get_signless(32))
  *   intattr         mlirIntegerAttrGet(i32, k), k = 0..N-1       (IntegerAttr.get(i32, k))
  *   floatattr       mlirFloatAttrDoubleGet(ctx, f32, 1.5)        (FloatAttr.get(f32, 1.5))
@@ -81,9 +91,96 @@ int main(int argc, char **argv) {
   double t2 = cpu_ns();
   printf("constant %.0f\naddi %.0f\n", (t1 - t0) / (double)n, (t2 - t1) / (double)n);
 
-  /* The value rows. `sink` keeps the calls from being optimised away. */
-  uintptr_t sink = 0;
+  /* The build loop and the builders' rows, each in a module of its own. */
+  MlirModule bmod = mlirModuleCreateEmpty(loc);
+  MlirBlock bbody = mlirModuleGetBody(bmod);
   double t = cpu_ns();
+  MlirValue prev = first;
+  for (long k = 0; k < n / 2; k++) {
+    MlirOperationState st = mlirOperationStateGet(cname, loc);
+    mlirOperationStateAddResults(&st, 1, &i32);
+    MlirNamedAttribute na = mlirNamedAttributeGet(mlirIdentifierGet(ctx, vname), attrs[k & 63]);
+    mlirOperationStateAddAttributes(&st, 1, &na);
+    MlirOperation c = mlirOperationCreate(&st);
+    mlirBlockAppendOwnedOperation(bbody, c);
+    MlirValue args[2] = {prev, mlirOperationGetResult(c, 0)};
+    st = mlirOperationStateGet(aname, loc);
+    mlirOperationStateAddResults(&st, 1, &i32);
+    mlirOperationStateAddOperands(&st, 2, args);
+    MlirOperation add = mlirOperationCreate(&st);
+    mlirBlockAppendOwnedOperation(bbody, add);
+    prev = mlirOperationGetResult(add, 0);
+  }
+  printf("buildloop %.0f\n", (cpu_ns() - t) / (double)(n / 2 * 2));
+  t = cpu_ns();
+  for (long k = 0; k < n; k++) {
+    MlirAttribute v = mlirIntegerAttrGet(i32, k & 63);
+    MlirOperationState st = mlirOperationStateGet(cname, loc);
+    mlirOperationStateAddResults(&st, 1, &i32);
+    MlirNamedAttribute na = mlirNamedAttributeGet(mlirIdentifierGet(ctx, vname), v);
+    mlirOperationStateAddAttributes(&st, 1, &na);
+    mlirBlockAppendOwnedOperation(bbody, mlirOperationCreate(&st));
+  }
+  printf("odsconstant %.0f\n", (cpu_ns() - t) / (double)n);
+  uintptr_t rsink = 0;
+  t = cpu_ns();
+  for (long k = 0; k < n; k++) {
+    MlirOperationState st = mlirOperationStateGet(aname, loc);
+    mlirOperationStateAddResults(&st, 1, &i32);
+    mlirOperationStateAddOperands(&st, 2, ops);
+    MlirOperation op = mlirOperationCreate(&st);
+    mlirBlockAppendOwnedOperation(bbody, op);
+    rsink ^= (uintptr_t)mlirOperationGetResult(op, 0).ptr;
+  }
+  printf("odsaddi %.0f\n", (cpu_ns() - t) / (double)n);
+  MlirType fins[2] = {i32, i32};
+  MlirType ftype = mlirFunctionTypeGet(ctx, 2, fins, 1, &i32);
+  MlirStringRef fname = mlirStringRefCreateFromCString("func.func");
+  MlirStringRef symname = mlirStringRefCreateFromCString("sym_name");
+  MlirStringRef ftname = mlirStringRefCreateFromCString("function_type");
+  t = cpu_ns();
+  for (long k = 0; k < n; k++) {
+    MlirOperationState st = mlirOperationStateGet(fname, loc);
+    MlirNamedAttribute fa[2] = {
+        mlirNamedAttributeGet(mlirIdentifierGet(ctx, symname),
+                              mlirStringAttrGet(ctx, mlirStringRefCreateFromCString("f"))),
+        mlirNamedAttributeGet(mlirIdentifierGet(ctx, ftname), mlirTypeAttrGet(ftype))};
+    mlirOperationStateAddAttributes(&st, 2, fa);
+    MlirRegion r = mlirRegionCreate();
+    mlirOperationStateAddOwnedRegions(&st, 1, &r);
+    mlirBlockAppendOwnedOperation(bbody, mlirOperationCreate(&st));
+  }
+  printf("funcop %.0f\n", (cpu_ns() - t) / (double)n);
+  MlirType index = mlirIndexTypeGet(ctx);
+  MlirStringRef forname = mlirStringRefCreateFromCString("scf.for");
+  MlirValue bounds[3];
+  for (int i = 0; i < 3; i++) {
+    MlirOperationState st = mlirOperationStateGet(cname, loc);
+    mlirOperationStateAddResults(&st, 1, &index);
+    MlirNamedAttribute na =
+        mlirNamedAttributeGet(mlirIdentifierGet(ctx, vname), mlirIntegerAttrGet(index, i));
+    mlirOperationStateAddAttributes(&st, 1, &na);
+    MlirOperation c = mlirOperationCreate(&st);
+    mlirBlockAppendOwnedOperation(bbody, c);
+    bounds[i] = mlirOperationGetResult(c, 0);
+  }
+  t = cpu_ns();
+  for (long k = 0; k < n; k++) {
+    MlirOperationState st = mlirOperationStateGet(forname, loc);
+    mlirOperationStateAddOperands(&st, 3, bounds);
+    MlirRegion r = mlirRegionCreate();
+    mlirOperationStateAddOwnedRegions(&st, 1, &r);
+    MlirOperation op = mlirOperationCreate(&st);
+    mlirBlockAppendOwnedOperation(bbody, op);
+    MlirBlock b = mlirBlockCreate(1, &index, &loc);
+    mlirRegionAppendOwnedBlock(mlirOperationGetRegion(op, 0), b);
+  }
+  printf("forop %.0f\n", (cpu_ns() - t) / (double)n);
+  mlirModuleDestroy(bmod);
+
+  /* The value rows. `sink` keeps the calls from being optimised away. */
+  uintptr_t sink = rsink;
+  t = cpu_ns();
   for (long k = 0; k < n; k++) sink ^= (uintptr_t)mlirIntegerTypeGet(ctx, 32).ptr;
   printf("inttype %.0f\n", (cpu_ns() - t) / (double)n);
   t = cpu_ns();

@@ -242,12 +242,104 @@ def w_pass_pipeline(ir, n):
     return run, None
 
 
+def w_build_loop(ir, n):
+    # Issue 37's build loop: generic Operation.create of constants (an attribute dict) and of
+    # arith.addi chained on the previous result, `.results[0]` of each (per op).
+    i32 = ir.IntegerType.get_signless(32)
+    attrs = [ir.IntegerAttr.get(i32, k) for k in range(64)]
+    m = ir.Module.create()
+    ip = ir.InsertionPoint(m.body)
+    create = ir.Operation.create
+    first = create("arith.constant", results=[i32], attributes={"value": attrs[0]},
+                   ip=ip).results[0]
+
+    def run():
+        prev = first
+        for k in range(n // 2):
+            c = create("arith.constant", results=[i32], attributes={"value": attrs[k & 63]},
+                       ip=ip).results[0]
+            prev = create("arith.addi", results=[i32], operands=[prev, c], ip=ip).results[0]
+    return run, m
+
+
+def w_ods_constant(ir, n):
+    from mlir.dialects import arith
+    i32 = ir.IntegerType.get_signless(32)
+    m = ir.Module.create()
+    ip = ir.InsertionPoint(m.body)
+    with ip:
+        arith.ConstantOp(i32, 0)
+
+    def run():
+        with ip:
+            for k in range(n):
+                arith.ConstantOp(i32, k & 63)
+    return run, m
+
+
+def w_ods_addi_result(ir, n):
+    from mlir.dialects import arith
+    i32 = ir.IntegerType.get_signless(32)
+    m = ir.Module.create()
+    ip = ir.InsertionPoint(m.body)
+    with ip:
+        a = arith.ConstantOp(i32, 1).result
+        b = arith.ConstantOp(i32, 2).result
+        arith.AddIOp(a, b).result
+
+    def run():
+        with ip:
+            for _ in range(n):
+                arith.AddIOp(a, b).result
+    return run, m
+
+
+def w_ods_func(ir, n):
+    from mlir.dialects import func
+    i32 = ir.IntegerType.get_signless(32)
+    ftype = ir.FunctionType.get([i32, i32], [i32])
+    m = ir.Module.create()
+    ip = ir.InsertionPoint(m.body)
+    with ip:
+        func.FuncOp("f", ftype)
+
+    def run():
+        with ip:
+            for _ in range(n):
+                func.FuncOp("f", ftype)
+    return run, m
+
+
+def w_ods_for(ir, n):
+    from mlir.dialects import arith, scf
+    m = ir.Module.create()
+    ip = ir.InsertionPoint(m.body)
+    with ip:
+        idx = ir.IndexType.get()
+        lb = arith.ConstantOp(idx, 0).result
+        ub = arith.ConstantOp(idx, 10).result
+        st = arith.ConstantOp(idx, 1).result
+        scf.ForOp(lb, ub, st)
+
+    def run():
+        with ip:
+            for _ in range(n):
+                scf.ForOp(lb, ub, st)
+    return run, m
+
+
 WORKLOADS = {
     "Operation.create (arith.constant)": (w_op_create_constant, None),
     "first Operation.create of a dialect (imports its module; one call)": (w_first_op_create, 1),
     "Context() + its first Operation.create (one call)": (w_context_first_create, 1),
     "Operation.create (arith.addi, operands)": (w_op_create_addi, None),
+    "build loop: Operation.create constant + addi chained, .results[0] (per op)":
+        (w_build_loop, None),
     "dialect builders (arith.AddIOp)": (w_dialect_builders, None),
+    "arith.ConstantOp(i32, v)": (w_ods_constant, None),
+    "arith.AddIOp(a, b).result": (w_ods_addi_result, None),
+    "func.FuncOp(name, type)": (w_ods_func, None),
+    "scf.ForOp(lb, ub, step) (with its body block)": (w_ods_for, None),
     "build 100 ops with dialect classes + print (per op)": (w_build_and_print, None),
     "IntegerType.get_signless": (w_integer_type_get, None),
     "IntegerAttr.get": (w_integer_attr_get, None),
@@ -267,6 +359,11 @@ WORKLOADS = {
 FLOOR_ROWS = (
     ("constant", "Operation.create (arith.constant)"),
     ("addi", "Operation.create (arith.addi, operands)"),
+    ("buildloop", "build loop: Operation.create constant + addi chained, .results[0] (per op)"),
+    ("odsconstant", "arith.ConstantOp(i32, v)"),
+    ("odsaddi", "arith.AddIOp(a, b).result"),
+    ("funcop", "func.FuncOp(name, type)"),
+    ("forop", "scf.ForOp(lb, ub, step) (with its body block)"),
     ("inttype", "IntegerType.get_signless"),
     ("intattr", "IntegerAttr.get"),
     ("floatattr", "FloatAttr.get"),

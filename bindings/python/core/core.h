@@ -117,6 +117,9 @@ typedef struct {
   PyObject *type_casters, *attr_casters, *value_casters;
   /* Registered OpView classes by operation name; dialect namespaces seen (dict: name -> bool). */
   PyObject *op_classes, *loaded_namespaces, *dialect_loader;
+  /* AttrBuilder's builders by ODS attribute kind (dict, tether/ir.py), which op classes' builders
+   * call (ir/ods_builder.c). */
+  PyObject *attr_builders;
   /* The other classes and objects, by the layer that makes them (each set once, at init). */
   /* context/ */
   PyTypeObject *DialectRegistry, *DialectDescriptor, *ThreadPool;
@@ -128,7 +131,7 @@ typedef struct {
   /* ir/ */
   PyTypeObject *sequence_types[16]; /* by TPY_LIST_* kind (sequences.c) */
   PyTypeObject *AsmState, *SymbolTable, *InferTypeOpInterface, *InferShapedTypeOpInterface,
-      *ShapedTypeComponents;
+      *ShapedTypeComponents, *OdsBuilder;
   PyObject *traceback_loc_fn; /* MLIR 22's loc_tracebacks: the Python function that makes one */
   /* passes/ */
   PyTypeObject *ExternalPass, *PatternRewriter, *PDLResultList, *GreedyRewriteConfig,

@@ -18,7 +18,8 @@ name in a downstream package: `out_dir`), and `tether.ir`; `_ods_common` serves 
 code. Extensions of a dialect (transform's) pass `extension`; the file is then
 `_<extension>_ops_gen.py`. `fix_ods_gen.py` corrects what the generators get wrong (19:
 equally-sized variadic accessors; 19 and 22: optional results of ops with result segments, the
-enum module's `..ir` import); //tests/bindings/gen_rule tests the rule.
+enum module's `..ir` import), then `ods_builders.py` turns each op class's generated builder into
+a spec that runs in C (22; 19's stay Python); //tests/bindings/gen_rule tests the rule.
 """
 
 _TBLGEN = "@mlir//:bin/mlir-tblgen"
@@ -26,6 +27,9 @@ _TBLGEN = "@mlir//:bin/mlir-tblgen"
 # Corrects what the generators emit that cannot work (see the script); tether's own label, also
 # when another workspace loads this file.
 _FIX = str(Label("//bindings/python:gen/fix_ods_gen.py"))
+
+# Turns each generated builder (`__init__`) into a spec its C builder runs (issue 37).
+_BUILDERS = str(Label("//bindings/python:gen/ods_builders.py"))
 _PYTHON = "@python//:python3"
 
 def _gen(name, mode, out, dialect, extension, td_include, td, includes, tags, td_srcs = []):
@@ -54,12 +58,15 @@ def _gen(name, mode, out, dialect, extension, td_include, td, includes, tags, td
         # Op classes without an instance __dict__ or __weakref__ (as tether.ir.OpView): a wrapper
         # stays a plain, untracked object (half the bytes, and faster to make and free).
         post += " && sed -i 's/^  OPERATION_NAME = \\(.*\\)$$/  OPERATION_NAME = \\1\\n  __slots__ = ()/' $@"
+        # Builders run in C (ods_builder.c): each __init__ made of the generator's templates becomes
+        # `__init__ = _ods_cext.ods_builder(...)`; any other stays Python.
+        post += " && $(location %s) $(location %s) $@" % (_PYTHON, _BUILDERS)
     native.genrule(
         name = name,
         srcs = ["@mlir//:td_files"] + ([td] if td else []) + td_srcs,
         outs = [out],
         cmd = prelude + "$(location %s) %s %s %s -o $@" % (_TBLGEN, flags, incs, src) + post,
-        tools = [_TBLGEN, _FIX, _PYTHON],
+        tools = [_TBLGEN, _FIX, _BUILDERS, _PYTHON],
         tags = tags,
     )
 

@@ -17,7 +17,6 @@ enum { MAX_REGIONS = 1 << 16, SMALL = 8 };
 
 typedef struct {
   /* Everything up to the small arrays starts zeroed (op_args_init); the arrays need no init. */
-  PyObject *keep;          /* list of the wrappers converted (keeps their handles reachable) */
   tether_value **operands; /* PyMem */
   Py_ssize_t n_operands;
   MlirType *results;
@@ -41,7 +40,7 @@ typedef struct {
 /* Field by field: gcc 12 turns a memset of these 14 words into `rep stosq`, whose start-up costs
  * more than the stores (perf: a struct copy compiled so was half of create_impl's time). */
 static inline void op_args_init(op_args *a) {
-  a->keep = a->operand_seq = a->successor_seq = a->region_seq = NULL;
+  a->operand_seq = a->successor_seq = a->region_seq = NULL;
   a->operands = NULL;
   a->results = NULL;
   a->successors = NULL;
@@ -59,7 +58,6 @@ static inline void op_args_init(op_args *a) {
   } while (0)
 
 static void op_args_free(op_args *a) {
-  Py_CLEAR(a->keep);
   Py_CLEAR(a->operand_seq);
   Py_CLEAR(a->successor_seq);
   Py_CLEAR(a->region_seq);
@@ -202,30 +200,23 @@ static int convert_successors(op_args *a, PyObject *succs, tether_arena *arena) 
   return ok;
 }
 
-/* regions: an int (that many new empty regions) or a sequence of detached Regions. */
+/* The number of new regions an int asks for: 1, or 0 with ValueError. */
+static int region_count(PyObject *regions, intptr_t *n) {
+  if (!tpy_arg_intptr(regions, "regions", n)) return 0;
+  if (*n < 0) return PyErr_SetString(PyExc_ValueError, "number of regions must be >= 0"), 0;
+  if (*n > MAX_REGIONS)
+    return PyErr_Format(PyExc_ValueError, "number of regions must be <= %d", MAX_REGIONS), 0;
+  return 1;
+}
+
+/* regions: an int (that many new empty regions: a->regions stays NULL, the arena makes them with
+ * the operation) or a sequence of detached Regions. */
 static int convert_regions(op_args *a, PyObject *regions, tether_arena *arena) {
   if (!regions || regions == Py_None) return 1;
   if (PyLong_Check(regions)) {
     intptr_t n;
-    if (!tpy_arg_intptr(regions, "regions", &n)) return 0;
-    if (n < 0) return PyErr_SetString(PyExc_ValueError, "number of regions must be >= 0"), 0;
-    if (n > MAX_REGIONS)
-      return PyErr_Format(PyExc_ValueError, "number of regions must be <= %d", MAX_REGIONS), 0;
-    ARRAY(a, regions, n);
-    if (!a->regions) return PyErr_NoMemory(), 0;
-    if (n && !a->keep && !(a->keep = PyList_New(0))) return 0;
-    for (intptr_t i = 0; i < n; i++) {
-      int rc = tether_region_create(arena, &a->regions[i]);
-      if (rc != TETHER_OK) return tpy_raise(rc, NULL, arena), 0;
-      /* The wrapper keeps the new region's handle reachable until the op owns it. */
-      PyObject *ro = tpy_wrap_region(a->regions[i]);
-      if (!ro || PyList_Append(a->keep, ro) < 0) {
-        Py_XDECREF(ro);
-        return 0;
-      }
-      Py_DECREF(ro);
-      a->n_regions = i + 1;
-    }
+    if (!region_count(regions, &n)) return 0;
+    a->n_regions = n;
     return 1;
   }
   PyObject *l = as_list(regions, "regions");
@@ -317,8 +308,10 @@ static int create_from(op_args *a, PyObject *pyname, MlirStringRef name, PyObjec
                        PyObject *ip, int infer, tether_op **out) {
   TpContext *ctx = (TpContext *)TPY_CTX(loc);
   MlirOperationState st = mlirOperationStateGet(name, (MlirLocation){TPY_PTR(loc)});
+  /* Regions given (detached ones), or new ones (a->regions NULL: the arena makes them). */
+  Py_ssize_t given = a->regions ? a->n_regions : 0;
   MlirRegion rg_s[SMALL];
-  MlirRegion *rg = a->n_regions <= SMALL ? rg_s : PyMem_Malloc((size_t)a->n_regions * sizeof *rg);
+  MlirRegion *rg = given <= SMALL ? rg_s : PyMem_Malloc((size_t)given * sizeof *rg);
   int result = -1;
   if (!rg) {
     PyErr_NoMemory();
@@ -326,7 +319,7 @@ static int create_from(op_args *a, PyObject *pyname, MlirStringRef name, PyObjec
   }
   /* No Python code runs from here on: the raw pointers stay what the handles say. Operands and
    * successors go to the arena as handles (it reads them, and knows their trees). */
-  for (Py_ssize_t i = 0; i < a->n_regions; i++) {
+  for (Py_ssize_t i = 0; i < given; i++) {
     int rc = tether_region_get(a->regions[i], &rg[i]);
     if (rc != TETHER_OK) {
       TPY_RAISE_RC(rc, a->regions[i]);
@@ -338,7 +331,7 @@ static int create_from(op_args *a, PyObject *pyname, MlirStringRef name, PyObjec
   st.results = a->results;
   st.nSuccessors = a->n_successors;
   st.nRegions = a->n_regions;
-  st.regions = rg;
+  st.regions = a->regions ? rg : NULL;
   st.nAttributes = a->n_attrs;
   st.attributes = a->attrs;
   st.enableResultTypeInference = infer;
@@ -753,10 +746,7 @@ static int build(PyObject *opname, PyObject *rspec, PyObject *oseg, PyObject *rs
   if (!convert_operands(&a, ops, arena)) goto done;
   if (!convert_attributes(&a, attrs, ctx, opname)) goto done;
   if (x[3] && x[3] != Py_None && !convert_successors(&a, x[3], arena)) goto done;
-  PyObject *nr = PyLong_FromSsize_t(nregions);
-  int ok = nr && convert_regions(&a, nr, arena);
-  Py_XDECREF(nr);
-  if (!ok) goto done;
+  a.n_regions = nregions; /* new ones */
   r = create_from(&a, opname, name, loc, x[6], infer, out);
 done:
   op_args_free(&a);
@@ -805,6 +795,24 @@ PyObject *tpy_opview_build_generic(PyObject *cls, PyObject *const *args, Py_ssiz
   Py_XDECREF(rseg);
   Py_XDECREF(rspec);
   return r;
+}
+
+int tpy_create_parts(const tpy_op_parts *p, tether_op **out) {
+  MlirStringRef name;
+  if (!tpy_arg_str(p->name, "OPERATION_NAME", &name)) return -1;
+  op_args a;
+  op_args_init(&a);
+  a.operands = p->operands;
+  a.n_operands = p->n_operands;
+  a.results = p->results;
+  a.n_results = p->n_results;
+  a.attrs = p->attrs;
+  a.n_attrs = p->n_attrs;
+  a.successors = p->successors;
+  a.n_successors = p->n_successors;
+  a.n_regions = p->n_regions; /* new ones */
+  /* The arrays are the caller's: not op_args_free. */
+  return create_from(&a, p->name, name, p->loc, p->ip, p->infer, out);
 }
 
 #if TETHER_MLIR_VERSION >= 22

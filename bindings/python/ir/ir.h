@@ -8,6 +8,8 @@
  *   printing.c         printing operations (get_asm, print, bytecode), AsmState
  *   create.c           Operation.create, OpView.build_generic, OpView.__init__'s MLIR 22 form; the
  *                      location of a new operation (22's loc_tracebacks)
+ *   ods_builder.c      the builders of ODS-generated op classes, from the specs
+ *                      gen/ods_builders.py makes of the generated Python
  *   region.c, block.c, value.c   Region; Block; Value, OpResult, BlockArgument, OpOperand
  *   sequences.c        the IR sequences (OperationList, BlockList, ...) and their iterator
  *   insertion_point.c  InsertionPoint
@@ -92,6 +94,7 @@ int tpy_init_insertion_point(PyObject *m);
 int tpy_init_operation(PyObject *m);
 int tpy_init_opview(PyObject *m);
 int tpy_init_create(PyObject *m);
+int tpy_init_ods_builder(PyObject *m);
 int tpy_init_module(PyObject *m);
 int tpy_init_attrmap(PyObject *m);
 int tpy_init_printing(PyObject *m);
@@ -193,6 +196,31 @@ extern tpy_sig tpy_op_create_sig, tpy_opview_build_generic_sig;
  * regions, loc, ip), each NULL when not given. 0 with the new operation's handle, or -1. */
 int tpy_opview_build(PyObject *const *x, tether_op **out);
 #endif
+/* create.c: an operation from parts its caller converted (ods_builder.c): name (a str), loc (a
+ * Location, as tpy_creation_loc gives it), ip (NULL or None: the current insertion point; False:
+ * none), results (infer: none, inferred), operands and successors as handles, attributes of loc's
+ * context, n_regions new empty regions. The checks and errors of Operation.create's last step. 0
+ * with the new operation's handle in *out, or -1. */
+typedef struct {
+  PyObject *name, *loc, *ip;
+  int infer;
+  MlirType *results;
+  Py_ssize_t n_results;
+  tether_value **operands;
+  Py_ssize_t n_operands;
+  MlirNamedAttribute *attrs;
+  Py_ssize_t n_attrs;
+  tether_block **successors;
+  Py_ssize_t n_successors;
+  intptr_t n_regions;
+} tpy_op_parts;
+int tpy_create_parts(const tpy_op_parts *p, tether_op **out);
+/* opview.c: self (an OpView) becomes the view of h, an operation just built (as OpView.__init__'s
+ * MLIR 22 form makes it). 0, or -1 with an exception. */
+int tpy_opview_take(PyObject *self, tether_op *h);
+/* ods_builder.c: called for every new OpView subclass: a class whose __init__ is a builder (and
+ * __new__ OpView's) is called without a Python frame. */
+void tpy_ods_class_setup(PyTypeObject *t);
 /* The location of an operation being created: `given` (a Location, or None / NULL), else on MLIR
  * 22 while loc_tracebacks are on one from the Python call stack, else the current Location. New
  * reference, or NULL with RuntimeError (no location) or TypeError. */

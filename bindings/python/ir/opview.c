@@ -189,14 +189,18 @@ static tpy_sig init_sig = TPY_SIG_OR(
 
 #if TETHER_MLIR_VERSION >= 22
 
-static int opview_build(PyObject *self, PyObject *const *x) {
-  tether_op *h;
-  if (tpy_opview_build(x, &h) < 0) return -1;
+int tpy_opview_take(PyObject *self, tether_op *h) {
   /* A new operation has no wrapper (no Python code ran since it was made); should it have one,
    * self holds its Operation object as OpView(operation) does. */
   TpOp *op = NULL;
   if (tether_handle_get_user(h) && !(op = (TpOp *)tpy_wrap_operation(h))) return -1;
   return opview_attach(self, h, op);
+}
+
+static int opview_build(PyObject *self, PyObject *const *x) {
+  tether_op *h;
+  if (tpy_opview_build(x, &h) < 0) return -1;
+  return tpy_opview_take(self, h);
 }
 #endif
 
@@ -317,6 +321,9 @@ static PyObject *opview_init_subclass(PyObject *cls, PyObject *args, PyObject *k
     t->tp_dealloc = (destructor)tpy_op_dealloc;
     /* No PyType_Modified: no attribute changed (the version tag keeps its caches). */
   }
+#if TETHER_MLIR_VERSION >= 22
+  tpy_ods_class_setup(t);
+#endif
   Py_RETURN_NONE;
 }
 

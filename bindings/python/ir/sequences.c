@@ -107,8 +107,16 @@ static const list_kind list_kinds[TPY_LIST_KINDS] = {
 #endif
 };
 
+/* The kinds whose lists are an operation's (owner NULL: they hold the operation's handle and no
+ * Python object): their classes have no collector header (tpy_init_sequences). */
+static int is_op_kind(int kind) {
+  return kind == TPY_LIST_OPERANDS || kind == TPY_LIST_RESULTS || kind == TPY_LIST_REGIONS ||
+         kind == TPY_LIST_SUCCESSORS;
+}
+
 static TpList *list_alloc(int kind) {
-  TpList *l = PyObject_GC_New(TpList, tpy.sequence_types[kind]);
+  PyTypeObject *t = tpy.sequence_types[kind];
+  TpList *l = PyType_IS_GC(t) ? PyObject_GC_New(TpList, t) : PyObject_New(TpList, t);
   if (!l) return NULL;
   l->owner = NULL;
   l->op = NULL;
@@ -128,7 +136,7 @@ PyObject *tpy_new_list(PyObject *owner, int kind) {
   return (PyObject *)l;
 }
 
-/* An operation's list holds no Python object: not tracked by the cyclic collector. */
+/* An operation's list holds no Python object: its class has no collector header. */
 PyObject *tpy_new_op_list(tether_op *h, int kind) {
   TpList *l = list_alloc(kind);
   if (!l) return NULL;
@@ -154,7 +162,14 @@ static int list_clear(TpList *l) {
 static void list_dealloc(TpList *l) {
   if (l->op && l->pin >= 0) tpy_release(l->op);
   l->op = NULL;
-  tpy_gc_dealloc((PyObject *)l);
+  PyTypeObject *t = Py_TYPE(l);
+  if (PyType_IS_GC(t)) {
+    tpy_gc_dealloc((PyObject *)l);
+    return;
+  }
+  Py_CLEAR(l->owner);
+  t->tp_free(l);
+  Py_DECREF(t);
 }
 
 static void *owner_h(TpList *l) { return l->op ? l->op : TPY_H(l->owner); }
@@ -186,7 +201,7 @@ static PyObject *full_item(TpList *l, Py_ssize_t i) {
   const list_kind *k = &list_kinds[l->kind];
   void *out = NULL;
   int rc = k->item(h, l->kind, i, &out);
-  if (rc == TETHER_ERANGE) return PyErr_Format(PyExc_IndexError, "index %zd out of range", i);
+  if (rc == TETHER_ERANGE) return PyErr_Format(PyExc_IndexError, "index out of range");
   if (rc != TETHER_OK) return TPY_RAISE_RC(rc, h);
   return k->wrap(out);
 }
@@ -200,6 +215,13 @@ static PyObject *list_item(TpList *l, Py_ssize_t i) {
 }
 
 static PyObject *list_subscript(TpList *l, PyObject *key) {
+  /* list[i] of a whole list with i >= 0 (`.results[0]`): the element's own lookup checks the
+   * range, no length first. */
+  if (PyLong_CheckExact(key) && l->length < 0) {
+    Py_ssize_t i = PyLong_AsSsize_t(key);
+    if (i >= 0) return full_item(l, i);
+    if (i == -1 && PyErr_Occurred()) PyErr_Clear(); /* the general path says what it is */
+  }
   if (PyIndex_Check(key)) {
     Py_ssize_t i = PyNumber_AsSsize_t(key, PyExc_IndexError);
     if (i == -1 && PyErr_Occurred()) return NULL;
@@ -480,6 +502,16 @@ int tpy_init_sequences(PyObject *m) {
     PyType_Spec spec = {name, sizeof(TpList), 0,
                         Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
     if (tpy_add_type(m, &spec, (PyObject *)tpy.List, &tpy.sequence_types[k]) < 0) return -1;
+    if (is_op_kind(k)) {
+      /* An operation's list can be in no reference cycle (it holds no Python object): no
+       * collector header, made and freed as a plain object (`.results[0]` makes one). The class
+       * is final, so no subclass needs the header back. */
+      PyTypeObject *t = tpy.sequence_types[k];
+      t->tp_flags &= ~(unsigned long)Py_TPFLAGS_HAVE_GC;
+      t->tp_free = PyObject_Free;
+      t->tp_traverse = NULL;
+      t->tp_clear = NULL;
+    }
   }
   return 0;
 }

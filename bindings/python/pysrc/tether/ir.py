@@ -187,6 +187,10 @@ class AttrBuilder:
         AttrBuilder._builders[attribute_kind] = attr_builder
 
 
+if _MLIR_VERSION >= 22:
+    _tether._set_attr_builders(AttrBuilder._builders)  # op classes' builders convert with them
+
+
 def register_attribute_builder(kind, replace=False):
     """Decorator: registers a builder ``f(value, context) -> Attribute`` for an attribute kind."""
 

@@ -153,6 +153,10 @@ class _CExt:
         """Class decorator: registers an OpView subclass for its OPERATION_NAME."""
         return _ir._register_operation(dialect_class, replace=replace)
 
+    if _MLIR_VERSION >= 22:
+        # What the op classes' builders become (gen/ods_builders.py): run in C.
+        ods_builder = staticmethod(_tether._ods_builder)
+
 
 _cext = _CExt()
 
