@@ -1,6 +1,8 @@
-/* child.c: the one file of libtether that forks. Every trial made in a forked child (the guards'
- * tries, the trial helper's reads of bytecode, reads without a helper) goes through
- * tether__child_fork, which gives the child the same set-up everywhere.
+/* child.c: the one file of libtether that starts processes. Every trial made in a forked child
+ * (the guards' tries, the trial helper's reads of bytecode, reads without a helper) goes through
+ * tether__child_fork, which gives the child the same set-up everywhere; the trial helper is
+ * started by tether__child_spawn (posix_spawn: a vfork, whose cost does not grow with the
+ * caller's memory).
  *
  * Invariant: a child of libtether never reaches a binding's diagnostic handler, never writes to
  * the caller's output, leaves no core file, and says what it saw through a descriptor (a byte, or
@@ -14,12 +16,41 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char **environ;
+
 bool tether_in_trial_child(void) { return tether__trial_child != 0; }
+
+pid_t tether__child_spawn(const char *path, char *const argv[], int stdio_fd) {
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, stdio_fd, 0);
+  posix_spawn_file_actions_adddup2(&fa, stdio_fd, 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawnattr_init(&attr);
+  sigset_t none, dflt;
+  sigemptyset(&none);
+  sigemptyset(&dflt);
+  sigaddset(&dflt, SIGPIPE);
+  sigaddset(&dflt, SIGSEGV);
+  sigaddset(&dflt, SIGABRT);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &dflt);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  pid_t pid;
+  int rc = posix_spawn(&pid, path, &fa, &attr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  return rc == 0 ? pid : -1;
+}
 
 pid_t tether__child_fork(int flags) {
   pid_t pid = fork();

@@ -14,6 +14,10 @@ enum {
 /* fork() with the child's set-up of flags: the pid in the parent (counted in tether__children),
  * 0 in the child, -1 when no child could be made. */
 pid_t tether__child_fork(int flags);
+/* The trial helper's start: path run with argv in a process group of its own, stdin and stdout
+ * stdio_fd, stderr /dev/null, no signal blocked, SIGPIPE, SIGSEGV and SIGABRT default. Its pid,
+ * or -1. */
+pid_t tether__child_spawn(const char *path, char *const argv[], int stdio_fd);
 /* Waits for child pid (SIGKILL first when kill_first): its wait status. */
 int tether__child_reap(pid_t pid, bool kill_first);
 /* Waits up to timeout_ms for fd to be readable: 1 readable, 0 timed out, -1 error. */

@@ -6,8 +6,8 @@
  * child of the caller can make that call, but a fork costs in proportion to the memory the process
  * holds (about 15 ms per GB) and the child of a multithreaded process inherits locks held by
  * threads it does not have. So those calls go first to the helper: the executable `tether-trial`
- * next to libtether_capi.so (or named by TETHER_TRIAL_HELPER), started once with posix_spawn (a
- * vfork: its cost does not grow with the caller), single-threaded, in a process group of its own
+ * next to libtether_capi.so (or named by TETHER_TRIAL_HELPER), started once (guards/child.c: a
+ * vfork whose cost does not grow with the caller), single-threaded, in a process group of its own
  * (a terminal's ^C does not reach it), fed text over a socket: the IR printed in MLIR's generic
  * form, which it parses without verifying, then verifies. It answers what it saw; dying is the
  * answer "crashes", and a fresh helper is started for the next request. When the IR verified
@@ -40,7 +40,6 @@
 #include "../guards/guards.h"
 
 #include <dlfcn.h>
-#include <spawn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -53,8 +52,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 static pthread_mutex_t helper_lock = PTHREAD_MUTEX_INITIALIZER;
 static int helper_fd = -1;
@@ -107,11 +104,7 @@ static void find_helper(void) {
 static void reap(void) {
   if (helper_fd >= 0) close(helper_fd);
   helper_fd = -1;
-  if (helper_pid > 0) {
-    kill(helper_pid, SIGKILL);
-    while (waitpid(helper_pid, NULL, 0) < 0 && errno == EINTR) {
-    }
-  }
+  if (helper_pid > 0) tether__child_reap(helper_pid, true);
   helper_pid = 0;
 }
 
@@ -121,31 +114,10 @@ static int start_helper(void) {
   if (helper_unavailable) return -1;
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t attr;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, sv[1], 0);
-  posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_init(&attr);
-  sigset_t none, dflt;
-  sigemptyset(&none);
-  sigemptyset(&dflt);
-  sigaddset(&dflt, SIGPIPE);
-  sigaddset(&dflt, SIGSEGV);
-  sigaddset(&dflt, SIGABRT);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &dflt);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   char *argv[] = {helper_path, "--serve", NULL};
-  pid_t pid;
-  int rc = posix_spawn(&pid, helper_path, &fa, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
+  pid_t pid = tether__child_spawn(helper_path, argv, sv[1]);
   close(sv[1]);
-  if (rc != 0) {
+  if (pid < 0) {
     close(sv[0]);
     helper_unavailable = 1;
     return -1;

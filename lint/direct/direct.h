@@ -187,6 +187,10 @@ void direct_lookup_free(direct_lookup *l);
 
 /* ---- the AST pass (direct_ast.c) ------------------------------------------------------------- */
 
+/// The binding method `name` is ("def", "def_readonly", nanobind's "def_prop_ro", ...) as a static
+/// string of the table, or NULL when it binds nothing.
+const char *direct_def_method(const char *name);
+
 /// Where a bound callable was bound, for its findings.
 typedef struct direct_site {
   CXSourceLocation at; /* the `def` name */

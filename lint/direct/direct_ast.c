@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The binding libraries' methods that bind a callable or a member (pybind11's, then nanobind's). */
 static const char *const def_methods[] = {
     "def",
     "def_static",
@@ -116,11 +117,15 @@ static void registration(ast_ctx *a, CXCursor call, CXCursor parent, CXCursor ct
 
 /* ---- bound callables ------------------------------------------------------------------------ */
 
+const char *direct_def_method(const char *name) {
+  for (size_t i = 0; name && i < sizeof def_methods / sizeof def_methods[0]; i++)
+    if (strcmp(name, def_methods[i]) == 0) return def_methods[i];
+  return NULL;
+}
+
 static const char *def_method(CXCursor m) {
   char *n = tether_lint__cx_take(clang_getCursorSpelling(m));
-  const char *r = NULL;
-  for (size_t i = 0; n && i < sizeof def_methods / sizeof def_methods[0]; i++)
-    if (strcmp(n, def_methods[i]) == 0) r = def_methods[i];
+  const char *r = direct_def_method(n);
   free(n);
   return r;
 }

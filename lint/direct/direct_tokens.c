@@ -305,27 +305,6 @@ static void token_registration(direct_ctx *x, struct direct_toks *k, size_t i) {
 
 /* ---- bound callables ------------------------------------------------------------------------- */
 
-static const char *const def_methods[] = {
-    "def",
-    "def_static",
-    "def_property",
-    "def_property_readonly",
-    "def_property_static",
-    "def_property_readonly_static",
-    "def_readonly",
-    "def_readwrite",
-    "def_readonly_static",
-    "def_readwrite_static",
-    "def_prop_ro",
-    "def_prop_rw",
-    "def_prop_ro_static",
-    "def_prop_rw_static",
-    "def_ro",
-    "def_rw",
-    "def_ro_static",
-    "def_rw_static",
-};
-
 static const char *const policies[] = {
     "reference",      "reference_internal",
     "automatic",      "automatic_reference",
@@ -334,9 +313,7 @@ static const char *const policies[] = {
 };
 
 static const char *def_name(const struct direct_toks *k, size_t i) {
-  for (size_t m = 0; m < sizeof def_methods / sizeof def_methods[0]; m++)
-    if (direct_tok_is(k, i, def_methods[m])) return def_methods[m];
-  return NULL;
+  return i < k->n ? direct_def_method(k->t[i].s) : NULL;
 }
 
 static void token_def(direct_ctx *x, struct direct_toks *k, size_t i) {
