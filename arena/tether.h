@@ -377,6 +377,11 @@ int tether_block_detach(tether_block *b);
 int tether_region_append_block(tether_region *r, tether_block *b);
 /// Inserts detached block b at position pos of r.
 int tether_region_insert_block(tether_region *r, intptr_t pos, tether_block *b);
+/// Creates a block with n argument types and locations (locs may be NULL: unknown) at the end of
+/// region r: tether_block_create then tether_region_append_block in one step, without the
+/// detached block's tree (the cheap way to build bodies).
+int tether_region_append_new_block(tether_region *r, intptr_t n, const MlirType *types,
+                                   const MlirLocation *locs, tether_block **out);
 /// Erases op and everything in it, now. op becomes invalid with TETHER_REASON_ERASED, every
 /// handle into it with TETHER_REASON_PARENT_ERASED. TETHER_EBUSY (nothing changes) if a result
 /// of op or of an op inside it is still used outside op. May destroy IR.

@@ -51,7 +51,8 @@ void tether__key_put(tether__key *k, uintptr_t x);
 void tether__key_put_str(tether__key *k, MlirStringRef s);
 /* The verdict for key k (freed here): cached, else the trial helper's (helper(ud), when given and
  * it has one), else tether__in_child's answer for fn(ud). The answers 0 (died) and 1 (returned)
- * are cached; 2 (hung) and -1 (no child, or no memory for the key) are not. */
+ * are cached, 2 (hung) as 0 (the same call gets the same answer for the rest of the process);
+ * -1 (no child, or no memory for the key) is not. */
 int tether__cached_verdict(tether__key *k, int (*helper)(void *), void (*fn)(void *), void *ud);
 int tether__cached_trial(tether__key *k, void (*fn)(void *), void *ud);
 

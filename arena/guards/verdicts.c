@@ -155,7 +155,7 @@ out:
 
 /* The verdict for key k (freed here): cached, else the trial helper's (helper(ud), when given and
  * it has one), else in_child's answer for fn(ud). The answers 0 (died) and 1 (returned) are
- * cached; 2 (hung) and -1 (no child, or no memory for the key) are not. */
+ * cached, 2 (hung) as 0; -1 (no child, or no memory for the key) is not. */
 int tether__cached_verdict(tether__key *k, int (*helper)(void *), void (*fn)(void *), void *ud) {
   if (k->oom) {
     tether__key_free(k);
@@ -167,7 +167,11 @@ int tether__cached_verdict(tether__key *k, int (*helper)(void *), void (*fn)(voi
     r = helper ? helper(ud) : -1;
     if (r < 0) r = tether__in_child(fn, ud, TETHER__PROBE_TIMEOUT_MS);
     if (r == TETHER__TRIAL_FAILED) r = TETHER__TRIAL_RETURNED; /* a verifier that returned */
-    if (r == 0 || r == 1) cache_put(h, k->w, k->n, r);
+    /* A hang is cached as a death (every caller refuses both): the same call gets the same
+     * answer for the rest of the process, where a retry could find the next trial finishing in
+     * time on a less loaded machine (inference that reads a garbage rank builds a type of
+     * millions of dimensions: refused or made depending on the load). */
+    if (r == 0 || r == 1 || r == 2) cache_put(h, k->w, k->n, r == 2 ? 0 : r);
   }
   tether__key_free(k);
   return r;

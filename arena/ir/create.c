@@ -141,24 +141,58 @@ int tether_region_create(tether_arena *a, tether_region **out) {
   return new_root(a, TETHER_KIND_REGION, mlirRegionCreate().ptr, (void **)out);
 }
 
+/* A new block of n arguments of the given types and locations (locs NULL: unknown), all of a's
+ * context. */
+static int make_block(tether_arena *a, intptr_t n, const MlirType *types, const MlirLocation *locs,
+                      MlirBlock *out) {
+  if (n < 0 || (n > 0 && !types)) return TETHER_EARG;
+  MlirLocation few[8];
+  MlirLocation *l = n <= 8 ? few : malloc((size_t)n * sizeof *l);
+  if (!l) return TETHER_ENOMEM;
+  int rc = TETHER_OK;
+  for (intptr_t i = 0; rc == TETHER_OK && i < n; i++) {
+    if (mlirTypeIsNull(types[i]) || (locs && mlirLocationIsNull(locs[i])))
+      rc = TETHER_EARG;
+    else if (tether__check_ctx(a, mlirTypeGetContext(types[i])) ||
+             (locs && tether__check_ctx(a, mlirLocationGetContext(locs[i]))))
+      rc = TETHER_ECONTEXT;
+    else
+      l[i] = locs ? locs[i] : mlirLocationUnknownGet(a->ctx);
+  }
+  if (rc == TETHER_OK) *out = mlirBlockCreate(n, types, l);
+  if (l != few) free(l);
+  return rc;
+}
+
 int tether_block_create(tether_arena *a, intptr_t n, const MlirType *types,
                         const MlirLocation *locs, tether_block **out) {
-  if (!a || !out || n < 0 || (n > 0 && !types)) return TETHER_EARG;
+  if (!a || !out) return TETHER_EARG;
   tether__enter(a);
-  MlirLocation *l = malloc((size_t)(n ? n : 1) * sizeof *l);
-  if (!l) return TETHER_ENOMEM;
-  for (intptr_t i = 0; i < n; i++) {
-    if (mlirTypeIsNull(types[i]) || tether__check_ctx(a, mlirTypeGetContext(types[i])) ||
-        (locs &&
-         (mlirLocationIsNull(locs[i]) || tether__check_ctx(a, mlirLocationGetContext(locs[i]))))) {
-      free(l);
-      return mlirTypeIsNull(types[i]) ? TETHER_EARG : TETHER_ECONTEXT;
-    }
-    l[i] = locs ? locs[i] : mlirLocationUnknownGet(a->ctx);
-  }
-  MlirBlock b = mlirBlockCreate(n, types, l);
-  free(l);
+  MlirBlock b;
+  int rc = make_block(a, n, types, locs, &b);
+  if (rc != TETHER_OK) return rc;
   return new_root(a, TETHER_KIND_BLOCK, b.ptr, (void **)out);
+}
+
+int tether_region_append_new_block(tether_region *r, intptr_t n, const MlirType *types,
+                                   const MlirLocation *locs, tether_block **out) {
+  tether__handle *rh;
+  tether__tree *rt;
+  TETHER__OUT(out);
+  TETHER__CHECK(r, TETHER_KIND_REGION, rh, rt);
+  tether_arena *a = rt->arena;
+  MlirBlock b;
+  int rc = make_block(a, n, types, locs, &b);
+  if (rc != TETHER_OK) return rc;
+  /* Straight into the region's tree: no root, finalizer or merge for the block (an empty block
+   * adds no nesting). Out of memory for its handle leaves it in the region, reachable by
+   * navigation. */
+  tether__touch(a);
+  mlirRegionAppendOwnedBlock(REG(rh), b);
+  tether__handle *h = tether__intern(rt, TETHER_KIND_BLOCK, b.ptr);
+  if (!h) return TETHER_ENOMEM;
+  *out = (tether_block *)h;
+  return TETHER_OK;
 }
 
 /* ---- operations: the steps of create_impl ---------------------------------------------------- */

@@ -7,6 +7,8 @@
 
 #include "check.h"
 
+#include <unistd.h>
+
 static const char *kModule = "func.func @f(%x: i32) -> i32 {\n"
                              "  %0 = arith.addi %x, %x : i32\n"
                              "  %1 = arith.muli %0, %0 : i32\n"
@@ -549,12 +551,21 @@ static void probe_crashes(void *ud) {
   abort();
 }
 
+static void probe_hangs(void *ud) {
+  (void)ud;
+  for (;;) pause();
+}
+
 static void probe_runs_calls_in_a_child_once_per_key(void) {
   CHECK(tether_probe("ok", 2, probe_returns, &probe_calls) == 1);
   CHECK(probe_calls == 0); /* it ran in the child */
   CHECK(tether_probe("crash", 5, probe_crashes, NULL) == 0);
   CHECK(tether_probe("crash", 5, probe_returns, &probe_calls) == 0); /* cached: not run again */
   CHECK(tether_probe("ok", 2, probe_crashes, NULL) == 1);
+  /* A call that hangs is killed (after 5 s) and refused, and so is every later call of its key:
+   * the answer does not change with the machine's load. */
+  CHECK(tether_probe("hang", 4, probe_hangs, NULL) == 0);
+  CHECK(tether_probe("hang", 4, probe_returns, &probe_calls) == 0);
   CHECK(tether_probe(NULL, 3, probe_returns, NULL) == -1);
   CHECK(tether_probe("x", 1, NULL, NULL) == -1);
 }
@@ -799,6 +810,54 @@ static void replace_uses_except_and_within_one_op(void) {
   CHECK(tether_value_replace_uses_except(sum, x, bad, 1) != TETHER_OK);
 }
 
+/* tether_region_append_new_block: a block made in a region's tree directly (no root of its own),
+ * its arguments as given, invalidated with the op that owns the region; bad input refused. */
+static void new_block_appended_in_place(void) {
+  tether_arena *a, *other;
+  OK(tether_arena_create(&a));
+  OK(tether_arena_create(&other));
+  MlirContext ctx = tether_arena_context(a);
+  MlirType ts[2] = {mlirIntegerTypeGet(ctx, 32), mlirIndexTypeGet(ctx)};
+  tether_op *m = parse(a, kModule);
+  tether_op *f = body_op(m, 0);
+  tether_region *body;
+  OK(tether_op_region(f, 0, &body));
+  intptr_t roots = stats(a).roots;
+  tether_block *b;
+  OK(tether_region_append_new_block(body, 2, ts, NULL, &b));
+  CHECK(stats(a).roots == roots); /* no tree of its own */
+  tether_region *parent;
+  OK(tether_block_parent(b, &parent));
+  CHECK(parent == body);
+  intptr_t nargs;
+  OK(tether_block_num_args(b, &nargs));
+  CHECK(nargs == 2);
+  tether_value *arg;
+  OK(tether_block_arg(b, 1, &arg));
+  MlirValue raw;
+  OK(tether_value_get(arg, &raw));
+  CHECK(mlirTypeEqual(mlirValueGetType(raw), ts[1]));
+  MlirBlock braw;
+  OK(tether_block_get(b, &braw));
+  MlirRegion rraw;
+  OK(tether_region_get(body, &rraw));
+  CHECK(mlirBlockEqual(mlirRegionGetFirstBlock(rraw), braw) == 0); /* at the end: second */
+  CHECK(mlirBlockEqual(mlirBlockGetNextInRegion(mlirRegionGetFirstBlock(rraw)), braw));
+  /* Bad input: nothing appended. */
+  MlirType foreign = mlirIntegerTypeGet(tether_arena_context(other), 8);
+  CHECK_RC(tether_region_append_new_block(body, 1, &foreign, NULL, &b), TETHER_ECONTEXT);
+  CHECK_RC(tether_region_append_new_block(body, 1, NULL, NULL, &b), TETHER_EARG);
+  CHECK_RC(tether_region_append_new_block(body, -1, ts, NULL, &b), TETHER_EARG);
+  CHECK_RC(tether_region_append_new_block(body, 0, NULL, NULL, NULL), TETHER_EARG);
+  CHECK_RC(tether_region_append_new_block(NULL, 0, NULL, NULL, &b), TETHER_EARG);
+  CHECK(mlirBlockIsNull(mlirBlockGetNextInRegion(braw)));
+  /* Erasing the function invalidates the block and what came from it. */
+  OK(tether_op_erase(f));
+  CHECK_RC(tether_block_get(b, &braw), TETHER_EINVALID);
+  CHECK_RC(tether_value_get(arg, &raw), TETHER_EINVALID);
+  CHECK_RC(tether_region_append_new_block(body, 0, NULL, NULL, &b), TETHER_EINVALID);
+}
+
 /* "test.nest" holding inner (NULL: nothing) in the one block of its one region: a detached
  * operation made through tether_op_create with a detached tether region, or the status. */
 static int nest(tether_arena *a, tether_op *inner, tether_region **region, tether_op **out) {
@@ -881,5 +940,6 @@ int main(void) {
   RUN(holds_keep_handles_alive_and_follow_moves);
   RUN(program_data_of_a_tether_program_stays_scanned);
   RUN(replace_uses_except_and_within_one_op);
+  RUN(new_block_appended_in_place);
   DONE();
 }

@@ -139,6 +139,41 @@ def test_calls_are_parsed_as_the_text_says():
             ir.ComplexType.get(element_type=ir.F32Type.get())
 
 
+def test_call_sites_that_alternate_keyword_orders_each_parse_right():
+    # The parser remembers the last few keyword-name tuples of a callable (each maps its names to
+    # parameters): call sites that alternate, and more orders than it remembers, must each get
+    # their own arguments, and a cached tuple met with a positional duplicate must still raise.
+    import itertools
+    with ir.Context() as ctx, ir.Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        i32 = ir.IntegerType.get_signless(32)
+        m = ir.Module.create()
+        ip = ir.InsertionPoint(m.body)
+        create = ir.Operation.create
+        kws = {"results": [i32], "attributes": {"n": ir.IntegerAttr.get(i32, 0)}, "ip": ip}
+        orders = list(itertools.permutations(kws))  # 6 orders: more than the cache holds
+        built = []
+        for round_ in range(3):
+            for k, order in enumerate(orders):
+                v = ir.IntegerAttr.get(i32, 10 * round_ + k)
+                args = {name: kws[name] for name in order}
+                args["attributes"] = {"n": v}
+                op = create("t.op", **args)
+                built.append((op, 10 * round_ + k))
+                # Two call sites alternating on one callable (a build loop's two kinds of op).
+                w = create("t.other", results=[i32, i32], ip=ip)
+                assert len(w.results) == 2
+        for op, n in built:
+            assert op.results[0].type == i32
+            assert ir.IntegerAttr(op.attributes["n"]).value == n
+        assert len(m.body.operations) == 2 * len(built)
+        f = ir.IntegerType.get_signless
+        for _ in range(2):
+            assert str(f(context=ctx, width=4)) == "i4"
+            with pytest.raises(TypeError, match=r"got multiple values for argument 'width'"):
+                f(8, context=ctx, width=4)
+
+
 @pytest.mark.parametrize("text, why", [
     ("get(", "unbalanced"),
     ("get(a=1, b)", "a required parameter after one with a default"),

@@ -105,24 +105,35 @@ fastargs_named(tpy_sig *s, PyObject *const *args, Py_ssize_t nargs, PyObject *kw
   for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
   for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
   Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  if (nkw && kwnames == s->kwnames) {
-    for (Py_ssize_t k = 0; k < nkw; k++) {
-      int i = s->kwmap[k];
-      if (out[i]) goto slow; /* also given by position: the slow path says so */
-      out[i] = args[nargs + k];
+  int j = 0;
+  if (nkw) {
+    while (j < TPY_SIG_KW && s->kwnames[j] != kwnames) j++;
+    if (j < TPY_SIG_KW) {
+      const signed char *map = s->kwmap[j];
+      for (Py_ssize_t k = 0; k < nkw; k++) {
+        int i = map[k];
+        if (out[i]) goto slow; /* also given by position: the slow path says so */
+        out[i] = args[nargs + k];
+      }
+      goto required;
     }
-    goto required;
   }
 slow:
   for (Py_ssize_t i = nargs; i < n; i++) out[i] = NULL;
-  if (kwnames != s->kwnames) Py_CLEAR(s->kwnames); /* kwmap is rewritten below */
+  /* A tuple not cached takes the next entry (its map is rewritten below); a cached one that went
+   * to the slow path keeps its own. */
+  if (nkw && j == TPY_SIG_KW) {
+    j = s->kwnext;
+    s->kwnext = (unsigned char)((j + 1) % TPY_SIG_KW);
+    Py_CLEAR(s->kwnames[j]);
+  }
   for (Py_ssize_t k = 0; k < nkw; k++) {
     int found;
     if (!put_keyword(s, PyTuple_GET_ITEM(kwnames, k), args[nargs + k], out, &found)) return 0;
-    if (k < TPY_SIG_MAX) s->kwmap[k] = (signed char)found;
+    if (k < TPY_SIG_MAX) s->kwmap[j][k] = (signed char)found;
   }
   /* Every keyword name found, none twice: remember the tuple. */
-  if (nkw && nkw <= n && kwnames != s->kwnames) s->kwnames = Py_NewRef(kwnames);
+  if (nkw && nkw <= n && !s->kwnames[j]) s->kwnames[j] = Py_NewRef(kwnames);
 required:
   return check_required(s, out);
 }

@@ -206,7 +206,7 @@ void tpy_collect_notifier(void);
  *    tools/gen_stubs.py writes the stubs from.
  * next: another form of the same callable (an overload: the first form's doc is the docstring),
  * or NULL. A spec that does not parse fails the import (or its first call), naming it. */
-enum { TPY_SIG_MAX = 16 };
+enum { TPY_SIG_MAX = 16, TPY_SIG_KW = 4 };
 typedef struct tpy_sig tpy_sig;
 struct tpy_sig {
   char magic[8]; /* TPY_SIG_MAGIC: how a table's doc pointer is told from a docstring */
@@ -217,9 +217,13 @@ struct tpy_sig {
    * nposonly positional-only; star: 1 with a *args first (the parameters after it keyword-only),
    * | 2 with a **kwargs (documented only: the parser refuses the spec). */
   signed char n, nreq, npos, nposonly, star, prop;
-  PyObject *kwnames;              /* the last keyword-name tuple (strong), or NULL */
-  signed char kwmap[TPY_SIG_MAX]; /* kwnames[k] is parameter kwmap[k] */
-  struct tpy_sig_info *info;      /* the rest of what the text says, NULL until parsed */
+  /* The last TPY_SIG_KW keyword-name tuples (strong, or NULL): call sites that alternate (a
+   * loop creating two kinds of operation) each keep theirs. kwnames[j][k] is parameter
+   * kwmap[j][k]; kwnext: the entry the next new tuple replaces. */
+  PyObject *kwnames[TPY_SIG_KW];
+  signed char kwmap[TPY_SIG_KW][TPY_SIG_MAX];
+  unsigned char kwnext;
+  struct tpy_sig_info *info; /* the rest of what the text says, NULL until parsed */
 };
 /* What a spec's text says besides the counts (sig.c makes it; the parser reads the names). */
 struct tpy_sig_info {

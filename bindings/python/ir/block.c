@@ -69,6 +69,19 @@ PyObject *tpy_new_block(PyObject *ctx, PyObject *types, PyObject *locs) {
   return tpy_wrap_block(b);
 }
 
+PyObject *tpy_append_new_block(tether_region *r, PyObject *ctx, PyObject *types, PyObject *locs) {
+  intptr_t n;
+  MlirType *ts;
+  MlirLocation *ls;
+  if (!block_args(types, locs, ctx, &n, &ts, &ls)) return NULL;
+  tether_block *b;
+  int rc = tether_region_append_new_block(r, n, ts, ls, &b);
+  PyMem_Free(ts);
+  PyMem_Free(ls);
+  if (rc != TETHER_OK) return TPY_RAISE_RC(rc, r);
+  return tpy_wrap_block(b);
+}
+
 static tpy_sig block_new_sig =
     TPY_SIG("Block(arg_types: Sequence[Type] = (), context: Context | None = None, "
             "arg_locs: Sequence[Location] | None = None)",

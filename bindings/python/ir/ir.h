@@ -278,6 +278,9 @@ int tpy_arg_value(PyObject *o, tether_value **h, MlirValue *raw);
 /* block.c: a new detached block of ctx with argument types and locations (locs NULL or None: the
  * current location). */
 PyObject *tpy_new_block(PyObject *ctx, PyObject *types, PyObject *locs);
+/* A new block of those argument types and locations (as tpy_new_block's) at the end of region r
+ * (tether_region_append_new_block), wrapped. */
+PyObject *tpy_append_new_block(tether_region *r, PyObject *ctx, PyObject *types, PyObject *locs);
 
 /* sequences.c: a sequence of kind TPY_LIST_* over a block's or region's list (owner: its wrapper)
  * or an operation's (tpy_new_op_list: its handle); iter(sequence) (a block's operations and a

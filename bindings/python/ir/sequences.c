@@ -368,16 +368,10 @@ static PyObject *list_append(TpList *l, PyObject *const *args, Py_ssize_t nargs,
     for (Py_ssize_t i = 0; cur_locs && i < nargs; i++) PyList_SET_ITEM(cur_locs, i, Py_NewRef(cur));
     ok = cur_locs != NULL;
   }
-  PyObject *b = ok ? tpy_new_block(ctx, types, locs) : NULL;
+  PyObject *b = ok ? tpy_append_new_block(rh, ctx, types, locs) : NULL;
   Py_XDECREF(cur_locs);
   Py_XDECREF(types);
   Py_DECREF(ctx);
-  if (!b) return NULL;
-  rc = tether_region_append_block(rh, TPY_H(b));
-  if (rc != TETHER_OK) {
-    Py_DECREF(b);
-    return TPY_RAISE_RC(rc, rh);
-  }
   return b;
 }
 

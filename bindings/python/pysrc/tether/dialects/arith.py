@@ -43,7 +43,12 @@ class ConstantOp(_GeneratedConstantOp):
                 raise TypeError("ConstantOp(value) expects an Attribute")
             super().__init__(result, loc=loc, ip=ip)
             return
-        if isinstance(value, bool) or isinstance(value, int):
+        kind = type(value)
+        if kind is int:  # the common cases first, without isinstance
+            attr = IntegerAttr.get(result, value)
+        elif kind is float:
+            attr = FloatAttr.get(result, value)
+        elif isinstance(value, bool) or isinstance(value, int):
             attr = IntegerAttr.get(result, int(value))
         elif isinstance(value, float):
             attr = FloatAttr.get(result, value)
@@ -60,7 +65,12 @@ class ConstantOp(_GeneratedConstantOp):
                 raise ValueError(f'Unsupported typecode: "{value.typecode}".')
         else:
             attr = value
-        super().__init__(attr, loc=loc, ip=ip)
+        if loc is None and ip is None and type(self) is ConstantOp:
+            # The class's own builder, as super() would find it (no subclass can put another
+            # class between them), called without a super object or keyword arguments.
+            _GeneratedConstantOp.__init__(self, attr)
+        else:
+            super().__init__(attr, loc=loc, ip=ip)
 
     @classmethod
     def create_index(cls, value: int, *, loc=None, ip=None):

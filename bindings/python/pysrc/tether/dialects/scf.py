@@ -31,9 +31,16 @@ class ForOp(_GeneratedForOp):
     def __init__(self, lower_bound, upper_bound, step,
                  iter_args: Optional[Union[Operation, OpView, Sequence[Value]]] = None, *,
                  loc=None, ip=None):
-        iter_args = _get_op_results_or_values([] if iter_args is None else iter_args)
-        results = [arg.type for arg in iter_args]
-        super().__init__(results, lower_bound, upper_bound, step, iter_args, loc=loc, ip=ip)
+        if iter_args is None:
+            iter_args, results = [], []
+        else:
+            iter_args = _get_op_results_or_values(iter_args)
+            results = [arg.type for arg in iter_args]
+        if loc is None and ip is None and type(self) is ForOp:
+            # The class's own builder, as super() finds it, without a super object or keywords.
+            _GeneratedForOp.__init__(self, results, lower_bound, upper_bound, step, iter_args)
+        else:
+            super().__init__(results, lower_bound, upper_bound, step, iter_args, loc=loc, ip=ip)
         self.regions[0].blocks.append(self.operands[0].type, *results)
 
     @property
