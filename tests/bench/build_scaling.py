@@ -36,16 +36,21 @@ def _rss():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def _generic_func(ir):
+    """A module holding an empty func.func @f made with Operation.create, and its body block."""
+    m = ir.Module.create()
+    with ir.InsertionPoint(m.body):
+        f = ir.Operation.create("func.func", regions=1, attributes={
+            "sym_name": ir.StringAttr.get("f"),
+            "function_type": ir.TypeAttr.get(ir.FunctionType.get([], []))})
+    return m, f.regions[0].blocks.append()
+
+
 def _chain_generic(ir, n):
     i32 = ir.IntegerType.get_signless(32)
     attr = ir.IntegerAttr.get(i32, 1)
     create = ir.Operation.create
-    m = ir.Module.create()
-    with ir.InsertionPoint(m.body):
-        f = create("func.func", regions=1, attributes={
-            "sym_name": ir.StringAttr.get("f"),
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get([], []))})
-    body = f.regions[0].blocks.append()
+    m, body = _generic_func(ir)
     ip = ir.InsertionPoint(body)
     prev = create("arith.constant", results=[i32], attributes={"value": attr}, ip=ip).results[0]
     for _ in range(n - 2):
@@ -69,12 +74,7 @@ def _chain_ods(ir, n):
 def _wide_generic(ir, n):
     index = ir.IndexType.get()
     create = ir.Operation.create
-    m = ir.Module.create()
-    with ir.InsertionPoint(m.body):
-        f = create("func.func", regions=1, attributes={
-            "sym_name": ir.StringAttr.get("f"),
-            "function_type": ir.TypeAttr.get(ir.FunctionType.get([], []))})
-    body = f.regions[0].blocks.append()
+    m, body = _generic_func(ir)
     ip = ir.InsertionPoint(body)
     bounds = [create("arith.constant", results=[index],
                      attributes={"value": ir.IntegerAttr.get(index, k)}, ip=ip).results[0]
