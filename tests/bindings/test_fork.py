@@ -13,7 +13,10 @@ import pytest
 from tether._mlir_version import MLIR_VERSION
 
 PRELUDE = """
-import os, sys
+import os, sys, faulthandler
+# A hang prints every thread's stack (and the process exits) before the test's own timeout, so a
+# rare one (seen twice in about 120 runs under ASan on a loaded machine) says where it waits.
+faulthandler.dump_traceback_later(40, exit=True)
 from tether import ir
 from tether.passmanager import PassManager
 SRC = "\\n".join(f"func.func @f{i}(%a: i32) -> i32 {{ %b = arith.addi %a, %a : i32\\n"
@@ -39,7 +42,7 @@ def in_child(fn):
 
 def go(code):
     p = subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)], capture_output=True,
-                       text=True, timeout=120)
+                       text=True, timeout=50)
     assert p.returncode == 0, (p.returncode, p.stdout, p.stderr[-2000:])
     return p.stdout
 
