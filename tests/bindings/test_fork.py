@@ -4,6 +4,7 @@ multithreading again after it (pthread_atfork: os.fork, multiprocessing's fork, 
 children). Each program runs in a child process with a timeout: a hang is a failure, not a stuck
 test run.
 """
+import os
 import subprocess
 import sys
 import textwrap
@@ -14,8 +15,8 @@ from tether._mlir_version import MLIR_VERSION
 
 PRELUDE = """
 import os, sys, faulthandler
-# A hang prints every thread's stack (and the process exits) before the test's own timeout, so a
-# rare one (seen twice in about 120 runs under ASan on a loaded machine) says where it waits.
+# A hang prints every thread's stack (and the process exits) before the test's own timeout, so
+# that it says where it waits.
 faulthandler.dump_traceback_later(40, exit=True)
 from tether import ir
 from tether.passmanager import PassManager
@@ -75,6 +76,12 @@ def test_a_child_of_a_child_runs_passes():
 
 
 @pytest.mark.skipif(MLIR_VERSION < 22, reason="ThreadPool is MLIR 22's")
+@pytest.mark.skipif(os.environ.get("TETHER_SANITIZER") == "asan", reason=(
+    "a pool given from outside keeps its workers across the fork, and gcc 12's AddressSanitizer "
+    "takes no lock around fork: a worker still freeing a finished task holds the sanitizer "
+    "allocator's lock in the child, whose first allocation then waits for ever (seen twice in "
+    "about 120 runs; the child's stack was in SizeClassAllocator64::GetFromAllocator). glibc's "
+    "malloc, which the other configurations use, locks its arenas around fork."))
 def test_a_context_with_a_pool_of_its_own_runs_single_threaded_in_a_child():
     go("""
     ctx = ir.Context()
