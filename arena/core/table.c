@@ -56,10 +56,55 @@ static void place(tether__handle **slots, size_t mask, tether__handle *h) {
   slots[i] = h;
 }
 
+/* Drops t's tombstones without a new table (the steady state of a tree built op by op: the table
+ * fills with the handles made between two collections, which then become tombstones): a new
+ * table each time would be fresh memory for the kernel to fault in and zero, a third of the page
+ * faults of a long build loop. Tombstones become empty slots, then every entry is re-placed in
+ * the order of the slots, starting after a slot that was empty before: no probe run crosses that
+ * one, so each entry's home is between it and the entry, a re-placed entry moves back towards its
+ * home, and a hole left behind only breaks runs of entries not re-placed yet. Nothing here
+ * allocates; a collection from another thread meanwhile finds every entry in the table but the
+ * one being moved, which is in this thread's registers or stack (scanned), and may turn entries
+ * into tombstones (they count as taken slots, as always). */
+static int rehash_in_place(tether__tree *t) {
+  tether__handle **slots = t->slots;
+  size_t mask = t->cap - 1, start = t->cap;
+  for (size_t i = 0; i < t->cap; i++) {
+    if (!slots[i] && start == t->cap) start = i;
+    if (slots[i] == TETHER__TOMB) slots[i] = NULL;
+  }
+  if (start == t->cap) start = 0; /* no empty slot: cannot happen at a load of at most 7/8 */
+  for (size_t k = 1; k <= mask + 1; k++) {
+    size_t i = (start + k) & mask;
+    tether__handle *h = slots[i];
+    if (!h || h == TETHER__TOMB) continue;
+    size_t home = hash_ptr(tether__table_key(h), tether__kind(h), mask);
+    if (home == i) continue;
+    slots[i] = NULL;
+    place(slots, mask, h);
+  }
+  uint32_t counts[TETHER_KIND_COUNT] = {0}, used = 0;
+  for (size_t i = 0; i < t->cap; i++) {
+    tether__handle *h = slots[i];
+    if (!h) continue;
+    used++;
+    if (h != TETHER__TOMB && tether__valid(h)) counts[tether__kind(h)]++;
+  }
+  t->used = used;
+  for (int k = 0; k < TETHER_KIND_COUNT; k++) {
+    if (t->arena) t->arena->stats.handles[k] -= (intptr_t)t->counts[k] - (intptr_t)counts[k];
+    t->counts[k] = counts[k];
+  }
+  return TETHER_OK;
+}
+
 /* Rehashes t without its tombstones, with room for `extra` more entries at a load of at most 1/2.
- * A table keeps its size while that fits (it fills with the handles made between two collections,
- * which become tombstones, again and again: doubling and halving each time would copy every entry
- * thrice), and halves when a quarter of it would do. The new table is swept while the entries are
+ * A table never shrinks: it fills with the handles made between two collections, which become
+ * tombstones, again and again, and what is live right after a collection says nothing of what the
+ * next cycle needs (halving when a quarter would do, a build loop's table went up and down
+ * between two sizes every few thousand operations, each time in new memory for the kernel to
+ * fault in). At its size, the tombstones are dropped in place (rehash_in_place). A table goes
+ * with its tree (merged or destroyed). The new table is swept while the entries are
  * copied into it (tether__tree.next_slots): a collection meanwhile, from any thread, would
  * otherwise take the handles copied so far unseen. */
 static int rehash(tether__tree *t, int long_run, uint32_t extra) {
@@ -71,8 +116,9 @@ static int rehash(tether__tree *t, int long_run, uint32_t extra) {
   uint32_t min_cap = long_run && (size_t)live * 4 > t->cap ? t->cap * 2 : 0;
   uint32_t ncap = 8;
   while ((size_t)(live + extra) * 2 > ncap && ncap < ((uint32_t)1 << 31)) ncap *= 2;
-  if (ncap < t->cap) ncap = (size_t)ncap * 4 <= t->cap ? t->cap / 2 : t->cap;
+  if (ncap < t->cap) ncap = t->cap;
   if (ncap < min_cap) ncap = min_cap;
+  if (ncap == t->cap) return rehash_in_place(t);
   tether__handle **n = tether__table_alloc(ncap); /* may collect: entries become tombstones */
   if (!n) return TETHER_ENOMEM;
   __atomic_store_n(&t->next_slots, n, __ATOMIC_RELAXED);
@@ -108,7 +154,7 @@ int tether__table_reserve(tether__tree *t, uint32_t extra) {
  * IR that spans more address space than the table has slots wraps around it, and MLIR's
  * allocation stride then sends the wraps to the same residues: runs merge into clusters. Measured
  * while a tree grows to 1M operations: 40-300 slots per insert at 2^17-2^20 slots before this
- * rule, a few after it. The memory bound stays: a table is never less than a quarter full. */
+ * rule, a few after it. */
 #define LONG_RUN 24
 
 tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32_t *slot) {

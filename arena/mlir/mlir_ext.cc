@@ -172,6 +172,7 @@ static OpaqueProperties defaultProperties(OperationName name, tether__opname_cac
 }
 
 extern "C" void tether__opname_cache_clear(tether__opname_cache *cache) {
+  cache->empty_dict = nullptr;
   for (auto &e : cache->props) {
     if (!e.name) continue;
     OperationName::getFromOpaquePointer(e.name).destroyOpProperties(OpaqueProperties(e.blob));
@@ -190,6 +191,10 @@ static inline unsigned opnameSlot(StringRef name) {
                static_cast<unsigned char>(name[n - 2 < n ? n - 2 : 0]);
   return (h ^ (h >> 5)) % TETHER__OPNAMES;
 }
+
+static_assert(sizeof(MlirType) == sizeof(Type) && sizeof(MlirValue) == sizeof(Value) &&
+                  sizeof(MlirBlock) == sizeof(Block *),
+              "the C API's handles are one pointer, as MLIR's own");
 
 extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
                                                   tether__opname_cache *cache) {
@@ -218,16 +223,19 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
   // properties, setAttrs takes apart again. Here an op with properties is created with the empty
   // dictionary and each attribute goes where setAttrs would put it: inherent ones straight into
   // the properties (setInherentAttr), the others into one dictionary of discardable attributes.
-  SmallVector<Type, 4> types;
-  types.reserve(static_cast<size_t>(st->nResults));
-  for (intptr_t i = 0; i < st->nResults; i++) types.push_back(unwrap(st->results[i]));
-  SmallVector<Value, 4> operands;
-  operands.reserve(static_cast<size_t>(st->nOperands));
-  for (intptr_t i = 0; i < st->nOperands; i++) operands.push_back(unwrap(st->operands[i]));
-  SmallVector<Block *, 2> successors;
-  for (intptr_t i = 0; i < st->nSuccessors; i++) successors.push_back(unwrap(st->successors[i]));
+  // The state's arrays as MLIR's ranges, without copies: MlirType, MlirValue and MlirBlock are
+  // one pointer each, as Type, Value and Block * are (static_asserts below).
+  TypeRange types(ArrayRef<Type>(reinterpret_cast<const Type *>(st->results),
+                                 static_cast<size_t>(st->nResults)));
+  ValueRange operands(ArrayRef<Value>(reinterpret_cast<const Value *>(st->operands),
+                                      static_cast<size_t>(st->nOperands)));
+  BlockRange successors(ArrayRef<Block *>(reinterpret_cast<Block *const *>(st->successors),
+                                          static_cast<size_t>(st->nSuccessors)));
   bool props = opName->getOpPropertyByteSize() > 0;
-  DictionaryAttr attrs = DictionaryAttr::get(ctx, {});
+  if (!cache->empty_dict)
+    cache->empty_dict = const_cast<void *>(DictionaryAttr::get(ctx, {}).getAsOpaquePointer());
+  DictionaryAttr attrs =
+      llvm::cast<DictionaryAttr>(Attribute::getFromOpaquePointer(cache->empty_dict));
   if (!props && st->nAttributes) {
     NamedAttrList list;
     for (intptr_t i = 0; i < st->nAttributes; i++)
@@ -239,11 +247,14 @@ extern "C" MlirOperation tether__operation_create(const MlirOperationState *st,
                         props ? defaultProperties(*opName, cache) : OpaqueProperties(nullptr),
                         successors, static_cast<unsigned>(st->nRegions));
   if (props && st->nAttributes) {
+    // Inherent attributes by their names' identity (the op's attribute names are uniqued
+    // StringAttrs, as the state's names are): no string comparison for the common case.
+    ArrayRef<StringAttr> inherent = opName->getAttributeNames();
     SmallVector<NamedAttribute, 4> discardable;
     for (intptr_t i = 0; i < st->nAttributes; i++) {
       StringAttr name = unwrap(st->attributes[i].name);
       Attribute value = unwrap(st->attributes[i].attribute);
-      if (op->getInherentAttr(name.getValue()))
+      if (llvm::is_contained(inherent, name) || op->getInherentAttr(name.getValue()))
         op->setInherentAttr(name, value);
       else
         discardable.emplace_back(name, value);

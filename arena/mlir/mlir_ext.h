@@ -29,6 +29,7 @@ typedef struct {
     void *blob;
   } props[8];
   unsigned next_props;
+  void *empty_dict; /* the context's empty DictionaryAttr (opaque pointer), once asked */
 } tether__opname_cache;
 
 /* mlir_ext.cc: destroys the cached default properties (before the context is destroyed). */

@@ -66,6 +66,10 @@ static int exec_module(PyObject *m) {
    * extension's (its caches hold Python objects and MLIR pointers). */
   tether_skip_program_data();
   tether_skip_library_data((const void *)&tpy);
+  /* The interpreter may be a shared library of its own (libpython3.x.so: 1.3 MB of data a
+   * collection would otherwise scan, about a millisecond each time): a no-op when it is linked
+   * into the program. */
+  tether_skip_library_data((const void *)&PyExc_TypeError);
   /* Every wrapper's pin: the GIL serializes them, so the pool needs no lock of its own. */
   if (!(tpy_pins = tether_pin_pool_new())) {
     PyErr_NoMemory();

@@ -270,6 +270,8 @@ Py_hash_t tpy_handle_hash(PyObject *a);
 PyObject *tpy_wrap_region(tether_region *h);
 PyObject *tpy_wrap_block(tether_block *h);
 PyObject *tpy_wrap_value(tether_value *h);
+/* tpy_wrap_value of a handle known to be an operation result. */
+PyObject *tpy_wrap_result(tether_value *h);
 PyObject *tpy_wrap_operand(tether_value *h);
 /* Arguments: the handle and raw object, checked through the arena (TypeError, InvalidatedError). */
 int tpy_arg_region(PyObject *o, tether_region **h, MlirRegion *raw);

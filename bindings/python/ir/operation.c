@@ -378,7 +378,7 @@ static PyObject *op_result(PyObject *self, void *c) {
   }
   tether_value *v;
   TPY_CALL(tether_op_result(TPY_OP(self)->h, 0, &v), TPY_OP(self)->h);
-  return tpy_wrap_value(v);
+  return tpy_wrap_result(v);
 }
 
 static PyObject *op_parent(PyObject *self, void *c) {

@@ -82,6 +82,7 @@ ITEM_OF(tether_region_block, tether_region, tether_block)
 
 static PyObject *wrap_operand(void *h) { return tpy_wrap_operand(h); }
 static PyObject *wrap_value(void *h) { return tpy_wrap_value(h); }
+static PyObject *wrap_result(void *h) { return tpy_wrap_result(h); }
 static PyObject *wrap_region(void *h) { return tpy_wrap_region(h); }
 static PyObject *wrap_op(void *h) { return tpy_wrap_op(h); }
 static PyObject *wrap_block(void *h) { return tpy_wrap_block(h); }
@@ -90,7 +91,7 @@ static const list_kind list_kinds[TPY_LIST_KINDS] = {
     [TPY_LIST_OPERANDS] = {"OpOperandList", len_tether_op_num_operands, item_tether_op_operand,
                            wrap_operand},
     [TPY_LIST_RESULTS] = {"OpResultList", len_tether_op_num_results, item_tether_op_result,
-                          wrap_value},
+                          wrap_result},
     [TPY_LIST_REGIONS] = {"RegionSequence", len_tether_op_num_regions, item_tether_op_region,
                           wrap_region},
     [TPY_LIST_SUCCESSORS] = {"OpSuccessors", len_tether_op_num_successors, item_tether_op_successor,

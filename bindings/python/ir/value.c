@@ -24,6 +24,13 @@ PyObject *tpy_wrap_value(tether_value *h) {
   return v;
 }
 
+PyObject *tpy_wrap_result(tether_value *h) {
+  if (!h) Py_RETURN_NONE;
+  PyObject *v = tpy_wrap_handle(tpy.OpResult, h);
+  if (v && PyDict_GET_SIZE(tpy.value_casters)) return value_cast(v);
+  return v;
+}
+
 /* An operand, as upstream gives it: a plain Value (OpResult(v) / BlockArgument(v) cast it). Not
  * interned: the value's interned wrapper (if any) is an OpResult or BlockArgument; equality and
  * hashing go by the value, as upstream's. */
