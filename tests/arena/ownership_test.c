@@ -858,6 +858,67 @@ static void new_block_appended_in_place(void) {
   CHECK_RC(tether_region_append_new_block(body, 0, NULL, NULL, &b), TETHER_EINVALID);
 }
 
+/* A tree built op by op, most handles dropped as it goes (a build loop): its table fills with
+ * handles the collector takes, again and again, and drops the tombstones in place at its size.
+ * Every held handle stays the one handle of its operation throughout (navigation finds it), and
+ * every operation is there. */
+enum { BUILT = 60000, HELD_EVERY = 97 };
+
+/* Under TETHER_GC_STRESS every handle collects: fewer operations. */
+static int built_count(void) { return getenv("TETHER_GC_STRESS") ? 3000 : BUILT; }
+
+static __attribute__((noinline)) void build_holding_some(tether_arena *a, tether_block *body,
+                                                          uintptr_t *held, int *nheld) {
+  MlirContext ctx = tether_arena_context(a);
+  MlirType i32 = mlirIntegerTypeGet(ctx, 32);
+  MlirIdentifier value = mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("value"));
+  MlirNamedAttribute na = mlirNamedAttributeGet(value, mlirIntegerAttrGet(i32, 7));
+  for (int i = 0; i < built_count(); i++) {
+    MlirOperationState s = mlirOperationStateGet(mlirStringRefCreateFromCString("arith.constant"),
+                                                 mlirLocationUnknownGet(ctx));
+    s.nResults = 1;
+    s.results = &i32;
+    s.nAttributes = 1;
+    s.attributes = &na;
+    tether_op *op;
+    OK(tether_op_create_from(a, &s, NULL, NULL, body, NULL, &op));
+    tether_value *r;
+    OK(tether_op_result(op, 0, &r)); /* a second handle per op, dropped at once */
+    if (i % HELD_EVERY == 0) {
+      OK(tether_handle_hold(op));
+      held[(*nheld)++] = ~(uintptr_t)op; /* hidden: only the hold keeps it */
+    }
+    if (i % 5000 == 4999) tether_collect(a);
+  }
+}
+
+static void tables_keep_held_handles_through_cycles(void) {
+  tether_arena *a;
+  OK(tether_arena_create(&a));
+  tether_op *m = parse(a, "");
+  tether_region *r;
+  OK(tether_op_region(m, 0, &r));
+  tether_block *body;
+  OK(tether_region_block(r, 0, &body));
+  static uintptr_t held[BUILT / HELD_EVERY + 1];
+  int nheld = 0;
+  build_holding_some(a, body, held, &nheld);
+  tether_collect(a);
+  intptr_t n;
+  OK(tether_block_num_ops(body, &n));
+  CHECK(n == built_count());
+  for (int k = 0; k < nheld; k++) {
+    tether_op *op = UNHIDE(held[k]), *prev, *again;
+    CHECK(tether_handle_is_valid(op));
+    OK(tether_op_prev(op, &prev));
+    if (!prev) continue; /* the first */
+    OK(tether_op_next(prev, &again));
+    CHECK(again == op);
+  }
+  for (int k = 0; k < nheld; k++) tether_handle_release(UNHIDE(held[k]));
+  tether_keep_alive(m);
+}
+
 /* "test.nest" holding inner (NULL: nothing) in the one block of its one region: a detached
  * operation made through tether_op_create with a detached tether region, or the status. */
 static int nest(tether_arena *a, tether_op *inner, tether_region **region, tether_op **out) {
@@ -941,5 +1002,6 @@ int main(void) {
   RUN(program_data_of_a_tether_program_stays_scanned);
   RUN(replace_uses_except_and_within_one_op);
   RUN(new_block_appended_in_place);
+  RUN(tables_keep_held_handles_through_cycles);
   DONE();
 }
