@@ -7,11 +7,19 @@ affects both alike. A child measures the CPU time of its workload loop only (not
 setup). The table gives medians (ns per call), and the ratio tether / upstream (< 1: tether is
 faster).
 
-    side_by_side.py [--upstream-py DIR] [--tether-py DIR] [--runs 5] [--n 20000] [WORKLOAD...]
+    side_by_side.py [--upstream-py DIR] [--tether-py DIR] [--runs 5] [--n 20000]
+                    [--floor CREATE_FLOOR] [--interpreter-floor DIR] [WORKLOAD...]
 
 Without --upstream-py (the folder holding upstream's built `mlir`, e.g. from
 ../shared/tools/build_upstream_mlir_py.sh) only tether is measured. Results go in
 docs/benchmarks.md.
+
+Two floors say what no binding can go below. --floor (//tests/bench:create_floor) times the bare
+C-API calls of a row in C: MLIR's own work. --interpreter-floor (the folder holding
+//tests/bench:_callfloor.so) runs a row's Python against one object that every name resolves to
+and that does nothing (tests/bench/callfloor.c): the interpreter's own work for the loop, the
+argument lists and dicts, the lookups and the calls. Their sum is the least a row can cost; what a
+package spends above it is its binding's overhead, printed for both packages.
 """
 
 import argparse
@@ -41,7 +49,7 @@ def w_op_create_constant(ir, n):
     m = ir.Module.create()
     ip = ir.InsertionPoint(m.body)
     # One call before the clock starts, as in every other row: the first operation of a dialect
-    # imports its Python module (both packages do; timed on its own in the next row).
+    # costs more (timed on its own in the next row).
     ir.Operation.create("arith.constant", results=[i32], attributes={"value": attrs[0]}, ip=ip)
 
     def run():
@@ -52,6 +60,10 @@ def w_op_create_constant(ir, n):
 
 
 def w_first_op_create(ir, n):
+    # MLIR 22's Operation.create imports no Python module in either package. Tether loads a
+    # dialect when it is first used, upstream every available dialect in Context(): most of this
+    # row is MLIR loading the arith dialect on tether's side, paid in the next row's Context() on
+    # upstream's. (With the dialect loaded first, the call measured 60 us against upstream's 53.)
     i32 = ir.IntegerType.get_signless(32)
     attr = ir.IntegerAttr.get(i32, 1)
     m = ir.Module.create()
@@ -330,7 +342,8 @@ def w_ods_for(ir, n):
 
 WORKLOADS = {
     "Operation.create (arith.constant)": (w_op_create_constant, None),
-    "first Operation.create of a dialect (imports its module; one call)": (w_first_op_create, 1),
+    "first Operation.create of a dialect (one call; tether loads the dialect there)":
+        (w_first_op_create, 1),
     "Context() + its first Operation.create (one call)": (w_context_first_create, 1),
     "Operation.create (arith.addi, operands)": (w_op_create_addi, None),
     "build loop: Operation.create constant + addi chained, .results[0] (per op)":
@@ -353,6 +366,40 @@ WORKLOADS = {
     "str(module) (per op)": (w_print_module, None),
     "canonicalize,cse pipeline incl. parse (per op)": (w_pass_pipeline, None),
 }
+
+
+# The rows whose Python does the same work on the interpreter floor's object (straight-line
+# calls, lookups and indexing; not iteration, callbacks or printing, which it cannot stand for).
+INTERPRETER_FLOOR_ROWS = (
+    "Operation.create (arith.constant)",
+    "Operation.create (arith.addi, operands)",
+    "build loop: Operation.create constant + addi chained, .results[0] (per op)",
+    "dialect builders (arith.AddIOp)",
+    "arith.ConstantOp(i32, v)",
+    "arith.AddIOp(a, b).result",
+    "func.FuncOp(name, type)",
+    "scf.ForOp(lb, ub, step) (with its body block)",
+    "IntegerType.get_signless",
+    "IntegerAttr.get",
+    "FloatAttr.get",
+    "Type.parse",
+    "Attribute.parse",
+    "op.attributes[name]",
+    "op.results[0].type",
+)
+
+
+def _install_interpreter_floor():
+    """`mlir`, `mlir.ir`, `mlir.dialects.*` and `mlir.passmanager` as the floor's object."""
+    import types
+    import _callfloor
+    anything = _callfloor.anything
+    mlir = types.ModuleType("mlir")
+    mlir.ir = mlir.dialects = mlir.passmanager = anything
+    sys.modules["mlir"] = mlir
+    for name in ("ir", "dialects", "dialects.arith", "dialects.func", "dialects.scf",
+                 "passmanager"):
+        sys.modules["mlir." + name] = anything
 
 
 # The rows the floor binary (tests/bench/create_floor.c) times in C: its key, the row.
@@ -383,6 +430,8 @@ def child(package, name, n):
     if package == "tether":
         import tether.alias
         tether.alias.install()
+    elif package == "floor":
+        _install_interpreter_floor()
     from mlir import ir
     with ir.Context(), ir.Location.unknown():
         if name == "bytes per wrapper":
@@ -421,6 +470,10 @@ def main(argv=None):
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--floor", help="the create_floor binary (//tests/bench:create_floor): adds "
                     "the bare C-API cost of the Operation.create rows")
+    ap.add_argument("--interpreter-floor", metavar="DIR",
+                    help="the folder holding //tests/bench:_callfloor.so: adds the interpreter's "
+                    "own cost of the rows it can stand for, and each package's cost above both "
+                    "floors")
     ap.add_argument("--child", nargs=3, metavar=("PACKAGE", "WORKLOAD", "N"), help=argparse.SUPPRESS)
     ap.add_argument("workloads", nargs="*")
     args = ap.parse_args(argv)
@@ -429,11 +482,14 @@ def main(argv=None):
         return 0
     names = args.workloads or list(WORKLOADS) + ["bytes per wrapper"]
     packages = ["tether"] + (["upstream"] if args.upstream_py else [])
-    paths = {"tether": args.tether_py, "upstream": args.upstream_py}
-    results = {(p, w): [] for p in packages for w in names}
+    paths = {"tether": args.tether_py, "upstream": args.upstream_py,
+             "floor": args.interpreter_floor}
+    results = {(p, w): [] for p in packages + ["floor"] for w in names}
     for _ in range(args.runs):
         for w in names:
-            for p in packages:
+            measured = packages + (["floor"] if args.interpreter_floor and
+                                   w in INTERPRETER_FLOOR_ROWS else [])
+            for p in measured:
                 env = dict(os.environ)
                 if paths[p]:
                     env["PYTHONPATH"] = os.path.abspath(paths[p])
@@ -490,6 +546,26 @@ def main(argv=None):
             if up and floor[k] > 0.5 * statistics.median(up):
                 mult.append("0.5x upstream is below the floor")
         print(f"| C-API floor of {w} | {floor[k]:.0f} ns | | {', '.join(mult)} |")
+    if args.interpreter_floor:
+        floor_of = {w: floor[k] for k, w in FLOOR_ROWS if k in floor}
+        for w in names:
+            vals = [v for v in results.get(("floor", w), []) if v is not None]
+            if not vals:
+                continue
+            interp = statistics.median(vals)
+            notes = []
+            if w in floor_of:
+                least = interp + floor_of[w]
+                above = {}
+                for p in packages:
+                    pv = [v for v in results.get((p, w), []) if v is not None]
+                    if pv:
+                        above[p] = statistics.median(pv) - least
+                        notes.append(f"{p} {above[p]:.0f} ns above both floors")
+                if above.get("upstream", 0) > 0 and "tether" in above:
+                    notes.append(f"overhead tether/upstream = "
+                                 f"{above['tether'] / above['upstream']:.2f}")
+            print(f"| interpreter floor of {w} | {interp:.0f} ns | | {', '.join(notes)} |")
     return 0
 
 

@@ -22,13 +22,25 @@ enum { MAX_DEFS = 256 };
 static tpy_class_def *all_defs[MAX_DEFS];
 static int n_defs;
 
+/* The defs of classes asked about, by the class's address: a hit is checked against the def's own
+ * class, so a slot never answers for another class (a subclass, or a class at a freed one's
+ * address, is looked up in full). */
+enum { DEF_CACHE = 128 };
+static tpy_class_def *def_cache[DEF_CACHE];
+
 tpy_class_def *tpy_class_def_of(PyTypeObject *cls) {
+  size_t slot = ((uintptr_t)cls >> 4) % DEF_CACHE;
+  tpy_class_def *hit = def_cache[slot];
+  if (hit && hit->cls == cls) return hit;
   PyObject *mro = cls->tp_mro;
   Py_ssize_t n = mro ? PyTuple_GET_SIZE(mro) : 0;
   for (Py_ssize_t k = 0; k < n; k++) {
     PyTypeObject *c = (PyTypeObject *)PyTuple_GET_ITEM(mro, k);
     for (int i = 0; i < n_defs; i++)
-      if (all_defs[i]->cls == c) return all_defs[i];
+      if (all_defs[i]->cls == c) {
+        if (k == 0) def_cache[slot] = all_defs[i];
+        return all_defs[i];
+      }
   }
   return NULL;
 }
