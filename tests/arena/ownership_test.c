@@ -868,7 +868,7 @@ enum { BUILT = 60000, HELD_EVERY = 97 };
 static int built_count(void) { return getenv("TETHER_GC_STRESS") ? 3000 : BUILT; }
 
 static __attribute__((noinline)) void build_holding_some(tether_arena *a, tether_block *body,
-                                                          uintptr_t *held, int *nheld) {
+                                                         uintptr_t *held, int *nheld) {
   MlirContext ctx = tether_arena_context(a);
   MlirType i32 = mlirIntegerTypeGet(ctx, 32);
   MlirIdentifier value = mlirIdentifierGet(ctx, mlirStringRefCreateFromCString("value"));

@@ -63,9 +63,9 @@ static PyTypeObject AnythingType = {
     .tp_methods = any_methods,
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, .m_name = "_callfloor",
-    .m_doc = "The interpreter's floor of the side-by-side rows.", .m_size = -1};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, .m_name = "_callfloor",
+                                    .m_doc = "The interpreter's floor of the side-by-side rows.",
+                                    .m_size = -1};
 
 PyMODINIT_FUNC PyInit__callfloor(void);
 PyMODINIT_FUNC PyInit__callfloor(void) {
