@@ -44,6 +44,7 @@ static int (*const file_inits[])(PyObject *m) = {
     tpy_init_pdl,
     tpy_init_gpu,
     tpy_init_llvm,
+    tpy_init_arith,
     tpy_init_quant,
     tpy_init_sparse_tensor,
 #if TETHER_MLIR_VERSION >= 22

@@ -211,3 +211,65 @@ def test_maybe_downcast_keeps_a_class_without_caster(ctx):
     assert type(i.maybe_downcast()) is ir.IntegerType
     a = ir.Attribute(ir.StringAttr.get("x"))
     assert type(a.maybe_downcast()) is ir.StringAttr
+
+
+def test_constant_op_in_c_is_its_python_init(ctx):
+    """`arith.ConstantOp(type, int | float)` runs in C (bindings/python/dialects/arith.c): for
+    values of every size and kind, on every type, it builds what the Python __init__ (its
+    __wrapped__) builds and raises what that raises; other calls run the Python __init__."""
+    import math
+    py = arith.ConstantOp.__init__.__wrapped__
+    types = [ir.IntegerType.get_signless(w) for w in (1, 8, 32, 64)] + [
+        ir.IntegerType.get_signed(16), ir.IntegerType.get_unsigned(8), ir.IndexType.get(),
+        ir.F16Type.get(), ir.F32Type.get(), ir.F64Type.get(), ir.BF16Type.get(),
+        ir.VectorType.get([2], ir.IntegerType.get_signless(32))]
+    values = [0, 1, -1, 127, 255, 2**31 - 1, 2**63 - 1, -2**63, 2**63, 2**64, 10**30, 1.5, -0.0,
+              math.inf, math.nan, 1e300, True]
+
+    def by_python(t, v):
+        op = arith.ConstantOp.__new__(arith.ConstantOp)
+        py(op, t, v)
+        return op
+
+    def outcome(make):
+        try:
+            op = make().operation
+            return ("built", op.name, str(op.attributes["value"]), str(op.results[0].type))
+        except Exception as e:  # noqa: BLE001 - compared, not swallowed
+            return ("raised", type(e).__name__, str(e))
+
+    with ir.Location.unknown():
+        m = ir.Module.create()
+        built = 0
+        for t in types:
+            for v in values:
+                with ir.InsertionPoint(m.body):
+                    fast = outcome(lambda: arith.ConstantOp(t, v))
+                    slow = outcome(lambda: by_python(t, v))
+                assert fast == slow, (t, v, fast, slow)
+                built += fast[0] == "built"
+        assert built > 40
+
+        # Which calls run Python: not ConstantOp(t, 1); keywords, attributes, subclasses do.
+        entered = []
+
+        def profile(frame, event, arg):
+            if event == "call" and frame.f_code is py.__code__:
+                entered.append(frame.f_locals.get("value"))
+
+        i32 = ir.IntegerType.get_signless(32)
+
+        class Sub(arith.ConstantOp):
+            pass
+
+        with ir.InsertionPoint(m.body):
+            sys.setprofile(profile)
+            try:
+                arith.ConstantOp(i32, 1)
+                arith.ConstantOp(ir.F32Type.get(), 2.5)
+                arith.ConstantOp(i32, 3, loc=ir.Location.unknown())
+                arith.ConstantOp(ir.IntegerAttr.get(i32, 4))
+                Sub(i32, 5)
+            finally:
+                sys.setprofile(None)
+        assert entered == [3, None, 5], entered

@@ -60,6 +60,7 @@ int tpy_init_transform(PyObject *m);
 int tpy_init_pdl(PyObject *m);
 int tpy_init_gpu(PyObject *m);
 int tpy_init_llvm(PyObject *m);
+int tpy_init_arith(PyObject *m);
 /* quant.c, sparse_tensor.c: quant's types in _tether._quant, sparse_tensor's EncodingAttr in
  * _tether._sparse_tensor. */
 int tpy_init_quant(PyObject *m);

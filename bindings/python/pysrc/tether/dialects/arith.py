@@ -10,6 +10,7 @@ from ._arith_ops_gen import ConstantOp as _GeneratedConstantOp
 from ._arith_enum_gen import *  # noqa: F401,F403
 from ..ir import *  # noqa: F401,F403  (as upstream's module, mlir.ir's names)
 from ._ods_common import _cext as _ods_cext
+from .._tether import _arith as _arith_cext
 from ._ods_common import get_default_loc_context as _get_default_loc_context
 from ._ods_common import get_op_result_or_op_results as _get_op_result_or_op_results
 from ..ir import (Attribute, BF16Type, DenseFPElementsAttr, DenseIntElementsAttr, F16Type,
@@ -71,6 +72,11 @@ class ConstantOp(_GeneratedConstantOp):
             _GeneratedConstantOp.__init__(self, attr)
         else:
             super().__init__(attr, loc=loc, ip=ip)
+
+    # `ConstantOp(type, int | float)` on this class runs in C (bindings/python/dialects/arith.c);
+    # every other call runs the __init__ above.
+    __init__ = _arith_cext._constant_init(_GeneratedConstantOp.__init__, __init__, IntegerAttr.get,
+                                          FloatAttr.get)
 
     @classmethod
     def create_index(cls, value: int, *, loc=None, ip=None):
