@@ -170,9 +170,10 @@ ROUTINE_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.MethodDesc
 
 
 def is_ods_builder(o):
-    """An op class's builder run in C (tether.ir._OdsBuilder, issue 37): a method whose signature
-    (__signature__) is the generated function's."""
-    return type(o).__name__ == "_OdsBuilder"
+    """An op class's builder run in C (issue 37): tether.ir._OdsBuilder, whose signature
+    (__signature__) is the generated function's, or arith.ConstantOp's _ConstantInit, whose
+    signature is its Python __init__'s (__wrapped__)."""
+    return type(o).__name__ in ("_OdsBuilder", "_ConstantInit")
 
 
 def is_routine(o):
