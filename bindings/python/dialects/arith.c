@@ -31,6 +31,8 @@ static PyTypeObject *constant_init_type;
 static PyObject *constant_init_call(PyObject *o, PyObject *const *args, size_t nargsf,
                                     PyObject *kwnames) {
   TpConstantInit *c = (TpConstantInit *)o;
+  if (!c->fallback) /* cleared by the cycle collector (its class is going) */
+    return PyErr_Format(PyExc_RuntimeError, "ConstantOp.__init__ was cleared");
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs == 3 && !kwnames && c->owner && (PyObject *)Py_TYPE(args[0]) == c->owner) {
     PyObject *get = PyLong_CheckExact(args[2])    ? c->int_get
@@ -65,17 +67,24 @@ static PyObject *constant_init_set_name(PyObject *o, PyObject *const *args, Py_s
 static PyObject *constant_init_getattro(PyObject *o, PyObject *name) {
   PyObject *r = PyObject_GenericGetAttr(o, name);
   if (r || !PyErr_ExceptionMatches(PyExc_AttributeError)) return r;
+  PyObject *fallback = ((TpConstantInit *)o)->fallback;
+  if (!fallback) return NULL; /* cleared: the AttributeError stands */
   PyErr_Clear();
-  return PyObject_GetAttr(((TpConstantInit *)o)->fallback, name);
+  return PyObject_GetAttr(fallback, name);
 }
 
-static void constant_init_dealloc(TpConstantInit *c) {
-  PyObject_GC_UnTrack(c);
+static int constant_init_clear(TpConstantInit *c) {
   Py_CLEAR(c->generated);
   Py_CLEAR(c->fallback);
   Py_CLEAR(c->owner);
   Py_CLEAR(c->int_get);
   Py_CLEAR(c->float_get);
+  return 0;
+}
+
+static void constant_init_dealloc(TpConstantInit *c) {
+  PyObject_GC_UnTrack(c);
+  constant_init_clear(c);
   PyTypeObject *t = Py_TYPE(c);
   PyObject_GC_Del(c);
   Py_DECREF(t);
@@ -91,15 +100,6 @@ static int constant_init_traverse(TpConstantInit *c, visitproc visit, void *arg)
   return 0;
 }
 
-static int constant_init_clear(TpConstantInit *c) {
-  Py_CLEAR(c->generated);
-  Py_CLEAR(c->fallback);
-  Py_CLEAR(c->owner);
-  Py_CLEAR(c->int_get);
-  Py_CLEAR(c->float_get);
-  return 0;
-}
-
 static PyMethodDef constant_init_methods[] = {
     {"__set_name__", TPY_FASTFN(constant_init_set_name), METH_FASTCALL,
      TPY_SIGDOC("__set_name__(owner: type, name: str, /) -> None",
@@ -109,7 +109,9 @@ static PyMethodDef constant_init_methods[] = {
 
 static PyObject *constant_init_doc(PyObject *o, void *c) {
   (void)c;
-  return PyObject_GetAttrString(((TpConstantInit *)o)->fallback, "__doc__");
+  PyObject *fallback = ((TpConstantInit *)o)->fallback;
+  if (!fallback) Py_RETURN_NONE;
+  return PyObject_GetAttrString(fallback, "__doc__");
 }
 
 static PyGetSetDef constant_init_getset[] = {
