@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -52,6 +53,39 @@ pid_t tether__child_spawn(const char *path, char *const argv[], int stdio_fd) {
   return rc == 0 ? pid : -1;
 }
 
+/* A trial that allocates without end (ODS inference of a tosa op given a garbage rank built
+ * tensors until the helper held 11 GB: two such tests side by side on a CI machine, and the kernel
+ * killed one) must fail as MLIR fails out of memory, which is a verdict ("crashes"), long before
+ * the machine runs out. The process's data (heap and private mappings, RLIMIT_DATA) may grow by
+ * room beyond what it has now, never past the soft limit it started with (the caller's: inherited
+ * through fork or spawn) nor the hard one. Not under AddressSanitizer, whose shadow memory counts
+ * as data. */
+void tether__child_limit_memory(size_t room) {
+#if defined(__SANITIZE_ADDRESS__)
+  (void)room;
+#else
+  static struct rlimit inherited;
+  static int known;
+  if (!known) {
+    if (getrlimit(RLIMIT_DATA, &inherited) != 0) return;
+    known = 1;
+  }
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long long pages[6] = {0};
+  int n = f ? fscanf(f, "%llu %llu %llu %llu %llu %llu", &pages[0], &pages[1], &pages[2], &pages[3],
+                     &pages[4], &pages[5])
+            : 0;
+  if (f) fclose(f);
+  if (n != 6) return;
+  unsigned long long now = pages[5] * (unsigned long long)sysconf(_SC_PAGESIZE);
+  if (!room) room = now > TETHER__TRIAL_ROOM ? (size_t)now : TETHER__TRIAL_ROOM;
+  unsigned long long want = now + room < now ? RLIM_INFINITY : now + room;
+  if (inherited.rlim_cur != RLIM_INFINITY && want > inherited.rlim_cur) want = inherited.rlim_cur;
+  struct rlimit r = {(rlim_t)want, inherited.rlim_max};
+  setrlimit(RLIMIT_DATA, &r);
+#endif
+}
+
 pid_t tether__child_fork(int flags) {
   pid_t pid = fork();
   if (pid > 0) atomic_fetch_add(&tether__children, 1);
@@ -68,6 +102,8 @@ pid_t tether__child_fork(int flags) {
     }
     tether__trial_child = 1;
     tether__silence_diagnostics();
+    /* A trial may use as much again as the process had, and at least TETHER__TRIAL_ROOM. */
+    tether__child_limit_memory(0);
   }
   return 0;
 }

@@ -14,6 +14,13 @@ enum {
 /* fork() with the child's set-up of flags: the pid in the parent (counted in tether__children),
  * 0 in the child, -1 when no child could be made. */
 pid_t tether__child_fork(int flags);
+/* Lets this process's data (RLIMIT_DATA, soft) grow by room bytes beyond its size now, and no
+ * more (a trial child's or the trial helper's: an allocation past it fails as out of memory, a
+ * verdict); room 0: as much again as now, at least TETHER__TRIAL_ROOM. Never above the soft limit
+ * the process started with; nothing under AddressSanitizer. */
+void tether__child_limit_memory(size_t room);
+/* The least room of a trial (1 GiB). */
+#define TETHER__TRIAL_ROOM ((size_t)1 << 30)
 /* The trial helper's start: path run with argv in a process group of its own, stdin and stdout
  * stdio_fd, stderr /dev/null, no signal blocked, SIGPIPE, SIGSEGV and SIGABRT default. Its pid,
  * or -1. */

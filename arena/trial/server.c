@@ -365,6 +365,9 @@ static void *serve_loop(void *fds) {
       break;
     }
     body[total] = 0; /* MLIR's lexer reads the text up to a NUL, as a file's buffer has one */
+    /* What this request may allocate: 64 bytes per byte it brought (IR read from text takes about
+     * ten), at least TETHER__TRIAL_ROOM. */
+    tether__child_limit_memory(total > TETHER__TRIAL_ROOM / 64 ? total * 64 : TETHER__TRIAL_ROOM);
     if (mlirContextIsNull(ctx) || served % REQUESTS_PER_CONTEXT == 0) {
       if (!mlirContextIsNull(ctx)) mlirContextDestroy(ctx);
       ctx = helper_context();

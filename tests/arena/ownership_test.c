@@ -7,6 +7,7 @@
 
 #include "check.h"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 static const char *kModule = "func.func @f(%x: i32) -> i32 {\n"
@@ -556,6 +557,27 @@ static void probe_hangs(void *ud) {
   for (;;) pause();
 }
 
+/* In a trial's child, data may grow by what the process had (at least 1 GiB) and no more: an
+ * allocation of the whole limit fails, as MLIR's would fail out of memory (a verdict), instead of
+ * taking the machine's memory (a trial of a tosa op with a garbage rank held 11 GB). */
+static void probe_allocates_past_its_limit(void *ud) {
+  (void)ud;
+  struct rlimit r;
+  if (getrlimit(RLIMIT_DATA, &r) != 0 || r.rlim_cur == RLIM_INFINITY) abort();
+  void *p = malloc((size_t)r.rlim_cur);
+  if (p) abort();
+}
+
+static void trials_have_bounded_memory(void) {
+#if !defined(__SANITIZE_ADDRESS__) /* its shadow memory is data: no limit there */
+  CHECK(tether_probe("alloc", 5, probe_allocates_past_its_limit, NULL) == 1);
+  struct rlimit before, after;
+  CHECK(getrlimit(RLIMIT_DATA, &before) == 0);
+  CHECK(tether_probe("alloc2", 6, probe_returns, &probe_calls) == 1);
+  CHECK(getrlimit(RLIMIT_DATA, &after) == 0 && after.rlim_cur == before.rlim_cur);
+#endif
+}
+
 static void probe_runs_calls_in_a_child_once_per_key(void) {
   CHECK(tether_probe("ok", 2, probe_returns, &probe_calls) == 1);
   CHECK(probe_calls == 0); /* it ran in the child */
@@ -995,6 +1017,7 @@ int main(void) {
   RUN(walk_visits_and_tolerates_mutation);
   RUN(wrap_raw_pointers);
   RUN(probe_runs_calls_in_a_child_once_per_key);
+  RUN(trials_have_bounded_memory);
   RUN(nesting_is_bounded);
   RUN(create_from_handles);
   RUN(pin_pools_keep_handles_alive);
