@@ -879,6 +879,9 @@ typedef struct {
   intptr_t pending;                    /* roots queued for destruction at the next safe point */
   intptr_t stuck;                      /* unreachable roots kept because of a cycle of uses */
   intptr_t destroyed;                  /* roots destroyed so far */
+  intptr_t table_slots; /* slots of its trees' intern tables (a pointer each): tables grow with
+                         * the handles made between two collections and shrink when their tree
+                         * stays idle for a collection cycle (docs/ownership.md) */
 } tether_arena_stats;
 
 /// Counters of one arena. [no safe point]

@@ -433,11 +433,19 @@ static intptr_t drain_dead_arenas(void) {
   return done;
 }
 
+/* The tables the last collection found idle (weak.c), not while MLIR runs on the arena's IR or is
+ * suspended in a callback: a caller up the stack may be walking a table. */
+static void shrink_tables(tether_arena *a) {
+  if (a->shrink && a->state == TETHER__ARENA_LIVE && !a->running && !a->scopes)
+    tether__shrink_tables(a);
+}
+
 static intptr_t safepoint_work(tether_arena *a) {
   intptr_t done = 0;
   if (atomic_exchange(&tether__finalizers_queued, 0)) GC_invoke_finalizers();
   if (atomic_load(&tether__is_shutdown)) return 0;
   if (a && a->state == TETHER__ARENA_LIVE) done += tether__drain_pending(a);
+  if (a) shrink_tables(a);
   if (__atomic_load_n(&dead_arenas, __ATOMIC_ACQUIRE)) done += drain_dead_arenas();
   return done;
 }
@@ -476,10 +484,12 @@ static intptr_t drain_all(void) {
   tether_arena **pinned = copy ? GC_MALLOC((size_t)n * sizeof *pinned) : NULL;
   if (pinned) memcpy(pinned, copy, (size_t)n * sizeof *pinned);
   free(copy);
-  for (intptr_t i = 0; pinned && i < n; i++)
+  for (intptr_t i = 0; pinned && i < n; i++) {
     if (pinned[i]->state == TETHER__ARENA_LIVE &&
         __atomic_load_n(&pinned[i]->pending, __ATOMIC_ACQUIRE))
       done += tether__drain_pending(pinned[i]);
+    shrink_tables(pinned[i]);
+  }
   GC_reachable_here(pinned);
   return done;
 }

@@ -52,6 +52,8 @@ void *tether__table_alloc(size_t nslots);
 void tether__table_free(void *slots);
 /* A tree is registered while it has a table (weak.c). */
 int tether__weak_register(tether__tree *t);
+/* Shrinks the tables of a's trees the last collection found idle (weak.c; at a safe point). */
+void tether__shrink_tables(tether_arena *a);
 void tether__weak_unregister(tether__tree *t);
 
 /* ---- table.c -------------------------------------------------------------------------------- */
@@ -64,6 +66,8 @@ tether__handle *tether__table_probe(tether__tree *t, void *raw, int kind, uint32
 void tether__table_fill(tether__tree *t, uint32_t slot, tether__handle *h);
 /* Makes room for `extra` more entries, so the inserts that follow cannot fail. */
 int tether__table_reserve(tether__tree *t, uint32_t extra);
+/* Rehashes t's table to the size its live entries need (tether__table_shrink; table.c). */
+int tether__table_shrink(tether__tree *t);
 void tether__table_remove(tether__tree *t, tether__handle *h);
 /* Puts h back under its current key (tether__table_key) into a table it was just removed from:
  * the room is there, nothing is allocated. */

@@ -147,7 +147,10 @@ struct tether__tree {
   uint8_t suspect;         /* an edit that may crash MLIR's verifier (tether__verifier_crashes) */
   uint8_t root_kind;       /* TETHER_KIND_OP / REGION / BLOCK */
   uint8_t state;
-  uint8_t mark; /* scratch while draining */
+  uint8_t mark;   /* scratch while draining */
+  uint8_t fresh;  /* an entry was added since the last collection (weak.c clears it) */
+  uint8_t shrink; /* idle for a whole collection cycle with few live entries: its table is
+                   * rehashed to its size at the arena's next safe point (weak.c) */
 };
 /* bdwgc serves 113-128 bytes (its extra byte included) from one size class: trees stay in it. */
 _Static_assert(sizeof(struct tether__tree) < 128, "a tree fits the collector's 128-byte class");
@@ -206,6 +209,7 @@ struct tether_arena {
   uint64_t *safe_shapes;
   uint32_t safe_cap, safe_used;
   void *handle_pool; /* free handle-sized objects (tether__handle_alloc) */
+  uint8_t shrink;    /* trees of it have shrink set (weak.c; tether__shrink_tables) */
 };
 
 typedef struct tether__ctxobj {

@@ -722,6 +722,7 @@ void tether__merge(tether__tree *from, tether__tree *into) {
   from->merged_into = into;
   tether__weak_unregister(from);   /* before its table goes: nothing reads freed memory */
   tether__table_free(from->slots); /* every handle in it is in into's table now */
+  a->stats.table_slots -= from->cap;
   from->slots = NULL;
   from->deps = NULL;
   from->cap = from->used = from->ndeps = from->capdeps = 0;
@@ -848,6 +849,7 @@ void tether__tree_destroy(tether__tree *t, int reason) {
   t->root = NULL;
   t->deps = NULL;
   t->ndeps = t->capdeps = 0;
+  a->stats.table_slots -= t->cap; /* a table kept for held handles is no longer the arena's */
   if (t->held) {
     /* Its held handles stay in the table, no longer a hash table: only what keeps them alive
      * while the tree is pinned (tether_handle_release lets go of it). The others go. */

@@ -116,23 +116,84 @@ static void GC_CALLBACK push_tables(void) {
   }
 }
 
-static void sweep_table(tether__handle **slots) {
-  if (!slots) return;
-  size_t n = table_cap(slots);
+/* Turns the entries nothing reached into tombstones; returns the entries left. */
+static size_t sweep_table(tether__handle **slots) {
+  if (!slots) return 0;
+  size_t n = table_cap(slots), live = 0;
   for (size_t j = 0; j < n; j++) {
     tether__handle *h = slots[j];
-    if (h && h != TETHER__TOMB && !GC_is_marked(h)) slots[j] = TETHER__TOMB;
+    if (!h || h == TETHER__TOMB) continue;
+    if (GC_is_marked(h))
+      live++;
+    else
+      slots[j] = TETHER__TOMB;
   }
+  return live;
 }
+
+/* A table of at least this many slots whose tree took no new entry for a whole collection cycle
+ * is rehashed to its size when an eighth of it or less is live (tether__table_shrink). */
+#define SHRINK_MIN_CAP 64
 
 /* With the world stopped, after marking (the allocation lock held): every entry nothing reached
  * becomes a tombstone. The table of a tree found unreachable (to be finalized) is swept too: its
- * handles are as unreachable as it is. */
+ * handles are as unreachable as it is. A live tree idle since the last collection with few live
+ * entries is marked for shrinking, and its arena told (the rehash allocates: it is done at the
+ * arena's next safe point, tether__shrink_tables). */
 static void GC_CALLBACK on_event(GC_EventType e) {
   if (e != GC_EVENT_MARK_END) return;
+  int any = 0;
   for (uint32_t i = 0; i < reg_n; i++) {
-    sweep_table(__atomic_load_n(&reg[i]->slots, __ATOMIC_RELAXED));
-    sweep_table(__atomic_load_n(&reg[i]->next_slots, __ATOMIC_RELAXED)); /* rehashing */
+    tether__tree *t = reg[i];
+    tether__handle **slots = __atomic_load_n(&t->slots, __ATOMIC_RELAXED);
+    tether__handle **next = __atomic_load_n(&t->next_slots, __ATOMIC_RELAXED); /* rehashing */
+    size_t live = sweep_table(slots);
+    sweep_table(next);
+    if (!t->fresh && !next && slots && t->state == TETHER__TREE_LIVE && t->arena &&
+        table_cap(slots) >= SHRINK_MIN_CAP && live * 8 <= table_cap(slots)) {
+      t->shrink = 1;
+      t->arena->shrink = 1;
+      any = 1;
+    }
+    t->fresh = 0;
+  }
+  if (any) atomic_store(&tether__finalizers_queued, 1); /* a safe point soon */
+}
+
+/* ---- shrinking ------------------------------------------------------------------------------ */
+
+typedef struct {
+  tether_arena *a;
+  uint32_t from;
+  tether__tree *found;
+} shrink_scan;
+
+/* Under the allocation lock: the next tree of arena a marked for shrinking, its mark cleared. */
+static void *next_to_shrink(void *p) {
+  shrink_scan *s = p;
+  s->found = NULL;
+  for (; s->from < reg_n; s->from++) {
+    tether__tree *t = reg[s->from];
+    if (t->arena == s->a && t->shrink) {
+      t->shrink = 0;
+      s->found = t;
+      break;
+    }
+  }
+  return NULL;
+}
+
+void tether__shrink_tables(tether_arena *a) {
+  a->shrink = 0;
+  /* The scan restarts where it stopped: a tree registered or unregistered meanwhile moves the
+   * others, so some may be left for the next time (their mark stays set). */
+  shrink_scan s = {a, 0, NULL};
+  for (;;) {
+    GC_call_with_alloc_lock(next_to_shrink, &s);
+    tether__tree *t = s.found; /* on the stack: kept alive */
+    if (!t) break;
+    if (t->state == TETHER__TREE_LIVE) tether__table_shrink(t);
+    s.from++;
   }
 }
 

@@ -883,9 +883,9 @@ static void new_block_appended_in_place(void) {
 }
 
 /* A tree built op by op, most handles dropped as it goes (a build loop): its table fills with
- * handles the collector takes, again and again, and drops the tombstones in place at its size.
- * Every held handle stays the one handle of its operation throughout (navigation finds it), and
- * every operation is there. */
+ * handles the collector takes, again and again, and drops the tombstones in place at its size;
+ * idle afterwards, it shrinks to its live entries. Every held handle stays the one handle of its
+ * operation throughout (navigation finds it), and every operation is there. */
 enum { BUILT = 60000, HELD_EVERY = 97 };
 
 /* Under TETHER_GC_STRESS every handle collects: fewer operations. */
@@ -927,7 +927,13 @@ static void tables_keep_held_handles_through_cycles(void) {
   static uintptr_t held[BUILT / HELD_EVERY + 1];
   int nheld = 0;
   build_holding_some(a, body, held, &nheld);
+  /* The table holds the handles made since the last collection (thousands); once the tree stays
+   * idle for a whole cycle, it goes down to what is live: the held handles and a few more. */
+  intptr_t slots_built = stats(a).table_slots;
   tether_collect(a);
+  intptr_t slots_idle = stats(a).table_slots;
+  CHECK(slots_idle <= 4 * (nheld + 16) + 64);
+  if (slots_built >= 8192) CHECK(slots_idle * 4 <= slots_built);
   intptr_t n;
   OK(tether_block_num_ops(body, &n));
   CHECK(n == built_count());

@@ -197,8 +197,8 @@ static PyObject *context_arena_stats(TpContext *self, PyObject *unused) {
   (void)unused;
   tether_arena_stats s;
   tether_arena_get_stats(self->arena, &s);
-  return Py_BuildValue("{s:n,s:n,s:n,s:n}", "roots", s.roots, "pending", s.pending, "stuck",
-                       s.stuck, "destroyed", s.destroyed);
+  return Py_BuildValue("{s:n,s:n,s:n,s:n,s:n}", "roots", s.roots, "pending", s.pending, "stuck",
+                       s.stuck, "destroyed", s.destroyed, "table_slots", s.table_slots);
 }
 
 static PyObject *context_again(TpContext *self, PyObject *unused) {
