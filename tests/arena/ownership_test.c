@@ -932,8 +932,12 @@ static void tables_keep_held_handles_through_cycles(void) {
   intptr_t slots_built = stats(a).table_slots;
   tether_collect(a);
   intptr_t slots_idle = stats(a).table_slots;
-  CHECK(slots_idle <= 4 * (nheld + 16) + 64);
-  if (slots_built >= 8192) CHECK(slots_idle * 4 <= slots_built);
+  CHECK(slots_idle <= slots_built);
+  /* Under TETHER_GC_STRESS the table never grows large: nothing to shrink. */
+  if (slots_built >= 8192) {
+    CHECK(slots_idle * 4 <= slots_built);
+    CHECK(slots_idle <= 4 * (nheld + 16) + 64);
+  }
   intptr_t n;
   OK(tether_block_num_ops(body, &n));
   CHECK(n == built_count());

@@ -11,6 +11,8 @@ does) and through the dialect classes:
   wide      a func.func whose body is a wide block of scf.for loops (three index constants
             first), each with a body block holding an arith.addi of its induction variable and an
             scf.yield: regions, blocks and block arguments as well as operations.
+  chain_kept  ten chains of a tenth of the operations each, each in a module of its own, all
+            kept (not in the default set: --shapes chain_kept).
 
 Before the measured build, each process builds (and keeps) a module of 10,000 operations of the
 same shape, so that both packages' allocators are in their steady state. The packages are
@@ -106,10 +108,16 @@ def _wide_ods(ir, n):
     return m
 
 
+def _chain_kept(ir, n):
+    """Ten chains of n/10 operations, each in its own module, all kept (a compiler that keeps
+    what it built: memory per kept operation, the modules' build-time tables included)."""
+    return [_chain_generic(ir, n // 10) for _ in range(10)]
+
+
 WARMUP = 10000
 
 SHAPES = {"chain": _chain_generic, "wide": _wide_generic, "chain_ods": _chain_ods,
-          "wide_ods": _wide_ods}
+          "wide_ods": _wide_ods, "chain_kept": _chain_kept}
 
 
 def child(package, shape, n):
@@ -138,8 +146,9 @@ def child(package, shape, n):
             nonlocal ops
             ops += 1
             return ir.WalkResult.ADVANCE
-        m.operation.walk(count)
-        ops -= 1  # the module itself
+        for one in m if isinstance(m, list) else [m]:
+            one.operation.walk(count)
+            ops -= 1  # the module itself
         return {"ns": dt / ops, "rss": (after - before) / ops, "ops": ops}
 
 

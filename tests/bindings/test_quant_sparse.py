@@ -541,6 +541,21 @@ with ir.Context():
     assert proc.stdout.split() == [first, "Mine", "Mine"]
 
 
+def test_a_concrete_constructor_returns_its_class_whatever_the_caster(run_snippet):
+    # Upstream's IntegerType.get_signless returns IntegerType even with a caster registered for
+    # the TypeID (the caster applies where a Type is cast: parsing, results, maybe_downcast).
+    proc = run_snippet(r"""
+from tether import ir
+with ir.Context():
+    class Mine(ir.IntegerType):
+        pass
+    ir.register_type_caster(ir.IntegerType.static_typeid, replace=True)(lambda t: Mine(t))
+    print(type(ir.IntegerType.get_signless(32)).__name__, type(ir.IntegerType.get_signed(8)).__name__,
+          type(ir.Type.parse("i32")).__name__)
+""")
+    assert proc.stdout.split() == ["IntegerType", "IntegerType", "Mine"]
+
+
 # ---- bad input in a fresh interpreter -----------------------------------------------------------
 
 BAD_INPUT = r"""

@@ -210,8 +210,23 @@ int tpy_arg_str(PyObject *o, const char *what, MlirStringRef *out) {
   return 0;
 }
 
+/* An int of at most one digit (|v| < 2**30), read without a call: the common case of widths,
+ * indices and small constants. */
+static inline int compact_long(PyObject *o, int64_t *out) {
+#if PY_VERSION_HEX >= 0x030C0000
+  if (!PyUnstable_Long_IsCompact((PyLongObject *)o)) return 0;
+  *out = PyUnstable_Long_CompactValue((PyLongObject *)o);
+#else
+  Py_ssize_t size = Py_SIZE(o);
+  if (size < -1 || size > 1) return 0;
+  *out = size * (int64_t)((PyLongObject *)o)->ob_digit[0];
+#endif
+  return 1;
+}
+
 int tpy_arg_int64(PyObject *o, const char *what, int64_t *out) {
   if (PyLong_CheckExact(o)) { /* the common case, without the checks below */
+    if (compact_long(o, out)) return 1;
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow) {

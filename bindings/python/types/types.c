@@ -235,7 +235,9 @@ static PyObject *int_get(tpy_sig *sig, PyObject *const *args, Py_ssize_t nargs, 
   if (w > 16777215u) /* IntegerType::kMaxWidth: MLIR asserts beyond it */
     return PyErr_Format(PyExc_ValueError, "integer width %u is larger than the maximum %u", w,
                         16777215u);
-  return tpy_wrap_type(ctx, get(tpy_ctx_raw(ctx), w));
+  /* An IntegerType, as upstream's constructor returns (no caster asked: upstream's returns its
+   * own class whatever is registered for the TypeID). */
+  return tpy_ctxobj_new(tpy.IntegerType, ctx, get(tpy_ctx_raw(ctx), w).ptr);
 }
 
 #define INT_GET(name, fn)                                                                          \
