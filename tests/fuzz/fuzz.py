@@ -488,6 +488,39 @@ def step_drop(s):
         s.tether.collect()
 
 
+def step_bulk(s):
+    """A build loop: 50-300 operations made at the end of a block (before its terminator, if it
+    has one) with their wrappers dropped as they go, a few kept; then maybe two collections, so
+    that the block's tree, idle for a whole cycle, has its intern table shrunk under the handles
+    the pools still hold (tether__shrink_tables)."""
+    ir = s.ir
+    b = s.pick("block")
+    if b is None:
+        m = ir.Module.create()
+        s.add("module", m)
+        b = m.body
+    ops = list(b.operations)
+    ip = ir.InsertionPoint.at_block_terminator(b) if ops and s.rng.random() < 0.5 else \
+        ir.InsertionPoint(b)
+    prev = s.pick("value")
+    for k in range(s.rng.randrange(50, 300)):
+        if prev is not None and s.rng.random() < 0.7:
+            op = ir.Operation.create("arith.addi", results=[prev.type], operands=[prev, prev],
+                                     ip=ip)
+        else:
+            op = ir.Operation.create("arith.constant", results=[s.i32],
+                                     attributes={"value": ir.IntegerAttr.get(s.i32, k)}, ip=ip)
+        prev = op.results[0]
+        if s.rng.random() < 0.02:
+            s.add("op", op)
+            s.add("value", prev)
+    if s.rng.random() < 0.5:
+        import gc
+        gc.collect()
+        s.tether.collect()
+        s.tether.collect()
+
+
 def step_views(s):
     """Operation objects and OpViews of the same operations (the pairs tether records apart from
     the wrappers), made every way, a view re-initialized on another operation, some erased, all
