@@ -101,6 +101,11 @@ int tether__verifier_crashes(tether__tree *t, MlirOperation op);
  * op uses values or blocks of another tree (what tether_op_verify and tether_op_run_passes refuse
  * before calling MLIR); 0 otherwise. */
 int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op, bool trusted);
+/* Before passes, greedy rewrites and transforms (not verification: the IR is valid): registered
+ * operations of a graph region on a cycle of uses (tether__registered_cycle) are refused with
+ * TETHER_EPASS and a diagnostic at one of them. MLIR 22's canonicalize never ends on
+ * arith.addi of a constant and itself (mlir-opt too). */
+int tether__fold_cycle_error(MlirOperation op);
 /* Emits a diagnostic and returns 1 when pm holds the inline pass and IR inside root an operation
  * of an unregistered dialect with regions (MLIR 19's inliner crashes on it). */
 int tether__inliner_unsafe(MlirPassManager pm, MlirOperation root);

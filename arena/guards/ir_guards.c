@@ -329,6 +329,16 @@ static int own_results_error(tether__tree *t) {
   return 1;
 }
 
+int tether__fold_cycle_error(MlirOperation op) {
+  MlirOperation on = tether__registered_cycle(op);
+  if (mlirOperationIsNull(on)) return TETHER_OK;
+  mlirEmitError(mlirOperationGetLocation(on),
+                "this operation is on a cycle of uses (valid in a graph region such as a module's "
+                "body), which MLIR's folders and canonicalization patterns may never finish "
+                "rewriting: refused (TETHER_PASSES_TRUSTED_INPUT skips this check)");
+  return TETHER_EPASS;
+}
+
 int tether__unsafe_for_mlir(tether__tree *t, MlirOperation op, bool trusted) {
   /* Uses of other trees first: a cheap and final answer, and IR whose text cannot carry them
    * (an operand printed as <<UNKNOWN SSA VALUE>>) would only send the trial to a fork. */

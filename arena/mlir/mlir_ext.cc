@@ -41,6 +41,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/ThreadPool.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/RegionKindInterface.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Parser/Parser.h"
 
@@ -147,6 +148,46 @@ extern "C" MlirLogicalResult tether__infer_call(const tether_infer_call *c, void
 // Whether op's name is registered with its context (an O(1) check; the C API only has the
 // lookup by name, mlirContextIsRegisteredOperation).
 extern "C" bool tether__op_is_registered(MlirOperation op) { return unwrap(op)->isRegistered(); }
+
+/* Depth-first over the registered operations of each block of a graph region, along operands
+ * defined in the same block by registered operations: an operation met again while on the path
+ * closes a cycle. Iterative (a block may hold millions of operations). */
+extern "C" MlirOperation tether__registered_cycle(MlirOperation root) {
+  Operation *found = nullptr;
+  unwrap(root)->walk([&](Block *block) {
+    Region *region = block->getParent();
+    if (!region || mlir::mayHaveSSADominance(*region)) return WalkResult::advance();
+    llvm::DenseMap<Operation *, uint8_t> color; /* absent: unseen, 1: on the path, 2: done */
+    SmallVector<std::pair<Operation *, unsigned>> path;
+    for (Operation &start : *block) {
+      if (!start.isRegistered() || color.count(&start)) continue;
+      color[&start] = 1;
+      path.push_back({&start, 0});
+      while (!path.empty()) {
+        Operation *op = path.back().first;
+        unsigned i = path.back().second;
+        if (i == op->getNumOperands()) {
+          color[op] = 2;
+          path.pop_back();
+          continue;
+        }
+        path.back().second = i + 1;
+        Operation *def = op->getOperand(i).getDefiningOp();
+        if (!def || def->getBlock() != block || !def->isRegistered()) continue;
+        auto it = color.find(def);
+        if (it == color.end()) {
+          color[def] = 1;
+          path.push_back({def, 0});
+        } else if (it->second == 1) {
+          found = def;
+          return WalkResult::interrupt();
+        }
+      }
+    }
+    return WalkResult::advance();
+  });
+  return wrap(found);
+}
 
 // A registered operation's default properties, made once per name (the cache keeps a few): the
 // new operation's properties are copy-constructed from them, and the op's populateDefaultProperties

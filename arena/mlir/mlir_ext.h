@@ -48,6 +48,11 @@ MlirLogicalResult tether__infer_call(const tether_infer_call *c, void *opname,
 void *tether__opname_infers(MlirContext ctx, MlirStringRef name, tether__opname_cache *cache);
 /* mlir_ext.cc: whether op is a registered operation (O(1)). */
 bool tether__op_is_registered(MlirOperation op);
+/* An operation on a cycle of uses among registered operations of one block of a graph region
+ * (an operand defined, directly or through others, by the operation itself: valid IR in a
+ * module's body), or null. MLIR's canonicalization does not terminate on some (MLIR 22:
+ * arith.addi of a constant and itself). */
+MlirOperation tether__registered_cycle(MlirOperation root);
 /* mlir_ext.cc: mlirOperationCreate without taking the state's arrays (regions are taken, as
  * there; regions null: nRegions new empty ones), the dialect loaded first, the name looked up once
  * (tether__opname_cache). No result-type inference. */

@@ -96,6 +96,7 @@ int tether_op_run_passes_ex(tether_op *op, MlirPassManager pm, unsigned flags) {
   tether__run_push(t->arena, &run, t, OP(h), 0);
   int rc = tether__unsafe_for_mlir(t, OP(h), flags & TETHER_PASSES_TRUSTED_INPUT);
   if (!rc && tether__inliner_unsafe(pm, OP(h))) rc = TETHER_EPASS;
+  if (!rc && !(flags & TETHER_PASSES_TRUSTED_INPUT)) rc = tether__fold_cycle_error(OP(h));
   if (!rc && !(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&
       !mlirOperationVerify(OP(h))) {
     /* MLIR's passes assume valid IR (canonicalize crashes on an arith.constant without a value):

@@ -440,6 +440,7 @@ MlirLogicalResult tether__patterns_apply(const tether__apply *x) {
 
 static int apply_checked(tether__tree *t, const tether__apply *x, unsigned flags, bool *converged) {
   int unsafe = tether__unsafe_for_mlir(t, x->op, flags & TETHER_PASSES_TRUSTED_INPUT);
+  if (!unsafe && !(flags & TETHER_PASSES_TRUSTED_INPUT)) unsafe = tether__fold_cycle_error(x->op);
   if (unsafe) return unsafe;
   /* MLIR's patterns and folders assume valid IR. */
   if (!(flags & TETHER_PASSES_TRUSTED_INPUT) && t->verified_epoch != t->arena->epoch &&

@@ -58,6 +58,10 @@ static int top_unsafe_trusted(tether__tree *t, MlirOperation op) {
   return tether__unsafe_for_mlir(t, op, true);
 }
 static int top_unverified(tether__tree *t, MlirOperation op) { return !verifies(t, op); }
+static int top_cycle(tether__tree *t, MlirOperation op) {
+  (void)t;
+  return tether__fold_cycle_error(op);
+}
 
 /* Whether op has the SymbolTable trait. mlirSymbolTableCreate answers, and builds the table from
  * the first block of the one region, which it assumes exist: checked first. */
@@ -292,6 +296,7 @@ static int apply_checked(tether__tree *pt, MlirOperation payload, tether__tree *
   int unsafe = each_top_op(pt, trusted ? top_unsafe_trusted : top_unsafe);
   if (!unsafe) unsafe = tether__unsafe_for_mlir(mt, module, trusted);
   if (!unsafe && !inside) unsafe = tether__unsafe_for_mlir(rt, s, trusted);
+  if (!unsafe && !trusted) unsafe = each_top_op(pt, top_cycle);
   if (unsafe) return unsafe;
   /* MLIR's transforms, and its interpreter, assume valid IR. */
   if (!(flags & TETHER_PASSES_TRUSTED_INPUT) &&

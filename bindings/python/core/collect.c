@@ -41,15 +41,36 @@ void tpy_collect_notifier(void) {
   if (Py_AddPendingCall(pending_safepoint, NULL) != 0) pending_scheduled = 0;
 }
 
+static int in_collect; /* mod_collect runs (nested: a __del__ may call it): its own Python
+                        * collections schedule nothing */
+
 static PyObject *mod_collect(PyObject *m, PyObject *unused) {
   (void)m;
   (void)unused;
   /* Python first, so wrappers it frees unpin their handles; then the arena, twice around a second
    * Python collection for wrappers that only became garbage now. */
+  in_collect++;
   for (int i = 0; i < 2; i++) {
     PyGC_Collect();
     tether_collect_all();
   }
+  in_collect--;
+  Py_RETURN_NONE;
+}
+
+/* An entry of gc.callbacks: after a full Python collection (generation 2: gc.collect(), or the
+ * interpreter's own, rare, full collections), the arena's collection runs too, at the
+ * interpreter's next pending-call check (never inside the collection, which may have started in
+ * any allocation): what a program frees with gc.collect() under upstream's bindings (IR whose
+ * last Python reference went), it frees under tether's too, and tables idle since are shrunk. */
+static PyObject *mod_on_gc(PyObject *m, PyObject *const *args, Py_ssize_t nargs) {
+  (void)m;
+  if (nargs != 2 || in_collect || !PyUnicode_Check(args[0]) ||
+      PyUnicode_CompareWithASCIIString(args[0], "stop") != 0 || !PyDict_Check(args[1]))
+    Py_RETURN_NONE;
+  PyObject *gen = PyDict_GetItemString(args[1], "generation"); /* borrowed */
+  if (gen && PyLong_Check(gen) && PyLong_AsLong(gen) == 2) tpy_schedule_collection();
+  PyErr_Clear();
   Py_RETURN_NONE;
 }
 
@@ -82,4 +103,20 @@ static PyMethodDef collect_functions[] = {
     TPY_METHODS_END,
 };
 
-int tpy_init_collect(PyObject *m) { return PyModule_AddFunctions(m, collect_functions); }
+static PyMethodDef on_gc_def = {
+    "_on_gc", (PyCFunction)(void (*)(void))mod_on_gc, METH_FASTCALL,
+    TPY_SIGDOC("_on_gc(phase: str, info: dict, /) -> None",
+               "gc.callbacks entry: a full Python collection schedules the arena's.")};
+
+int tpy_init_collect(PyObject *m) {
+  if (PyModule_AddFunctions(m, collect_functions) < 0) return -1;
+  /* One entry per interpreter that initializes the module. */
+  PyObject *fn = PyCFunction_NewEx(&on_gc_def, NULL, NULL);
+  PyObject *gc = fn ? PyImport_ImportModule("gc") : NULL;
+  PyObject *callbacks = gc ? PyObject_GetAttrString(gc, "callbacks") : NULL;
+  int rc = callbacks ? (PyList_Check(callbacks) ? PyList_Append(callbacks, fn) : 0) : -1;
+  Py_XDECREF(callbacks);
+  Py_XDECREF(gc);
+  Py_XDECREF(fn);
+  return rc;
+}
