@@ -1883,6 +1883,9 @@ RAISE_LIMITS = {
     "detach": 0.65,         # 0.46: the operation is erased or already detached
     "move": 0.65,           # 0.43: likewise, or the move would nest an operation in itself
     "deep": 0.65,           # 0.40: text nested past tether's limit is refused (MLIRError)
+    "bulk": 0.65,           # 0.46 (2026-12-08): the block picked is erased (InvalidatedError),
+                            # of a context that died or another one (ValueError), or ends in a
+                            # terminator where the step inserts at its end (IndexError)
 }
 MIN_JUDGED = 20
 
