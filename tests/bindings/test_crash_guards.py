@@ -57,12 +57,16 @@ def test_passes_refuse_cycles_of_registered_ops(run_checks):
     # others, and the IR verifies. MLIR 22's canonicalize (mlir-opt too) never ends on
     # arith.addi of a constant and itself; found by the fuzzer (a build loop, set_operand, passes).
     run_checks("""
-    from tether.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
+    runs = [PassManager.parse("builtin.module(canonicalize)").run]
+    try:
+        from tether.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
+        runs.append(lambda op: apply_patterns_and_fold_greedily(op, RewritePatternSet().freeze()))
+    except ImportError:  # MLIR 19's bindings have no RewritePatternSet
+        pass
     m = ir.Module.parse('%c = arith.constant 1 : i32\\n%0 = arith.addi %c, %1 : i32\\n'
                         '%1 = arith.muli %0, %c : i32')
     m.operation.verify()
-    for run in (PassManager.parse("builtin.module(canonicalize)").run,
-                lambda op: apply_patterns_and_fold_greedily(op, RewritePatternSet().freeze())):
+    for run in runs:
         e = raises(ir.MLIRError, run, m.operation)
         assert "cycle of uses" in str(e), e
     assert len(m.body.operations) == 3  # nothing changed

@@ -1225,8 +1225,8 @@ int tpy_init_types(PyObject *m) {
   if (tpy_add_type(m, &tpy_type_spec, NULL, &tpy.Type) < 0 ||
       tpy_define_classes(m, tpy.Type, type_defs, tpy.type_casters) < 0)
     return -1;
-#if TETHER_MLIR_VERSION >= 22
   tpy.IntegerType = type_defs[0].cls;
+#if TETHER_MLIR_VERSION >= 22
   if (tpy_set_mlir_names(type_defs, "type_name", type_names) < 0) return -1;
 #endif
   return 0;
